@@ -1,0 +1,2 @@
+// Public exports of src/mechanisms/ (one line per module).
+export {};

@@ -1,0 +1,2 @@
+// Public exports of src/models/ (one line per module).
+export {};

@@ -1,0 +1,2 @@
+// Node-only entry (dpkit/node): data sources, ledger files, CLI, HTML report.
+export {};

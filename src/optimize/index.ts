@@ -1,0 +1,2 @@
+// Public exports of src/optimize/ (one line per module).
+export {};

@@ -1,0 +1,2 @@
+// Public exports of src/statistics/ (one line per module).
+export {};

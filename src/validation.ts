@@ -1,0 +1,81 @@
+/**
+ * Argument validation shared by every release function. Each check throws an
+ * {@link InvalidArgumentError} naming the argument and the rule.
+ */
+import { InvalidArgumentError } from './errors.js';
+
+export type NumericArray = ArrayLike<number>;
+
+/** A finite number. */
+export function checkFinite(x: unknown, name: string): number {
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new InvalidArgumentError(name, 'must be a finite number', x);
+  return x;
+}
+
+/** A finite number > 0. */
+export function checkPositive(x: unknown, name: string): number {
+  if (typeof x !== 'number' || !Number.isFinite(x) || !(x > 0)) throw new InvalidArgumentError(name, 'must be a finite number > 0', x);
+  return x;
+}
+
+/** A finite number >= 0. */
+export function checkNonNegative(x: unknown, name: string): number {
+  if (typeof x !== 'number' || !Number.isFinite(x) || !(x >= 0)) throw new InvalidArgumentError(name, 'must be a finite number >= 0', x);
+  return x;
+}
+
+/** The privacy parameter epsilon: finite and > 0. */
+export function checkEpsilon(eps: unknown, name = 'eps'): number {
+  return checkPositive(eps, name);
+}
+
+/** The privacy parameter delta: in the open interval (0, 1) (or [0, 1) with allowZero). */
+export function checkDelta(delta: unknown, name = 'delta', opts: { allowZero?: boolean } = {}): number {
+  const ok = typeof delta === 'number' && Number.isFinite(delta) && delta < 1 && (opts.allowZero ? delta >= 0 : delta > 0);
+  if (!ok) throw new InvalidArgumentError(name, opts.allowZero ? 'must be in [0, 1)' : 'must be in (0, 1)', delta);
+  return delta as number;
+}
+
+/** An integer in [min, max]. */
+export function checkInteger(x: unknown, name: string, min = -Infinity, max = Infinity): number {
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) {
+    const range = max === Infinity ? `>= ${min}` : `in [${min}, ${max}]`;
+    throw new InvalidArgumentError(name, `must be an integer ${range}`, x);
+  }
+  return x;
+}
+
+/** A probability in the open interval (0, 1). */
+export function checkOpenUnit(x: unknown, name: string): number {
+  if (typeof x !== 'number' || !(x > 0 && x < 1)) throw new InvalidArgumentError(name, 'must be in (0, 1)', x);
+  return x;
+}
+
+/** A non-empty array (or typed array) of finite numbers. */
+export function checkFiniteArray(x: unknown, name: string, opts: { minLength?: number } = {}): NumericArray {
+  const minLength = opts.minLength ?? 1;
+  if (!(Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView)))) {
+    throw new InvalidArgumentError(name, 'must be an array of finite numbers', x);
+  }
+  const a = x as unknown as ArrayLike<unknown>;
+  if (a.length < minLength) throw new InvalidArgumentError(name, `must have at least ${minLength} element(s)`, a.length);
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`${name}[${i}]`, 'must be a finite number', v);
+  }
+  return a as NumericArray;
+}
+
+/** Public bounds lower < upper, both finite. */
+export function checkBounds(lower: unknown, upper: unknown, lowerName = 'lower', upperName = 'upper'): [number, number] {
+  const l = checkFinite(lower, lowerName);
+  const u = checkFinite(upper, upperName);
+  if (!(l < u)) throw new InvalidArgumentError(`${lowerName}/${upperName}`, `must satisfy ${lowerName} < ${upperName}`, `${l} >= ${u}`);
+  return [l, u];
+}
+
+/** A scalar or array of values; returns a number[] and whether the input was scalar. */
+export function asVector(x: unknown, name: string): { values: number[]; scalar: boolean } {
+  if (typeof x === 'number') return { values: [checkFinite(x, name)], scalar: true };
+  return { values: Array.from(checkFiniteArray(x, name)), scalar: false };
+}
