@@ -1,2 +1,3 @@
 // Public exports of src/optimize/ (one line per module).
-export {};
+export * from './lbfgs.js';
+export * from './projections.js';
