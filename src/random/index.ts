@@ -1,2 +1,3 @@
 export * from './rng.js';
 export * from './continuous.js';
+export * from './exact.js';
