@@ -1,3 +1,4 @@
 // Public exports of src/optimize/ (one line per module).
 export * from './lbfgs.js';
 export * from './projections.js';
+export * from './lp.js';
