@@ -1,0 +1,429 @@
+/**
+ * The persistent, crash-safe and concurrency-safe budget ledger (issue 8, section 4).
+ *
+ * Files, for a ledger at `path`:
+ * - `path`: one JSON line per record, `{"body":{...},"hash":"<sha256 hex>"}`, where
+ *   hash_k = SHA-256(hash_{k-1} + "\n" + JSON.stringify(body_k)) (a hash chain; hash_{-1} = "").
+ *   Record 0 is the header (total budget, creation time, a random id); records 1.. are spends.
+ * - `path.head`: the sequence number and hash of the last acknowledged record, replaced atomically
+ *   (write to a temporary file, fsync, rename, fsync the directory). Without it, cutting whole
+ *   records off the end would leave a valid-looking chain; with it, truncation is detected.
+ * - `path.lock`: the lock file (see lock.ts) held by the writing process.
+ *
+ * A spend is appended with one write(2), fsync'ed, and only then is the head advanced and the
+ * result returned to the caller (the accountant's `sink` runs inside `spend()`, before the
+ * release is returned), so a result is never shown before its spend is durable.
+ *
+ * Crash states and how they are read back:
+ * - killed before or during the write: the record is absent or a torn last line (no newline) beyond
+ *   the head. Its result was never shown, so the torn bytes are discarded (with a warning) by the
+ *   next writer. Nothing was spent twice and nothing shown was forgotten.
+ * - killed after fsync, before the head moved: one complete record beyond the head. It counts as
+ *   spent (conservative) and the next writer advances the head.
+ * Anything else (a checksum mismatch, an unparsable complete line, fewer records than the head
+ * records, a missing head for a ledger with spends, a head without its ledger, more than one record
+ * beyond the head) is corruption or truncation: the ledger is refused with {@link LedgerError} and
+ * never reset.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { DpkitError, InvalidArgumentError, BudgetExceededError } from '../errors.js';
+import { PrivacyAccountant, type LedgerEntry, type PrivacyCost } from '../accounting/accountant.js';
+import { checkDelta, checkEpsilon } from '../validation.js';
+import { FileLock, type LockOptions } from './lock.js';
+
+/** The ledger is corrupt, truncated, or otherwise unusable. Nothing was read or spent. */
+export class LedgerError extends DpkitError {
+  constructor(message: string) {
+    super('ERR_LEDGER', message);
+  }
+}
+
+interface HeaderBody {
+  type: 'header';
+  v: 1;
+  seq: 0;
+  id: string;
+  created: string;
+  budget: PrivacyCost;
+}
+
+interface SpendBody {
+  type: 'spend';
+  seq: number;
+  entry: LedgerEntry;
+}
+
+type Body = HeaderBody | SpendBody;
+
+interface HeadInfo {
+  seq: number;
+  hash: string;
+}
+
+const SLACK = 1e-12;
+
+function chainHash(prev: string, body: Body): string {
+  return createHash('sha256').update(prev).update('\n').update(JSON.stringify(body)).digest('hex');
+}
+
+function headCheck(seq: number, hash: string): string {
+  return createHash('sha256').update(`dpkit-ledger-head\n${seq}\n${hash}`).digest('hex');
+}
+
+function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Some platforms cannot fsync a directory; the rename is still atomic.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Result of reading and verifying a ledger file. */
+interface Parsed {
+  header: HeaderBody;
+  entries: LedgerEntry[];
+  lastHash: string;
+  lastSeq: number;
+  /** Byte length of the verified complete records. */
+  goodBytes: number;
+  /** Bytes of an interrupted (torn) last write, beyond the head. */
+  tornBytes: number;
+  /** Complete records beyond the head (0 or 1). */
+  beyondHead: number;
+}
+
+function readHead(file: string): HeadInfo | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(`${file}.head`, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  let v: { seq?: unknown; hash?: unknown; check?: unknown };
+  try {
+    v = JSON.parse(text) as typeof v;
+  } catch {
+    throw new LedgerError(`ledger head ${file}.head is corrupt (not valid JSON); refusing to use the ledger ${file}`);
+  }
+  if (typeof v.seq !== 'number' || typeof v.hash !== 'string' || v.check !== headCheck(v.seq, v.hash)) {
+    throw new LedgerError(`ledger head ${file}.head is corrupt (checksum mismatch); refusing to use the ledger ${file}`);
+  }
+  return { seq: v.seq, hash: v.hash };
+}
+
+function writeHead(file: string, head: HeadInfo): void {
+  const tmp = `${file}.head.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = fs.openSync(tmp, 'w', 0o644);
+  try {
+    fs.writeSync(fd, JSON.stringify({ seq: head.seq, hash: head.hash, check: headCheck(head.seq, head.hash) }));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, `${file}.head`);
+  fsyncDir(path.dirname(path.resolve(file)));
+}
+
+function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
+  const text = buf.toString('utf8');
+  const lastNl = text.lastIndexOf('\n');
+  const complete = lastNl < 0 ? '' : text.slice(0, lastNl + 1);
+  const tail = lastNl < 0 ? text : text.slice(lastNl + 1);
+  const lines = complete === '' ? [] : complete.slice(0, -1).split('\n');
+  if (lines.length === 0) {
+    throw new LedgerError(`ledger ${file} is truncated or corrupt: it has no complete header record; refusing to use it`);
+  }
+  let prev = '';
+  let header: HeaderBody | undefined;
+  const entries: LedgerEntry[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let rec: { body?: Body; hash?: unknown };
+    try {
+      rec = JSON.parse(lines[i]!) as typeof rec;
+    } catch {
+      throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (not a valid record); refusing to use it`);
+    }
+    const body = rec.body;
+    if (typeof body !== 'object' || body === null || typeof rec.hash !== 'string') {
+      throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (not a valid record); refusing to use it`);
+    }
+    if (chainHash(prev, body) !== rec.hash) {
+      throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (checksum mismatch: the record or an earlier one was altered); refusing to use it`);
+    }
+    if (body.seq !== i) throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (sequence number ${String(body.seq)}, expected ${i})`);
+    if (i === 0) {
+      if (body.type !== 'header') throw new LedgerError(`ledger ${file} is corrupt: line 1 is not a ledger header`);
+      header = body;
+    } else {
+      if (body.type !== 'spend') throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (unknown record type)`);
+      const e = body.entry;
+      if (typeof e !== 'object' || e === null || !(e.eps >= 0) || !(e.delta >= 0) || typeof e.name !== 'string') {
+        throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (malformed spend)`);
+      }
+      entries.push(e);
+    }
+    prev = rec.hash;
+  }
+  const lastSeq = lines.length - 1;
+  let beyondHead = 0;
+  if (head === null) {
+    if (lastSeq > 0) {
+      throw new LedgerError(`ledger head ${file}.head is missing although the ledger records ${lastSeq} spend(s); refusing to use the ledger (it may have been replaced or tampered with)`);
+    }
+  } else {
+    if (lastSeq < head.seq) {
+      throw new LedgerError(
+        `ledger ${file} is truncated: it ends at record ${lastSeq} but its head records ${head.seq} acknowledged record(s); refusing to use it (restore it from a backup; a ledger is never reset)`,
+      );
+    }
+    // Verify the acknowledged record is where the head says it is.
+    const ackLine = JSON.parse(lines[head.seq]!) as { hash: string };
+    if (ackLine.hash !== head.hash) {
+      throw new LedgerError(`ledger ${file} does not match its head ${file}.head (record ${head.seq} differs); refusing to use it`);
+    }
+    beyondHead = lastSeq - head.seq;
+    if (beyondHead > 1) {
+      throw new LedgerError(`ledger ${file} has ${beyondHead} records beyond its head (at most 1 can follow a crash); refusing to use it`);
+    }
+  }
+  if (tail.length > 0 && head !== null && lastSeq !== head.seq) {
+    throw new LedgerError(`ledger ${file} ends in an incomplete record after an unacknowledged one; refusing to use it`);
+  }
+  if (tail.length > 0 && head === null) {
+    throw new LedgerError(`ledger ${file} ends in an incomplete record and has no head; refusing to use it`);
+  }
+  return {
+    header: header!,
+    entries,
+    lastHash: prev,
+    lastSeq,
+    goodBytes: Buffer.byteLength(complete, 'utf8'),
+    tornBytes: Buffer.byteLength(tail, 'utf8'),
+    beyondHead,
+  };
+}
+
+export interface LedgerOpenOptions extends LockOptions {
+  /** Budget for a new ledger; when the ledger exists it must agree (or be omitted). */
+  budget?: { eps: number; delta?: number };
+  /** Create the ledger when missing (default true when a budget is given). */
+  create?: boolean;
+  /** Called with human-readable warnings (e.g. an interrupted write was discarded). */
+  warn?: (message: string) => void;
+}
+
+/** A summary of a ledger for display. */
+export interface LedgerSummary {
+  path: string;
+  id: string;
+  created: string;
+  budget: PrivacyCost;
+  spent: PrivacyCost;
+  remaining: PrivacyCost;
+  entries: LedgerEntry[];
+  /** True when a torn (never acknowledged) last write is present; it will be discarded by the next writer. */
+  interruptedWrite: boolean;
+}
+
+/**
+ * Read and verify a ledger without locking or changing it (for `dpkit ledger`).
+ * Throws {@link LedgerError} when it is corrupt or truncated.
+ */
+export function readLedger(file: string): LedgerSummary {
+  if (!fs.existsSync(file)) {
+    if (fs.existsSync(`${file}.head`)) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
+    throw new LedgerError(`ledger ${file} does not exist`);
+  }
+  const p = parseLedger(file, fs.readFileSync(file), readHead(file));
+  return summarize(file, p);
+}
+
+function summarize(file: string, p: Parsed): LedgerSummary {
+  let eps = 0;
+  let delta = 0;
+  for (const e of p.entries) {
+    eps += e.eps;
+    delta += e.delta;
+  }
+  const b = p.header.budget;
+  return {
+    path: file,
+    id: p.header.id,
+    created: p.header.created,
+    budget: { ...b },
+    spent: { eps, delta },
+    remaining: { eps: Math.max(0, b.eps - eps), delta: Math.max(0, b.delta - delta) },
+    entries: p.entries.slice(),
+    interruptedWrite: p.tornBytes > 0,
+  };
+}
+
+/**
+ * A ledger opened for writing: holds the lock from {@link FileLedger.open} until
+ * {@link FileLedger.close}. Use {@link FileLedger.accountant} to get a {@link PrivacyAccountant}
+ * whose history is the ledger and whose every spend is appended durably before it returns.
+ */
+export class FileLedger {
+  readonly path: string;
+  private lock: FileLock | null;
+  private parsed: Parsed;
+  private size: number;
+
+  private constructor(file: string, lock: FileLock, parsed: Parsed, size: number) {
+    this.path = file;
+    this.lock = lock;
+    this.parsed = parsed;
+    this.size = size;
+  }
+
+  /** Open (and, with a budget, create) the ledger at `file`, taking its lock. */
+  static open(file: string, opts: LedgerOpenOptions = {}): FileLedger {
+    if (typeof file !== 'string' || file === '') throw new InvalidArgumentError('ledger', 'must be a file path', file);
+    let budget: PrivacyCost | undefined;
+    if (opts.budget !== undefined) {
+      budget = {
+        eps: checkEpsilon(opts.budget.eps, 'budget.eps'),
+        delta: opts.budget.delta === undefined ? 0 : checkDelta(opts.budget.delta, 'budget.delta', { allowZero: true }),
+      };
+    }
+    const create = opts.create ?? budget !== undefined;
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const lock = FileLock.acquire(`${file}.lock`, opts);
+    try {
+      const exists = fs.existsSync(file);
+      const head = readHead(file);
+      if (!exists) {
+        if (head !== null) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
+        if (!create || budget === undefined) throw new LedgerError(`ledger ${file} does not exist (give a budget to create it)`);
+        FileLedger.create(file, budget);
+      }
+      const buf = fs.readFileSync(file);
+      const parsed = parseLedger(file, buf, readHead(file));
+      if (budget !== undefined) {
+        const b = parsed.header.budget;
+        if (Math.abs(b.eps - budget.eps) > SLACK * b.eps || Math.abs(b.delta - budget.delta) > SLACK * Math.max(b.delta, 1e-300)) {
+          throw new LedgerError(
+            `ledger ${file} was created with a total budget of eps=${b.eps}, delta=${b.delta}, but eps=${budget.eps}, delta=${budget.delta} was requested; a ledger's budget cannot be changed`,
+          );
+        }
+      }
+      const ledger = new FileLedger(file, lock, parsed, buf.length);
+      ledger.recover(opts.warn);
+      return ledger;
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+  }
+
+  private static create(file: string, budget: PrivacyCost): void {
+    const body: HeaderBody = { type: 'header', v: 1, seq: 0, id: randomBytes(8).toString('hex'), created: new Date().toISOString(), budget };
+    const hash = chainHash('', body);
+    const fd = fs.openSync(file, 'wx', 0o644);
+    try {
+      fs.writeSync(fd, `${JSON.stringify({ body, hash })}\n`);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fsyncDir(path.dirname(path.resolve(file)));
+    writeHead(file, { seq: 0, hash });
+  }
+
+  /** Repair the two benign crash states (see the module comment). Requires the lock. */
+  private recover(warn?: (message: string) => void): void {
+    const p = this.parsed;
+    if (p.tornBytes > 0) {
+      fs.truncateSync(this.path, p.goodBytes);
+      const fd = fs.openSync(this.path, 'r+');
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      this.size = p.goodBytes;
+      p.tornBytes = 0;
+      warn?.(`ledger ${this.path}: discarded an interrupted write (${p.goodBytes} bytes kept); its result was never shown`);
+    }
+    if (p.beyondHead > 0) {
+      writeHead(this.path, { seq: p.lastSeq, hash: p.lastHash });
+      p.beyondHead = 0;
+    }
+  }
+
+  /** The total budget recorded when the ledger was created. */
+  get budget(): PrivacyCost {
+    return { ...this.parsed.header.budget };
+  }
+
+  summary(): LedgerSummary {
+    return summarize(this.path, this.parsed);
+  }
+
+  /** Spends recorded so far (oldest first). */
+  entries(): LedgerEntry[] {
+    return this.parsed.entries.slice();
+  }
+
+  remaining(): PrivacyCost {
+    return this.summary().remaining;
+  }
+
+  /**
+   * Durably append a spend: verifies that the lock is still ours and that the file is unchanged
+   * since we read it, checks the budget against the file, writes one line, fsyncs, then advances
+   * the head. Throws {@link BudgetExceededError} (nothing written) when the spend does not fit.
+   */
+  append(entry: LedgerEntry): void {
+    const lock = this.lock;
+    if (lock === null) throw new LedgerError(`ledger ${this.path} is closed`);
+    if (!lock.stillHeld()) throw new LedgerError(`lost the lock on ledger ${this.path} (the lock file was removed or taken); refusing to record`);
+    const st = fs.statSync(this.path);
+    if (st.size !== this.size) throw new LedgerError(`ledger ${this.path} was changed by another process while locked; refusing to record`);
+    const s = this.summary();
+    const fitsEps = s.spent.eps + entry.eps <= s.budget.eps * (1 + SLACK);
+    const fitsDelta = s.spent.delta + entry.delta <= s.budget.delta * (1 + SLACK) + 1e-300;
+    if (!fitsEps || !fitsDelta) throw new BudgetExceededError(entry.name, { eps: entry.eps, delta: entry.delta }, s.remaining);
+    const seq = this.parsed.lastSeq + 1;
+    const clean: LedgerEntry = { name: entry.name, eps: entry.eps, delta: entry.delta, neighbors: entry.neighbors, time: entry.time };
+    if (entry.mechanism !== undefined) clean.mechanism = entry.mechanism;
+    const body: SpendBody = { type: 'spend', seq, entry: clean };
+    const hash = chainHash(this.parsed.lastHash, body);
+    const line = Buffer.from(`${JSON.stringify({ body, hash })}\n`, 'utf8');
+    const fd = fs.openSync(this.path, 'a');
+    try {
+      let off = 0;
+      while (off < line.length) off += fs.writeSync(fd, line, off, line.length - off);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    this.size += line.length;
+    this.parsed.entries.push(clean);
+    this.parsed.lastSeq = seq;
+    this.parsed.lastHash = hash;
+    this.parsed.goodBytes += line.length;
+    writeHead(this.path, { seq, hash });
+  }
+
+  /**
+   * A {@link PrivacyAccountant} over this ledger: its history is the recorded spends, its total
+   * budget the ledger's, and each spend is appended durably (inside `spend()`, before it returns).
+   */
+  accountant(): PrivacyAccountant {
+    return new PrivacyAccountant(this.parsed.header.budget, { history: this.parsed.entries, sink: (e) => this.append(e) });
+  }
+
+  /** Release the lock. The ledger cannot be written afterwards. */
+  close(): void {
+    this.lock?.release();
+    this.lock = null;
+  }
+}
