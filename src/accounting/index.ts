@@ -1,1 +1,3 @@
 export * from './accountant.js';
+export * from './rdp.js';
+export * from './zcdp.js';
