@@ -1,2 +1,3 @@
 // Public exports of src/mechanisms/ (one line per module).
 export {};
+export * from './exponential.js';
