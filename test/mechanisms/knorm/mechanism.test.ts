@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { PrivacyAccountant } from '../../../src/accounting/accountant.js';
+import { BudgetExceededError, InfeasibleError, InvalidArgumentError } from '../../../src/errors.js';
+import { kNormMechanism } from '../../../src/mechanisms/knorm/mechanism.js';
+import { Polytope } from '../../../src/mechanisms/knorm/polytope.js';
+import { seededRng } from '../../../src/random/rng.js';
+
+describe('kNormMechanism', () => {
+  it('releases value + noise for each norm and charges the accountant once', async () => {
+    const K = await Polytope.minkowskiDifference([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]]);
+    for (const norm of ['l1', 'l2', 'linf', K] as const) {
+      const acc = new PrivacyAccountant({ eps: 1 });
+      const out = kNormMechanism([10, 20, 30], 0.5, { norm, sensitivity: 2, rng: seededRng('m'), accountant: acc });
+      expect(out).toHaveLength(3);
+      expect(out.every(Number.isFinite)).toBe(true);
+      expect(out).not.toEqual([10, 20, 30]);
+      expect(acc.spent()).toEqual({ eps: 0.5, delta: 0 });
+      expect(acc.ledger()[0]!.neighbors).toBe('bounded');
+    }
+  });
+
+  it('details: guarantee, scale, acceptance and valid noise half-widths', async () => {
+    const K = await Polytope.fromVertices([[2, 0], [0, 1], [-2, 0], [0, -1]]);
+    const r = kNormMechanism([0, 0], 1, { norm: K, sensitivity: 3, rng: seededRng('d'), details: true, neighbors: 'unbounded' });
+    expect(r.guarantee).toEqual({ eps: 1, delta: 0, neighbors: 'unbounded' });
+    expect(r.scale).toBe(3);
+    expect(r.mechanism).toBe('knorm-body');
+    expect(r.acceptance!.accepted).toBe(1);
+    // Half-width per coordinate = box half-width * Gamma(2, 1/3) quantile.
+    const q = r.normQuantile(0.05);
+    expect(r.noiseHalfWidth(0.05)).toEqual([2 * q, q]);
+    // Empirical coverage of the half-widths (conservative, so >= 1 - alpha).
+    for (const norm of ['l1', 'l2', 'linf'] as const) {
+      const rng = seededRng(`cov-${norm}`);
+      const w = kNormMechanism([0, 0, 0, 0], 1, { norm, sensitivity: 1, rng, details: true }).noiseHalfWidth(0.1) as number[];
+      let inside = 0;
+      const n = 4000;
+      for (let k = 0; k < n; k++) if (Math.abs(kNormMechanism([0, 0, 0, 0], 1, { norm, sensitivity: 1, rng })[2]!) <= w[2]!) inside++;
+      expect(inside / n).toBeGreaterThan(0.9 - 5 * Math.sqrt(0.09 / n));
+    }
+    // l1 half-width is exact: Laplace(b) quantile.
+    const l1 = kNormMechanism([0], 2, { norm: 'l1', sensitivity: 1, rng: seededRng(1), details: true });
+    expect((l1.noiseHalfWidth(0.05) as number[])[0]).toBeCloseTo(0.5 * Math.log(20), 12);
+  });
+
+  it('validates before touching the budget; spends nothing on failure', () => {
+    const acc = new PrivacyAccountant({ eps: 1 });
+    const rng = seededRng(2);
+    const bad: [unknown[], RegExp][] = [
+      [[[1, Number.NaN], 1, { norm: 'l2', sensitivity: 1 }], /value\[1\]/],
+      [[[1, 2], 0, { norm: 'l2', sensitivity: 1 }], /eps/],
+      [[[1, 2], 1, { norm: 'l2', sensitivity: -1 }], /sensitivity/],
+      [[[1, 2], 1, { norm: 'l3', sensitivity: 1 }], /norm must be/],
+      [[[1, 2], 1, { norm: { membership: () => true, box: [[-1], [1]] }, sensitivity: 1 }], /box/],
+      [[[1, 2], 1, { norm: { membership: () => true, box: [[0, -1], [1, 1]] }, sensitivity: 1 }], /lo < 0 < hi/],
+      [[[1, 2], 1, { norm: { membership: () => false, box: [[-1, -1], [1, 1]] }, sensitivity: 1 }], /origin/],
+      [[[1, 2], 1, { norm: 'l2', sensitivity: 1, neighbors: 'nope' }], /neighbors/],
+      [[[1, 2], 1, null], /options/],
+    ];
+    for (const [args, msg] of bad) {
+      const [v, e, o] = args as [number[], number, object];
+      expect(() => kNormMechanism(v, e, { ...(o as object), rng, accountant: acc } as never)).toThrow(InvalidArgumentError);
+      expect(() => kNormMechanism(v, e, o === null ? (null as never) : ({ ...(o as object), rng, accountant: acc } as never))).toThrow(msg);
+    }
+    expect(acc.spent().eps).toBe(0);
+    // Budget checked first.
+    const small = new PrivacyAccountant({ eps: 0.1 });
+    expect(() => kNormMechanism([1], 1, { norm: 'l2', sensitivity: 1, accountant: small, rng })).toThrow(BudgetExceededError);
+    // A hopeless rejection sampler fails with InfeasibleError and spends nothing.
+    const needle = { membership: (u: ArrayLike<number>) => Math.abs(u[0]!) + Math.abs(u[1]!) < 1e-12, box: [[-1, -1], [1, 1]] as [number[], number[]] };
+    expect(() => kNormMechanism([1, 1], 0.5, { norm: needle, sensitivity: 1, accountant: acc, rng, maxProposals: 500 })).toThrow(InfeasibleError);
+    expect(acc.spent().eps).toBe(0);
+  });
+});
