@@ -1,3 +1,4 @@
 // Public exports of src/mechanisms/ (one line per module).
 export {};
 export * from './exponential.js';
+export * from './knorm/index.js';
