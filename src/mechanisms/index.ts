@@ -2,3 +2,4 @@
 export {};
 export * from './exponential.js';
 export * from './knorm/index.js';
+export * from './noise.js';

@@ -1,3 +1,4 @@
 export * from './rng.js';
 export * from './continuous.js';
 export * from './exact.js';
+export * from './lattice.js';

@@ -1,0 +1,199 @@
+/**
+ * Low-level noise adders shared by the mechanisms, the statistics and the models. They do no budget
+ * accounting and no validation of privacy parameters: the caller computes the scale from its
+ * sensitivity and epsilon (e.g. {@link laplaceScale}) and charges the accountant (runRelease).
+ *
+ * Semantics of a {@link NoiseSpec}:
+ * - `scale` a number: every element gets that scale, and `sensitivity` (a number) is the sensitivity
+ *   of the WHOLE vector (l1 for Laplace, l2 for Gaussian) that the scale was calibrated to.
+ * - `scale` an array: element i is its own mechanism with scale[i] calibrated to sensitivity[i]
+ *   (a number sensitivity applies to each element).
+ *
+ * Modes (`NoiseMode` of src/release.ts):
+ * - 'safe' (default): lattice release (src/random/lattice.ts): rounding to a grid of spacing about
+ *   scale/2^40, sensitivity inflated by the rounding (l1: + d 2^k, l2: + sqrt(d) 2^k), exact discrete
+ *   Laplace / discrete Gaussian noise on the grid. The scale actually used is reported by
+ *   {@link effectiveNoiseScales} (>= the nominal scale, larger by a relative ~d 2^-40 / eps).
+ * - 'exact': integer-valued inputs (checked) plus exact discrete Laplace (scale b) / discrete
+ *   Gaussian (sigma) noise on the integers, no rounding. The discrete Laplace gives the same eps as
+ *   the continuous one; the discrete Gaussian gives the same zCDP rho = D^2/(2 sigma^2) (CKS 2020,
+ *   Thm 14) but its (eps, delta) profile differs slightly for small sigma, so callers needing
+ *   (eps, delta) should calibrate sigma through zCDP ({@link gaussianSigmaZCDP} in gaussian.ts).
+ * - 'float': fast vectorised inverse-CDF / Box-Muller noise in doubles. For simulations only: the
+ *   output leaks through its floating-point pattern (Mironov 2012). Never the default.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { NoiseMode } from '../release.js';
+import { fillLaplace, fillNormal } from '../random/continuous.js';
+import {
+  addGridNoise,
+  addIntegerNoise,
+  checkGridRange,
+  checkIntegers,
+  DEFAULT_GRID_BITS,
+  exactGaussianSampler,
+  exactLaplaceSampler,
+  gridSampler,
+  planGaussianGrid,
+  planLaplaceGrid,
+} from '../random/lattice.js';
+import type { Rng } from '../random/rng.js';
+
+export type { NoiseMode } from '../release.js';
+
+export interface NoiseSpec {
+  /** Laplace b or Gaussian sigma: one for all elements, or one per element. */
+  scale: number | ArrayLike<number>;
+  /**
+   * The sensitivity the scale was calibrated to ('safe' mode inflates the scale for the grid
+   * rounding relative to it): with a scalar scale, the l1 (Laplace) / l2 (Gaussian) sensitivity of
+   * the whole vector; with per-element scales, per element (a number applies to each element).
+   */
+  sensitivity: number | ArrayLike<number>;
+  /** Grid resolution of 'safe' mode: spacing 2^(floor(log2 scale) - gridBits). Default 40. */
+  gridBits?: number;
+}
+
+type Kind = 'laplace' | 'gaussian';
+
+const MODES: readonly NoiseMode[] = ['safe', 'exact', 'float'];
+
+function checkMode(mode: unknown): NoiseMode {
+  if (!MODES.includes(mode as NoiseMode)) throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", mode);
+  return mode as NoiseMode;
+}
+
+function positiveAt(x: number | ArrayLike<number>, i: number, name: string): number {
+  const v = typeof x === 'number' ? x : x[i];
+  if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new InvalidArgumentError(typeof x === 'number' ? name : `${name}[${i}]`, 'must be a finite number > 0', v);
+  return v;
+}
+
+function checkSpec(spec: NoiseSpec, n: number): void {
+  if (typeof spec !== 'object' || spec === null) throw new InvalidArgumentError('spec', 'must be an object { scale, sensitivity }', spec);
+  for (const [name, x] of [['scale', spec.scale], ['sensitivity', spec.sensitivity]] as const) {
+    if (typeof x === 'number') positiveAt(x, 0, name);
+    else if (x && typeof (x as ArrayLike<number>).length === 'number') {
+      if (x.length !== n) throw new InvalidArgumentError(name, `must be a number or have one entry per value (${n})`, x.length);
+      for (let i = 0; i < n; i++) positiveAt(x, i, name);
+    } else throw new InvalidArgumentError(name, 'must be a number or an array of numbers', x);
+  }
+  if (typeof spec.scale === 'number' && typeof spec.sensitivity !== 'number') {
+    throw new InvalidArgumentError('sensitivity', 'must be a number (the sensitivity of the whole vector) when scale is a number', spec.sensitivity);
+  }
+}
+
+function checkValues(values: ArrayLike<number>): void {
+  if (!values || typeof values.length !== 'number') throw new InvalidArgumentError('values', 'must be an array of finite numbers', values);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`values[${i}]`, 'must be a finite number', v);
+  }
+}
+
+function outFor(values: ArrayLike<number>, out: Float64Array | undefined): Float64Array {
+  if (out === undefined) return new Float64Array(values.length);
+  if (!(out instanceof Float64Array) || out.length !== values.length) throw new InvalidArgumentError('out', `must be a Float64Array of length ${values.length}`, out);
+  return out;
+}
+
+/**
+ * The noise scales actually applied per element by {@link addLaplaceNoise} / {@link addGaussianNoise}
+ * for this spec and mode ('safe' inflates for the grid rounding; 'exact' and 'float' use the nominal scale).
+ */
+export function effectiveNoiseScales(kind: Kind, spec: NoiseSpec, n: number, mode: NoiseMode = 'safe'): Float64Array {
+  checkMode(mode);
+  checkSpec(spec, n);
+  const res = new Float64Array(n);
+  if (typeof spec.scale === 'number' && mode === 'safe') {
+    const p = planFor(kind, spec.scale, spec.sensitivity as number, n, spec.gridBits);
+    res.fill(p.effectiveScale);
+    return res;
+  }
+  for (let i = 0; i < n; i++) {
+    const s = positiveAt(spec.scale, i, 'scale');
+    res[i] = mode === 'safe' ? planFor(kind, s, positiveAt(spec.sensitivity, i, 'sensitivity'), 1, spec.gridBits).effectiveScale : s;
+  }
+  return res;
+}
+
+function planFor(kind: Kind, scale: number, sensitivity: number, dims: number, bits = DEFAULT_GRID_BITS) {
+  return kind === 'laplace' ? planLaplaceGrid(scale, sensitivity, dims, bits) : planGaussianGrid(scale, sensitivity, dims, bits);
+}
+
+function addNoise(kind: Kind, values: ArrayLike<number>, spec: NoiseSpec, rng: Rng, mode: NoiseMode, out: Float64Array | undefined): Float64Array {
+  checkValues(values);
+  checkSpec(spec, values.length);
+  checkMode(mode);
+  const n = values.length;
+  const res = outFor(values, out);
+  if (mode === 'float') {
+    const noise = (res as unknown) === values ? new Float64Array(n) : res;
+    if (kind === 'laplace') fillLaplace(rng, noise, 1);
+    else fillNormal(rng, noise, 1);
+    const sc = spec.scale;
+    if (typeof sc === 'number') for (let i = 0; i < n; i++) res[i] = values[i]! + sc * noise[i]!;
+    else for (let i = 0; i < n; i++) res[i] = values[i]! + sc[i]! * noise[i]!;
+    return res;
+  }
+  if (mode === 'exact') {
+    checkIntegers(values);
+    const make = kind === 'laplace' ? exactLaplaceSampler : exactGaussianSampler;
+    if (typeof spec.scale === 'number') {
+      addIntegerNoise(values, res, make(spec.scale), rng);
+      return res;
+    }
+    let last = NaN;
+    let sampler = make(1);
+    for (let i = 0; i < n; i++) {
+      const s = spec.scale[i]!;
+      if (s !== last) {
+        sampler = make(s);
+        last = s;
+      }
+      addIntegerNoise(values, res, sampler, rng, i, i + 1);
+    }
+    return res;
+  }
+  // 'safe'
+  if (typeof spec.scale === 'number') {
+    const p = planFor(kind, spec.scale, spec.sensitivity as number, n, spec.gridBits);
+    checkGridRange(values, p.k);
+    addGridNoise(values, res, p.k, gridSampler(kind, p.gridScale), rng);
+    return res;
+  }
+  const plans = new Array<{ k: number; gridScale: number }>(n);
+  for (let i = 0; i < n; i++) {
+    plans[i] = planFor(kind, spec.scale[i]!, positiveAt(spec.sensitivity, i, 'sensitivity'), 1, spec.gridBits);
+    checkGridRange(values, plans[i]!.k, i, i + 1);
+  }
+  let lastScale = NaN;
+  let sampler = gridSampler(kind, 1);
+  for (let i = 0; i < n; i++) {
+    const p = plans[i]!;
+    if (p.gridScale !== lastScale) {
+      sampler = gridSampler(kind, p.gridScale);
+      lastScale = p.gridScale;
+    }
+    addGridNoise(values, res, p.k, sampler, rng, i, i + 1);
+  }
+  return res;
+}
+
+/**
+ * values + Laplace noise (see the module comment for `spec` and `mode`). Returns a new Float64Array
+ * (or fills `out`). With the caller's scale b = D/eps the result is eps-DP for l1 sensitivity D in
+ * 'safe' and 'exact' modes (Dwork, McSherry, Nissim & Smith 2006; lattice: lattice.ts).
+ */
+export function addLaplaceNoise(values: ArrayLike<number>, spec: NoiseSpec, rng: Rng, mode: NoiseMode = 'safe', out?: Float64Array): Float64Array {
+  return addNoise('laplace', values, spec, rng, mode, out);
+}
+
+/**
+ * values + Gaussian noise with standard deviation `spec.scale` (see the module comment). In 'safe'
+ * mode the released vector has the privacy of the continuous Gaussian mechanism with that sigma for
+ * l2 sensitivity D, up to the lattice argument documented in lattice.ts.
+ */
+export function addGaussianNoise(values: ArrayLike<number>, spec: NoiseSpec, rng: Rng, mode: NoiseMode = 'safe', out?: Float64Array): Float64Array {
+  return addNoise('gaussian', values, spec, rng, mode, out);
+}
