@@ -61,7 +61,7 @@ describe('truncatedLaplaceMechanism', () => {
     expect(r.guarantee).toEqual({ eps: 1, delta: 0.05, neighbors: 'unbounded' });
     expect(r.scale).toBe(1);
     const p = truncatedLaplaceParameters(1, 0.05, 1);
-    const w = r.noiseHalfWidth(0.1);
+    const w = r.noiseHalfWidth(0.1) as number;
     const F = paperCdf(p.lambda, p.A, p.B);
     expect(2 * (1 - F(w))).toBeCloseTo(0.1, 12);
     expect(() => truncatedLaplaceMechanism(0, 1, 0.05, 1, { accountant: acc })).toThrow(BudgetExceededError);
