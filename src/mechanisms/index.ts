@@ -3,3 +3,4 @@ export {};
 export * from './exponential.js';
 export * from './knorm/index.js';
 export * from './noise.js';
+export * from './report-noisy-max.js';

@@ -1,0 +1,162 @@
+/**
+ * Report noisy max (lecture notes 001, "Report noisy-max" and Example 30; Dwork & Roth 2014,
+ * Claim 3.9; McKenna & Sheldon 2020 and Ding et al. 2021 for the exponential-noise version).
+ */
+import type { Neighbors } from '../accounting/accountant.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { Release, ReleaseOptions } from '../release.js';
+import { runRelease } from '../release.js';
+import { sampleExponential, sampleGumbel, sampleLaplace } from '../random/continuous.js';
+import type { Rng } from '../random/rng.js';
+import { checkEpsilon, checkFiniteArray, checkPositive } from '../validation.js';
+
+/** The noise added to every score before taking the argmax. */
+export type NoisyMaxNoise = 'exponential' | 'gumbel' | 'laplace';
+
+export interface ReportNoisyMaxOptions<T = unknown> extends ReleaseOptions {
+  /** Noise family (default 'exponential', as in the lecture notes). */
+  noise?: NoisyMaxNoise;
+  /**
+   * Declare the scores monotone: on neighbouring data all scores move in the same direction (e.g.
+   * counting queries under add/remove-one neighbours). Halves the noise scale (Delta/eps instead of
+   * 2 Delta/eps). Only valid when the declaration is true: a non-monotone score with
+   * `monotone: true` gets only 2 eps-DP.
+   */
+  monotone?: boolean;
+  /** The candidates; when given, the chosen candidate is returned instead of its index. */
+  candidates?: readonly T[];
+  /** The neighbouring relation under which `sensitivity` bounds every score's change (labels the guarantee); default 'bounded'. */
+  neighbors?: Neighbors;
+  /** Return a {@link Release} with the noise scale, guarantee and utility gap. */
+  details?: boolean;
+}
+
+/** The noise scale b of report noisy max: 2 Delta/eps in general, Delta/eps for monotone scores. */
+export function reportNoisyMaxScale(eps: number, sensitivity: number, monotone = false): number {
+  checkEpsilon(eps);
+  checkPositive(sensitivity, 'sensitivity');
+  return ((monotone ? 1 : 2) * sensitivity) / eps;
+}
+
+/**
+ * Utility gap of report noisy max over d candidates: with probability >= 1 - e^{-t} the chosen score
+ * is > OPT - gap. gap = b (ln d + t) for exponential and Gumbel noise and 2 b (ln d + t) for Laplace
+ * noise, b the noise scale. Derivation: a candidate j with c_j <= OPT - gap can win only if
+ * Z_j - Z_* >= gap (Z_* the noise of an optimal candidate). Exponential noise: Z_* >= 0, so
+ * Z_j >= gap, probability e^{-gap/b}; union over d candidates. Gumbel noise: the exponential
+ * mechanism with exponent c/b, Lemma 28 of 001. Laplace noise: Z_j >= gap/2 or Z_* <= -gap/2, each
+ * of probability e^{-gap/(2b)}/2; union over d candidates.
+ */
+export function reportNoisyMaxAccuracy(noise: NoisyMaxNoise, scale: number, numCandidates: number, t: number): number {
+  checkNoise(noise);
+  checkPositive(scale, 'scale');
+  if (typeof numCandidates !== 'number' || !Number.isInteger(numCandidates) || numCandidates < 1) {
+    throw new InvalidArgumentError('numCandidates', 'must be an integer >= 1', numCandidates);
+  }
+  checkPositive(t, 't');
+  return (noise === 'laplace' ? 2 : 1) * scale * (Math.log(numCandidates) + t);
+}
+
+function checkNoise(v: unknown): NoisyMaxNoise {
+  if (v !== 'exponential' && v !== 'gumbel' && v !== 'laplace') throw new InvalidArgumentError('noise', "must be 'exponential', 'gumbel' or 'laplace'", v);
+  return v;
+}
+
+/**
+ * argmax_i (scores_i - max_j scores_j + Z_i) with Z_i iid noise of scale b (ties: lowest index).
+ * Shifting by the max changes no argmax and keeps every sum finite. No allocation.
+ */
+export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, scale: number, rng: Rng): number {
+  const n = scores.length;
+  let top = -Infinity;
+  for (let i = 0; i < n; i++) if (scores[i]! > top) top = scores[i]!;
+  let best = 0;
+  let bestValue = -Infinity;
+  const rate = 1 / scale;
+  for (let i = 0; i < n; i++) {
+    const z = noise === 'exponential' ? sampleExponential(rng, rate) : noise === 'gumbel' ? scale * sampleGumbel(rng) : sampleLaplace(rng, scale);
+    const v = scores[i]! - top + z;
+    if (v > bestValue) {
+      bestValue = v;
+      best = i;
+    }
+  }
+  return best;
+}
+
+/**
+ * Report noisy max: returns argmax_i (c_i + Z_i), where c = `scores` are computed from the private
+ * data, each of sensitivity Delta = `sensitivity` (sup over neighbours of |c_i(x) - c_i(x')|, for
+ * every i), and Z_i are iid with scale b = 2 Delta/eps (b = Delta/eps with `monotone: true`):
+ *
+ * - 'exponential' (default): Z_i ~ Exponential with rate 1/b = eps/(2 Delta) (001, "Report
+ *   noisy-max"). eps-DP: it is the permute-and-flip mechanism (Ding, Kifer, Zhang et al. 2021,
+ *   "The permute-and-flip mechanism is identical to report-noisy-max with exponential noise";
+ *   McKenna & Sheldon 2020, Theorem 1), and its expected error is never worse than the exponential
+ *   mechanism's.
+ * - 'gumbel': Z_i ~ Gumbel(0, b). The argmax is then distributed exactly as the exponential
+ *   mechanism with P(i) proportional to exp(c_i/b) = exp(eps c_i/(2 Delta)) (the Gumbel-max trick),
+ *   so it inherits eps-DP from 001, Theorem 27.
+ * - 'laplace': Z_i ~ Laplace(0, b). eps-DP by the argument of Dwork & Roth, Claim 3.9, generalised
+ *   to non-monotone scores: fix the other noises; if i wins on x with noise r_i >= r*, then on a
+ *   neighbour x' (c'_i >= c_i - Delta, c'_j <= c_j + Delta) i wins whenever r_i >= r* + 2 Delta,
+ *   and the Laplace tail gives P(r_i >= r* + 2 Delta) >= e^{-2 Delta/b} P(r_i >= r*) = e^{-eps} P(r_i >= r*).
+ *   For monotone scores (all move in the same direction, e.g. counts under add/remove-one, the
+ *   setting of Claim 3.9) the shift is Delta and b = Delta/eps suffices.
+ *
+ * With `monotone: true` all three use b = Delta/eps (for the Gumbel and exponential versions this is
+ * the known monotone-utility refinement of the exponential mechanism, McSherry & Talwar 2007, and
+ * of permute-and-flip, McKenna & Sheldon 2020). The guarantee is eps-DP (delta = 0) for the
+ * neighbouring relation under which Delta (and monotonicity) holds (`neighbors`, default 'bounded').
+ *
+ * The output is an index, so the float noise leaks no low-order bits of a released value; the
+ * floating-point noise makes the selection probabilities exact up to rounding of order 2^-53.
+ * O(n), no allocation. Validation: `scores` a non-empty array of finite numbers with a finite
+ * range, eps > 0, sensitivity > 0, `candidates` of matching length; then the budget (eps, 0) is
+ * checked before sampling and charged on success.
+ */
+export function reportNoisyMax(scores: ArrayLike<number>, eps: number, sensitivity: number, options?: ReportNoisyMaxOptions<never> & { candidates?: undefined; details?: false }): number;
+export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> & { candidates: readonly T[]; details?: false }): T;
+export function reportNoisyMax<T = number>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> & { details: true }): Release<T>;
+export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> = {}): number | T | Release<T | number> {
+  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
+  const c = checkFiniteArray(scores, 'scores');
+  checkEpsilon(eps);
+  checkPositive(sensitivity, 'sensitivity');
+  const noise = checkNoise(options.noise ?? 'exponential');
+  if (options.monotone !== undefined && typeof options.monotone !== 'boolean') throw new InvalidArgumentError('monotone', 'must be a boolean', options.monotone);
+  const monotone = options.monotone ?? false;
+  const neighbors = options.neighbors ?? 'bounded';
+  if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+  const n = c.length;
+  const candidates = options.candidates;
+  if (candidates !== undefined) {
+    if (!Array.isArray(candidates)) throw new InvalidArgumentError('candidates', 'must be an array', candidates);
+    if (candidates.length !== n) throw new InvalidArgumentError('candidates', `must have the same length as scores (${n})`, candidates.length);
+  }
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    if (c[i]! < lo) lo = c[i]!;
+    if (c[i]! > hi) hi = c[i]!;
+  }
+  if (!Number.isFinite(hi - lo)) throw new InvalidArgumentError('scores', 'must have a finite range max - min', `${lo} .. ${hi}`);
+  const scale = reportNoisyMaxScale(eps, sensitivity, monotone);
+  if (!Number.isFinite(scale)) throw new InvalidArgumentError('eps/sensitivity', 'must give a finite noise scale sensitivity/eps', scale);
+
+  const mechanism = `report-noisy-max-${noise}${monotone ? '-monotone' : ''}`;
+  const index = runRelease(options, { name: 'reportNoisyMax', eps, delta: 0, neighbors, mechanism }, (rng) => noisyArgmax(c, noise, scale, rng));
+  const value = candidates !== undefined ? candidates[index]! : index;
+  if (!options.details) return value;
+  return {
+    value: value as T | number,
+    mechanism,
+    guarantee: { eps, delta: 0, neighbors },
+    sensitivity,
+    scale,
+    noiseHalfWidth: (alpha = 0.05) => {
+      if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
+      return reportNoisyMaxAccuracy(noise, scale, n, Math.log(1 / alpha));
+    },
+  };
+}
