@@ -4,3 +4,5 @@ export * from './exponential.js';
 export * from './knorm/index.js';
 export * from './noise.js';
 export * from './report-noisy-max.js';
+export * from './laplace.js';
+export * from './gaussian.js';

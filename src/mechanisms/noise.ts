@@ -54,7 +54,9 @@ export interface NoiseSpec {
   gridBits?: number;
 }
 
-type Kind = 'laplace' | 'gaussian';
+/** The noise family of an adder. */
+export type NoiseKind = 'laplace' | 'gaussian';
+type Kind = NoiseKind;
 
 const MODES: readonly NoiseMode[] = ['safe', 'exact', 'float'];
 
@@ -119,6 +121,23 @@ export function effectiveNoiseScales(kind: Kind, spec: NoiseSpec, n: number, mod
 
 function planFor(kind: Kind, scale: number, sensitivity: number, dims: number, bits = DEFAULT_GRID_BITS) {
   return kind === 'laplace' ? planLaplaceGrid(scale, sensitivity, dims, bits) : planGaussianGrid(scale, sensitivity, dims, bits);
+}
+
+/**
+ * Every check {@link addLaplaceNoise} / {@link addGaussianNoise} would make, without drawing noise:
+ * finite values, a valid spec and mode, integer values in 'exact' mode, values that fit the grid in
+ * 'safe' mode. Release functions call it before the budget check so that no error can follow it.
+ */
+export function checkNoiseInputs(kind: Kind, values: ArrayLike<number>, spec: NoiseSpec, mode: NoiseMode = 'safe'): void {
+  checkValues(values);
+  checkSpec(spec, values.length);
+  checkMode(mode);
+  if (mode === 'exact') checkIntegers(values);
+  if (mode === 'safe') {
+    const n = values.length;
+    if (typeof spec.scale === 'number') checkGridRange(values, planFor(kind, spec.scale, spec.sensitivity as number, n, spec.gridBits).k);
+    else for (let i = 0; i < n; i++) checkGridRange(values, planFor(kind, spec.scale[i]!, positiveAt(spec.sensitivity, i, 'sensitivity'), 1, spec.gridBits).k, i, i + 1);
+  }
 }
 
 function addNoise(kind: Kind, values: ArrayLike<number>, spec: NoiseSpec, rng: Rng, mode: NoiseMode, out: Float64Array | undefined): Float64Array {

@@ -1,0 +1,114 @@
+/**
+ * The Gaussian mechanism with DPpack's semantics (Giddens & Liu, DPpack `GaussianMechanism`):
+ * approximate DP (classic or analytic calibration) or probabilistic DP.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { normalQuantile } from '../math/special.js';
+import { DEFAULT_GRID_BITS, planGaussianGrid } from '../random/lattice.js';
+import { runRelease, type Release, type ReleaseOptions } from '../release.js';
+import { checkDelta, checkEpsilon } from '../validation.js';
+import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from './gaussian-calibration.js';
+import { addGaussianNoise, checkNoiseInputs, effectiveNoiseScales, type NoiseSpec } from './noise.js';
+import { collapse, parseVectorArgs, type CommonMechanismOptions } from './vector-args.js';
+
+export * from './gaussian-calibration.js';
+
+export type GaussianOptions = ReleaseOptions &
+  CommonMechanismOptions & {
+    /** 'aDP' (approximate (eps, delta)-DP, default) or 'pDP' (probabilistic DP, Liu 2019). */
+    typeDP?: 'aDP' | 'pDP';
+    /** Balle & Wang (2018) analytic calibration (aDP only; allows eps >= 1). Default false. */
+    analytic?: boolean;
+  };
+
+/**
+ * Gaussian mechanism: releases trueValues + N(0, sigma_i^2) noise.
+ *
+ * Calibration (D = l2 sensitivity):
+ * - without `allocProportions`: D = sqrt(sum_i s_i^2) with s the sensitivities (a single sensitivity
+ *   with a vector applies to every element, so D = sqrt(n) s; DPpack's R code would use s itself),
+ *   one sigma for all elements:
+ *   - 'aDP' classic: sigma = D sqrt(2 ln(1.25/delta)) / eps, requires eps < 1 (Dwork & Roth 2014, Thm A.1);
+ *   - 'aDP' analytic: the exact Balle & Wang (2018, Thm 8 / Alg. 1) calibration, any eps > 0;
+ *   - 'pDP': sigma = D (z + sqrt(z^2 + 2 eps)) / (2 eps), z = PhiInv(1 - delta/2) (Liu 2019), which
+ *     bounds P(privacy loss > eps) by delta and so also gives (eps, delta)-DP.
+ * - with `allocProportions` a (normalised): element i is calibrated alone with (a_i eps, a_i delta, s_i);
+ *   by sequential composition the total is (eps, delta).
+ *
+ * Noise: 'safe' (default): power-of-two grid, sensitivity inflated by the rounding (l2 + sqrt(n) 2^k),
+ * exact discrete Gaussian noise with grid sigma >= 2^40 (guarantee discussed in src/random/lattice.ts:
+ * exact zCDP, and the continuous (eps, delta) up to lattice effects with a 2^-20 sigma margin).
+ * 'exact': integer values plus discrete Gaussian noise on the integers with sigma raised to at least
+ * the zCDP calibration {@link gaussianSigmaZCDP} (rigorous (eps, delta)- and pDP for the discrete
+ * Gaussian; more noise than the continuous formulas). 'float': Box-Muller noise (simulations only).
+ *
+ * Guarantee: (eps, delta)-DP ('aDP') or (eps, delta)-pDP ('pDP', which implies (eps, delta)-DP), for
+ * the neighbour relation of the sensitivities (`neighbors`, default 'bounded'). The accountant is
+ * charged (eps, delta) on success; validation (DPpack's rules) happens before the budget check.
+ */
+export function gaussianMechanism(trueValues: number, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions & { details?: false }): number;
+export function gaussianMechanism(trueValues: ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions & { details?: false }): number[];
+export function gaussianMechanism(trueValues: number, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts: GaussianOptions & { details: true }): Release<number>;
+export function gaussianMechanism(trueValues: ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts: GaussianOptions & { details: true }): Release<number[]>;
+export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions): number | number[] | Release<number> | Release<number[]>;
+export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions): number | number[] | Release<number> | Release<number[]> {
+  const args = parseVectorArgs(trueValues, sensitivities, opts);
+  checkEpsilon(eps);
+  checkDelta(delta);
+  const typeDP = opts?.typeDP ?? 'aDP';
+  if (typeDP !== 'aDP' && typeDP !== 'pDP') throw new InvalidArgumentError('typeDP', "must be 'aDP' or 'pDP'", typeDP);
+  const analytic = opts?.analytic ?? false;
+  if (typeof analytic !== 'boolean') throw new InvalidArgumentError('analytic', 'must be a boolean', analytic);
+  if (analytic && typeDP !== 'aDP') throw new InvalidArgumentError('analytic', "can only be used with typeDP 'aDP'", analytic);
+  if (!analytic && typeDP === 'aDP' && !(eps < 1)) throw new InvalidArgumentError('eps', "must be < 1 for typeDP 'aDP' unless analytic is true", eps);
+  const { values, sensitivities: sens, alloc, noise } = args;
+  const n = values.length;
+  const calibrate = typeDP === 'pDP' ? gaussianSigmaPDP : analytic ? analyticGaussianSigma : gaussianSigmaClassic;
+  const sigmaFor = (e: number, d: number, s: number) => {
+    const sigma = calibrate(e, d, s);
+    return noise === 'exact' ? Math.max(sigma, gaussianSigmaZCDP(e, d, s)) : sigma;
+  };
+  let spec: NoiseSpec;
+  let l2 = 0;
+  if (alloc === undefined) {
+    let ss = 0;
+    for (let i = 0; i < n; i++) ss += sens[i]! * sens[i]!;
+    l2 = Math.sqrt(ss);
+    spec = { scale: sigmaFor(eps, delta, l2), sensitivity: l2 };
+  } else {
+    const sigmas = new Float64Array(n);
+    for (let i = 0; i < n; i++) sigmas[i] = sigmaFor(alloc[i]! * eps, alloc[i]! * delta, sens[i]!);
+    spec = { scale: sigmas, sensitivity: sens };
+  }
+  checkNoiseInputs('gaussian', values, spec, noise);
+  const mechanism = typeDP === 'pDP' ? 'gaussian-pdp' : analytic ? 'gaussian-analytic' : 'gaussian-classic';
+  const out = runRelease(opts, { eps, delta, neighbors: args.neighbors, mechanism, name: 'gaussianMechanism' }, (rng) => addGaussianNoise(values, spec, rng, noise));
+  const value = args.scalar ? out[0]! : Array.from(out);
+  if (!args.details) return value;
+  const eff = effectiveNoiseScales('gaussian', spec, n, noise);
+  const slack = new Float64Array(n);
+  if (noise === 'safe') {
+    for (let i = 0; i < n; i++) {
+      const s = typeof spec.scale === 'number' ? spec.scale : spec.scale[i]!;
+      const sv = typeof spec.sensitivity === 'number' ? spec.sensitivity : spec.sensitivity[i]!;
+      slack[i] = 2 * Math.pow(2, planGaussianGrid(s, sv, typeof spec.scale === 'number' ? n : 1, DEFAULT_GRID_BITS).k);
+    }
+  }
+  return {
+    value,
+    mechanism,
+    guarantee: { eps, delta, neighbors: args.neighbors },
+    sensitivity: alloc === undefined ? l2 : collapse(sens),
+    scale: collapse(eff),
+    noiseHalfWidth(alpha = 0.05) {
+      if (!(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
+      // Normal: P(|N(0, s^2)| > s PhiInv(1 - alpha/2)) = alpha. The discrete Gaussian on the integers
+      // ('exact') is sub-Gaussian with variance proxy s^2 (CKS 2020): P(|X| >= w) <= 2 exp(-w^2/(2 s^2)).
+      const zq = -normalQuantile(alpha / 2);
+      const zs = Math.sqrt(2 * Math.log(2 / alpha));
+      const w = new Float64Array(n);
+      for (let i = 0; i < n; i++) w[i] = noise === 'exact' ? eff[i]! * zs : eff[i]! * zq + slack[i]!;
+      return collapse(w);
+    },
+  } as Release<number> | Release<number[]>;
+}
