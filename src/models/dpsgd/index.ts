@@ -1,0 +1,3 @@
+// Public exports of src/models/dpsgd/.
+export * from './abadi.js';
+export { type DpSgdLoss } from './common.js';
