@@ -109,7 +109,51 @@ function dot(a: readonly number[], b: readonly number[]): number {
 
 const MAX_3D_POINTS = 200;
 
+/**
+ * 3-D hull of many points: start from the points extreme in 66 fixed directions (the axes and a
+ * Fibonacci sphere), hull them by brute force, add the points that still lie outside (the most
+ * violating one per facet), and repeat until every point is inside.
+ */
 function hull3DHV(points: readonly (readonly number[])[]): HVPolytope {
+  if (points.length <= 40) return hull3DBrute(points);
+  const scale = scaleOf(points);
+  const tol = 1e-9 * scale;
+  const dirs: number[][] = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]];
+  const nFib = 60;
+  for (let i = 0; i < nFib; i++) {
+    const z = 1 - (2 * i + 1) / nFib;
+    const r = Math.sqrt(1 - z * z);
+    const t = i * Math.PI * (3 - Math.sqrt(5));
+    dirs.push([r * Math.cos(t), r * Math.sin(t), z]);
+  }
+  const chosen = new Set<number>();
+  for (const d of dirs) {
+    let best = -Infinity;
+    let arg = 0;
+    points.forEach((p, i) => {
+      const s = dot(d, p);
+      if (s > best) {
+        best = s;
+        arg = i;
+      }
+    });
+    chosen.add(arg);
+  }
+  for (;;) {
+    const hv = hull3DBrute(Array.from(chosen, (i) => points[i]!));
+    const worst = new Map<number, { i: number; v: number }>();
+    points.forEach((p, i) => {
+      for (let f = 0; f < hv.A.length; f++) {
+        const v = dot(hv.A[f]!, p) - hv.b[f]!;
+        if (v > tol && v > (worst.get(f)?.v ?? 0)) worst.set(f, { i, v });
+      }
+    });
+    if (worst.size === 0) return hv;
+    for (const { i } of worst.values()) chosen.add(i);
+  }
+}
+
+function hull3DBrute(points: readonly (readonly number[])[]): HVPolytope {
   const scale = scaleOf(points);
   const tol = 1e-9 * scale;
   const pts = dedupe(points, tol);

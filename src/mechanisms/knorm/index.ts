@@ -4,3 +4,4 @@ export * from './geometry.js';
 export * from './polytope.js';
 export * from './sample.js';
 export * from './mechanism.js';
+export * from './compare.js';
