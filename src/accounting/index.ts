@@ -1,3 +1,4 @@
 export * from './accountant.js';
 export * from './rdp.js';
 export * from './zcdp.js';
+export * from './composition.js';
