@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { PrivacyAccountant, type LedgerEntry } from '../../src/accounting/accountant.js';
+import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
+
+const req = (eps: number, delta = 0, name = 'q') => ({ name, eps, delta, neighbors: 'bounded' as const, mechanism: 'laplace' });
+
+describe('PrivacyAccountant', () => {
+  it('validates the budget', () => {
+    expect(() => new PrivacyAccountant({ eps: 0 })).toThrow(InvalidArgumentError);
+    expect(() => new PrivacyAccountant({ eps: -1 })).toThrow(/budget\.eps/);
+    expect(() => new PrivacyAccountant({ eps: Infinity })).toThrow(/budget\.eps/);
+    expect(() => new PrivacyAccountant({ eps: 1, delta: 1 })).toThrow(/budget\.delta/);
+    expect(() => new PrivacyAccountant(null as unknown as { eps: number })).toThrow(/budget/);
+    expect(new PrivacyAccountant({ eps: 1 }).budget).toEqual({ eps: 1, delta: 0 });
+  });
+  it('spends under sequential composition and reports spent/remaining/ledger', () => {
+    const acc = new PrivacyAccountant({ eps: 1, delta: 1e-5 });
+    acc.spend(req(0.25, 1e-6, 'a'));
+    acc.spend(req(0.5, 2e-6, 'b'));
+    expect(acc.spent().eps).toBeCloseTo(0.75, 15);
+    expect(acc.spent().delta).toBeCloseTo(3e-6, 20);
+    expect(acc.remaining().eps).toBeCloseTo(0.25, 15);
+    expect(acc.remaining().delta).toBeCloseTo(7e-6, 20);
+    const led = acc.ledger();
+    expect(led.map((e) => e.name)).toEqual(['a', 'b']);
+    expect(led[0]).toMatchObject({ eps: 0.25, delta: 1e-6, neighbors: 'bounded', mechanism: 'laplace' });
+    expect(typeof led[0]!.time).toBe('string');
+    expect(Number.isNaN(Date.parse(led[0]!.time))).toBe(false);
+  });
+  it('throws BudgetExceededError and spends nothing when a release does not fit (eps or delta)', () => {
+    const acc = new PrivacyAccountant({ eps: 1, delta: 1e-6 });
+    acc.spend(req(0.9));
+    expect(() => acc.spend(req(0.2))).toThrow(BudgetExceededError);
+    expect(() => acc.spend(req(0.05, 2e-6))).toThrow(BudgetExceededError);
+    try {
+      acc.check({ eps: 0.2, delta: 0, name: 'big' });
+    } catch (e) {
+      const err = e as BudgetExceededError;
+      expect(err.requested).toEqual({ eps: 0.2, delta: 0 });
+      expect(err.remaining.eps).toBeCloseTo(0.1, 15);
+      expect(err.message).toMatch(/big/);
+    }
+    expect(acc.spent().eps).toBe(0.9);
+    expect(acc.ledger()).toHaveLength(1);
+  });
+  it('tolerates floating-point sums: ten spends of 0.1 fit a budget of 1, an eleventh does not', () => {
+    const acc = new PrivacyAccountant({ eps: 1 });
+    for (let i = 0; i < 10; i++) acc.spend(req(0.1));
+    expect(acc.canSpend({ eps: 1e-9, delta: 0 })).toBe(false);
+    expect(() => acc.spend(req(0.1))).toThrow(BudgetExceededError);
+    expect(acc.remaining().eps).toBeLessThan(1e-15);
+  });
+  it('pure-DP budget: any positive delta is refused, zero delta accepted', () => {
+    const acc = new PrivacyAccountant({ eps: 1 });
+    expect(acc.canSpend({ eps: 0.1, delta: 1e-12 })).toBe(false);
+    expect(acc.canSpend({ eps: 0.1, delta: 0 })).toBe(true);
+  });
+  it('rejects invalid costs', () => {
+    const acc = new PrivacyAccountant({ eps: 1 });
+    expect(() => acc.canSpend({ eps: -0.1, delta: 0 })).toThrow(/cost\.eps/);
+    expect(() => acc.canSpend({ eps: NaN, delta: 0 })).toThrow(/cost\.eps/);
+    expect(() => acc.check({ eps: 0.1, delta: -1 })).toThrow(/cost\.delta/);
+  });
+  it('passes each entry to the sink synchronously; a failing sink records nothing', () => {
+    const seen: LedgerEntry[] = [];
+    const acc = new PrivacyAccountant({ eps: 1 }, { sink: (e) => seen.push(e) });
+    acc.spend(req(0.3, 0, 'x'));
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ name: 'x', eps: 0.3 });
+    const failing = new PrivacyAccountant({ eps: 1 }, {
+      sink: () => {
+        throw new Error('disk full');
+      },
+    });
+    expect(() => failing.spend(req(0.3))).toThrow(/disk full/);
+    expect(failing.spent().eps).toBe(0);
+    expect(failing.ledger()).toHaveLength(0);
+  });
+  it('replays history and counts it against the budget; ledger() is a copy', () => {
+    const history: LedgerEntry[] = [{ ...req(0.6, 0, 'old'), time: '2026-01-01T00:00:00.000Z' }];
+    const acc = new PrivacyAccountant({ eps: 1 }, { history });
+    expect(acc.spent().eps).toBe(0.6);
+    expect(() => acc.spend(req(0.5))).toThrow(BudgetExceededError);
+    const led = acc.ledger() as LedgerEntry[];
+    led.pop();
+    expect(acc.ledger()).toHaveLength(1);
+  });
+});
