@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../src/errors.js';
+import { erf } from '../../src/math/special.js';
+import {
+  discreteGaussianSampler,
+  discreteLaplaceSampler,
+  isqrt,
+  sampleBernoulliExp,
+  sampleBernoulliRational,
+  sampleDiscreteGaussian,
+  sampleDiscreteLaplace,
+  uniformBelow,
+} from '../../src/random/exact.js';
+import { seededRng, type Rng } from '../../src/random/rng.js';
+import { chiSquareTest, discreteChiSquare, ksTest } from '../helpers/gof.js';
+
+/** pmf of the discrete Laplace with scale t: (1 - q)/(1 + q) q^|x|, q = exp(-1/t). */
+const dlapPmf = (t: number) => {
+  const q = Math.exp(-1 / t);
+  return (x: number) => ((1 - q) / (1 + q)) * q ** Math.abs(x);
+};
+
+/** pmf of the discrete Gaussian with variance parameter s2 (normalised numerically). */
+const dgaussPmf = (s2: number) => {
+  let z = 0;
+  const R = Math.ceil(40 * Math.sqrt(s2)) + 5;
+  for (let x = -R; x <= R; x++) z += Math.exp((-x * x) / (2 * s2));
+  return (x: number) => Math.exp((-x * x) / (2 * s2)) / z;
+};
+
+/** Right law accepted (p > 1e-6), scale x0.7 and x1.3 rejected (p < 1e-6). */
+function expectDiscrete(xs: ArrayLike<number>, pmfAt: (scale: number) => (x: number) => number, scale: number, lo: number, hi: number) {
+  expect(discreteChiSquare(xs, pmfAt(scale), lo, hi).pValue).toBeGreaterThan(1e-6);
+  expect(discreteChiSquare(xs, pmfAt(0.7 * scale), lo, hi).pValue).toBeLessThan(1e-6);
+  expect(discreteChiSquare(xs, pmfAt(1.3 * scale), lo, hi).pValue).toBeLessThan(1e-6);
+}
+
+function drawNumbers(n: number, f: () => number | bigint): Float64Array {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = Number(f());
+  return out;
+}
+
+/** Counts true outcomes and tests them against Bernoulli(p) (2-cell chi-square). */
+function bernoulliP(n: number, f: () => boolean, p: number): number {
+  let k = 0;
+  for (let i = 0; i < n; i++) if (f()) k++;
+  return chiSquareTest([k, n - k], [n * p, n * (1 - p)]).pValue;
+}
+
+/** An Rng that counts the calls that could carry floating-point randomness. */
+function noFloatRng(seed: number): Rng & { floats: number } {
+  const base = seededRng(seed);
+  const r = {
+    floats: 0,
+    secure: false,
+    nextUint32: () => base.nextUint32(),
+    nextBigIntBelow: (b: bigint) => base.nextBigIntBelow(b),
+    nextDouble: () => {
+      r.floats++;
+      return base.nextDouble();
+    },
+    fillDoubles: (o: Float64Array) => {
+      r.floats++;
+      return base.fillDoubles(o);
+    },
+    fillUint32: (o: Uint32Array) => base.fillUint32(o),
+  };
+  return r;
+}
+
+describe('exact samplers (CKS 2020)', () => {
+  it('isqrt is exact, including beyond 2^1024', () => {
+    for (const n of [0n, 1n, 2n, 3n, 4n, 15n, 16n, 17n, 10n ** 40n, 10n ** 40n - 1n, (1n << 2000n) + 12345n, 2n ** 106n - 1n]) {
+      const q = isqrt(n);
+      expect(q * q <= n && (q + 1n) * (q + 1n) > n).toBe(true);
+    }
+  });
+
+  it('Bernoulli(num/den): right p accepted, wrong p rejected; edge cases', () => {
+    const rng = seededRng(1);
+    expect(bernoulliP(40_000, () => sampleBernoulliRational(rng, 1n, 3n), 1 / 3)).toBeGreaterThan(1e-6);
+    expect(bernoulliP(40_000, () => sampleBernoulliRational(rng, 1n, 3n), 0.7 / 3)).toBeLessThan(1e-6);
+    expect(bernoulliP(40_000, () => sampleBernoulliRational(rng, 1n, 3n), 1.3 / 3)).toBeLessThan(1e-6);
+    for (let i = 0; i < 100; i++) {
+      expect(sampleBernoulliRational(rng, 0n, 7n)).toBe(false);
+      expect(sampleBernoulliRational(rng, 7n, 7n)).toBe(true);
+    }
+    // A huge denominator.
+    const d = 3n ** 80n;
+    expect(bernoulliP(20_000, () => sampleBernoulliRational(rng, d / 4n, d), 0.25)).toBeGreaterThan(1e-6);
+  });
+
+  for (const [num, den] of [[1n, 2n], [5n, 2n], [1n, 1n], [7n, 3n]] as const) {
+    it(`Bernoulli(exp(-${num}/${den})) (chi-square; gamma x0.7 and x1.3 rejected)`, () => {
+      const rng = seededRng(`bexp${num}/${den}`);
+      const g = Number(num) / Number(den);
+      const n = 40_000;
+      let k = 0;
+      for (let i = 0; i < n; i++) if (sampleBernoulliExp(rng, num, den)) k++;
+      const p = (pp: number) => chiSquareTest([k, n - k], [n * pp, n * (1 - pp)]).pValue;
+      expect(p(Math.exp(-g))).toBeGreaterThan(1e-6);
+      expect(p(Math.exp(-0.7 * g))).toBeLessThan(1e-6);
+      expect(p(Math.exp(-1.3 * g))).toBeLessThan(1e-6);
+    });
+  }
+
+  it('Bernoulli(exp(0)) is always 1', () => {
+    const rng = seededRng(2);
+    for (let i = 0; i < 100; i++) expect(sampleBernoulliExp(rng, 0n, 5n)).toBe(true);
+  });
+
+  for (const [tNum, tDen] of [[3n, 2n], [1n, 3n], [10n, 1n]] as const) {
+    it(`discrete Laplace, scale ${tNum}/${tDen}: reference and fast samplers match the pmf`, () => {
+      const t = Number(tNum) / Number(tDen);
+      const R = Math.ceil(6 * t) + 2;
+      const rng = seededRng(`dlap${tNum}/${tDen}`);
+      const ref = drawNumbers(30_000, () => sampleDiscreteLaplace(rng, tNum, tDen));
+      expectDiscrete(ref, dlapPmf, t, -R, R);
+      const fast = discreteLaplaceSampler(tNum, tDen);
+      expectDiscrete(drawNumbers(30_000, () => fast(rng)), dlapPmf, t, -R, R);
+    });
+  }
+
+  for (const [n, d] of [[9n, 4n], [1n, 1n], [50n, 1n], [2n, 5n]] as const) {
+    it(`discrete Gaussian, sigma^2 = ${n}/${d}: reference and fast samplers match the pmf`, () => {
+      const s2 = Number(n) / Number(d);
+      const R = Math.ceil(5 * Math.sqrt(s2)) + 1;
+      const rng = seededRng(`dg${n}/${d}`);
+      const pmfAt = (sigma: number) => dgaussPmf(sigma * sigma);
+      const ref = drawNumbers(30_000, () => sampleDiscreteGaussian(rng, n, d));
+      expectDiscrete(ref, pmfAt, Math.sqrt(s2), -R, R);
+      const fast = discreteGaussianSampler(n, d);
+      expectDiscrete(drawNumbers(30_000, () => fast(rng)), pmfAt, Math.sqrt(s2), -R, R);
+    });
+  }
+
+  it('large scales (the lattice regime): discrete Laplace t ~ 2^41 and discrete Gaussian sigma ~ 2^41 match the continuous laws', () => {
+    const rng = seededRng(3);
+    const t = 2 ** 41 - 12345;
+    const L = discreteLaplaceSampler(BigInt(t), 1n);
+    const xs = drawNumbers(20_000, () => L(rng)).map((x) => x / t);
+    const lap = (b: number) => (x: number) => (x < 0 ? 0.5 * Math.exp(x / b) : 1 - 0.5 * Math.exp(-x / b));
+    expect(ksTest(xs, lap(1)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(xs, lap(0.7)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(xs, lap(1.3)).pValue).toBeLessThan(1e-6);
+    const sigma = 2 ** 41 + 3;
+    const G = discreteGaussianSampler(BigInt(sigma) * BigInt(sigma), 1n);
+    const gs = drawNumbers(20_000, () => G(rng)).map((x) => x / sigma);
+    const ncdf = (s: number) => (x: number) => 0.5 * (1 + erf(x / (s * Math.SQRT2)));
+    expect(ksTest(gs, ncdf(1)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(gs, ncdf(0.7)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(gs, ncdf(1.3)).pValue).toBeLessThan(1e-6);
+  });
+
+  it('the BigInt fallback (U + tV beyond 2^53) keeps the law: t = 2^52 + 1', () => {
+    const rng = seededRng(4);
+    const t = 2 ** 52 + 1;
+    const L = discreteLaplaceSampler(BigInt(t), 1n);
+    let big = 0;
+    const xs = drawNumbers(10_000, () => {
+      const y = L(rng);
+      if (typeof y === 'bigint') big++;
+      return y;
+    }).map((x) => x / t);
+    expect(big).toBeGreaterThan(100); // the fallback path did run
+    const lap = (b: number) => (x: number) => (x < 0 ? 0.5 * Math.exp(x / b) : 1 - 0.5 * Math.exp(-x / b));
+    expect(ksTest(xs, lap(1)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(xs, lap(0.7)).pValue).toBeLessThan(1e-6);
+  });
+
+  it('uses only integer randomness (no nextDouble / fillDoubles)', () => {
+    const rng = noFloatRng(5);
+    sampleBernoulliRational(rng, 1n, 3n);
+    sampleBernoulliExp(rng, 5n, 3n);
+    sampleDiscreteLaplace(rng, 7n, 2n);
+    sampleDiscreteGaussian(rng, 9n, 4n);
+    discreteLaplaceSampler(2n ** 41n, 3n)(rng);
+    discreteGaussianSampler(2n ** 82n, 1n)(rng);
+    expect(rng.floats).toBe(0);
+  });
+
+  it('uniformBelow is uniform and exact up to 2^53', () => {
+    const rng = seededRng(6);
+    const counts = new Float64Array(7);
+    for (let i = 0; i < 70_000; i++) counts[uniformBelow(rng, 7)]!++;
+    expect(chiSquareTest(counts, new Float64Array(7).fill(10_000)).pValue).toBeGreaterThan(1e-6);
+    const big = 2 ** 53 - 1;
+    let upper = 0;
+    for (let i = 0; i < 10_000; i++) {
+      const u = uniformBelow(rng, big);
+      expect(Number.isSafeInteger(u) && u >= 0 && u < big).toBe(true);
+      if (u >= big / 2) upper++;
+    }
+    expect(Math.abs(upper - 5000)).toBeLessThan(500);
+  });
+
+  it('validates parameters with typed errors', () => {
+    const rng = seededRng(7);
+    expect(() => sampleBernoulliRational(rng, 4n, 3n)).toThrow(InvalidArgumentError);
+    expect(() => sampleBernoulliRational(rng, 1n, 0n)).toThrow(InvalidArgumentError);
+    expect(() => sampleBernoulliExp(rng, -1n, 3n)).toThrow(InvalidArgumentError);
+    expect(() => sampleDiscreteLaplace(rng, 0n, 1n)).toThrow(InvalidArgumentError);
+    expect(() => sampleDiscreteGaussian(rng, 1n, -2n)).toThrow(InvalidArgumentError);
+    expect(() => sampleDiscreteLaplace(rng, 1.5 as unknown as bigint, 1n)).toThrow(InvalidArgumentError);
+    expect(() => isqrt(-1n)).toThrow(InvalidArgumentError);
+  });
+});
