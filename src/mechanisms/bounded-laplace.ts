@@ -9,7 +9,7 @@ import type { Rng } from '../random/rng.js';
 import { checkBounds, checkDelta, checkEpsilon, checkFinite, checkPositive } from '../validation.js';
 import { ConvergenceError } from '../errors.js';
 import type { Neighbors } from '../accounting/accountant.js';
-import { checkNeighbors } from './truncated-laplace.js';
+import { checkNeighborsLabel } from './truncated-laplace.js';
 
 export interface BoundedLaplaceOptions extends ReleaseOptions {
   /** Public lower end of the output domain. */
@@ -113,7 +113,7 @@ export function boundedLaplaceMechanism(value: number, eps: number, delta: numbe
   const l = opts.lower;
   const u = opts.upper;
   if (q < l || q > u) throw new InvalidArgumentError('value', `must lie in [lower, upper] = [${l}, ${u}]`, q);
-  const neighbors = checkNeighbors(opts.neighbors);
+  const neighbors = checkNeighborsLabel(opts.neighbors);
   return runRelease(opts, { name: 'boundedLaplaceMechanism', eps, delta, neighbors, mechanism: 'bounded-laplace' }, (rng) => {
     const out = sampleBoundedLaplace(rng, q, b, l, u);
     if (!opts.details) return out;

@@ -66,7 +66,7 @@ export function truncatedLaplaceMechanism(value: number, eps: number, delta: num
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: TruncatedLaplaceOptions): number | Release<number> {
   const q = checkFinite(value, 'value');
   const p = truncatedLaplaceParameters(eps, delta, sensitivity);
-  const neighbors = checkNeighbors(opts?.neighbors);
+  const neighbors = checkNeighborsLabel(opts?.neighbors);
   return runRelease(opts, { name: 'truncatedLaplaceMechanism', eps, delta, neighbors, mechanism: 'truncated-laplace' }, (rng) => {
     const out = q + sampleTruncatedLaplace(rng, p);
     if (!opts?.details) return out;
@@ -88,7 +88,7 @@ export function truncatedLaplaceMechanism(value: number, eps: number, delta: num
 }
 
 /** 'bounded' (default) or 'unbounded'. */
-export function checkNeighbors(n: unknown): Neighbors {
+export function checkNeighborsLabel(n: unknown): Neighbors {
   if (n === undefined) return 'bounded';
   if (n !== 'bounded' && n !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", n);
   return n;

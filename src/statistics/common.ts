@@ -1,0 +1,224 @@
+/**
+ * What the private descriptive statistics share: their options (DPpack's semantics in camelCase),
+ * validation, single-pass clipping over typed arrays, and the check-then-spend runner that handles
+ * `neighbors: 'both'` (two independent releases, each charged).
+ */
+import type { Neighbors } from '../accounting/accountant.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { NoiseMode, Release, ReleaseOptions } from '../release.js';
+import { resolveRng, type Rng } from '../random/rng.js';
+import { checkBounds, checkDelta, checkEpsilon } from '../validation.js';
+
+/** 'laplace' (default, pure eps-DP), 'gaussian' (classic or pDP calibration) or 'analytic' (Balle & Wang 2018). */
+export type StatMechanism = 'laplace' | 'gaussian' | 'analytic';
+/** DPpack's which.sensitivity: replace one record, add/remove one, or both (two releases, each charged). */
+export type StatNeighbors = Neighbors | 'both';
+
+/** Options common to every statistic. */
+export interface StatBaseOptions extends ReleaseOptions {
+  /** Privacy budget of one release (each of the two releases when neighbors = 'both'). */
+  eps: number;
+  /** Neighbouring relation; default 'bounded'. */
+  neighbors?: StatNeighbors;
+  /** Return {@link Release} objects (noise scale, mechanism, guarantee, sensitivity, noise half-width). */
+  details?: boolean;
+}
+
+/** Options of the noise-adding statistics (mean, variance, histogram, tables, ...). */
+export interface NoisyStatOptions extends StatBaseOptions {
+  /** Default 'laplace'. */
+  mechanism?: StatMechanism;
+  /** Required for 'gaussian' and 'analytic'; in (0, 1). */
+  delta?: number;
+  /** Gaussian calibration: 'aDP' (classic, eps < 1) or 'pDP' (probabilistic DP, Liu 2019); default 'aDP'. */
+  typeDP?: 'aDP' | 'pDP';
+  /** 'safe' (default, lattice noise, floating-point safe), 'exact' or 'float' (simulations only). */
+  noise?: NoiseMode;
+}
+
+/** Options with one pair of public bounds. */
+export interface BoundedStatOptions extends NoisyStatOptions {
+  lower: number;
+  upper: number;
+}
+
+/** Both releases of a `neighbors: 'both'` call. */
+export interface BothReleases<T> {
+  bounded: T;
+  unbounded: T;
+}
+
+/** The result type of a statistic for its options: a value, a Release, or both of either. */
+export type StatResult<T, O> = O extends { neighbors: 'both' }
+  ? O extends { details: true }
+    ? BothReleases<Release<T>>
+    : BothReleases<T>
+  : O extends { details: true }
+    ? Release<T>
+    : T;
+
+export interface ParsedNoise {
+  eps: number;
+  delta: number;
+  mechanism: StatMechanism;
+  typeDP: 'aDP' | 'pDP';
+  noise: NoiseMode;
+  relations: Neighbors[];
+}
+
+export function checkOptionsObject(opts: unknown): void {
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) throw new InvalidArgumentError('options', 'must be an object (at least { eps, ... })', opts);
+}
+
+export function parseRelations(n: unknown): Neighbors[] {
+  if (n === undefined || n === 'bounded') return ['bounded'];
+  if (n === 'unbounded') return ['unbounded'];
+  if (n === 'both') return ['bounded', 'unbounded'];
+  throw new InvalidArgumentError('neighbors', "must be 'bounded', 'unbounded' or 'both'", n);
+}
+
+/** Validates eps, mechanism, delta, typeDP, noise and neighbors. */
+export function parseNoiseOptions(opts: NoisyStatOptions): ParsedNoise {
+  checkOptionsObject(opts);
+  const eps = checkEpsilon(opts.eps);
+  const mechanism = opts.mechanism ?? 'laplace';
+  if (mechanism !== 'laplace' && mechanism !== 'gaussian' && mechanism !== 'analytic') {
+    throw new InvalidArgumentError('mechanism', "must be 'laplace', 'gaussian' or 'analytic'", mechanism);
+  }
+  const typeDP = opts.typeDP ?? 'aDP';
+  if (typeDP !== 'aDP' && typeDP !== 'pDP') throw new InvalidArgumentError('typeDP', "must be 'aDP' or 'pDP'", typeDP);
+  let delta = 0;
+  if (mechanism === 'laplace') {
+    if (opts.delta !== undefined && opts.delta !== 0) throw new InvalidArgumentError('delta', "must be omitted (or 0) for mechanism 'laplace' (pure eps-DP)", opts.delta);
+  } else {
+    if (opts.delta === undefined) throw new InvalidArgumentError('delta', `is required for mechanism '${mechanism}' and must be in (0, 1)`);
+    delta = checkDelta(opts.delta);
+  }
+  const noise = opts.noise ?? 'safe';
+  if (noise !== 'safe' && noise !== 'exact' && noise !== 'float') throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", noise);
+  return { eps, delta, mechanism, typeDP, noise, relations: parseRelations(opts.neighbors) };
+}
+
+export function parseBounds(opts: { lower?: unknown; upper?: unknown }, lowerName = 'lower', upperName = 'upper'): [number, number] {
+  if (opts.lower === undefined) throw new InvalidArgumentError(lowerName, 'is required (a public lower bound on the data)');
+  if (opts.upper === undefined) throw new InvalidArgumentError(upperName, 'is required (a public upper bound on the data)');
+  return checkBounds(opts.lower, opts.upper, lowerName, upperName);
+}
+
+/** An array or typed array (contents are checked during the single data pass, after the budget check). */
+export function checkNumericContainer(x: unknown, name: string, minLength = 1): ArrayLike<number> {
+  if (!(Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView) && !(x instanceof BigInt64Array) && !(x instanceof BigUint64Array)))) {
+    throw new InvalidArgumentError(name, 'must be an array or typed array of finite numbers', x);
+  }
+  const a = x as ArrayLike<number>;
+  if (a.length < minLength) throw new InvalidArgumentError(name, `must have at least ${minLength} element(s)`, a.length);
+  return a;
+}
+
+/** The error for a non-finite element met during a data pass. */
+export function nonFinite(name: string, x: ArrayLike<unknown>): InvalidArgumentError {
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    if (typeof v !== 'number' || !Number.isFinite(v)) return new InvalidArgumentError(`${name}[${i}]`, 'must be a finite number', v);
+  }
+  return new InvalidArgumentError(name, 'must contain only finite numbers');
+}
+
+/**
+ * Sum of x clipped to [l, u] in one pass; throws a typed error on a non-finite element (NaN fails
+ * both comparisons; +-Infinity are caught in the clipping branches, so the common path has no extra test).
+ */
+export function clippedSum(x: ArrayLike<number>, l: number, u: number, name: string): number {
+  let s = 0;
+  const n = x.length;
+  for (let i = 0; i < n; i++) {
+    let v = x[i]!;
+    if (v < l) {
+      if (v === -Infinity) throw nonFinite(name, x);
+      v = l;
+    } else if (v > u) {
+      if (v === Infinity) throw nonFinite(name, x);
+      v = u;
+    } else if (v !== v) throw nonFinite(name, x);
+    s += v;
+  }
+  return s;
+}
+
+/** x clipped to [l, u] into a new Float64Array (one pass, typed error on non-finite elements). */
+export function clipToFloat64(x: ArrayLike<number>, l: number, u: number, name: string): Float64Array {
+  const n = x.length;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let v = x[i]!;
+    if (v < l) {
+      if (v === -Infinity) throw nonFinite(name, x);
+      v = l;
+    } else if (v > u) {
+      if (v === Infinity) throw nonFinite(name, x);
+      v = u;
+    } else if (v !== v) throw nonFinite(name, x);
+    out[i] = v;
+  }
+  return out;
+}
+
+/** Mean and sum of squared deviations of x clipped to [l, u] (two passes, no cancellation). */
+export function clippedMeanSS(x: ArrayLike<number>, l: number, u: number, name: string): { mean: number; ss: number } {
+  const n = x.length;
+  const mean = clippedSum(x, l, u, name) / n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) {
+    const v = x[i]!;
+    const d = (v < l ? l : v > u ? u : v) - mean;
+    ss += d * d;
+  }
+  return { mean, ss };
+}
+
+/** Cross-product sum of deviations of two clipped columns (after their means are known). */
+export function clippedCrossDev(x1: ArrayLike<number>, x2: ArrayLike<number>, b1: [number, number], b2: [number, number], m1: number, m2: number): number {
+  const [l1, u1] = b1;
+  const [l2, u2] = b2;
+  let s = 0;
+  for (let i = 0; i < x1.length; i++) {
+    const a = x1[i]!;
+    const b = x2[i]!;
+    s += ((a < l1 ? l1 : a > u1 ? u1 : a) - m1) * ((b < l2 ? l2 : b > u2 ? u2 : b) - m2);
+  }
+  return s;
+}
+
+export function checkAlpha(alpha: unknown): number {
+  if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
+  return alpha;
+}
+
+/**
+ * Check-then-spend for a statistic: validates nothing (the caller did), checks the TOTAL cost of all
+ * relations (eps and delta per release) before the data are touched, computes the true value once,
+ * produces one independent release per relation, and charges each release only after all succeeded.
+ */
+export function runStatistic<V, T>(
+  opts: ReleaseOptions & { details?: boolean },
+  name: string,
+  cost: { eps: number; delta: number; relations: Neighbors[]; mechanism: string },
+  computeTrue: () => V,
+  releaseOne: (v: V, relation: Neighbors, rng: Rng) => Release<T>,
+): T | Release<T> | BothReleases<T> | BothReleases<Release<T>> {
+  const rng = resolveRng(opts.rng);
+  const accountant = opts.accountant;
+  const label = opts.name ?? name;
+  const k = cost.relations.length;
+  accountant?.check({ eps: cost.eps * k, delta: cost.delta * k, name: label });
+  const truth = computeTrue();
+  const releases = cost.relations.map((r) => releaseOne(truth, r, rng));
+  if (accountant) {
+    for (let i = 0; i < k; i++) {
+      accountant.spend({ name: k > 1 ? `${label} (${cost.relations[i]})` : label, eps: cost.eps, delta: cost.delta, neighbors: cost.relations[i]!, mechanism: cost.mechanism });
+    }
+  }
+  if (k === 1) return opts.details ? releases[0]! : releases[0]!.value;
+  if (opts.details) return { bounded: releases[0]!, unbounded: releases[1]! };
+  return { bounded: releases[0]!.value, unbounded: releases[1]!.value };
+}

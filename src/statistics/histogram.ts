@@ -1,0 +1,167 @@
+/**
+ * Private histograms and contingency tables (DPpack's histogramDP and tableDP).
+ */
+import type { Neighbors } from '../accounting/accountant.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { Rng } from '../random/rng.js';
+import { checkNumericContainer, checkOptionsObject, nonFinite, parseBounds, parseNoiseOptions, runStatistic, type NoisyStatOptions, type ParsedNoise, type StatResult } from './common.js';
+import { applyNoise, makeRelease, planNoise, type NoisePlan } from './noise.js';
+
+export interface HistogramOptions extends NoisyStatOptions {
+  /** Public lower bound (the first edge); required unless `breaks` gives the edges. */
+  lower?: number;
+  /** Public upper bound (the last edge); required unless `breaks` gives the edges. */
+  upper?: number;
+  /**
+   * A number of equal-width bins on [lower, upper] (default 10), or the explicit increasing edges.
+   * The default never looks at the data (DPpack's default, Sturges' rule, reads n and the data range).
+   */
+  breaks?: number | ArrayLike<number>;
+  /** Release proportions summing to 1 instead of counts (default false). */
+  normalize?: boolean;
+  /** Keep negative noisy counts (default false: clamped to 0). */
+  allowNegative?: boolean;
+}
+
+export interface Histogram {
+  /** Bin edges (length bins + 1); bins are right-closed (a, b], the first also includes its left edge (R's hist). */
+  edges: Float64Array;
+  /** Bin midpoints. */
+  mids: Float64Array;
+  /** Noisy counts (or proportions with `normalize`), after the post-processing described in histogramDP. */
+  counts: Float64Array;
+}
+
+/**
+ * Counting-query sensitivity (DPpack): one record moves between two cells under replacement, so the
+ * l1 sensitivity is 2 and the l2 sqrt(2); under add/remove one cell changes by 1.
+ */
+export function countSensitivities(relation: Neighbors): { l1: number; l2: number } {
+  return relation === 'bounded' ? { l1: 2, l2: Math.SQRT2 } : { l1: 1, l2: 1 };
+}
+
+/** Rounds half to even (R's round and IEEE's default), e.g. 2.5 -> 2, 3.5 -> 4, -2.5 -> -2. */
+export function roundHalfEven(v: number): number {
+  const r = Math.round(v); // ties towards +infinity
+  return r - v === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** The post-processing shared by histograms and tables (no privacy cost). */
+export function postProcessCounts(c: Float64Array, allowNegative: boolean, normalize: boolean): Float64Array {
+  if (!allowNegative) for (let i = 0; i < c.length; i++) if (c[i]! < 0) c[i] = 0;
+  if (normalize) {
+    let s = 0;
+    for (let i = 0; i < c.length; i++) s += c[i]!;
+    if (s > 0) for (let i = 0; i < c.length; i++) c[i] = c[i]! / s;
+    else c.fill(1 / c.length); // every noisy count was <= 0: no information, uniform proportions
+  } else for (let i = 0; i < c.length; i++) c[i] = roundHalfEven(c[i]!);
+  return c;
+}
+
+function parseFlag(v: unknown, name: string): boolean {
+  if (v === undefined) return false;
+  if (typeof v !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', v);
+  return v;
+}
+
+/** Noisy counts for each relation: shared by histogramDP and tableDP. */
+export function countRelease(p: ParsedNoise, relation: Neighbors, counts: Float64Array, rng: Rng, allowNegative: boolean, normalize: boolean) {
+  const s = countSensitivities(relation);
+  const plan: NoisePlan = planNoise(p, s.l1, s.l2);
+  const nz = applyNoise(counts, plan, rng);
+  return { out: postProcessCounts(nz.out, allowNegative, normalize), plan, nz };
+}
+
+/**
+ * Private histogram: the data are clipped to [edges[0], edges[K]], counted in K bins, and every bin gets
+ * independent noise calibrated to the count sensitivity: bounded neighbours l1 = 2 (Laplace b = 2/eps,
+ * eps-DP) or l2 = sqrt(2) (Gaussian, (eps, delta)-DP); unbounded neighbours 1 (DPpack's table).
+ * Post-processing (free): with allowNegative false (default) negative counts become 0; then counts are
+ * rounded half to even, or with `normalize` divided by their sum (uniform if every count is 0).
+ * Equal-width bins are found arithmetically (ceil((v - l) K/(u - l)) - 1), explicit edges by binary
+ * search. One pass over x, no allocation per element; the default breaks are public (10 equal bins).
+ */
+export function histogramDP<O extends HistogramOptions>(x: ArrayLike<number>, opts: O): StatResult<Histogram, O> {
+  const p = parseNoiseOptions(opts);
+  checkOptionsObject(opts);
+  const normalize = parseFlag(opts.normalize, 'normalize');
+  const allowNegative = parseFlag(opts.allowNegative, 'allowNegative');
+  let edges: Float64Array;
+  let uniform: boolean;
+  const breaks = opts.breaks ?? 10;
+  if (typeof breaks === 'number') {
+    if (!Number.isInteger(breaks) || breaks < 1 || breaks > 1e7) throw new InvalidArgumentError('breaks', 'must be an integer number of bins in [1, 1e7] or an array of edges', breaks);
+    const [l, u] = parseBounds(opts);
+    edges = new Float64Array(breaks + 1);
+    for (let i = 0; i <= breaks; i++) edges[i] = i === breaks ? u : l + ((u - l) * i) / breaks;
+    uniform = true;
+  } else {
+    const e = checkNumericContainer(breaks, 'breaks', 2);
+    edges = new Float64Array(e.length);
+    for (let i = 0; i < e.length; i++) {
+      const v = e[i];
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`breaks[${i}]`, 'must be a finite number', v);
+      if (i > 0 && !(v > edges[i - 1]!)) throw new InvalidArgumentError('breaks', 'must be strictly increasing', `breaks[${i}] = ${v}`);
+      edges[i] = v;
+    }
+    if (opts.lower !== undefined && opts.lower !== edges[0]) throw new InvalidArgumentError('lower', 'must equal breaks[0] when explicit edges are given (or be omitted)', opts.lower);
+    if (opts.upper !== undefined && opts.upper !== edges[edges.length - 1]) throw new InvalidArgumentError('upper', 'must equal the last break when explicit edges are given (or be omitted)', opts.upper);
+    uniform = false;
+  }
+  const data = checkNumericContainer(x, 'x', 0);
+  const K = edges.length - 1;
+  const mids = new Float64Array(K);
+  for (let i = 0; i < K; i++) mids[i] = (edges[i]! + edges[i + 1]!) / 2;
+  const firstPlan = planNoise(p, countSensitivities(p.relations[0]!).l1, countSensitivities(p.relations[0]!).l2);
+  return runStatistic(
+    opts,
+    'histogramDP',
+    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: firstPlan.mechanism },
+    () => (uniform ? countUniform(data, edges[0]!, edges[K]!, K) : countEdges(data, edges)),
+    (counts: Float64Array, relation: Neighbors, rng: Rng) => {
+      const { out, plan, nz } = countRelease(p, relation, counts, rng, allowNegative, normalize);
+      return makeRelease<Histogram>({ edges: edges.slice(), mids: mids.slice(), counts: out }, p, plan, nz, relation);
+    },
+  ) as StatResult<Histogram, O>;
+}
+
+/** Counts in K equal-width right-closed bins of [l, u] (values clipped first). */
+function countUniform(x: ArrayLike<number>, l: number, u: number, K: number): Float64Array {
+  const counts = new Float64Array(K);
+  const scale = K / (u - l);
+  const last = K - 1;
+  const n = x.length;
+  for (let i = 0; i < n; i++) {
+    const v = x[i]!;
+    let b: number;
+    if (v > l) {
+      if (v < u) b = Math.ceil((v - l) * scale) - 1;
+      else if (v === Infinity) throw nonFinite('x', x);
+      else b = last;
+    } else if (v === -Infinity || v !== v) throw nonFinite('x', x);
+    else b = 0;
+    counts[b < 0 ? 0 : b > last ? last : b]!++;
+  }
+  return counts;
+}
+
+/** Counts in right-closed bins with explicit edges (binary search; values clipped first). */
+function countEdges(x: ArrayLike<number>, edges: Float64Array): Float64Array {
+  const K = edges.length - 1;
+  const counts = new Float64Array(K);
+  const n = x.length;
+  for (let i = 0; i < n; i++) {
+    const v = x[i]!;
+    if (v !== v || v === Infinity || v === -Infinity) throw nonFinite('x', x);
+    // smallest e in [1, K] with v <= edges[e]; bin e - 1.
+    let lo = 1;
+    let hi = K;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (v <= edges[mid]!) hi = mid;
+      else lo = mid + 1;
+    }
+    counts[lo - 1]!++;
+  }
+  return counts;
+}

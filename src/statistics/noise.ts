@@ -1,0 +1,101 @@
+/**
+ * How the statistics turn a sensitivity into noise: the calibration of the chosen mechanism and the
+ * floating-point-safe noise adders of src/mechanisms/noise.ts ('safe' lattice release by default).
+ */
+import type { Neighbors } from '../accounting/accountant.js';
+import { InvalidArgumentError } from '../errors.js';
+import { normalQuantile } from '../math/special.js';
+import { addGaussianNoise, addLaplaceNoise, effectiveNoiseScales } from '../mechanisms/noise.js';
+import type { NoiseMode, Release } from '../release.js';
+import { planGaussianGrid, planLaplaceGrid } from '../random/lattice.js';
+import type { Rng } from '../random/rng.js';
+import { checkAlpha, type ParsedNoise } from './common.js';
+import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from '../mechanisms/gaussian-calibration.js';
+
+export interface NoisePlan {
+  kind: 'laplace' | 'gaussian';
+  /** Mechanism label of the release ('laplace', 'gaussian', 'gaussian-pdp', 'gaussian-analytic'). */
+  mechanism: string;
+  /** The sensitivity the scale is calibrated to (l1 for Laplace, l2 for Gaussian). */
+  sensitivity: number;
+  /** Nominal scale: Laplace b = sensitivity/eps, or the Gaussian sigma. */
+  scale: number;
+  mode: NoiseMode;
+}
+
+/**
+ * The noise for a release with l1 sensitivity `l1` (Laplace) or l2 sensitivity `l2` (Gaussian):
+ * Laplace b = l1/eps (Dwork et al. 2006); Gaussian sigma from the classic, pDP or analytic
+ * calibration (see gaussian-calibration.ts).
+ */
+export function planNoise(p: ParsedNoise, l1: number, l2: number): NoisePlan {
+  if (p.mechanism === 'laplace') return { kind: 'laplace', mechanism: 'laplace', sensitivity: l1, scale: l1 / p.eps, mode: p.noise };
+  const { sigma, mechanism } = gaussianSigmaFor(p, l2);
+  return { kind: 'gaussian', mechanism, sensitivity: l2, scale: sigma, mode: p.noise };
+}
+
+/**
+ * sigma and the mechanism label for l2 sensitivity `l2`: classic aDP (Dwork & Roth 2014, Theorem A.1:
+ * sigma = D sqrt(2 ln(1.25/delta))/eps, eps < 1), probabilistic DP (typeDP 'pDP', Liu 2019:
+ * sigma = D (z + sqrt(z^2 + 2 eps))/(2 eps), z = PhiInv(1 - delta/2)), analytic (Balle & Wang 2018,
+ * any eps). In 'exact' mode (discrete Gaussian on the integers) sigma is calibrated through zCDP
+ * (CKS 2020, Theorem 14; Bun & Steinke 2016), since the discrete Gaussian's (eps, delta) profile differs
+ * from the continuous one at small sigma.
+ */
+export function gaussianSigmaFor(p: ParsedNoise, l2: number): { sigma: number; mechanism: string } {
+  if (p.noise === 'exact') return { sigma: gaussianSigmaZCDP(p.eps, p.delta, l2), mechanism: 'discrete-gaussian-zcdp' };
+  if (p.mechanism === 'analytic') return { sigma: analyticGaussianSigma(p.eps, p.delta, l2), mechanism: 'gaussian-analytic' };
+  if (p.typeDP === 'pDP') return { sigma: gaussianSigmaPDP(p.eps, p.delta, l2), mechanism: 'gaussian-pdp' };
+  return { sigma: gaussianSigmaClassic(p.eps, p.delta, l2), mechanism: 'gaussian' };
+}
+
+/**
+ * values + noise per the plan (one mechanism over the whole vector); returns the noisy copy, the scale
+ * applied (the 'safe' lattice inflates it slightly) and the lattice slack of the half-width (two grid
+ * steps in 'safe' mode: rounding <= half a step plus the discreteness of the noise; 1 in 'exact' mode).
+ */
+export function applyNoise(values: ArrayLike<number>, plan: NoisePlan, rng: Rng): { out: Float64Array; scale: number; slack: number } {
+  const spec = { scale: plan.scale, sensitivity: plan.sensitivity };
+  const out = plan.kind === 'laplace' ? addLaplaceNoise(values, spec, rng, plan.mode) : addGaussianNoise(values, spec, rng, plan.mode);
+  const scale = effectiveNoiseScales(plan.kind, spec, values.length, plan.mode)[0]!;
+  let slack = 0;
+  if (plan.mode === 'exact') slack = 1;
+  else if (plan.mode === 'safe') {
+    const grid = plan.kind === 'laplace' ? planLaplaceGrid(plan.scale, plan.sensitivity, values.length) : planGaussianGrid(plan.scale, plan.sensitivity, values.length);
+    slack = 2 * Math.pow(2, grid.k);
+  }
+  return { out, scale, slack };
+}
+
+/** A scalar value + Laplace (scale = b) or Gaussian (scale = sigma) noise calibrated to `sensitivity`. */
+export function addScalarNoise(value: number, kind: 'laplace' | 'gaussian', scale: number, sensitivity: number, rng: Rng, mode: NoiseMode): number {
+  const spec = { scale, sensitivity };
+  const v = [value];
+  return (kind === 'laplace' ? addLaplaceNoise(v, spec, rng, mode) : addGaussianNoise(v, spec, rng, mode))[0]!;
+}
+
+/** Half-width w with P(|noise| <= w) >= 1 - alpha: b ln(1/alpha) (Laplace) or sigma PhiInv(1 - alpha/2) (Gaussian). */
+export function noiseHalfWidthFor(kind: 'laplace' | 'gaussian', scale: number, slack = 0): (alpha?: number) => number {
+  return (alpha = 0.05) => {
+    checkAlpha(alpha);
+    return (kind === 'laplace' ? scale * Math.log(1 / alpha) : scale * normalQuantile(1 - alpha / 2)) + slack;
+  };
+}
+
+/** A Release for a noisy value produced with `plan` (scale = the scale actually applied). */
+export function makeRelease<T>(value: T, p: ParsedNoise, plan: NoisePlan, noise: { scale: number; slack: number }, relation: Neighbors, halfWidth?: (alpha?: number) => number): Release<T> {
+  const scale = noise.scale;
+  return {
+    value,
+    mechanism: plan.mechanism,
+    guarantee: { eps: p.eps, delta: p.delta, neighbors: relation },
+    sensitivity: plan.sensitivity,
+    scale,
+    noiseHalfWidth: halfWidth ?? noiseHalfWidthFor(plan.kind, scale, noise.slack),
+  };
+}
+
+/** Rejects 'exact' mode for non-integer true values up front with a message that names the option. */
+export function checkExactAllowed(p: ParsedNoise, integerValued: boolean, what: string): void {
+  if (p.noise === 'exact' && !integerValued) throw new InvalidArgumentError('noise', `'exact' needs integer-valued true values; ${what} is real-valued (use 'safe')`, p.noise);
+}
