@@ -6,3 +6,6 @@ export * from './noise.js';
 export * from './report-noisy-max.js';
 export * from './laplace.js';
 export * from './gaussian.js';
+export * from './bounded-laplace.js';
+export * from './truncated-laplace.js';
+export * from './smooth-sensitivity.js';
