@@ -1,2 +1,8 @@
 // Public exports of src/models/ (one line per module).
 export {};
+export * from './matrix.js';
+export * from './erm/index.js';
+export * from './erm/classifier.js';
+export * from './logistic.js';
+export * from './svm.js';
+export * from './linear.js';

@@ -1,0 +1,169 @@
+/**
+ * The common machinery of the CMS binary classifiers (LogisticRegressionDP, SvmDP): option
+ * validation, check-then-spend fitting by objective or output perturbation, prediction.
+ */
+import type { Neighbors } from '../../accounting/accountant.js';
+import { InvalidArgumentError } from '../../errors.js';
+import type { Guarantee, ReleaseOptions } from '../../release.js';
+import { runRelease } from '../../release.js';
+import { resolveRng, type Rng } from '../../random/rng.js';
+import { checkEpsilon, checkPositive } from '../../validation.js';
+import { matrixShape, type MatrixInput } from '../matrix.js';
+import { cmsObjectivePerturbation, cmsOutputPerturbation } from './cms.js';
+import type { LossKind } from './losses.js';
+import { checkRegularizer, type ErmProblem, type Regularizer } from './objective.js';
+import { checkBinaryLabels, checkOptionsObject, checkWeights } from './preprocess.js';
+
+export type PerturbationMethod = 'objective' | 'output';
+
+export interface CmsModelOptions {
+  /** Privacy budget of the fit (eps-DP). */
+  eps: number;
+  /** Regularisation constant: J = (1/n) sum loss + (gamma/n) R. */
+  gamma: number;
+  /** 'l2' (default) or a 1-strongly convex regularizer with its gradient. */
+  regularizer?: Regularizer;
+  /** 'objective' (default) or 'output' perturbation. */
+  perturbation?: PerturbationMethod;
+}
+
+export interface ClassifierFitOptions extends ReleaseOptions {
+  /** Public lower bound of each column of X (required for linear models). */
+  lower?: ArrayLike<number>;
+  /** Public upper bound of each column of X (required for linear models). */
+  upper?: ArrayLike<number>;
+  /** Prepend a bias column of 1s (coefficient 0 is then the intercept). Default false. */
+  addBias?: boolean;
+  /** Per-row weights in [0, weightsUpperBound] multiplying the losses (output perturbation only). */
+  weights?: ArrayLike<number>;
+  /** Public upper bound W of the weights. */
+  weightsUpperBound?: number;
+}
+
+export interface ClassifierPredictOptions {
+  /** Return raw values (probabilities for logistic regression, scores for SVM) instead of 0/1 labels. */
+  raw?: boolean;
+}
+
+/** Information on the last fit (public quantities only). */
+export interface ErmFitInfo {
+  mechanism: string;
+  /** Rate of the norm of the perturbation: ||b|| ~ Gamma(d, rate). */
+  rate: number;
+  /** Output perturbation: the l2-sensitivity of the minimiser. */
+  sensitivity?: number;
+  /** Objective perturbation: eps' and Delta. */
+  epsPrime?: number;
+  Delta?: number;
+  /** Dimension of the coefficient vector the noise was drawn in. */
+  dimension: number;
+  iterations: number;
+}
+
+/** A design prepared for the ERM solver, with the map back to user-scale coefficients. */
+export interface PreparedDesign {
+  n: number;
+  d: number;
+  X: Float64Array;
+  finish(theta: Float64Array): void;
+}
+
+export function checkCmsModelOptions(o: unknown, model: string): { eps: number; gamma: number; regularizer: Regularizer; perturbation: PerturbationMethod } {
+  if (typeof o !== 'object' || o === null) throw new InvalidArgumentError(`${model} options`, 'must be an object { eps, gamma, ... }', o);
+  const opts = o as CmsModelOptions;
+  const eps = checkEpsilon(opts.eps);
+  const gamma = checkPositive(opts.gamma, 'gamma');
+  const regularizer = checkRegularizer(opts.regularizer);
+  const perturbation = opts.perturbation ?? 'objective';
+  if (perturbation !== 'objective' && perturbation !== 'output') throw new InvalidArgumentError('perturbation', "must be 'objective' or 'output'", perturbation);
+  return { eps, gamma, regularizer, perturbation };
+}
+
+export abstract class CmsClassifier {
+  readonly eps: number;
+  readonly gamma: number;
+  readonly regularizer: Regularizer;
+  readonly perturbation: PerturbationMethod;
+  /** The released coefficients (intercept first with addBias), on the scale of the inputs; undefined before fit. */
+  coeff: number[] | undefined;
+  /** Public facts about the last fit. */
+  fitInfo: ErmFitInfo | undefined;
+  protected addBias = false;
+  protected dIn = 0;
+  protected abstract readonly lossKind: LossKind;
+  protected abstract readonly modelName: string;
+
+  protected constructor(o: unknown, model: string) {
+    const v = checkCmsModelOptions(o, model);
+    this.eps = v.eps;
+    this.gamma = v.gamma;
+    this.regularizer = v.regularizer;
+    this.perturbation = v.perturbation;
+  }
+
+  /** The guarantee of a fit: eps-DP for replace-one (bounded) neighbours. */
+  get guarantee(): Guarantee {
+    return { eps: this.eps, delta: 0, neighbors: 'bounded' as Neighbors };
+  }
+
+  /** The curvature bound c = sup |l''| of the loss. */
+  protected abstract curvature(): number;
+  /** Validates X against the fit options and prepares the scaled design (norms <= 1). */
+  protected abstract prepare(X: MatrixInput, o: ClassifierFitOptions, rng: Rng): PreparedDesign;
+  /** Raw scores x . coeff of new rows. */
+  protected abstract scores(X: MatrixInput): Float64Array;
+  protected abstract huberH(): number;
+
+  /**
+   * Fits the model privately (eps-DP, replace-one neighbours) and stores the coefficients in
+   * `coeff`. Validation first, then the budget check, then the fit; the budget is charged only if
+   * the fit succeeds (a ConvergenceError spends nothing).
+   */
+  fit(X: MatrixInput, y: ArrayLike<number>, options?: ClassifierFitOptions): this {
+    const o = checkOptionsObject<ClassifierFitOptions>(options, 'options');
+    const { n, d: dIn } = matrixShape(X, 'X');
+    const labels = checkBinaryLabels(y, n, this.lossKind === 'huber');
+    if (o.addBias !== undefined && typeof o.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', o.addBias);
+    const { weights, wub } = checkWeights(o.weights, o.weightsUpperBound, n);
+    if (weights !== undefined && this.perturbation !== 'output') {
+      throw new InvalidArgumentError('weights', "are supported with perturbation 'output' only (weighted ERM, Giddens et al. 2023)");
+    }
+    const rng = resolveRng(o.rng);
+    const addBias = o.addBias ?? false;
+    const prep = this.prepare(X, o, rng);
+    const problem: ErmProblem = {
+      n,
+      d: prep.d,
+      X: prep.X,
+      y: labels,
+      weights,
+      loss: this.lossKind,
+      huberH: this.huberH(),
+      gamma: this.gamma,
+      regularizer: this.regularizer,
+    };
+    const mechanism = this.perturbation === 'objective' ? 'cms-objective-perturbation' : weights ? 'cms-weighted-output-perturbation' : 'cms-output-perturbation';
+    const info = runRelease(o, { eps: this.eps, delta: 0, neighbors: 'bounded', mechanism, name: `${this.modelName}.fit` }, (r) => {
+      if (this.perturbation === 'objective') {
+        const fit = cmsObjectivePerturbation(problem, this.eps, this.curvature(), r);
+        prep.finish(fit.theta);
+        return { theta: fit.theta, info: { mechanism, rate: fit.rate, epsPrime: fit.epsPrime, Delta: fit.Delta, dimension: prep.d, iterations: fit.iterations } as ErmFitInfo };
+      }
+      const fit = cmsOutputPerturbation(problem, this.eps, r, wub);
+      prep.finish(fit.theta);
+      return { theta: fit.theta, info: { mechanism, rate: fit.rate, sensitivity: fit.sensitivity, dimension: prep.d, iterations: fit.iterations } as ErmFitInfo };
+    });
+    this.addBias = addBias;
+    this.dIn = dIn;
+    this.coeff = Array.from(info.theta);
+    this.fitInfo = info.info;
+    return this;
+  }
+
+  protected checkFitted(X: MatrixInput): number {
+    if (this.coeff === undefined) throw new InvalidArgumentError(this.modelName, 'must be fitted before predict');
+    const { n, d } = matrixShape(X, 'X');
+    if (d !== this.dIn) throw new InvalidArgumentError('X', `must have ${this.dIn} columns like the training data`, d);
+    return n;
+  }
+}

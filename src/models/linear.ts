@@ -1,0 +1,153 @@
+/**
+ * LinearRegressionDP: (eps, delta)-differentially private linear regression by the objective
+ * perturbation of Kifer, Smith & Thakurta (2012) (DPpack's LinearRegressionDP).
+ *
+ * Preprocessing (public bounds for every column of X and for y; `lower`/`upper` have d + 1 entries,
+ * the last one bounding y, as in DPpack): X values are clipped to their bounds and column j is
+ * divided by max(|l_j|, |u_j|), so |x~_ij| <= 1; with p = number of columns (the bias column of 1s
+ * included when addBias), ||x~_i||_2 <= sqrt(p). y is clipped to [l_y, u_y]; with a bias it is
+ * shifted to the centre c = (l_y + u_y)/2 of its bounds and scaled by p/((u_y - l_y)/2), without a
+ * bias it is scaled by p / max(|l_y|, |u_y|); either way y~ in [-p, p].
+ *
+ * Objective: J(theta) = (1/n) sum_i (x~_i . theta - y~_i)^2 / 2 + (gamma/n) R(theta) over
+ * F = { theta : ||theta||^2 <= p }. On F, |x~ . theta| <= p, so the loss is zeta-Lipschitz with
+ * zeta = ||(x~ . theta - y~) x~|| <= 2p sqrt(p) = 2 p^{3/2}, and lambda-smooth with a rank-one
+ * Hessian x~ x~^T of norm ||x~||^2 <= lambda = p.
+ *
+ * Mechanism (KST Algorithm 1): Delta = 2 lambda/eps; delta = 0: ||b|| ~ Gamma(p, eps/(2 zeta)) with
+ * a uniform direction (eps-DP); delta > 0: b ~ N(0, zeta^2 (8 ln(2/delta) + 4 eps)/eps^2 I)
+ * ((eps, delta)-DP); release argmin_{F} J + Delta ||theta||^2/(2n) + (b . theta)/n, computed exactly
+ * (projected-gradient residual <= 1e-9 relative; ConvergenceError otherwise, nothing spent).
+ * Coefficients are un-scaled to the inputs' units (intercept first with addBias).
+ *
+ * Guarantee: (eps, delta)-DP (delta = 0: eps-DP) for neighbouring data sets differing in one
+ * replaced row (x_i, y_i) (bounded neighbours, as KST prove). R must be convex ('l2' is).
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { Guarantee, ReleaseOptions } from '../release.js';
+import { runRelease } from '../release.js';
+import { resolveRng } from '../random/rng.js';
+import { checkDelta, checkEpsilon, checkPositive } from '../validation.js';
+import { ballProjection } from '../optimize/projections.js';
+import { matrixShape, toVector, type MatrixInput } from './matrix.js';
+import { kstObjectivePerturbation } from './erm/kst.js';
+import { checkRegularizer, type ErmProblem, type Regularizer } from './erm/objective.js';
+import { checkOptionsObject, scaleDesign } from './erm/preprocess.js';
+import { linearScores } from './logistic.js';
+
+export interface LinearRegressionOptions {
+  eps: number;
+  /** 0 (default) for pure eps-DP, or in (0, 1) for (eps, delta)-DP with Gaussian noise. */
+  delta?: number;
+  /** Regularisation constant: J = (1/n) sum loss + (gamma/n) R. */
+  gamma: number;
+  regularizer?: Regularizer;
+}
+
+export interface LinearFitOptions extends ReleaseOptions {
+  /** Public lower bounds: one per column of X, then one for y (d + 1 entries). */
+  lower: ArrayLike<number>;
+  /** Public upper bounds: one per column of X, then one for y (d + 1 entries). */
+  upper: ArrayLike<number>;
+  /** Prepend a bias column of 1s. Default false. */
+  addBias?: boolean;
+}
+
+/** The preprocessed KST problem of a linear regression, with the map back to user units. */
+export interface LinearDesign {
+  problem: ErmProblem;
+  p: number;
+  zeta: number;
+  lambda: number;
+  radius: number;
+  /** Converts scaled theta to user-unit coefficients (in place). */
+  unscale(theta: Float64Array): void;
+}
+
+/** Validates and preprocesses (X, y) for KST linear regression (public for tests and benchmarks). */
+export function prepareLinearRegression(X: MatrixInput, y: ArrayLike<number>, o: LinearFitOptions, gamma: number, regularizer: Regularizer): LinearDesign {
+  const { n, d: dIn } = matrixShape(X, 'X');
+  if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for the ${dIn} columns of X and for y (${dIn + 1} entries)`);
+  const lo = toVector(o.lower, 'lower', dIn + 1);
+  const hi = toVector(o.upper, 'upper', dIn + 1);
+  const ly = lo[dIn]!;
+  const uy = hi[dIn]!;
+  if (!(ly < uy)) throw new InvalidArgumentError(`lower[${dIn}]/upper[${dIn}]`, 'must satisfy lower < upper (the bounds of y)', `${ly} >= ${uy}`);
+  if (o.addBias !== undefined && typeof o.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', o.addBias);
+  const addBias = o.addBias ?? false;
+  const yv = toVector(y, 'y', n);
+  const s = scaleDesign(X, lo.subarray(0, dIn), hi.subarray(0, dIn), addBias, false);
+  const p = s.d;
+  const centre = addBias ? (ly + uy) / 2 : 0;
+  const half = addBias ? (uy - ly) / 2 : Math.max(Math.abs(ly), Math.abs(uy));
+  const yScale = p / half;
+  for (let i = 0; i < n; i++) {
+    const v = yv[i]!;
+    yv[i] = ((v < ly ? ly : v > uy ? uy : v) - centre) * yScale;
+  }
+  const problem: ErmProblem = { n, d: p, X: s.X, y: yv, loss: 'squared', gamma, regularizer };
+  return {
+    problem,
+    p,
+    zeta: 2 * Math.pow(p, 1.5),
+    lambda: p,
+    radius: Math.sqrt(p),
+    unscale: (theta) => {
+      for (let j = 0; j < p; j++) theta[j] = theta[j]! / (yScale * s.divisor[j]!);
+      if (addBias) theta[0] = theta[0]! + centre;
+    },
+  };
+}
+
+export class LinearRegressionDP {
+  readonly eps: number;
+  readonly delta: number;
+  readonly gamma: number;
+  readonly regularizer: Regularizer;
+  /** The released coefficients in the inputs' units (intercept first with addBias); undefined before fit. */
+  coeff: number[] | undefined;
+  private addBias = false;
+  private dIn = 0;
+
+  constructor(options: LinearRegressionOptions) {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('LinearRegressionDP options', 'must be an object { eps, delta?, gamma }', options);
+    this.eps = checkEpsilon(options.eps);
+    this.delta = options.delta === undefined || options.delta === 0 ? 0 : checkDelta(options.delta);
+    this.gamma = checkPositive(options.gamma, 'gamma');
+    this.regularizer = checkRegularizer(options.regularizer);
+  }
+
+  /** (eps, delta)-DP for replace-one (bounded) neighbours. */
+  get guarantee(): Guarantee {
+    return { eps: this.eps, delta: this.delta, neighbors: 'bounded' };
+  }
+
+  /** Fits privately (validation, budget check, fit, spend on success only). */
+  fit(X: MatrixInput, y: ArrayLike<number>, options: LinearFitOptions): this {
+    const o = checkOptionsObject<LinearFitOptions>(options, 'options');
+    const design = prepareLinearRegression(X, y, o, this.gamma, this.regularizer);
+    resolveRng(o.rng);
+    const mechanism = this.delta === 0 ? 'kst-objective-perturbation-gamma' : 'kst-objective-perturbation-gaussian';
+    const theta = runRelease(o, { eps: this.eps, delta: this.delta, neighbors: 'bounded', mechanism, name: 'LinearRegressionDP.fit' }, (rng) => {
+      const fit = kstObjectivePerturbation(
+        design.problem,
+        { eps: this.eps, delta: this.delta, zeta: design.zeta, lambda: design.lambda, project: ballProjection(design.radius) },
+        rng,
+      );
+      design.unscale(fit.theta);
+      return fit.theta;
+    });
+    this.addBias = o.addBias ?? false;
+    this.dIn = design.problem.d - (this.addBias ? 1 : 0);
+    this.coeff = Array.from(theta);
+    return this;
+  }
+
+  /** Predictions X . coeff (post-processing: no privacy cost). */
+  predict(X: MatrixInput): number[] {
+    if (this.coeff === undefined) throw new InvalidArgumentError('LinearRegressionDP', 'must be fitted before predict');
+    const { d } = matrixShape(X, 'X');
+    if (d !== this.dIn) throw new InvalidArgumentError('X', `must have ${this.dIn} columns like the training data`, d);
+    return Array.from(linearScores(X, this.coeff, this.addBias));
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Input handling for the models: a design matrix given as rows (`number[][]`) or as a column-major
+ * typed matrix, validated (rectangular, finite) and copied into a row-major Float64Array, the layout
+ * the ERM gradients stream over in one pass.
+ */
+import { InvalidArgumentError } from '../errors.js';
+
+/** A column-major matrix: entry (i, j) is `data[j * nrow + i]`. */
+export interface ColumnMajorMatrix {
+  readonly nrow: number;
+  readonly ncol: number;
+  readonly data: Float64Array;
+}
+
+/** A design matrix: rows as arrays, or a {@link ColumnMajorMatrix}. */
+export type MatrixInput = ReadonlyArray<ArrayLike<number>> | ColumnMajorMatrix;
+
+/** Builds a {@link ColumnMajorMatrix} after checking its shape. */
+export function columnMajor(data: Float64Array, nrow: number, ncol: number): ColumnMajorMatrix {
+  if (!(data instanceof Float64Array)) throw new InvalidArgumentError('data', 'must be a Float64Array', data);
+  if (!Number.isInteger(nrow) || nrow < 1) throw new InvalidArgumentError('nrow', 'must be an integer >= 1', nrow);
+  if (!Number.isInteger(ncol) || ncol < 1) throw new InvalidArgumentError('ncol', 'must be an integer >= 1', ncol);
+  if (data.length !== nrow * ncol) throw new InvalidArgumentError('data', `must have nrow * ncol = ${nrow * ncol} entries`, data.length);
+  return { nrow, ncol, data };
+}
+
+function isColumnMajor(X: unknown): X is ColumnMajorMatrix {
+  return typeof X === 'object' && X !== null && !Array.isArray(X) && (X as ColumnMajorMatrix).data instanceof Float64Array;
+}
+
+/** Shape of a design matrix (validated). */
+export function matrixShape(X: unknown, name = 'X'): { n: number; d: number } {
+  if (isColumnMajor(X)) {
+    const { nrow, ncol, data } = X;
+    if (!Number.isInteger(nrow) || nrow < 1 || !Number.isInteger(ncol) || ncol < 1 || data.length !== nrow * ncol) {
+      throw new InvalidArgumentError(name, 'must be a column-major matrix with data.length = nrow * ncol >= 1', `${nrow}x${ncol}, ${data.length} entries`);
+    }
+    return { n: nrow, d: ncol };
+  }
+  if (!Array.isArray(X)) throw new InvalidArgumentError(name, 'must be an array of rows or a column-major matrix { nrow, ncol, data: Float64Array }', X);
+  if (X.length === 0) throw new InvalidArgumentError(name, 'must have at least one row', 0);
+  const first = X[0] as unknown;
+  if (!(Array.isArray(first) || (ArrayBuffer.isView(first) && !(first instanceof DataView)))) {
+    throw new InvalidArgumentError(`${name}[0]`, 'must be an array of numbers', first);
+  }
+  const d = (first as ArrayLike<number>).length;
+  if (d < 1) throw new InvalidArgumentError(`${name}[0]`, 'must have at least one column', d);
+  return { n: X.length, d };
+}
+
+/**
+ * Copies X into a row-major Float64Array of n rows and `offset + d` columns, writing column j of X
+ * to column `offset + j` (columns before `offset` are left 0 for the caller, e.g. a bias). Every
+ * entry is checked to be finite; rows must all have d entries.
+ */
+export function toRowMajor(X: MatrixInput, name = 'X', offset = 0): { n: number; d: number; data: Float64Array } {
+  const { n, d } = matrixShape(X, name);
+  const w = d + offset;
+  const out = new Float64Array(n * w);
+  if (isColumnMajor(X)) {
+    const src = X.data;
+    for (let j = 0; j < d; j++) {
+      const base = j * n;
+      for (let i = 0; i < n; i++) {
+        const v = src[base + i]!;
+        if (!Number.isFinite(v)) throw new InvalidArgumentError(`${name}[${i}][${j}]`, 'must be a finite number', v);
+        out[i * w + offset + j] = v;
+      }
+    }
+    return { n, d, data: out };
+  }
+  const rows = X as ReadonlyArray<ArrayLike<number>>;
+  for (let i = 0; i < n; i++) {
+    const r = rows[i] as unknown;
+    if (!(Array.isArray(r) || (ArrayBuffer.isView(r) && !(r instanceof DataView))) || (r as ArrayLike<number>).length !== d) {
+      throw new InvalidArgumentError(`${name}[${i}]`, `must be an array of ${d} numbers (like row 0)`, r);
+    }
+    const row = r as ArrayLike<number>;
+    const base = i * w + offset;
+    for (let j = 0; j < d; j++) {
+      const v = row[j];
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`${name}[${i}][${j}]`, 'must be a finite number', v);
+      out[base + j] = v;
+    }
+  }
+  return { n, d, data: out };
+}
+
+/** A vector of n finite numbers, copied into a Float64Array. */
+export function toVector(y: unknown, name: string, n: number): Float64Array {
+  if (!(Array.isArray(y) || (ArrayBuffer.isView(y) && !(y instanceof DataView)))) throw new InvalidArgumentError(name, 'must be an array of numbers', y);
+  const a = y as ArrayLike<unknown>;
+  if (a.length !== n) throw new InvalidArgumentError(name, `must have one entry per row of X (${n})`, a.length);
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = a[i];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`${name}[${i}]`, 'must be a finite number', v);
+    out[i] = v;
+  }
+  return out;
+}
+
+/** Per-column public bounds: arrays of d finite numbers with lower[j] <= upper[j]. */
+export function checkColumnBounds(lower: unknown, upper: unknown, d: number): { lower: Float64Array; upper: Float64Array } {
+  const lo = toVectorNamed(lower, 'lower', d);
+  const hi = toVectorNamed(upper, 'upper', d);
+  for (let j = 0; j < d; j++) {
+    if (!(lo[j]! <= hi[j]!)) throw new InvalidArgumentError(`lower[${j}]/upper[${j}]`, 'must satisfy lower <= upper', `${lo[j]} > ${hi[j]}`);
+  }
+  return { lower: lo, upper: hi };
+}
+
+function toVectorNamed(v: unknown, name: string, d: number): Float64Array {
+  if (!(Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)))) {
+    throw new InvalidArgumentError(name, `must be an array of ${d} public bounds, one per column of X`, v);
+  }
+  const a = v as ArrayLike<unknown>;
+  if (a.length !== d) throw new InvalidArgumentError(name, `must have one bound per column of X (${d})`, a.length);
+  const out = new Float64Array(d);
+  for (let j = 0; j < d; j++) {
+    const x = a[j];
+    if (typeof x !== 'number' || !Number.isFinite(x)) throw new InvalidArgumentError(`${name}[${j}]`, 'must be a finite number', x);
+    out[j] = x;
+  }
+  return out;
+}

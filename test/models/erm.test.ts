@@ -1,0 +1,290 @@
+import { describe, expect, it } from 'vitest';
+import { ConvergenceError, InvalidArgumentError } from '../../src/errors.js';
+import { gammaP, betaInc, normalCdf } from '../../src/math/special.js';
+import { cmsObjectiveParameters, cmsObjectivePerturbation, cmsOutputPerturbation, cmsOutputSensitivity } from '../../src/models/erm/cms.js';
+import { kstObjectivePerturbation, kstParameters } from '../../src/models/erm/kst.js';
+import { huberLoss, huberLossDeriv, logisticLoss, logisticLossDeriv, lossCurvature, sigmoid } from '../../src/models/erm/losses.js';
+import { sampleGammaSphere, sampleGaussianVector } from '../../src/models/erm/noise.js';
+import { checkRegularizer, ermObjective, solveErm, type ErmProblem } from '../../src/models/erm/objective.js';
+import { ballProjection } from '../../src/optimize/projections.js';
+import { seededRng } from '../../src/random/rng.js';
+import { ksTest } from '../helpers/gof.js';
+
+function randomProblem(seed: number, n: number, d: number, loss: ErmProblem['loss'], extra: Partial<ErmProblem> = {}): ErmProblem {
+  const rng = seededRng(seed);
+  const X = new Float64Array(n * d);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < d; j++) {
+      const v = rng.nextDouble() * 2 - 1;
+      X[i * d + j] = v;
+      s += v * v;
+    }
+    const f = 1 / Math.max(1, Math.sqrt(s)); // rows in the unit ball
+    for (let j = 0; j < d; j++) X[i * d + j]! *= f;
+    const z = X[i * d]! * 2 - X[i * d + d - 1]!;
+    if (loss === 'logistic') y[i] = rng.nextDouble() < sigmoid(3 * z) ? 1 : 0;
+    else if (loss === 'huber') y[i] = rng.nextDouble() < sigmoid(3 * z) ? 1 : -1;
+    else y[i] = z + 0.1 * (rng.nextDouble() - 0.5);
+  }
+  return { n, d, X, y, loss, gamma: 1, regularizer: 'l2', ...extra };
+}
+
+const gammaCdf = (shape: number, rate: number) => (x: number) => (x <= 0 ? 0 : gammaP(shape, rate * x));
+
+describe('losses', () => {
+  it('logistic loss and derivative, stable for large |z|', () => {
+    expect(logisticLoss(0, 1)).toBeCloseTo(Math.log(2), 15);
+    expect(logisticLoss(800, 0)).toBeCloseTo(800, 10);
+    expect(logisticLoss(-800, 0)).toBe(0);
+    expect(logisticLossDeriv(0, 1)).toBe(-0.5);
+    expect(sigmoid(-800)).toBe(0);
+    expect(lossCurvature('logistic')).toBe(0.25);
+  });
+
+  it('Huber loss pieces (DPpack eq. 16) and derivative', () => {
+    const h = 0.5;
+    expect(huberLoss(2, 1, h)).toBe(0); // margin 2 > 1.5
+    expect(huberLoss(0, 1, h)).toBe(1); // margin 0 < 0.5: 1 - m
+    expect(huberLoss(1, 1, h)).toBeCloseTo((0.5 * 0.5) / 2, 15); // (1 + h - m)^2 / (4h)
+    expect(huberLoss(-1, -1, h)).toBeCloseTo(0.125, 15);
+    for (const z of [-2, 0.3, 0.7, 1, 1.2, 1.6]) {
+      for (const y of [-1, 1]) {
+        const num = (huberLoss(z + 1e-6, y, h) - huberLoss(z - 1e-6, y, h)) / 2e-6;
+        expect(huberLossDeriv(z, y, h)).toBeCloseTo(num, 6);
+      }
+    }
+    expect(lossCurvature('huber', 0.25)).toBe(2);
+  });
+});
+
+describe('CMS and KST parameters (golden values)', () => {
+  it('objective perturbation eps\', Delta (CMS Algorithm 2)', () => {
+    const a = cmsObjectiveParameters(1, 1, 0.25, 1000);
+    expect(a.epsPrime).toBeCloseTo(0.5537128973715805, 15); // 1 - ln(1.5625)
+    expect(a.Delta).toBe(0);
+    expect(a.rate).toBeCloseTo(0.5537128973715805 / 2, 15);
+    const b = cmsObjectiveParameters(0.1, 1, 0.25, 20000);
+    expect(b.epsPrime).toBe(0.05);
+    expect(b.Delta).toBeCloseTo(4.437760413954033e-4, 17);
+    const c = cmsObjectiveParameters(2, 0.5, 1, 100); // 2 - ln(9) < 0
+    expect(c.epsPrime).toBe(1);
+    expect(c.Delta).toBeCloseTo(1 / (100 * Math.expm1(0.5)) - 0.005, 15);
+    expect(c.Delta).toBeGreaterThan(0);
+  });
+
+  it('output perturbation sensitivity 2W/gamma', () => {
+    expect(cmsOutputSensitivity(4)).toBe(0.5);
+    expect(cmsOutputSensitivity(4, 3)).toBe(1.5);
+  });
+
+  it('KST Delta and noise scales', () => {
+    const zeta = 2 * Math.pow(3, 1.5);
+    const pure = kstParameters(0.5, 0, zeta, 3);
+    expect(pure.Delta).toBe(12);
+    expect(pure.rate).toBeCloseTo(0.5 / (2 * 10.392304845413264), 15);
+    const approx = kstParameters(1, 1e-5, zeta, 3);
+    expect(approx.Delta).toBe(6);
+    expect(approx.sigma).toBeCloseTo(104.77617460920241, 10);
+  });
+
+  it('rejects bad parameters', () => {
+    expect(() => cmsObjectiveParameters(0, 1, 0.25, 10)).toThrow(InvalidArgumentError);
+    expect(() => cmsObjectiveParameters(1, -1, 0.25, 10)).toThrow(/gamma/);
+    expect(() => cmsObjectiveParameters(1, 1, 0.25, 0)).toThrow(/n/);
+    expect(() => kstParameters(1, 1.5, 1, 1)).toThrow(/delta/);
+    expect(() => checkRegularizer('l1')).toThrow(/regularizer/);
+  });
+});
+
+describe('ermObjective', () => {
+  const custom = {
+    value: (t: Float64Array) => {
+      let s = 0;
+      for (const v of t) s += v * v + Math.cos(v);
+      return s;
+    },
+    gradient: (t: Float64Array, out: Float64Array) => {
+      for (let j = 0; j < t.length; j++) out[j] = 2 * t[j]! - Math.sin(t[j]!);
+    },
+  };
+  for (const loss of ['logistic', 'huber', 'squared'] as const) {
+    it(`gradient of the ${loss} objective matches central differences (weights, b, Delta, custom R)`, () => {
+      const rng = seededRng(9);
+      const w = new Float64Array(40).map(() => rng.nextDouble() * 2);
+      const p = randomProblem(3, 40, 4, loss, { weights: w, gamma: 0.7, regularizer: custom, huberH: 0.3 });
+      const fg = ermObjective(p, { b: Float64Array.of(0.3, -1, 2, 0.5), quadratic: 0.2 });
+      const theta = Float64Array.of(0.4, -0.8, 1.1, 0.2);
+      const g = new Float64Array(4);
+      const f = fg(theta, g);
+      // value check against a direct formula
+      let direct = 0;
+      for (let i = 0; i < 40; i++) {
+        let z = 0;
+        for (let j = 0; j < 4; j++) z += p.X[i * 4 + j]! * theta[j]!;
+        const yi = p.y[i]!;
+        const l = loss === 'logistic' ? logisticLoss(z, yi) : loss === 'huber' ? huberLoss(z, yi, 0.3) : 0.5 * (z - yi) ** 2;
+        direct += w[i]! * l;
+      }
+      direct = direct / 40 + (0.7 / 40) * custom.value(theta) + (0.3 * 0.4 - 0.8 * -1 + 2 * 1.1 + 0.5 * 0.2) / 40 + 0.1 * (0.16 + 0.64 + 1.21 + 0.04);
+      expect(f).toBeCloseTo(direct, 12);
+      const gp = new Float64Array(4);
+      for (let j = 0; j < 4; j++) {
+        const tp = Float64Array.from(theta);
+        const tm = Float64Array.from(theta);
+        tp[j]! += 1e-6;
+        tm[j]! -= 1e-6;
+        const num = (fg(tp, gp) - fg(tm, gp)) / 2e-6;
+        expect(g[j]).toBeCloseTo(num, 6);
+      }
+    });
+  }
+
+  it('solveErm reaches the 1e-9 relative gradient tolerance, and throws ConvergenceError when it cannot', () => {
+    const p = randomProblem(4, 500, 5, 'logistic', { gamma: 0.5 });
+    const { theta, result } = solveErm(p);
+    expect(result.converged).toBe(true);
+    const g = new Float64Array(5);
+    ermObjective(p)(theta, g);
+    expect(Math.hypot(...g)).toBeLessThanOrEqual(1e-9);
+    expect(() => solveErm(p, {}, { maxIter: 1 })).toThrow(ConvergenceError);
+  });
+});
+
+describe('perturbation noise', () => {
+  it('||b|| ~ Gamma(d, rate) (KS), and the rate x0.7 / x1.3 is rejected', () => {
+    for (const [d, rate] of [[2, 0.5], [5, 3]] as const) {
+      const rng = seededRng(`norm${d}`);
+      const norms = new Float64Array(6000);
+      const b = new Float64Array(d);
+      for (let k = 0; k < norms.length; k++) {
+        sampleGammaSphere(rng, d, rate, b);
+        norms[k] = Math.hypot(...b);
+      }
+      expect(ksTest(norms, gammaCdf(d, rate)).pValue).toBeGreaterThan(1e-6);
+      expect(ksTest(norms, gammaCdf(d, rate * 0.7)).pValue).toBeLessThan(1e-6);
+      expect(ksTest(norms, gammaCdf(d, rate * 1.3)).pValue).toBeLessThan(1e-6);
+    }
+  });
+
+  it('the direction is uniform: u_1^2 ~ Beta(1/2, (d-1)/2), signs symmetric, independent of the norm', () => {
+    const d = 4;
+    const rng = seededRng('dir');
+    const n = 6000;
+    const u2 = new Float64Array(n);
+    const norms = new Float64Array(n);
+    let pos = 0;
+    const b = new Float64Array(d);
+    for (let k = 0; k < n; k++) {
+      sampleGammaSphere(rng, d, 2, b);
+      const r = Math.hypot(...b);
+      norms[k] = r;
+      const j = k % d; // rotate through coordinates
+      u2[k] = (b[j]! / r) ** 2;
+      if (b[j]! > 0) pos++;
+    }
+    expect(ksTest(u2, (x) => betaInc(Math.min(1, Math.max(0, x)), 0.5, (d - 1) / 2)).pValue).toBeGreaterThan(1e-6);
+    // a wrong law (the coordinate of a uniform point in the BALL would be more concentrated) is rejected
+    expect(ksTest(u2, (x) => betaInc(Math.min(1, Math.max(0, x)), 0.5, (d + 1) / 2)).pValue).toBeLessThan(1e-6);
+    expect(Math.abs(pos - n / 2)).toBeLessThan(5.3 * Math.sqrt(n / 4)); // 5.3 sigma ~ 1e-7
+    // independence: the direction's law does not depend on the norm (split at the median norm)
+    const med = Float64Array.from(norms).sort()[n >> 1]!;
+    const small: number[] = [];
+    const large: number[] = [];
+    for (let k = 0; k < n; k++) (norms[k]! < med ? small : large).push(u2[k]!);
+    const cdf = (x: number) => betaInc(Math.min(1, Math.max(0, x)), 0.5, (d - 1) / 2);
+    expect(ksTest(small, cdf).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(large, cdf).pValue).toBeGreaterThan(1e-6);
+  });
+
+  it('Gaussian KST noise has sd sigma per coordinate', () => {
+    const rng = seededRng('gauss');
+    const xs = new Float64Array(8000);
+    const b = new Float64Array(4);
+    for (let k = 0; k < 2000; k++) {
+      sampleGaussianVector(rng, 4, 2.5, b);
+      for (let j = 0; j < 4; j++) xs[4 * k + j] = b[j]!;
+    }
+    expect(ksTest(xs, (x) => normalCdf(x / 2.5)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(xs, (x) => normalCdf(x / (2.5 * 0.7))).pValue).toBeLessThan(1e-6);
+    expect(ksTest(xs, (x) => normalCdf(x / (2.5 * 1.3))).pValue).toBeLessThan(1e-6);
+  });
+});
+
+describe('mechanisms on a fixed problem', () => {
+  it('output perturbation: theta_priv - theta* = b with ||b|| ~ Gamma(d, gamma eps / (2W)); x0.7/x1.3 rejected', () => {
+    const p = randomProblem(5, 30, 3, 'logistic', { gamma: 2 });
+    const exact = solveErm(p).theta;
+    const eps = 0.8;
+    const rng = seededRng('out');
+    const norms = new Float64Array(3000);
+    for (let k = 0; k < norms.length; k++) {
+      const fit = cmsOutputPerturbation(p, eps, rng);
+      let s = 0;
+      for (let j = 0; j < 3; j++) s += (fit.theta[j]! - exact[j]!) ** 2;
+      norms[k] = Math.sqrt(s);
+      if (k === 0) expect(fit.rate).toBeCloseTo((2 * eps) / 2, 15);
+    }
+    const rate = (2 * eps) / 2;
+    expect(ksTest(norms, gammaCdf(3, rate)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(norms, gammaCdf(3, rate * 0.7)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(norms, gammaCdf(3, rate * 1.3)).pValue).toBeLessThan(1e-6);
+  });
+
+  it('weighted output perturbation uses rate gamma eps / (2W)', () => {
+    const rng = seededRng('w');
+    const w = new Float64Array(30).map(() => rng.nextDouble() * 3);
+    const p = randomProblem(6, 30, 2, 'huber', { gamma: 1.5, weights: w });
+    const fit = cmsOutputPerturbation(p, 1, rng, 3);
+    expect(fit.sensitivity).toBe(4); // 2 * 3 / 1.5
+    expect(fit.rate).toBeCloseTo(0.25, 15); // 1.5 * 1 / (2 * 3)
+  });
+
+  it('objective perturbation: ||b|| ~ Gamma(d, eps\'/2) and the result is the exact minimiser of the perturbed objective', () => {
+    const p = randomProblem(7, 25, 3, 'huber', { gamma: 0.5, huberH: 0.5 });
+    const eps = 2; // eps' < 0 here: Delta > 0 branch
+    const params = cmsObjectiveParameters(eps, 0.5, 1, 25);
+    expect(params.Delta).toBeGreaterThan(0);
+    const rng = seededRng('obj');
+    const norms = new Float64Array(2500);
+    const g = new Float64Array(3);
+    for (let k = 0; k < norms.length; k++) {
+      const fit = cmsObjectivePerturbation(p, eps, 1, rng);
+      norms[k] = Math.hypot(...fit.b);
+      if (k < 20) {
+        const fg = ermObjective(p, { b: fit.b, quadratic: fit.Delta });
+        fg(fit.theta, g);
+        const g0 = new Float64Array(3);
+        fg(new Float64Array(3), g0);
+        expect(Math.hypot(...g)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.hypot(...g0)));
+      }
+    }
+    expect(ksTest(norms, gammaCdf(3, params.rate)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(norms, gammaCdf(3, params.rate * 0.7)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(norms, gammaCdf(3, params.rate * 1.3)).pValue).toBeLessThan(1e-6);
+    expect(() => cmsObjectivePerturbation({ ...p, weights: new Float64Array(25).fill(1) }, 1, 1, rng)).toThrow(/weights/);
+  });
+
+  it('KST: the constrained perturbed minimiser satisfies the KKT conditions on the ball', () => {
+    const p = randomProblem(8, 40, 3, 'squared');
+    const rng = seededRng('kst');
+    for (const delta of [0, 1e-6]) {
+      const fit = kstObjectivePerturbation(p, { eps: 0.5, delta, zeta: 2 * 3 ** 1.5, lambda: 3, project: ballProjection(0.3) }, rng);
+      const fg = ermObjective(p, { b: fit.b, quadratic: fit.Delta / p.n });
+      const g = new Float64Array(3);
+      fg(fit.theta, g);
+      const r = Math.hypot(...fit.theta);
+      expect(r).toBeLessThanOrEqual(0.3 * (1 + 1e-12));
+      if (r > 0.3 * (1 - 1e-9)) {
+        // on the boundary: -g = mu theta with mu >= 0
+        const mu = -(g[0]! * fit.theta[0]! + g[1]! * fit.theta[1]! + g[2]! * fit.theta[2]!) / (r * r);
+        expect(mu).toBeGreaterThanOrEqual(0);
+        for (let j = 0; j < 3; j++) expect(Math.abs(g[j]! + mu * fit.theta[j]!)).toBeLessThan(1e-6 * (1 + Math.abs(mu)));
+      } else {
+        expect(Math.hypot(...g)).toBeLessThan(1e-6);
+      }
+      if (delta > 0) expect(fit.sigma).toBeGreaterThan(0);
+    }
+  });
+});
