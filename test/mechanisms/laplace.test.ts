@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import { PrivacyAccountant } from '../../src/accounting/accountant.js';
+import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
+import { laplaceMechanism, laplaceScale } from '../../src/mechanisms/laplace.js';
+import { seededRng, type Rng } from '../../src/random/rng.js';
+import { discreteChiSquare, ksTest } from '../helpers/gof.js';
+
+const N = 20_000;
+const lapCdf = (b: number) => (x: number) => (x < 0 ? 0.5 * Math.exp(x / b) : 1 - 0.5 * Math.exp(-x / b));
+
+function expectLaplace(noise: ArrayLike<number>, b: number) {
+  expect(ksTest(noise, lapCdf(b)).pValue).toBeGreaterThan(1e-6);
+  expect(ksTest(noise, lapCdf(0.7 * b)).pValue).toBeLessThan(1e-6);
+  expect(ksTest(noise, lapCdf(1.3 * b)).pValue).toBeLessThan(1e-6);
+}
+
+function countingRng(seed: number): Rng & { calls: number } {
+  const base = seededRng(seed);
+  const r = {
+    calls: 0,
+    secure: false,
+    nextUint32: () => (r.calls++, base.nextUint32()),
+    nextDouble: () => (r.calls++, base.nextDouble()),
+    fillUint32: (o: Uint32Array) => (r.calls++, base.fillUint32(o)),
+    fillDoubles: (o: Float64Array) => (r.calls++, base.fillDoubles(o)),
+    nextBigIntBelow: (b: bigint) => (r.calls++, base.nextBigIntBelow(b)),
+  };
+  return r;
+}
+
+describe('laplaceMechanism: calibration (DPpack semantics)', () => {
+  it('laplaceScale = sensitivity / eps', () => {
+    expect(laplaceScale(0.5, 2)).toBe(4);
+    expect(() => laplaceScale(0, 1)).toThrow(InvalidArgumentError);
+  });
+
+  it('scalar in -> number out; vector in -> number[] out', () => {
+    const rng = seededRng(1);
+    expect(typeof laplaceMechanism(3, 1, 1, { rng })).toBe('number');
+    const v = laplaceMechanism([1, 2, 3], 1, [1, 1, 1], { rng });
+    expect(Array.isArray(v) && v.length === 3).toBe(true);
+    expect(laplaceMechanism(new Float64Array([1, 2]), 1, 1, { rng })).toHaveLength(2);
+  });
+
+  it('without allocation every element gets b = sum(sensitivities) / eps', () => {
+    const r = laplaceMechanism([1, 2, 3], 0.5, [0.1, 0.2, 0.3], { rng: seededRng(2), details: true, noise: 'float' });
+    expect(r.scale).toBeCloseTo(1.2, 14);
+    expect(r.sensitivity).toBeCloseTo(0.6, 14);
+    expect(r.mechanism).toBe('laplace');
+    expect(r.guarantee).toEqual({ eps: 0.5, delta: 0, neighbors: 'bounded' });
+  });
+
+  it('a single sensitivity with a vector applies to every element: b = n s / eps', () => {
+    const r = laplaceMechanism([1, 2, 3, 4], 2, 0.5, { rng: seededRng(3), details: true, noise: 'float' });
+    expect(r.scale).toBe(1); // 4 * 0.5 / 2
+    expect(r.sensitivity).toBe(2);
+  });
+
+  it('with allocProportions a (normalised), element i gets b_i = s_i / (a_i eps)', () => {
+    const r = laplaceMechanism([1, 2], 1, [0.05, 0.25], { rng: seededRng(4), details: true, noise: 'float', allocProportions: [3, 1] });
+    expect(r.scale).toEqual([0.05 / 0.75, 0.25 / 0.25]);
+    expect(r.sensitivity).toEqual([0.05, 0.25]);
+  });
+
+  it("'safe' reports the inflated scale: b (D + n 2^k) / D, k = floor(log2 b) - 40", () => {
+    const r = laplaceMechanism([1, 2, 3], 1, [1, 1, 1], { rng: seededRng(5), details: true });
+    const b = 3;
+    const k = 1 - 40;
+    const want = b * (1 + (3 * 2 ** k) / 3);
+    expect(r.scale as number).toBeGreaterThanOrEqual(want);
+    expect(r.scale as number).toBeLessThan(want + 2 * 2 ** k);
+    for (const v of r.value) expect(Number.isInteger(v / 2 ** k)).toBe(true);
+  });
+});
+
+describe('laplaceMechanism: distribution (KS, x0.7 and x1.3 rejected)', () => {
+  const truth = new Float64Array(N);
+  for (let i = 0; i < N; i++) truth[i] = Math.sin(i) * 10;
+  const sens = new Float64Array(N).fill(1 / N); // sum = 1, so b = 1/eps
+
+  for (const noise of ['safe', 'float'] as const) {
+    it(`noise '${noise}'`, () => {
+      const r = laplaceMechanism(truth, 0.8, sens, { rng: seededRng(`lm-${noise}`), noise, details: true });
+      const b = r.scale as number;
+      expect(b).toBeCloseTo(1.25, 6); // safe: + n 2^k / D ~ 2e-8 relative
+      expectLaplace(r.value.map((v, i) => v - truth[i]!), b);
+    });
+  }
+
+  it("noise 'exact': integer data, discrete Laplace noise with b = sum(s)/eps", () => {
+    const zeros = new Array<number>(N).fill(0);
+    const s = new Array<number>(N).fill(2 / N);
+    const out = laplaceMechanism(zeros, 1, s, { rng: seededRng(6), noise: 'exact' });
+    for (const v of out) expect(Number.isInteger(v)).toBe(true);
+    const pmf = (t: number) => {
+      const q = Math.exp(-1 / t);
+      return (k: number) => ((1 - q) / (1 + q)) * q ** Math.abs(k);
+    };
+    expect(discreteChiSquare(out, pmf(2), -14, 14).pValue).toBeGreaterThan(1e-6);
+    expect(discreteChiSquare(out, pmf(1.4), -14, 14).pValue).toBeLessThan(1e-6);
+    expect(discreteChiSquare(out, pmf(2.6), -14, 14).pValue).toBeLessThan(1e-6);
+  });
+
+  it('with allocation each element follows its own scale', () => {
+    const n = 2 * N;
+    const t = new Float64Array(n);
+    const s = new Float64Array(n).fill(1);
+    const a = new Float64Array(n);
+    for (let i = 0; i < n; i++) a[i] = i % 2 === 0 ? 1 : 4;
+    const r = laplaceMechanism(t, n, s, { rng: seededRng(7), allocProportions: a, details: true });
+    const scales = r.scale as number[];
+    // a_i normalised: 1/(2.5 n) and 4/(2.5 n); b_i = 1 / (a_i n) = 2.5 and 0.625 (plus the tiny grid inflation).
+    expect(scales[0]).toBeCloseTo(2.5, 9);
+    expect(scales[1]).toBeCloseTo(0.625, 9);
+    expectLaplace(r.value.filter((_, i) => i % 2 === 0), scales[0]!);
+    expectLaplace(r.value.filter((_, i) => i % 2 === 1), scales[1]!);
+  });
+
+  it('noiseHalfWidth covers 1 - alpha of the noise', () => {
+    const r = laplaceMechanism(truth, 1, sens, { rng: seededRng(8), details: true });
+    const w = r.noiseHalfWidth(0.1) as number;
+    expect(w).toBeCloseTo(Math.log(10), 6);
+    let inside = 0;
+    for (let i = 0; i < N; i++) if (Math.abs(r.value[i]! - truth[i]!) <= w) inside++;
+    // Binomial(20000, 0.9): sd 42; 6 sd = 255.
+    expect(Math.abs(inside - 0.9 * N)).toBeLessThan(255);
+    expect(() => r.noiseHalfWidth(0)).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('laplaceMechanism: validation and budget', () => {
+  const cases: [string, () => unknown][] = [
+    ['eps <= 0', () => laplaceMechanism(1, 0, 1)],
+    ['eps NaN', () => laplaceMechanism(1, Number.NaN, 1)],
+    ['non-finite value', () => laplaceMechanism([1, Infinity], 1, 1)],
+    ['empty vector', () => laplaceMechanism([], 1, 1)],
+    ['sensitivity <= 0', () => laplaceMechanism(1, 1, 0)],
+    ['sensitivities length', () => laplaceMechanism([1, 2, 3], 1, [1, 1])],
+    ['negative sensitivity in vector', () => laplaceMechanism([1, 2], 1, [1, -1])],
+    ['alloc length', () => laplaceMechanism([1, 2], 1, [1, 1], { allocProportions: [1] })],
+    ['alloc <= 0', () => laplaceMechanism([1, 2], 1, [1, 1], { allocProportions: [1, 0] })],
+    ['noise mode', () => laplaceMechanism(1, 1, 1, { noise: 'fast' as never })],
+    ['neighbors', () => laplaceMechanism(1, 1, 1, { neighbors: 'replace' as never })],
+    ['exact with a real value', () => laplaceMechanism(1.5, 1, 1, { noise: 'exact' })],
+    ['value too large for the safe grid', () => laplaceMechanism(1e300, 1e10, 1e-10)],
+  ];
+  for (const [name, f] of cases) {
+    it(`throws InvalidArgumentError: ${name}`, () => expect(f).toThrow(InvalidArgumentError));
+  }
+
+  it('failures spend nothing and touch no randomness; success charges (eps, 0) with the neighbour label', () => {
+    const acc = new PrivacyAccountant({ eps: 1 });
+    const rng = countingRng(9);
+    expect(() => laplaceMechanism([1, Number.NaN], 0.5, 1, { accountant: acc, rng })).toThrow(InvalidArgumentError);
+    expect(acc.spent().eps).toBe(0);
+    laplaceMechanism([1, 2], 0.5, 1, { accountant: acc, rng, neighbors: 'unbounded', name: 'two counts' });
+    expect(acc.spent()).toEqual({ eps: 0.5, delta: 0 });
+    expect(acc.ledger()[0]).toMatchObject({ name: 'two counts', eps: 0.5, delta: 0, neighbors: 'unbounded', mechanism: 'laplace' });
+    const before = rng.calls;
+    expect(() => laplaceMechanism(1, 0.6, 1, { accountant: acc, rng })).toThrow(BudgetExceededError);
+    expect(rng.calls).toBe(before);
+    expect(acc.spent().eps).toBe(0.5);
+  });
+});
