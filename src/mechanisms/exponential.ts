@@ -30,11 +30,18 @@ function checkNeighborsOption(v: unknown): Neighbors {
   return v;
 }
 
+/** Block length of the two-level inverse CDF in {@link sampleLogLinearIndex}. */
+const BLOCK = 1024;
+
 /**
  * Index sampled with P(i) proportional to measure_i * exp(coef * u_i), in log space:
- * l_i = coef * u_i + ln(measure_i), m = max_i l_i, then inverse CDF on w_i = exp(l_i - m) <= 1.
- * Three passes over the arrays (max, total, scan), no allocation. `coef * u_i` must be finite
- * (checked by the caller). Exported for the typed-array hot path of other mechanisms.
+ * l_i = coef * u_i + ln(measure_i), m = max_i l_i, w_i = exp(l_i - m) <= 1, then inverse CDF on the
+ * partial sums of w. Two-level: the sums of blocks of 1024 weights are kept (n/1024 doubles, the only
+ * allocation), the uniform r in [0, total) picks a block, and only that block's weights are
+ * recomputed; the partial sums are fl(prefix_of_blocks + partial_within_block), which are monotone
+ * and end exactly at the total, so the intervals [S_{i-1}, S_i) partition [0, total). About n + 1024
+ * exponentials and no per-element allocation. `coef * u_i` must be finite (checked by the caller).
+ * Exported for the typed-array hot path of other mechanisms.
  *
  * Floating point: each weight carries a relative error of a few ulps and the partial sums an
  * absolute error of about n 2^-53 of the total, and no probability below 2^-53 of the total can be
@@ -59,35 +66,46 @@ export function sampleLogLinearIndex(utility: ArrayLike<number>, coef: number, m
       }
     }
   }
+  const weight = (i: number): number => {
+    if (measure === undefined) return Math.exp(coef * utility[i]! - m);
+    const mu = measure[i]!;
+    return mu > 0 ? Math.exp(coef * utility[i]! + Math.log(mu) - m) : 0;
+  };
+  const blocks = Math.ceil(n / BLOCK);
+  const blockSums = new Float64Array(blocks);
   let total = 0;
-  if (measure === undefined) for (let i = 0; i < n; i++) total += Math.exp(coef * utility[i]! - m);
-  else {
-    for (let i = 0; i < n; i++) {
-      const mu = measure[i]!;
-      if (mu > 0) total += Math.exp(coef * utility[i]! + Math.log(mu) - m);
-    }
+  for (let b = 0; b < blocks; b++) {
+    const end = Math.min(n, (b + 1) * BLOCK);
+    let s = 0;
+    if (measure === undefined) for (let i = b * BLOCK; i < end; i++) s += Math.exp(coef * utility[i]! - m);
+    else for (let i = b * BLOCK; i < end; i++) s += weight(i);
+    blockSums[b] = s;
+    total += s;
   }
   const r = rng.nextDouble() * total;
-  let acc = 0;
-  let last = -1;
-  if (measure === undefined) {
-    for (let i = 0; i < n; i++) {
-      acc += Math.exp(coef * utility[i]! - m);
-      if (acc > r) return i;
-    }
-    last = n - 1;
-  } else {
-    for (let i = 0; i < n; i++) {
-      const mu = measure[i]!;
-      if (mu > 0) {
-        acc += Math.exp(coef * utility[i]! + Math.log(mu) - m);
-        last = i;
-        if (acc > r) return i;
+  let prefix = 0;
+  let lastPositive = -1;
+  for (let b = 0; b < blocks; b++) {
+    const next = prefix + blockSums[b]!;
+    if (blockSums[b]! > 0) lastPositive = b;
+    if (next > r) {
+      const end = Math.min(n, (b + 1) * BLOCK);
+      let partial = 0;
+      let last = -1;
+      for (let i = b * BLOCK; i < end; i++) {
+        const w = weight(i);
+        if (w > 0) last = i;
+        partial += w;
+        if (prefix + partial > r) return i;
       }
+      return last; // not reached: prefix + partial at the block end equals next > r
     }
+    prefix = next;
   }
   // r rounded up to the total (probability ~2^-53): the last candidate with positive weight.
-  return last;
+  const end = Math.min(n, (lastPositive + 1) * BLOCK);
+  for (let i = end - 1; i >= lastPositive * BLOCK; i--) if (weight(i) > 0) return i;
+  return n - 1;
 }
 
 /**
@@ -147,7 +165,12 @@ export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number,
 
 /** Shared validation (DPpack's rules); returns the utilities and eps/(2 Delta). */
 function validateExponential(utility: ArrayLike<number>, eps: number, sensitivity: number, measure: ArrayLike<number> | undefined): { u: ArrayLike<number>; coef: number } {
-  const u = checkFiniteArray(utility, 'utility');
+  // Float arrays hold numbers only: their finiteness is checked in the single scaled pass below.
+  const typed = utility instanceof Float64Array || utility instanceof Float32Array;
+  if (typed) {
+    if (utility.length < 1) throw new InvalidArgumentError('utility', 'must have at least 1 element(s)', 0);
+  } else checkFiniteArray(utility, 'utility');
+  const u = utility;
   checkEpsilon(eps);
   checkPositive(sensitivity, 'sensitivity');
   const n = u.length;
@@ -164,7 +187,10 @@ function validateExponential(utility: ArrayLike<number>, eps: number, sensitivit
   const coef = eps / (2 * sensitivity);
   if (!Number.isFinite(coef)) throw new InvalidArgumentError('eps/sensitivity', 'must give a finite eps/(2*sensitivity)', coef);
   for (let i = 0; i < n; i++) {
-    if (!Number.isFinite(coef * u[i]!)) throw new InvalidArgumentError(`utility[${i}]`, 'must satisfy |eps*utility/(2*sensitivity)| < 1.8e308 (finite scaled utility)', u[i]);
+    if (!Number.isFinite(coef * u[i]!)) {
+      if (!Number.isFinite(u[i]!)) throw new InvalidArgumentError(`utility[${i}]`, 'must be a finite number', u[i]);
+      throw new InvalidArgumentError(`utility[${i}]`, 'must satisfy |eps*utility/(2*sensitivity)| < 1.8e308 (finite scaled utility)', u[i]);
+    }
   }
   return { u, coef };
 }

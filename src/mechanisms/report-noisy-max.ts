@@ -6,7 +6,7 @@ import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
-import { sampleExponential, sampleGumbel, sampleLaplace } from '../random/continuous.js';
+import { fillExponential, fillLaplace, sampleExponential } from '../random/continuous.js';
 import type { Rng } from '../random/rng.js';
 import { checkEpsilon, checkFiniteArray, checkPositive } from '../validation.js';
 
@@ -62,9 +62,14 @@ function checkNoise(v: unknown): NoisyMaxNoise {
   return v;
 }
 
+const NOISE_BLOCK = 4096;
+
 /**
  * argmax_i (scores_i - max_j scores_j + Z_i) with Z_i iid noise of scale b (ties: lowest index).
- * Shifting by the max changes no argmax and keeps every sum finite. No allocation.
+ * Shifting by the max changes no argmax and keeps every sum finite. The noise is drawn in blocks of
+ * 4096 with the vectorised samplers of random/continuous.ts (one scratch buffer, no per-element
+ * allocation): exponential = fillExponential(rate 1/b); Laplace = fillLaplace(b); Gumbel =
+ * -b ln(E) with E from fillExponential(1) (E = 0, probability 2^-53, is redrawn).
  */
 export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, scale: number, rng: Rng): number {
   const n = scores.length;
@@ -72,13 +77,26 @@ export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, sca
   for (let i = 0; i < n; i++) if (scores[i]! > top) top = scores[i]!;
   let best = 0;
   let bestValue = -Infinity;
-  const rate = 1 / scale;
-  for (let i = 0; i < n; i++) {
-    const z = noise === 'exponential' ? sampleExponential(rng, rate) : noise === 'gumbel' ? scale * sampleGumbel(rng) : sampleLaplace(rng, scale);
-    const v = scores[i]! - top + z;
-    if (v > bestValue) {
-      bestValue = v;
-      best = i;
+  const buf = new Float64Array(Math.min(n, NOISE_BLOCK));
+  for (let start = 0; start < n; start += NOISE_BLOCK) {
+    const len = Math.min(NOISE_BLOCK, n - start);
+    const z = len === buf.length ? buf : buf.subarray(0, len);
+    if (noise === 'exponential') fillExponential(rng, z, 1 / scale);
+    else if (noise === 'laplace') fillLaplace(rng, z, scale);
+    else {
+      fillExponential(rng, z, 1);
+      for (let j = 0; j < len; j++) {
+        let e = z[j]!;
+        while (!(e > 0)) e = sampleExponential(rng, 1);
+        z[j] = -scale * Math.log(e);
+      }
+    }
+    for (let j = 0; j < len; j++) {
+      const v = scores[start + j]! - top + z[j]!;
+      if (v > bestValue) {
+        bestValue = v;
+        best = start + j;
+      }
     }
   }
   return best;

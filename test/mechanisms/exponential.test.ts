@@ -137,6 +137,11 @@ describe('exponentialMechanism: validation and budget', () => {
     expect(() => exponentialMechanism(u as unknown as number[], eps, s, { ...(opts as object), rng })).toThrow(InvalidArgumentError);
     expect(() => exponentialMechanism(u as unknown as number[], eps, s, { ...(opts as object), rng })).toThrow(msg);
   });
+  it('rejects non-finite entries of a Float64Array utility (fast validation path)', () => {
+    expect(() => exponentialMechanism(new Float64Array([1, NaN]), 1, 1, { rng })).toThrow(/utility\[1\] must be a finite number/);
+    expect(() => exponentialMechanism(new Float32Array([Infinity]), 1, 1, { rng })).toThrow(/utility\[0\] must be a finite number/);
+    expect(() => exponentialMechanism(new Float64Array(0), 1, 1, { rng })).toThrow(/utility/);
+  });
   it('checks the budget first, spends nothing on failure, and records eps with the neighbour relation on success', () => {
     const acc = new PrivacyAccountant({ eps: 1 });
     expect(() => exponentialMechanism([1, 2], 2, 1, { rng, accountant: acc })).toThrow(BudgetExceededError);
