@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { PrivacyAccountant } from '../../src/accounting/accountant.js';
+import { gammaP } from '../../src/math/special.js';
+import { normL1, normLinf } from '../../src/mechanisms/knorm/ball.js';
+import { gauge as gaugeOf } from '../../src/mechanisms/knorm/ball.js';
+import {
+  FunctionalLinearRegressionDP,
+  functionalRecordContribution,
+  functionalRegressionBody,
+  functionalRegressionCoefficients,
+  functionalRegressionSensitivity,
+  functionalStatistic,
+  functionalStatisticDimension,
+  perturbFunctionalStatistic,
+} from '../../src/models/functional-linear.js';
+import { seededRng, type Rng } from '../../src/random/rng.js';
+import { ksTest } from '../helpers/gof.js';
+
+/** Record pairs covering the corners, the axes, a grid {-1, -1/2, 0, 1/2, 1} and random points. */
+function recordPairs(rng: Rng, q: number, random: number): [number[], number[]][] {
+  const pts: number[][] = [];
+  for (let mask = 0; mask < 1 << q; mask++) pts.push(Array.from({ length: q }, (_, i) => ((mask >> i) & 1 ? 1 : -1)));
+  const grid = [-1, -0.5, -0.25, 0, 0.25, 0.5, 1];
+  for (let k = 0; k < 300; k++) pts.push(Array.from({ length: q }, () => grid[Math.floor(rng.nextDouble() * grid.length)]!));
+  const pairs: [number[], number[]][] = [];
+  for (const a of pts) for (let k = 0; k < 8; k++) pairs.push([a, pts[Math.floor(rng.nextDouble() * pts.length)]!]);
+  for (let k = 0; k < random; k++) {
+    pairs.push([Array.from({ length: q }, () => 2 * rng.nextDouble() - 1), Array.from({ length: q }, () => 2 * rng.nextDouble() - 1)]);
+  }
+  return pairs;
+}
+
+function ols(X: number[][], y: number[]): number[] {
+  const rows = X.map((x) => [1, ...x]);
+  const k = rows[0]!.length;
+  const A = Array.from({ length: k }, (_, i) => Array.from({ length: k }, (_, j) => rows.reduce((s, r) => s + r[i]! * r[j]!, 0)));
+  const b = Array.from({ length: k }, (_, i) => rows.reduce((s, r, t) => s + r[i]! * y[t]!, 0));
+  // Gaussian elimination.
+  for (let c = 0; c < k; c++) {
+    for (let r = c + 1; r < k; r++) {
+      const f = A[r]![c]! / A[c]![c]!;
+      for (let j = c; j < k; j++) A[r]![j]! -= f * A[c]![j]!;
+      b[r]! -= f * b[c]!;
+    }
+  }
+  const x = new Array(k).fill(0);
+  for (let r = k - 1; r >= 0; r--) x[r] = (b[r]! - A[r]!.slice(r + 1).reduce((s, v, j) => s + v * x[r + 1 + j], 0)) / A[r]![r]!;
+  return x;
+}
+
+function simulate(rng: Rng, n: number, p: number): { X: number[][]; y: number[] } {
+  const beta = Array.from({ length: p }, (_, j) => (p === 1 ? 0.5 : -0.4 + (0.8 * j) / (p - 1)));
+  const X: number[][] = [];
+  const y: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = beta.map(() => 2 * rng.nextDouble() - 1);
+    const mu = 0.1 + x.reduce((s, v, j) => s + v * beta[j]!, 0);
+    y.push(Math.max(-1, Math.min(1, mu + 0.2 * (2 * rng.nextDouble() - 1))));
+    X.push(x);
+  }
+  return { X, y };
+}
+
+describe('functional mechanism: statistic, sensitivities and the optimal body', () => {
+  it('has d = [(p+1)(p+2)/2 - 1] + [p + 1] entries and T(X, Y) is the sum of the record contributions', () => {
+    for (const p of [1, 3, 5]) expect(functionalStatisticDimension(p)).toBe((p + 1) * (p + 2) / 2 - 1 + p + 1);
+    const x = Float64Array.of(0.5, -1, 0.25, 0.5);
+    const y = Float64Array.of(1, -0.5);
+    const T = functionalStatistic(x, y, 2, 2);
+    const g1 = functionalRecordContribution([0.5, -1, 1], 2);
+    const g2 = functionalRecordContribution([0.25, 0.5, -0.5], 2);
+    expect(Array.from(T)).toEqual(Array.from(g1, (v, i) => v + g2[i]!));
+    // Layout: [sum x1, sum x2, sum y, 2 sum x1^2, 2 sum x2^2, sum x1 x2, sum x1 y, sum x2 y].
+    expect(Array.from(g1)).toEqual([0.5, -1, 1, 0.5, 2, -0.5, 0.5, -1]);
+  });
+
+  it('the body K contains every sampled difference of two records (dense samples), and is tight', () => {
+    for (const p of [1, 2, 5]) {
+      const q = p + 1;
+      const K = functionalRegressionBody(p);
+      const rng = seededRng(`contain-${p}`);
+      let maxGauge = 0;
+      let maxL1 = 0;
+      let maxLinf = 0;
+      let violations = 0;
+      for (const [a, b] of recordPairs(rng, q, 20_000)) {
+        const ga = functionalRecordContribution(a, p);
+        const gb = functionalRecordContribution(b, p);
+        const u = ga.map((v, i) => v - gb[i]!);
+        const g = K.gauge(u);
+        if (!(g <= 1 + 1e-12) || !K.membership(u)) violations++;
+        maxGauge = Math.max(maxGauge, g);
+        maxL1 = Math.max(maxL1, normL1(u));
+        maxLinf = Math.max(maxLinf, normLinf(u));
+      }
+      expect(violations).toBe(0);
+      expect(maxGauge).toBeGreaterThan(0.999); // the sensitivity 1 is attained (e.g. at the corners)
+      expect(maxLinf).toBe(2);
+      expect(maxL1).toBeLessThanOrEqual(functionalRegressionSensitivity(p, 'l1'));
+    }
+  });
+
+  it('the exact gauge of K agrees with bisection on its membership oracle', () => {
+    const p = 3;
+    const K = functionalRegressionBody(p);
+    const oracleOnly = { membership: K.membership, box: K.box };
+    const rng = seededRng('gauge');
+    for (let k = 0; k < 300; k++) {
+      const u = Array.from({ length: K.dim }, () => 4 * rng.nextDouble() - 2);
+      expect(gaugeOf(oracleOnly, u)).toBeCloseTo(K.gauge(u), 9);
+    }
+  });
+
+  it('optimal-K noise: |V|_K ~ Gamma(d, eps) (not x0.7 / x1.3), d = 13 (p = 3)', () => {
+    const p = 3;
+    const K = functionalRegressionBody(p);
+    const d = K.dim;
+    const N = 3000;
+    const g = new Float64Array(N);
+    const rng = seededRng('opt-noise');
+    const stats = { proposals: 0, accepted: 0 };
+    for (let k = 0; k < N; k++) {
+      const T = new Float64Array(d);
+      perturbFunctionalStatistic(rng, T, p, 0.5, 'optimal', stats, K);
+      g[k] = K.gauge(T);
+    }
+    expect(ksTest(g, (x) => gammaP(d, 0.5 * x)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(g, (x) => gammaP(d, 0.35 * x)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(g, (x) => gammaP(d, 0.65 * x)).pValue).toBeLessThan(1e-6);
+    expect(stats.accepted).toBe(N);
+    expect(stats.accepted / stats.proposals).toBeGreaterThan(0.01);
+  });
+});
+
+describe('FunctionalLinearRegressionDP', () => {
+  it('exact statistics give the OLS fit (pseudo-inverse post-processing); large eps converges to it for every norm', () => {
+    const { X, y } = simulate(seededRng('ols'), 3000, 3);
+    const exact = ols(X, y);
+    const T = functionalStatistic(Float64Array.from(X.flat()), Float64Array.from(y), X.length, 3);
+    const b = functionalRegressionCoefficients(T, X.length, 3);
+    b.forEach((v, i) => expect(v).toBeCloseTo(exact[i]!, 10));
+    const acc = new PrivacyAccountant({ eps: 3000 });
+    for (const norm of ['l1', 'linf', 'optimal'] as const) {
+      const m = new FunctionalLinearRegressionDP({ eps: 1000, norm }).fit(X, y, { rng: seededRng(norm), accountant: acc });
+      m.coeff!.forEach((v, i) => expect(Math.abs(v - exact[i]!)).toBeLessThan(0.02));
+      expect(m.predict([[0, 0, 0]])[0]).toBeCloseTo(m.coeff![0]!, 14);
+    }
+    expect(acc.spent().eps).toBe(3000);
+    expect(acc.ledger().map((e) => e.mechanism)).toEqual(['functional-knorm-l1', 'functional-knorm-linf', 'functional-knorm-optimal']);
+  });
+
+  it('linf and optimal beat l1 at the same eps (median error over replicates)', () => {
+    const { X, y } = simulate(seededRng('cmp'), 2000, 2);
+    const exact = ols(X, y);
+    const med = (norm: 'l1' | 'linf' | 'optimal') => {
+      const rng = seededRng(`cmp-${norm}`);
+      const errs = Array.from({ length: 41 }, () => {
+        const c = new FunctionalLinearRegressionDP({ eps: 1, norm }).fit(X, y, { rng }).coeff!;
+        return Math.hypot(...c.map((v, i) => v - exact[i]!));
+      }).sort((a, b) => a - b);
+      return errs[20]!;
+    };
+    const [l1, linf, opt] = [med('l1'), med('linf'), med('optimal')];
+    expect(linf).toBeLessThan(l1);
+    expect(opt).toBeLessThan(l1);
+  });
+
+  it('validates input and sensitivities', () => {
+    const acc = new PrivacyAccountant({ eps: 1 });
+    expect(() => new FunctionalLinearRegressionDP({ eps: -1 })).toThrow(/eps/);
+    expect(() => new FunctionalLinearRegressionDP({ eps: 1, norm: 'l2' as never })).toThrow(/norm/);
+    const m = new FunctionalLinearRegressionDP({ eps: 1 });
+    expect(() => m.fit([[0.5, 1.5]], [0], { accountant: acc })).toThrow(/X\[0\]\[1\]/);
+    expect(() => m.fit([[0.5, 0.5]], [2], { accountant: acc })).toThrow(/y\[0\] must be a number in \[-1, 1\]/);
+    expect(() => m.fit([[0.5, 0.5]], [0, 1], { accountant: acc })).toThrow(/y must have/);
+    expect(acc.spent().eps).toBe(0);
+    expect(functionalRegressionSensitivity(5, 'l1')).toBeCloseTo(25 * 5 / 8 + 2 + 30, 12);
+    expect(functionalRegressionSensitivity(5, 'linf')).toBe(2);
+    expect(functionalRegressionSensitivity(5, 'optimal')).toBe(1);
+    expect(() => functionalRegressionSensitivity(5, 'l2' as never)).toThrow(/norm/);
+  });
+});
