@@ -6,3 +6,5 @@ export * from './erm/classifier.js';
 export * from './logistic.js';
 export * from './svm.js';
 export * from './linear.js';
+export * from './knorm-logistic.js';
+export * from './functional-linear.js';
