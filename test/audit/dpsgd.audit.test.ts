@@ -1,0 +1,52 @@
+/**
+ * Privacy audit of DP-SGD (one step, Poisson rate q = 0.5, noise multiplier sigma = 2, clip C = 0.5)
+ * on add/remove-one neighbours: D = two records (x = 1, y = 0), D' = D plus a third copy. At
+ * theta = 0 each logistic gradient is exactly 0.5 = C, so the added record shifts the clipped sum
+ * by the full sensitivity C whenever it is sampled. The released coefficient after one step with
+ * eta = 1 and normaliser 1 is -(clipped sum + N(0, (sigma C)^2)). Claimed: the RDP accountant's eps
+ * at delta = 1e-3 (0.98). The broken variant uses sigma/4 while claiming the same eps.
+ */
+import { describe, expect, it } from 'vitest';
+import { DpSgdClassifier } from '../../src/models/dpsgd/abadi.js';
+import { auditDP, formatAudit } from './harness.js';
+
+const D = [[1], [1]];
+const Dp = [[1], [1], [1]];
+const delta = 1e-3;
+
+function model(sigma: number): DpSgdClassifier {
+  return new DpSgdClassifier({ loss: 'logistic', q: 0.5, steps: 1, sigma, delta, clip: 0.5, learningRate: 1, normalizer: 1 });
+}
+
+describe('audit: DP-SGD single step', () => {
+  const good = model(2);
+  it('claims eps ~ 0.98 at delta 1e-3', () => {
+    expect(good.privacy.eps).toBeGreaterThan(0.97);
+    expect(good.privacy.eps).toBeLessThan(0.99);
+  });
+
+  it('passes on add/remove-one neighbours', () => {
+    const r = auditDP({
+      mechanism: (X: number[][], rng) => good.fit(X, new Array<number>(X.length).fill(0), { rng }).coeff![0]!,
+      neighbors: [D, Dp],
+      eps: good.privacy.eps,
+      delta,
+      seed: 41,
+      samples: 60_000,
+    });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
+
+  it('flags the variant with sigma/4', () => {
+    const broken = model(0.5);
+    const r = auditDP({
+      mechanism: (X: number[][], rng) => broken.fit(X, new Array<number>(X.length).fill(0), { rng }).coeff![0]!,
+      neighbors: [D, Dp],
+      eps: good.privacy.eps,
+      delta,
+      seed: 42,
+      samples: 60_000,
+    });
+    expect(r.passed, formatAudit(r)).toBe(false);
+  });
+});
