@@ -1,0 +1,149 @@
+/**
+ * Validation (typed errors naming the argument), check-then-spend (budget checked before the data are
+ * read, nothing spent on failure), 'both' charging twice, and post-processing rules.
+ */
+import { describe, expect, it } from 'vitest';
+import { PrivacyAccountant } from '../../src/accounting/accountant.js';
+import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
+import { seededRng } from '../../src/random/rng.js';
+import { roundHalfEven } from '../../src/statistics/histogram.js';
+import { covDP, histogramDP, meanDP, medianDP, pooledCovDP, pooledVarDP, quantileDP, sdDP, smoothMedianDP, tableDP, varDP } from '../../src/statistics/index.js';
+
+const rng = seededRng(3);
+const b = { lower: 0, upper: 1, rng };
+
+function throwsArg(f: () => unknown, argument: RegExp | string) {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(InvalidArgumentError);
+    expect((e as InvalidArgumentError).argument).toMatch(argument);
+    return;
+  }
+  throw new Error('expected an InvalidArgumentError');
+}
+
+describe('validation', () => {
+  it('rejects bad privacy parameters and options', () => {
+    throwsArg(() => meanDP([1], { ...b, eps: 0 }), 'eps');
+    throwsArg(() => meanDP([1], { ...b, eps: NaN }), 'eps');
+    throwsArg(() => meanDP([1], { ...b, eps: 1, mechanism: 'gaussian' }), 'delta');
+    throwsArg(() => meanDP([1], { ...b, eps: 1, mechanism: 'gaussian', delta: 1 }), 'delta');
+    throwsArg(() => meanDP([1], { ...b, eps: 1, delta: 0.1 }), 'delta');
+    throwsArg(() => meanDP([1], { ...b, eps: 1, mechanism: 'foo' as never }), 'mechanism');
+    throwsArg(() => meanDP([1], { ...b, eps: 1, typeDP: 'x' as never }), 'typeDP');
+    throwsArg(() => meanDP([1], { ...b, eps: 1, neighbors: 'all' as never }), 'neighbors');
+    throwsArg(() => meanDP([1], { ...b, eps: 1, noise: 'fast' as never }), 'noise');
+    throwsArg(() => meanDP([1], { ...b, eps: 1, noise: 'exact' }), 'noise');
+    throwsArg(() => meanDP([1], { ...b, eps: 2, mechanism: 'gaussian', delta: 1e-5 }), 'eps'); // classic needs eps < 1
+    throwsArg(() => meanDP([1], null as never), 'options');
+    throwsArg(() => meanDP([1], { eps: 1, lower: 1, upper: 0 } as never), /lower/);
+    throwsArg(() => meanDP([1], { eps: 1, upper: 1 } as never), 'lower');
+    throwsArg(() => meanDP([1], { eps: 1, lower: 0, upper: Infinity }), 'upper');
+  });
+  it('rejects bad data with the index of the offending element', () => {
+    throwsArg(() => meanDP([], { ...b, eps: 1 }), 'x');
+    throwsArg(() => meanDP('abc' as never, { ...b, eps: 1 }), 'x');
+    throwsArg(() => meanDP([1, NaN], { ...b, eps: 1 }), 'x[1]');
+    throwsArg(() => meanDP([1, 0.5, Infinity], { ...b, eps: 1 }), 'x[2]');
+    throwsArg(() => meanDP([-Infinity], { ...b, eps: 1 }), 'x[0]');
+    throwsArg(() => varDP([1], { ...b, eps: 1 }), 'x');
+    throwsArg(() => sdDP([1, NaN], { ...b, eps: 1 }), 'x[1]');
+    throwsArg(() => covDP([1, 2], [1], { eps: 1, lower1: 0, upper1: 1, lower2: 0, upper2: 1 }), 'x2');
+    throwsArg(() => covDP([1, 2], [1, 2], { eps: 1, lower1: 0, upper1: 1, lower2: 0 } as never), 'upper2');
+    throwsArg(() => pooledVarDP([[1], [2]], { ...b, eps: 1 }), 'groups');
+    throwsArg(() => pooledVarDP([], { ...b, eps: 1 }), 'groups');
+    throwsArg(() => pooledVarDP([[1, 2], [3]], { ...b, eps: 1, approxNMax: 1 as never }), 'approxNMax');
+    throwsArg(() => pooledVarDP([[0.1, 0.2]], { ...b, eps: 1, neighbors: 'unbounded' }), 'groups'); // N = 2J = 2
+    throwsArg(() => pooledCovDP([[[1, 2], [1]]], { eps: 1, lower1: 0, upper1: 1, lower2: 0, upper2: 1 }), 'groups[0][1]');
+    throwsArg(() => pooledCovDP([[[1, 2], [1, 2]]], { eps: 1, lower1: 0, upper1: 1, lower2: 0, upper2: 1, neighbors: 'unbounded' }), 'groups');
+    throwsArg(() => histogramDP([1, NaN], { ...b, eps: 1 }), 'x[1]');
+    throwsArg(() => histogramDP([1], { ...b, eps: 1, breaks: 0 }), 'breaks');
+    throwsArg(() => histogramDP([1], { eps: 1, breaks: [0, 1, 1] }), 'breaks');
+    throwsArg(() => histogramDP([1], { eps: 1, breaks: [0, 1], lower: -1 }), 'lower');
+    throwsArg(() => histogramDP([1], { ...b, eps: 1, normalize: 'yes' as never }), 'normalize');
+    throwsArg(() => tableDP([], { eps: 1 }), 'columns');
+    throwsArg(() => tableDP([['a'], ['b', 'c']], { eps: 1 }), 'columns[1]');
+    throwsArg(() => tableDP([['a', 'z']], { eps: 1, levels: [['a', 'b']] }), 'columns[0][1]');
+    throwsArg(() => tableDP([['a']], { eps: 1, levels: [['a', 'a']] }), 'levels[0]');
+    throwsArg(() => tableDP([['a']], { eps: 1, levels: [['a'], ['b']] }), 'levels');
+    throwsArg(() => tableDP([[NaN as never]], { eps: 1 }), 'columns[0][0]');
+    throwsArg(() => quantileDP([1], 1.5, { ...b, eps: 1 }), 'q');
+    throwsArg(() => quantileDP([1, Infinity], 0.5, { ...b, eps: 1 }), 'x[1]');
+    throwsArg(() => medianDP([1], { ...b, eps: 1, uniformSampling: 'no' as never }), 'uniformSampling');
+    throwsArg(() => smoothMedianDP([1], 1, { ...b }), 'delta');
+    throwsArg(() => smoothMedianDP([1], 1, { ...b, noise: 'heavy-tailed', delta: 0.1 }), 'delta');
+    throwsArg(() => smoothMedianDP([1], 1, { ...b, noise: 'heavy-tailed', gamma: 1 }), 'gamma');
+    throwsArg(() => smoothMedianDP([1], 1, { ...b, noise: 'cauchy' as never, delta: 0.1 }), 'noise');
+    throwsArg(() => smoothMedianDP([1], 1, { ...b, delta: 0.1, noiseMode: 'exact' as never }), 'noiseMode');
+  });
+});
+
+describe('check-then-spend', () => {
+  it('checks the budget before reading the data and spends nothing on failure', () => {
+    const acc = new PrivacyAccountant({ eps: 1 });
+    // Bad data, but the budget is insufficient: the budget error comes first (data untouched).
+    expect(() => meanDP([NaN], { ...b, eps: 2, accountant: acc })).toThrow(BudgetExceededError);
+    // Bad data within budget: typed data error, nothing spent.
+    expect(() => meanDP([NaN], { ...b, eps: 0.5, accountant: acc })).toThrow(InvalidArgumentError);
+    expect(acc.spent().eps).toBe(0);
+    meanDP([0.5], { ...b, eps: 0.5, accountant: acc, name: 'age mean' });
+    expect(acc.spent().eps).toBe(0.5);
+    expect(acc.ledger()[0]!.name).toBe('age mean');
+    expect(acc.ledger()[0]!.mechanism).toBe('laplace');
+  });
+  it("'both' checks the total cost first and charges each release", () => {
+    const acc = new PrivacyAccountant({ eps: 1, delta: 1e-5 });
+    expect(() => varDP([0.1, 0.2], { ...b, eps: 0.6, neighbors: 'both', accountant: acc })).toThrow(BudgetExceededError);
+    expect(acc.spent().eps).toBe(0);
+    const r = histogramDP([0.1, 0.2], { ...b, eps: 0.25, neighbors: 'both', accountant: acc });
+    expect(r.bounded.counts).toHaveLength(10);
+    expect(r.unbounded.counts).toHaveLength(10);
+    expect(acc.ledger().map((e) => e.neighbors)).toEqual(['bounded', 'unbounded']);
+    expect(acc.spent().eps).toBeCloseTo(0.5, 15);
+    const g = meanDP([0.1], { ...b, eps: 0.2, neighbors: 'both', mechanism: 'analytic', delta: 4e-6, accountant: acc });
+    expect(typeof g.bounded).toBe('number');
+    expect(acc.spent().delta).toBeCloseTo(8e-6, 18);
+    expect(() => quantileDP([0.1], 0.5, { ...b, eps: 0.2, neighbors: 'both', accountant: acc })).toThrow(BudgetExceededError);
+  });
+});
+
+describe('post-processing', () => {
+  it('variance and pooled variance are never negative (clamped, no re-draw)', () => {
+    for (let i = 0; i < 200; i++) {
+      expect(varDP([0.5, 0.5, 0.5], { ...b, eps: 0.1 })).toBeGreaterThanOrEqual(0);
+      expect(pooledVarDP([[0.5, 0.5], [0.5, 0.5, 0.5]], { ...b, eps: 0.1 })).toBeGreaterThanOrEqual(0);
+      expect(sdDP([0.5, 0.5], { ...b, eps: 0.1 })).toBeGreaterThanOrEqual(0);
+    }
+    // Clamping happens: with true variance 0 and symmetric noise about half the releases are exactly 0.
+    let zeros = 0;
+    for (let i = 0; i < 400; i++) if (varDP([0.5, 0.5, 0.5], { ...b, eps: 0.1 }) === 0) zeros++;
+    expect(zeros).toBeGreaterThan(120);
+    expect(zeros).toBeLessThan(280);
+  });
+  it('histogram: clamps and rounds half to even, or normalises', () => {
+    expect([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4, 2.6].map(roundHalfEven)).toEqual([0, 2, 2, -0, -2, -2, 2, 3]);
+    const h = histogramDP([0.1, 0.2, 0.9], { ...b, eps: 0.5, breaks: 4 });
+    for (const c of h.counts) {
+      expect(c).toBeGreaterThanOrEqual(0);
+      expect(Number.isInteger(c)).toBe(true);
+    }
+    const hn = histogramDP([0.1, 0.2, 0.9], { ...b, eps: 0.5, breaks: 4, normalize: true });
+    expect(Array.from(hn.counts).reduce((s, v) => s + v, 0)).toBeCloseTo(1, 12);
+    let sawNegative = false;
+    for (let i = 0; i < 50 && !sawNegative; i++) {
+      const hx = histogramDP([0.1], { ...b, eps: 0.5, breaks: 4, allowNegative: true });
+      sawNegative = Array.from(hx.counts).some((c) => c < 0);
+    }
+    expect(sawNegative).toBe(true);
+  });
+  it('quantile output always lies in [lower, upper]; uniformSampling false returns an interval end', () => {
+    const data = [0.2, 0.2, 0.4, 0.9, 5, -3];
+    for (let i = 0; i < 300; i++) {
+      const v = quantileDP(data, i / 300, { ...b, eps: 0.01 });
+      expect(v >= 0 && v <= 1).toBe(true);
+      const e = quantileDP(data, 0.5, { ...b, eps: 1, uniformSampling: false });
+      expect([0, 0, 0.2, 0.4, 0.9, 1].includes(e)).toBe(true);
+    }
+  });
+});
