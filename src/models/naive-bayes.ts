@@ -153,8 +153,10 @@ export class NaiveBayesDP {
   readonly varianceFloor: number;
   readonly alpha: number;
   private readonly noise: NoiseFactory;
-  /** The released statistics of the last fit (public). */
+  /** The released statistics of the last fit (public): budget share, sensitivity, noise. */
   statistics: NaiveBayesStatistic[] | undefined;
+  /** The released noisy vectors of the last fit, in the order of `statistics` (the model is post-processing of these). */
+  released: number[][] | undefined;
   gaussian: GaussianNbParams | undefined;
   categorical: CategoricalNbParams | undefined;
   private d = 0;
@@ -310,6 +312,7 @@ export class NaiveBayesDP {
     const noisySquares: Float64Array[] = [];
     for (let j = 0; j < d; j++) noisySums.push(adders[1 + j]!.add(sums.subarray(j * K, (j + 1) * K), w[j]!, rng));
     for (let j = 0; j < d; j++) noisySquares.push(adders[1 + d + j]!.add(squares.subarray(j * K, (j + 1) * K), w[j]! * w[j]!, rng));
+    this.released = [Array.from(noisyCounts), ...noisySums.map((v) => Array.from(v)), ...noisySquares.map((v) => Array.from(v))];
     const nk = Array.from(noisyCounts, (c) => Math.max(c, 1));
     const total = nk.reduce((a, b) => a + b, 0);
     const means: number[][] = [];
@@ -343,9 +346,11 @@ export class NaiveBayesDP {
     }
     const noisyCounts = adders[0]!.add(counts, 1, rng);
     const logProb: number[][][] = [];
+    const released: number[][] = [Array.from(noisyCounts)];
     for (let j = 0; j < d; j++) {
       const L = levels[j]!;
       const t = adders[1 + j]!.add(tables[j]!, 1, rng);
+      released.push(Array.from(t));
       const perClass: number[][] = [];
       for (let k = 0; k < K; k++) {
         let s = 0;
@@ -363,6 +368,7 @@ export class NaiveBayesDP {
     }
     const nk = Array.from(noisyCounts, (c) => Math.max(c, 1));
     const total = nk.reduce((a, b) => a + b, 0);
+    this.released = released;
     this.categorical = { counts: Array.from(noisyCounts), logProb, logPrior: nk.map((c) => Math.log(c / total)) };
     this.gaussian = undefined;
   }
