@@ -108,7 +108,7 @@ describe('noise laws of the statistics', () => {
 function quantileCdf(sorted: number[], q: number, eps: number, l: number, u: number) {
   const z = [l, ...sorted, u];
   const n = sorted.length;
-  const w = [];
+  const w: number[] = [];
   for (let i = 1; i <= n + 1; i++) w.push((z[i]! - z[i - 1]!) * Math.exp((-eps * Math.abs(i - 1 - q * n)) / 2));
   const tot = w.reduce((s, v) => s + v, 0);
   return (x: number) => {
