@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Rng } from '../../src/random/rng.js';
-import { auditDP, clopperPearsonLower, clopperPearsonUpper, formatAudit } from './harness.js';
+import { auditDP, auditSampleMultiplier, clopperPearsonLower, clopperPearsonUpper, formatAudit } from './harness.js';
 
 /** Float Laplace by inversion with a 53-bit uniform. */
 function laplaceFloat(rng: Rng, b: number): number {
@@ -160,6 +160,25 @@ describe('auditDP mechanics', () => {
     const pure = auditDP({ mechanism: leaky, neighbors: [0, 1], eps: 0.1, seed: 6 });
     expect(atDelta.passed, formatAudit(atDelta)).toBe(true);
     expect(pure.passed, formatAudit(pure)).toBe(false);
+  });
+  it('reads DPKIT_AUDIT_LONG (npm run audit) to multiply the sample sizes', () => {
+    const old = process.env.DPKIT_AUDIT_LONG;
+    try {
+      process.env.DPKIT_AUDIT_LONG = '1';
+      expect(auditSampleMultiplier()).toBe(10);
+      process.env.DPKIT_AUDIT_LONG = '4';
+      expect(auditSampleMultiplier()).toBe(4);
+      const m = (x: number, rng: Rng) => x + laplaceFloat(rng, 1);
+      expect(auditDP({ mechanism: m, neighbors: [0, 1], eps: 1, samples: 300, seed: 1 }).samples).toBe(1200);
+      expect(auditDP({ mechanism: m, neighbors: [0, 1], eps: 1, samples: 300, seed: 1, allowLong: false }).samples).toBe(300);
+      process.env.DPKIT_AUDIT_LONG = '0';
+      expect(auditSampleMultiplier()).toBe(1);
+      delete process.env.DPKIT_AUDIT_LONG;
+      expect(auditSampleMultiplier()).toBe(1);
+    } finally {
+      if (old === undefined) delete process.env.DPKIT_AUDIT_LONG;
+      else process.env.DPKIT_AUDIT_LONG = old;
+    }
   });
   it('rejects bad options', () => {
     const m = (x: number) => x;
