@@ -56,7 +56,12 @@ export class PrivacyAccountant {
     const delta = budget.delta === undefined ? 0 : checkDelta(budget.delta, 'budget.delta', { allowZero: true });
     this.budget = { eps, delta };
     this.sink = opts.sink;
-    for (const e of opts.history ?? []) this.record(e);
+    (opts.history ?? []).forEach((e, i) => {
+      // A negative (or non-finite) replayed cost would silently enlarge the budget.
+      checkNonNegative(e.eps, `history[${i}].eps`);
+      checkNonNegative(e.delta, `history[${i}].delta`);
+      this.record(e);
+    });
   }
 
   /** Total spent so far under sequential composition. */

@@ -81,6 +81,10 @@ describe('PrivacyAccountant', () => {
     const acc = new PrivacyAccountant({ eps: 1 }, { history });
     expect(acc.spent().eps).toBe(0.6);
     expect(() => acc.spend(req(0.5))).toThrow(BudgetExceededError);
+    const bad = (eps: number, delta: number): LedgerEntry[] => [{ ...req(eps, delta, 'bad'), time: '2026-01-01T00:00:00.000Z' }];
+    expect(() => new PrivacyAccountant({ eps: 1 }, { history: bad(-5, 0) })).toThrow(/history\[0\]\.eps/);
+    expect(() => new PrivacyAccountant({ eps: 1 }, { history: bad(NaN, 0) })).toThrow(/history\[0\]\.eps/);
+    expect(() => new PrivacyAccountant({ eps: 1 }, { history: bad(0.1, -1e-6) })).toThrow(/history\[0\]\.delta/);
     const led = acc.ledger() as LedgerEntry[];
     led.pop();
     expect(acc.ledger()).toHaveLength(1);
