@@ -1,3 +1,10 @@
 // Node-only entry (dpkit/node): data sources, ledger files, CLI, HTML report.
-export {};
+export * from './ledger.js';
+export * from './lock.js';
+export * from './data.js';
+export * from './analysis.js';
+export * from './sensitivity.js';
+export * from './execute.js';
+export * from './report.js';
+export { main as runCli, buildProgram, EXIT } from './cli.js';
 export * from './lp-worker.js';

@@ -1,0 +1,470 @@
+#!/usr/bin/env node
+/**
+ * The `dpkit` command line (commander).
+ *
+ *   dpkit run <analysis.yaml> [--dry-run]     a declared plan of private releases under a ledger
+ *   dpkit describe <data> --eps E ...         a private summary of every column
+ *   dpkit ledger <ledger>                     what was spent, when, on what, and what remains
+ *
+ * Errors are printed as one line `dpkit: error: <message>` (the stack only with --debug) and map to
+ * exit codes: 0 success, 1 unexpected error, 2 usage or invalid input (arguments, schema, analysis),
+ * 3 budget exceeded (nothing was read or spent), 4 ledger corrupt, truncated or locked, 5 data
+ * source error (missing file, bad SQL, unknown column).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError, Option } from 'commander';
+import { BudgetExceededError, DpkitError, InvalidArgumentError } from '../errors.js';
+import { cryptoRng } from '../random/rng.js';
+import { loadAnalysis, loadSchema, planColumns, planCost, SchemaError, type Analysis, type ColumnSchema, type DataSchema, type ReleaseSpec } from './analysis.js';
+import { DataEngine, DataSourceError, sourceSql, type DataSourceSpec } from './data.js';
+import { executePlan, validatePlanNoise, type ReleaseResult } from './execute.js';
+import { FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
+import { LockError } from './lock.js';
+import { fmt, renderReport, type NoiseDensityPlot } from './report.js';
+import { makeProgress, resultsTable } from './terminal.js';
+
+/** Exit codes of the CLI. */
+export const EXIT = { ok: 0, error: 1, usage: 2, budget: 3, ledger: 4, data: 5 } as const;
+
+export interface CliIO {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+const SLACK = 1e-12;
+
+function fits(cost: { eps: number; delta: number }, remaining: { eps: number; delta: number }, budget: { eps: number; delta: number }): boolean {
+  return cost.eps <= remaining.eps + SLACK * budget.eps && cost.delta <= remaining.delta + SLACK * Math.max(budget.delta, 1e-300);
+}
+
+function exitCodeOf(e: unknown): number {
+  if (e instanceof SchemaError || e instanceof InvalidArgumentError) return EXIT.usage;
+  if (e instanceof BudgetExceededError) return EXIT.budget;
+  if (e instanceof LedgerError || e instanceof LockError) return EXIT.ledger;
+  if (e instanceof DataSourceError) return EXIT.data;
+  return EXIT.error;
+}
+
+function planLine(r: ReleaseSpec): string {
+  const what = 'column' in r && r.column ? r.column : 'columns' in r ? r.columns.join(', ') : 'features' in r ? `${r.label} ~ ${r.features.join(' + ')}` : '*';
+  const mech = 'mechanism' in r ? r.mechanism : r.stat === 'quantile' ? 'exponential' : 'objective perturbation';
+  return `  ${r.name.padEnd(44)} ${r.stat.padEnd(20)} ${what.slice(0, 34).padEnd(34)} eps ${fmt(r.eps).padStart(6)}${r.delta ? `  delta ${fmt(r.delta)}` : ''}  ${mech}${'by' in r && r.by ? ` (grouped by ${r.by})` : ''}`;
+}
+
+function budgetText(c: { eps: number; delta: number }): string {
+  return `eps=${fmt(c.eps)}${c.delta ? `, delta=${fmt(c.delta)}` : ''}`;
+}
+
+function writeOutputs(
+  outDir: string,
+  a: { title: string; dataDescription: string; alpha: number; plan: ReleaseSpec[] },
+  results: ReleaseResult[],
+  ledger: { path: string; before: LedgerSummary; after: LedgerSummary },
+  extra: { failed?: { name: string; error: string }; warnings: string[]; densities?: NoiseDensityPlot[] },
+): { json: string; html: string } {
+  fs.mkdirSync(outDir, { recursive: true });
+  const generated = new Date().toISOString();
+  const json = path.join(outDir, 'results.json');
+  const html = path.join(outDir, 'report.html');
+  const doc = {
+    title: a.title,
+    data: a.dataDescription,
+    generated,
+    level: 1 - a.alpha,
+    budget: { total: ledger.after.budget, spentThisRun: sumCost(results), spentTotal: ledger.after.spent, remaining: ledger.after.remaining },
+    ledger: ledger.path,
+    completed: results.length,
+    planned: a.plan.length,
+    failed: extra.failed ?? null,
+    warnings: extra.warnings,
+    results,
+  };
+  writeAtomic(json, `${JSON.stringify(doc, null, 2)}\n`);
+  writeAtomic(
+    html,
+    renderReport({
+      title: a.title,
+      dataDescription: a.dataDescription,
+      generated,
+      ledger: { path: ledger.path, budget: ledger.after.budget, spentBefore: ledger.before.spent, spentAfter: ledger.after.spent },
+      results,
+      failed: extra.failed,
+      warnings: extra.warnings,
+      densities: extra.densities,
+    }),
+  );
+  return { json, html };
+}
+
+function writeAtomic(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+}
+
+function sumCost(results: ReleaseResult[]): { eps: number; delta: number } {
+  return results.reduce((s, r) => ({ eps: s.eps + r.eps, delta: s.delta + r.delta }), { eps: 0, delta: 0 });
+}
+
+interface ExecOptions {
+  dryRun?: boolean;
+  ledger?: string;
+  out?: string;
+  quiet?: boolean;
+  warnings?: string[];
+  dataDescription?: string;
+  /** Columns whose bounds or levels came from the data (--bounds-from-data): their results are flagged NOT private. */
+  nonPrivateColumns?: Set<string>;
+}
+
+/**
+ * Runs an analysis: validates it, checks the plan against the ledger (before reading any data),
+ * executes it, prints the table and writes results.json and report.html. Shared by `run` and
+ * `describe`.
+ */
+async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> {
+  if (o.ledger) a.ledger = path.resolve(o.ledger);
+  if (o.out) a.outDir = path.resolve(o.out);
+  validatePlanNoise(a);
+  const cost = planCost(a.releases);
+  const dataDescription = o.dataDescription ?? ('path' in a.data ? path.relative(process.cwd(), a.data.path) || a.data.path : 'SQL query');
+  const rel = (p: string) => path.relative(process.cwd(), p) || p;
+  if (o.dryRun) {
+    io.out(`Plan: ${a.title}`);
+    io.out(`Data: ${dataDescription}`);
+    io.out(`Releases (${a.releases.length}):`);
+    for (const r of a.releases) io.out(planLine(r));
+    io.out(`This plan spends ${budgetText(cost)} (sequential composition).`);
+    let remaining = a.budget;
+    if (fs.existsSync(a.ledger)) {
+      const s = readLedger(a.ledger);
+      remaining = s.remaining;
+      io.out(`Ledger ${rel(a.ledger)}: total ${budgetText(s.budget)}, spent ${budgetText(s.spent)}, remaining ${budgetText(s.remaining)}.`);
+    } else {
+      io.out(`Ledger ${rel(a.ledger)} does not exist yet; it will be created with the total budget ${budgetText(a.budget)}.`);
+    }
+    if (!fits(cost, remaining, a.budget)) {
+      io.out(`The plan does NOT fit in the remaining budget: a run would be refused before reading any data.`);
+      return EXIT.budget;
+    }
+    io.out('Dry run: no data were read and nothing was spent.');
+    return EXIT.ok;
+  }
+  sourceSql(a.data); // a missing file is reported before the ledger is touched
+  const warnings = [...(o.warnings ?? [])];
+  const ledger = FileLedger.open(a.ledger, { budget: a.budget, warn: (m) => warnings.push(m), timeoutMs: 30_000 });
+  const results: ReleaseResult[] = [];
+  const progress = makeProgress();
+  let engine: DataEngine | undefined;
+  let failure: unknown;
+  const before = ledger.summary();
+  try {
+    if (!fits(cost, before.remaining, before.budget)) {
+      throw new BudgetExceededError(`plan of ${a.releases.length} release(s)`, cost, before.remaining);
+    }
+    let label = 'reading data';
+    progress.update(label, 0);
+    engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f) });
+    await engine.requireColumns(planColumns(a));
+    await executePlan(
+      a,
+      engine,
+      {
+        rng: cryptoRng(),
+        accountant: ledger.accountant(),
+        alpha: a.alpha,
+        onRelease: (i, n, name) => {
+          label = `${i + 1}/${n} ${name}`;
+          progress.update(label, i / n);
+        },
+      },
+      results,
+    );
+  } catch (e) {
+    failure = e;
+  } finally {
+    progress.done();
+    engine?.close();
+  }
+  const after = ledger.summary();
+  ledger.close();
+  for (const r of results) {
+    const flagged = r.columns.filter((c) => o.nonPrivateColumns?.has(c));
+    if (flagged.length > 0) {
+      r.nonPrivate = true;
+      r.notes.push(`NOT PRIVATE: the bounds/levels of ${flagged.join(', ')} were computed from the data (--bounds-from-data)`);
+    }
+  }
+  if (failure !== undefined && results.length === 0) throw failure;
+  const failedAt = failure !== undefined ? { name: a.releases[results.length]?.name ?? '?', error: failure instanceof Error ? failure.message : String(failure) } : undefined;
+  const files = writeOutputs(a.outDir, { title: a.title, dataDescription, alpha: a.alpha, plan: a.releases }, results, { path: rel(a.ledger), before, after }, { failed: failedAt, warnings });
+  if (!o.quiet) {
+    io.out(`${a.title}`);
+    io.out(`data: ${dataDescription}`);
+    io.out('');
+    io.out(resultsTable(results));
+    io.out('');
+  }
+  for (const w of warnings) io.err(`dpkit: warning: ${w}`);
+  io.out(`Spent this run: ${budgetText(sumCost(results))}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
+  io.out(`Wrote ${rel(files.json)} and ${rel(files.html)}.`);
+  if (failure !== undefined) throw failure;
+  return EXIT.ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// describe
+
+interface DescribeOptions {
+  eps: number;
+  delta?: number;
+  schema?: string;
+  boundsFromData?: boolean;
+  columns?: string;
+  ledger: string;
+  budget?: string;
+  out: string;
+  alpha: number;
+  format?: 'csv' | 'parquet' | 'json';
+}
+
+/** Budget split of `describe`, per column (shares of that column's eps). */
+export const DESCRIBE_SPLIT = { count: 0.1, mean: 0.2, sd: 0.2, quartiles: 0.3, histogram: 0.2 } as const;
+
+async function describe(data: string, o: DescribeOptions, io: CliIO): Promise<number> {
+  const spec: DataSourceSpec = o.format ? { path: data, format: o.format } : { path: data };
+  sourceSql(spec);
+  const schema: DataSchema = o.schema ? loadSchema(o.schema) : { file: '(no schema)', columns: new Map() };
+  const warnings: string[] = [];
+  // The column list and types come from the file's header (public structure, not values).
+  const engine = await DataEngine.open(spec);
+  let columns: { name: string; kind: 'numeric' | 'categorical' }[];
+  try {
+    const all = await engine.columns();
+    const wanted = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : all.map((c) => c.name);
+    for (const w of wanted) if (!all.some((c) => c.name === w)) throw new DataSourceError(`column "${w}" not found in ${data} (columns: ${all.map((c) => c.name).join(', ')})`);
+    columns = wanted.map((w) => {
+      const s = schema.columns.get(w);
+      return { name: w, kind: s ? s.type : all.find((c) => c.name === w)!.kind };
+    });
+    const missing = columns.filter((c) => !schema.columns.has(c.name));
+    if (missing.length > 0 && !o.boundsFromData) {
+      const c = missing[0]!;
+      throw new InvalidArgumentError(
+        `column "${c.name}"`,
+        `has no public ${c.kind === 'numeric' ? 'bounds' : 'levels'}${o.schema ? ` in ${o.schema}` : ' (no --schema given)'}: declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private)`,
+      );
+    }
+    if (missing.length > 0) {
+      const msg = `--bounds-from-data: bounds/levels of ${missing.map((c) => c.name).join(', ')} were computed from the data; results for these columns are NOT differentially private`;
+      warnings.push(msg);
+      io.err(`dpkit: WARNING: ${msg}`);
+      const num = missing.filter((c) => c.kind === 'numeric').map((c) => c.name);
+      const b = await engine.nonPrivateBounds(num);
+      num.forEach((n, i) => {
+        const lo = b[i]![0];
+        let hi = b[i]![1];
+        if (!(Number.isFinite(lo) && Number.isFinite(hi))) throw new InvalidArgumentError(`column "${n}"`, 'has no numeric values to take bounds from');
+        if (lo === hi) hi = lo + 1;
+        schema.columns.set(n, { name: n, type: 'numeric', lower: lo, upper: hi, missing: 'drop', bins: 10, fromData: true });
+      });
+      for (const c of missing.filter((m) => m.kind === 'categorical')) {
+        const levels = await engine.nonPrivateLevels(c.name, 100);
+        if (levels.length > 100) throw new InvalidArgumentError(`column "${c.name}"`, 'has more than 100 distinct levels; declare the public levels in a schema');
+        schema.columns.set(c.name, { name: c.name, type: 'categorical', levels, missing: 'drop', fromData: true });
+      }
+    }
+  } finally {
+    engine.close();
+  }
+  const k = columns.length;
+  if (k === 0) throw new InvalidArgumentError('columns', 'must name at least one column');
+  const epsCol = o.eps / k;
+  const mechanism = o.delta ? 'analytic' : 'laplace';
+  const releases: ReleaseSpec[] = [];
+  const d = (share: number) => (o.delta ? (o.delta / k) * share : 0);
+  for (const c of columns) {
+    const s = schema.columns.get(c.name)! as ColumnSchema;
+    const base = { neighbors: 'bounded' as const, line: 0 };
+    if (s.type === 'numeric') {
+      releases.push({ ...base, stat: 'count', name: `${c.name}: count`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.count, delta: d(DESCRIBE_SPLIT.count), mechanism });
+      releases.push({ ...base, stat: 'mean', name: `${c.name}: mean`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.mean, delta: d(DESCRIBE_SPLIT.mean), mechanism });
+      releases.push({ ...base, stat: 'sd', name: `${c.name}: sd`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.sd, delta: d(DESCRIBE_SPLIT.sd), mechanism });
+      releases.push({ ...base, stat: 'quantile', name: `${c.name}: quartiles`, column: c.name, probs: [0.25, 0.5, 0.75], eps: epsCol * DESCRIBE_SPLIT.quartiles, delta: 0 });
+      releases.push({ ...base, stat: 'histogram', name: `${c.name}: histogram`, column: c.name, normalize: false, eps: epsCol * DESCRIBE_SPLIT.histogram, delta: d(DESCRIBE_SPLIT.histogram), mechanism });
+    } else {
+      releases.push({ ...base, stat: 'table', name: `${c.name}: frequencies`, columns: [c.name], eps: epsCol, delta: o.delta ? o.delta / k : 0, mechanism });
+    }
+  }
+  const total = planCost(releases);
+  const a: Analysis = {
+    file: '(describe)',
+    title: `Private description of ${path.basename(data)}`,
+    data: { path: path.resolve(data), ...(o.format ? { format: o.format } : {}) },
+    schema,
+    budget: parseBudget(o.budget, o.ledger, { eps: total.eps, delta: total.delta }),
+    ledger: path.resolve(o.ledger),
+    outDir: path.resolve(o.out),
+    alpha: o.alpha,
+    releases,
+  };
+  io.err(
+    `dpkit: budget split: eps ${fmt(o.eps)}${o.delta ? `, delta ${fmt(o.delta)}` : ''} over ${k} column(s) = ${fmt(epsCol)} each; numeric column: count ${DESCRIBE_SPLIT.count * 100}%, mean ${DESCRIBE_SPLIT.mean * 100}%, sd ${DESCRIBE_SPLIT.sd * 100}%, quartiles ${DESCRIBE_SPLIT.quartiles * 100}% (a third each), histogram ${DESCRIBE_SPLIT.histogram * 100}%; categorical column: frequency table 100%.`,
+  );
+  const fromData = new Set([...schema.columns.values()].filter((c) => c.fromData).map((c) => c.name));
+  return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data }, io);
+}
+
+function parseBudget(budget: string | undefined, ledger: string, fallback: { eps: number; delta: number }): { eps: number; delta: number } {
+  if (budget === undefined) {
+    if (fs.existsSync(ledger)) return readLedger(ledger).budget;
+    throw new InvalidArgumentError('--budget', `is required to create the ledger ${ledger} (the total budget it will allow, e.g. --budget ${fmt(fallback.eps * 10)}); or pass --ledger to an existing ledger`);
+  }
+  const [e, d] = budget.split(',');
+  const eps = Number(e);
+  const delta = d === undefined ? 0 : Number(d);
+  if (!(eps > 0) || !Number.isFinite(eps)) throw new InvalidArgumentError('--budget', 'must be eps or eps,delta with eps > 0', budget);
+  if (!(delta >= 0 && delta < 1)) throw new InvalidArgumentError('--budget', 'delta must be in [0, 1)', budget);
+  return { eps, delta };
+}
+
+// ---------------------------------------------------------------------------------------------
+// ledger
+
+function showLedger(file: string, json: boolean, io: CliIO): number {
+  const s = readLedger(file);
+  if (json) {
+    io.out(JSON.stringify(s, null, 2));
+    return EXIT.ok;
+  }
+  io.out(`Ledger ${file} (id ${s.id}, created ${s.created})`);
+  io.out(`Total budget ${budgetText(s.budget)}; spent ${budgetText(s.spent)}; remaining ${budgetText(s.remaining)}.`);
+  if (s.interruptedWrite) io.out('Note: the last write was interrupted by a crash; it was never acknowledged (its result was never shown) and will be discarded by the next run.');
+  if (s.entries.length === 0) {
+    io.out('No spends yet.');
+    return EXIT.ok;
+  }
+  io.out('');
+  io.out(`${'#'.padStart(4)}  ${'time (UTC)'.padEnd(24)}  ${'eps'.padStart(8)}  ${'delta'.padStart(8)}  ${'neighbours'.padEnd(10)}  ${'mechanism'.padEnd(18)}  release`);
+  s.entries.forEach((e, i) => {
+    io.out(`${String(i + 1).padStart(4)}  ${e.time.padEnd(24)}  ${fmt(e.eps).padStart(8)}  ${fmt(e.delta).padStart(8)}  ${e.neighbors.padEnd(10)}  ${(e.mechanism ?? '').padEnd(18)}  ${e.name}`);
+  });
+  return EXIT.ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// program
+
+function num(name: string, rule: 'positive' | 'delta' | 'unit') {
+  return (v: string): number => {
+    const x = Number(v);
+    const ok = Number.isFinite(x) && (rule === 'positive' ? x > 0 : rule === 'delta' ? x >= 0 && x < 1 : x > 0 && x < 1);
+    if (!ok) throw new InvalidArgumentError(name, rule === 'positive' ? 'must be a number > 0' : rule === 'delta' ? 'must be in [0, 1)' : 'must be in (0, 1)', v);
+    return x;
+  };
+}
+
+/** Build the commander program (exposed for tests). */
+export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
+  const program = new Command();
+  program
+    .name('dpkit')
+    .description('Differentially private statistics and models from the command line, under a crash-safe budget ledger.')
+    .version('0.1.0')
+    .option('--debug', 'print stack traces of errors')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) })
+    .exitOverride();
+
+  program
+    .command('run')
+    .description('Run the private releases declared in an analysis file, under its ledger budget; writes results.json and report.html.')
+    .argument('<analysis>', 'analysis YAML file (data, schema, budget, ledger, releases)')
+    .option('--dry-run', 'print the plan and the budget it would spend; read no data, spend nothing')
+    .option('--ledger <file>', 'ledger file (overrides the analysis file)')
+    .option('--out <dir>', 'output directory for results.json and report.html (overrides the analysis file)')
+    .option('-q, --quiet', 'do not print the results table')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 ok, 2 invalid analysis/schema, 3 budget exceeded (nothing read or spent), 4 ledger corrupt or locked, 5 data error.\nExample: dpkit run examples/adult.analysis.yaml --dry-run',
+    )
+    .action(async (file: string, opts: { dryRun?: boolean; ledger?: string; out?: string; quiet?: boolean }) => {
+      const a = loadAnalysis(file);
+      setCode(await execute(a, opts, io));
+    });
+
+  program
+    .command('describe')
+    .description('Private count, mean, sd, quartiles and histogram of every numeric column, and a frequency table of every categorical column.')
+    .argument('<data>', 'CSV, Parquet or JSON file')
+    .requiredOption('--eps <eps>', 'total epsilon of the description (split over columns and statistics)', num('--eps', 'positive'))
+    .option('--delta <delta>', 'total delta; when given, Gaussian (analytic) noise replaces Laplace', num('--delta', 'unit'))
+    .option('--schema <schema.yaml>', 'public bounds, levels and missing-value policies of the columns')
+    .option('--bounds-from-data', 'compute missing bounds/levels from the data (NOT PRIVATE; flagged in every output)')
+    .option('--columns <a,b,...>', 'only these columns')
+    .option('--ledger <file>', 'ledger file', 'out/ledger')
+    .option('--budget <eps[,delta]>', 'total budget when the ledger is created')
+    .option('--out <dir>', 'output directory for results.json and report.html', 'out')
+    .option('--alpha <alpha>', 'intervals at level 1 - alpha', num('--alpha', 'unit'), 0.05)
+    .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'parquet', 'json']))
+    .addHelpText('after', '\nExample: dpkit describe data/adult.csv --eps 1 --schema examples/adult.schema.yaml --budget 10')
+    .action(async (data: string, opts: DescribeOptions) => {
+      setCode(await describe(data, opts, io));
+    });
+
+  program
+    .command('ledger')
+    .description('Show what a ledger recorded: every spend (time, eps, delta, neighbours, mechanism, release) and what remains. Verifies its hash chain.')
+    .argument('<ledger>', 'ledger file')
+    .option('--json', 'machine-readable output')
+    .action((file: string, opts: { json?: boolean }) => {
+      setCode(showLedger(file, Boolean(opts.json), io));
+    });
+
+  return program;
+}
+
+/** Run the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function main(argv: string[], io: CliIO = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) }): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(io, (c) => (code = c));
+  const debug = argv.includes('--debug');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    const msg = e instanceof Error ? e.message : String(e);
+    io.err(`dpkit: error: ${msg.split('\n')[0]}`);
+    if (debug && e instanceof Error && e.stack) io.err(e.stack);
+    else if (!(e instanceof DpkitError)) io.err('(run with --debug for the stack trace)');
+    return exitCodeOf(e);
+  }
+}
+
+const invokedDirectly = (() => {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return pathToFileURL(fs.realpathSync(entry)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+})();
+
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`dpkit: error: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = EXIT.error;
+    },
+  );
+}

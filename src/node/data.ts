@@ -1,0 +1,533 @@
+/**
+ * The data engine of `dpkit/node`: an embedded DuckDB (`@duckdb/node-api`) that reads CSV, Parquet
+ * and JSON files or a SQL query, and computes the *sufficient statistics* of the private releases
+ * in SQL (clamped counts and sums, histogram buckets, contingency tables, group-bys, X^T X / X^T y),
+ * so a file larger than memory works. Only what must be local is streamed into typed arrays: sorted
+ * values for quantiles and rows for iterative models.
+ *
+ * Exact, order-independent clamped sums. A clamped value is rounded to a fixed-point grid of 10^-k
+ * (k chosen from the public bounds so that nothing can overflow), cast to DECIMAL(18, k) and summed
+ * by DuckDB with 128-bit integer accumulation, which is exact: the result does not depend on the
+ * order in which threads or row groups are combined. Each record's contribution g(x) =
+ * round_k(clamp(x, l, u)) lies in [round_k(l), round_k(u)], so the sensitivity of the sum is
+ * round_k(u) - round_k(l) (equal to u - l when the bounds are on the grid, as integers and short
+ * decimals are); callers use {@link gridWidth} for it. Sums of squares and cross products are
+ * exact in the same way (DECIMAL(38, 2k)). The exact sums are converted to doubles once, with
+ * correct rounding, at the end.
+ *
+ * Missing values. Every column used by a release has a declared policy: `drop` (rows where the
+ * column is missing are not used; n then counts the non-missing values, which DPpack's bounded
+ * convention treats as public) or `impute` with a public constant (clamped like any value). Cells
+ * that cannot be read as a number (and NaN) are missing; nothing ever becomes a silent NaN.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DpkitError, InvalidArgumentError } from '../errors.js';
+
+/** A data source: a file (format from the extension unless given) or a SQL query. */
+export type DataSourceSpec =
+  | { path: string; format?: 'csv' | 'parquet' | 'json' }
+  | { sql: string };
+
+/** Missing-value policy of one column. */
+export type MissingPolicy = 'drop' | { impute: number | string };
+
+/** The data could not be read (missing file, bad SQL, unknown column). */
+export class DataSourceError extends DpkitError {
+  constructor(message: string) {
+    super('ERR_DATA', message);
+  }
+}
+
+export interface ColumnInfo {
+  name: string;
+  /** DuckDB's type name, e.g. BIGINT, DOUBLE, VARCHAR. */
+  sqlType: string;
+  kind: 'numeric' | 'categorical';
+}
+
+/** Clamped moments of a numeric column (exact sums, converted once to doubles). */
+export interface Moments {
+  n: number;
+  sum: number;
+  /** Sum of squares of the clamped, grid-rounded values. */
+  sumSq: number;
+  /** Sample variance (n-1 denominator) computed exactly from the exact sums; NaN when n < 2. */
+  variance: number;
+  mean: number;
+}
+
+export interface ProgressSink {
+  (fraction: number): void;
+}
+
+const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*)$/;
+
+/** SQL identifier quoting. */
+export function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** SQL string literal quoting. */
+export function literal(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+function num(x: number): string {
+  if (!Number.isFinite(x)) throw new InvalidArgumentError('bound', 'must be a finite number', x);
+  // Shortest round-trip decimal; DuckDB parses it exactly as the same double.
+  return `CAST(${JSON.stringify(x)} AS DOUBLE)`;
+}
+
+/**
+ * Fixed-point scale k for exact sums of values within [l, u]: the integer part needs d digits,
+ * sums of squares 2d + 2k digits plus 13 digits of row count (1e13 rows) within DECIMAL(38).
+ */
+export function fixedPointScale(lower: number, upper: number): number {
+  const m = Math.max(Math.abs(lower), Math.abs(upper), 1);
+  const d = Math.floor(Math.log10(m)) + 1;
+  const k = Math.min(9, Math.floor((38 - 13 - 2 * d) / 2));
+  if (k < 0) throw new InvalidArgumentError('lower/upper', `must be within +-1e12 for exact accumulation`, `[${lower}, ${upper}]`);
+  return k;
+}
+
+function roundTo(x: number, k: number): number {
+  return parseFloat(x.toFixed(k));
+}
+
+/**
+ * Width of the range of g(x) = round_k(clamp(x, l, u)): the sensitivity of an exact clamped sum
+ * (u - l when the bounds are on the grid).
+ */
+export function gridWidth(lower: number, upper: number): number {
+  const k = fixedPointScale(lower, upper);
+  return Math.max(upper - lower, roundTo(upper, k) - roundTo(lower, k));
+}
+
+/** A scaled decimal (value / 10^scale) converted to the nearest double. */
+export function decimalToNumber(value: bigint, scale: number): number {
+  const neg = value < 0n;
+  let s = (neg ? -value : value).toString();
+  if (scale > 0) {
+    s = s.padStart(scale + 1, '0');
+    s = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
+  }
+  return parseFloat((neg ? '-' : '') + s);
+}
+
+/** num/den (bigints, den > 0) to the nearest double (within 1e-30 relative before the final rounding). */
+export function ratioToNumber(numer: bigint, denom: bigint): number {
+  const digits = 40;
+  const q = (numer * 10n ** BigInt(digits)) / denom;
+  return decimalToNumber(q, digits);
+}
+
+function asBigDecimal(v: DuckDBValue, scale: number): bigint {
+  if (v === null) return 0n;
+  if (typeof v === 'bigint') return v * 10n ** BigInt(scale);
+  if (typeof v === 'number') return BigInt(Math.round(v)) * 10n ** BigInt(scale);
+  const d = v as unknown as { value?: unknown; scale?: unknown };
+  if (typeof d.value === 'bigint' && typeof d.scale === 'number') {
+    if (d.scale === scale) return d.value;
+    if (d.scale < scale) return d.value * 10n ** BigInt(scale - d.scale);
+    throw new DataSourceError(`unexpected decimal scale ${d.scale} (expected ${scale})`);
+  }
+  throw new DataSourceError(`unexpected SQL value ${String(v)} for an exact sum`);
+}
+
+function toNumber(v: DuckDBValue): number {
+  if (v === null) return NaN;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  const d = v as unknown as { value?: unknown; scale?: unknown };
+  if (typeof d.value === 'bigint' && typeof d.scale === 'number') return decimalToNumber(d.value, d.scale);
+  throw new DataSourceError(`unexpected SQL value ${String(v)}`);
+}
+
+function detectFormat(p: string): 'csv' | 'parquet' | 'json' {
+  const lower = p.toLowerCase();
+  if (lower.endsWith('.parquet') || lower.endsWith('.pq')) return 'parquet';
+  if (lower.endsWith('.json') || lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) return 'json';
+  if (lower.endsWith('.csv') || lower.endsWith('.tsv') || lower.endsWith('.csv.gz') || lower.endsWith('.txt')) return 'csv';
+  throw new DataSourceError(`cannot tell the format of ${p} from its extension (use .csv, .parquet or .json, or give a format)`);
+}
+
+/** The FROM expression that reads a file spec. */
+export function sourceSql(spec: DataSourceSpec): string {
+  if ('sql' in spec) {
+    if (typeof spec.sql !== 'string' || spec.sql.trim() === '') throw new InvalidArgumentError('data.sql', 'must be a non-empty SQL query');
+    return `(${spec.sql.replace(/;\s*$/, '')})`;
+  }
+  if (typeof spec.path !== 'string' || spec.path === '') throw new InvalidArgumentError('data.path', 'must be a file path');
+  if (!fs.existsSync(spec.path)) throw new DataSourceError(`data file not found: ${spec.path}`);
+  const fmt = spec.format ?? detectFormat(spec.path);
+  const p = literal(path.resolve(spec.path));
+  if (fmt === 'csv') return `read_csv(${p}, header = true, auto_detect = true)`;
+  if (fmt === 'parquet') return `read_parquet(${p})`;
+  return `read_json_auto(${p})`;
+}
+
+/** SQL expression of a numeric column with its missing policy (NULL when missing and dropped). */
+function numericExpr(column: string, missing: MissingPolicy): string {
+  const base = `TRY_CAST(${ident(column)} AS DOUBLE)`;
+  const clean = `(CASE WHEN isnan(${base}) THEN NULL ELSE ${base} END)`;
+  if (missing === 'drop') return clean;
+  if (typeof missing.impute !== 'number' || !Number.isFinite(missing.impute)) {
+    throw new InvalidArgumentError(`missing.impute of ${column}`, 'must be a finite number for a numeric column', missing.impute);
+  }
+  return `coalesce(${clean}, ${num(missing.impute)})`;
+}
+
+/** SQL expression of a categorical column (as text) with its missing policy. */
+function categoricalExpr(column: string, missing: MissingPolicy): string {
+  const base = `CAST(${ident(column)} AS VARCHAR)`;
+  if (missing === 'drop') return base;
+  return `coalesce(${base}, ${literal(String(missing.impute))})`;
+}
+
+function clampExpr(e: string, lower: number, upper: number): string {
+  return `least(greatest(${e}, ${num(lower)}), ${num(upper)})`;
+}
+
+function decimalExpr(e: string, k: number): string {
+  return `CAST(${e} AS DECIMAL(18, ${k}))`;
+}
+
+/** Histogram bin index for explicit increasing edges (R's hist convention: right-closed, lowest included). */
+function binIndexExpr(e: string, edges: readonly number[]): string {
+  const interior = edges.slice(1, -1);
+  if (interior.length === 0) return '0';
+  return interior.map((b) => `CAST(${e} > ${num(b)} AS INTEGER)`).join(' + ');
+}
+
+export interface NumericRequest {
+  column: string;
+  lower: number;
+  upper: number;
+  missing: MissingPolicy;
+}
+
+/** Histogram request: counts per bin of the clamped values, for explicit edges (edges[0] = lower, last = upper). */
+export interface HistogramRequest extends NumericRequest {
+  edges: readonly number[];
+}
+
+/** An open data source. Always {@link DataEngine.close} it. */
+export class DataEngine {
+  private readonly instance: DuckDBInstance;
+  private readonly con: DuckDBConnection;
+  readonly description: string;
+  private progress: ProgressSink | undefined;
+  /** Exact sufficient statistics already computed (the data are read-only during a run). */
+  private readonly cache = new Map<string, Moments | number[]>();
+
+  private constructor(instance: DuckDBInstance, con: DuckDBConnection, description: string) {
+    this.instance = instance;
+    this.con = con;
+    this.description = description;
+  }
+
+  /** Open a data source; the file is not read yet (DuckDB reads lazily in each query). */
+  static async open(spec: DataSourceSpec, opts: { progress?: ProgressSink; threads?: number } = {}): Promise<DataEngine> {
+    const from = sourceSql(spec);
+    const config: Record<string, string> = {};
+    if (opts.threads !== undefined) config.threads = String(opts.threads);
+    const instance = await DuckDBInstance.create(':memory:', config);
+    const con = await instance.connect();
+    const engine = new DataEngine(instance, con, 'sql' in spec ? 'SQL query' : spec.path);
+    engine.progress = opts.progress;
+    try {
+      await con.run(`CREATE VIEW src AS SELECT * FROM ${from}`);
+    } catch (e) {
+      engine.close();
+      throw new DataSourceError(`cannot read ${engine.description}: ${firstLine(e)}`);
+    }
+    return engine;
+  }
+
+  private async query(sql: string): Promise<DuckDBValue[][]> {
+    const sink = this.progress;
+    let timer: NodeJS.Timeout | undefined;
+    if (sink) {
+      timer = setInterval(() => {
+        const p = this.con.progress;
+        if (p && p.percentage >= 0) sink(Math.min(1, p.percentage / 100));
+      }, 100);
+    }
+    try {
+      const reader = await this.con.runAndReadAll(sql);
+      return reader.getRows();
+    } catch (e) {
+      throw new DataSourceError(`query on ${this.description} failed: ${firstLine(e)}`);
+    } finally {
+      if (timer) clearInterval(timer);
+    }
+  }
+
+  /** Column names and kinds (numeric or categorical). Reads only the schema. */
+  async columns(): Promise<ColumnInfo[]> {
+    const rows = await this.query('DESCRIBE SELECT * FROM src');
+    return rows.map((r) => {
+      const sqlType = String(r[1]);
+      return { name: String(r[0]), sqlType, kind: NUMERIC.test(sqlType) ? 'numeric' : 'categorical' };
+    });
+  }
+
+  /** Throws a {@link DataSourceError} naming the first column that does not exist. */
+  async requireColumns(names: readonly string[]): Promise<void> {
+    const have = new Set((await this.columns()).map((c) => c.name));
+    for (const n of names) {
+      if (!have.has(n)) throw new DataSourceError(`column "${n}" not found in ${this.description} (columns: ${[...have].join(', ')})`);
+    }
+  }
+
+  /** Number of rows (exact; a private count must add noise to it). */
+  async rowCount(): Promise<number> {
+    const rows = await this.query('SELECT count(*) FROM src');
+    return toNumber(rows[0]![0]!);
+  }
+
+  /**
+   * Exact clamped moments of several numeric columns in ONE scan: n, sum and sum of squares of
+   * round_k(clamp(x, l, u)) over the rows kept by each column's missing policy.
+   */
+  async moments(reqs: readonly NumericRequest[]): Promise<Moments[]> {
+    const keys = reqs.map((r) => `m:${JSON.stringify([r.column, r.lower, r.upper, r.missing])}`);
+    const todo = reqs.filter((_, i) => !this.cache.has(keys[i]!));
+    if (todo.length > 0) {
+      const fresh = await this.momentsUncached(todo);
+      todo.forEach((r, i) => this.cache.set(`m:${JSON.stringify([r.column, r.lower, r.upper, r.missing])}`, fresh[i]!));
+    }
+    return keys.map((k) => this.cache.get(k) as Moments);
+  }
+
+  private async momentsUncached(reqs: readonly NumericRequest[]): Promise<Moments[]> {
+    if (reqs.length === 0) return [];
+    const parts: string[] = [];
+    const scales: number[] = [];
+    for (const r of reqs) {
+      const k = fixedPointScale(r.lower, r.upper);
+      scales.push(k);
+      const e = numericExpr(r.column, r.missing);
+      const d = decimalExpr(clampExpr(e, r.lower, r.upper), k);
+      parts.push(`count(${e})`, `sum(${d})`, `sum(CAST(${d} AS DECIMAL(38, ${k})) * ${d})`);
+    }
+    const row = (await this.query(`SELECT ${parts.join(', ')} FROM src`))[0]!;
+    return reqs.map((_, i) => {
+      const k = scales[i]!;
+      const n = toNumber(row[3 * i]!);
+      const s = asBigDecimal(row[3 * i + 1]!, k);
+      const ss = asBigDecimal(row[3 * i + 2]!, 2 * k);
+      const bn = BigInt(n);
+      const scale = 10n ** BigInt(k);
+      const sum = decimalToNumber(s, k);
+      const sumSq = decimalToNumber(ss, 2 * k);
+      // var = (n*SS - S^2) / (n (n-1)), all in units of 10^-2k.
+      const variance = n < 2 ? NaN : ratioToNumber(bn * ss - s * s, bn * (bn - 1n) * scale * scale);
+      const mean = n === 0 ? NaN : ratioToNumber(s, bn * scale);
+      return { n, sum, sumSq, variance, mean };
+    });
+  }
+
+  /** Exact clamped sum of products of two columns, and their sums (rows where both are kept). */
+  async crossMoments(a: NumericRequest, b: NumericRequest): Promise<{ n: number; meanA: number; meanB: number; covariance: number }> {
+    const ka = fixedPointScale(a.lower, a.upper);
+    const kb = fixedPointScale(b.lower, b.upper);
+    const ea = numericExpr(a.column, a.missing);
+    const eb = numericExpr(b.column, b.missing);
+    const da = decimalExpr(clampExpr(ea, a.lower, a.upper), ka);
+    const db = decimalExpr(clampExpr(eb, b.lower, b.upper), kb);
+    const row = (await this.query(`SELECT count(*), sum(${da}), sum(${db}), sum(CAST(${da} AS DECIMAL(38, ${ka})) * ${db}) FROM src WHERE ${ea} IS NOT NULL AND ${eb} IS NOT NULL`))[0]!;
+    const n = toNumber(row[0]!);
+    const sa = asBigDecimal(row[1]!, ka);
+    const sb = asBigDecimal(row[2]!, kb);
+    const sab = asBigDecimal(row[3]!, ka + kb);
+    const bn = BigInt(n);
+    const scale = 10n ** BigInt(ka + kb);
+    return {
+      n,
+      meanA: n === 0 ? NaN : ratioToNumber(sa, bn * 10n ** BigInt(ka)),
+      meanB: n === 0 ? NaN : ratioToNumber(sb, bn * 10n ** BigInt(kb)),
+      covariance: n < 2 ? NaN : ratioToNumber(bn * sab - sa * sb, bn * (bn - 1n) * scale),
+    };
+  }
+
+  /** Exact histogram counts of several columns in ONE scan (clamped values, explicit edges). */
+  async histograms(reqs: readonly HistogramRequest[]): Promise<number[][]> {
+    const key = (r: HistogramRequest) => `h:${JSON.stringify([r.column, r.lower, r.upper, r.missing, r.edges])}`;
+    const todo = reqs.filter((r) => !this.cache.has(key(r)));
+    if (todo.length > 0) {
+      const fresh = await this.histogramsUncached(todo);
+      todo.forEach((r, i) => this.cache.set(key(r), fresh[i]!));
+    }
+    return reqs.map((r) => (this.cache.get(key(r)) as number[]).slice());
+  }
+
+  private async histogramsUncached(reqs: readonly HistogramRequest[]): Promise<number[][]> {
+    if (reqs.length === 0) return [];
+    const parts: string[] = [];
+    for (const r of reqs) {
+      const e = clampExpr(numericExpr(r.column, r.missing), r.lower, r.upper);
+      const b = binIndexExpr(e, r.edges);
+      for (let j = 0; j < r.edges.length - 1; j++) parts.push(`count(*) FILTER (WHERE ${e} IS NOT NULL AND (${b}) = ${j})`);
+    }
+    const row = (await this.query(`SELECT ${parts.join(', ')} FROM src`))[0]!;
+    let off = 0;
+    return reqs.map((r) => {
+      const out: number[] = [];
+      for (let j = 0; j < r.edges.length - 1; j++) out.push(toNumber(row[off++]!));
+      return out;
+    });
+  }
+
+  /**
+   * Contingency-table counts over the full cross product of the public levels (zero cells
+   * included), row-major in the order of `columns`. Rows with a level outside the declared list
+   * (or a dropped missing value) are not counted.
+   */
+  async table(columns: readonly { column: string; levels: readonly string[]; missing: MissingPolicy }[]): Promise<number[]> {
+    const exprs = columns.map((c) => categoricalExpr(c.column, c.missing));
+    const where = columns.map((c, i) => `${exprs[i]} IN (${c.levels.map(literal).join(', ')})`).join(' AND ');
+    const rows = await this.query(`SELECT ${exprs.map((e, i) => `${e} AS k${i}`).join(', ')}, count(*) FROM src WHERE ${where} GROUP BY ALL`);
+    const index = columns.map((c) => new Map(c.levels.map((l, i) => [l, i])));
+    const dims = columns.map((c) => c.levels.length);
+    const out = new Array<number>(dims.reduce((a, b) => a * b, 1)).fill(0);
+    for (const r of rows) {
+      let cell = 0;
+      for (let i = 0; i < columns.length; i++) cell = cell * dims[i]! + index[i]!.get(String(r[i]))!;
+      out[cell] = toNumber(r[columns.length]!);
+    }
+    return out;
+  }
+
+  /**
+   * Per public group level: the count and exact clamped moments of a numeric column (one scan,
+   * GROUP BY). Rows whose group is not a declared level are not used.
+   */
+  async groupedMoments(group: { column: string; levels: readonly string[]; missing: MissingPolicy }, value: NumericRequest): Promise<Moments[]> {
+    const g = categoricalExpr(group.column, group.missing);
+    const k = fixedPointScale(value.lower, value.upper);
+    const e = numericExpr(value.column, value.missing);
+    const d = decimalExpr(clampExpr(e, value.lower, value.upper), k);
+    const rows = await this.query(
+      `SELECT ${g} AS g, count(${e}), sum(${d}), sum(CAST(${d} AS DECIMAL(38, ${k})) * ${d}) FROM src WHERE ${g} IN (${group.levels.map(literal).join(', ')}) GROUP BY ALL`,
+    );
+    const scale = 10n ** BigInt(k);
+    const byLevel = new Map<string, Moments>();
+    for (const r of rows) {
+      const n = toNumber(r[1]!);
+      const s = asBigDecimal(r[2]!, k);
+      const ss = asBigDecimal(r[3]!, 2 * k);
+      const bn = BigInt(n);
+      byLevel.set(String(r[0]), {
+        n,
+        sum: decimalToNumber(s, k),
+        sumSq: decimalToNumber(ss, 2 * k),
+        mean: n === 0 ? NaN : ratioToNumber(s, bn * scale),
+        variance: n < 2 ? NaN : ratioToNumber(bn * ss - s * s, bn * (bn - 1n) * scale * scale),
+      });
+    }
+    return group.levels.map((l) => byLevel.get(l) ?? { n: 0, sum: 0, sumSq: 0, mean: NaN, variance: NaN });
+  }
+
+  /** The clamped values of a column, sorted ascending, in a Float64Array (streamed in chunks). */
+  async sortedValues(req: NumericRequest): Promise<Float64Array> {
+    const e = clampExpr(numericExpr(req.column, req.missing), req.lower, req.upper);
+    return (await this.readColumns(`SELECT ${e} AS v FROM src WHERE v IS NOT NULL ORDER BY v`, 1))[0]!;
+  }
+
+  /**
+   * Rows of several numeric columns (clamped to their bounds, rows with a dropped missing value
+   * removed) as one Float64Array per column, for iterative models.
+   */
+  async numericColumns(reqs: readonly NumericRequest[]): Promise<Float64Array[]> {
+    const exprs = reqs.map((r) => clampExpr(numericExpr(r.column, r.missing), r.lower, r.upper));
+    const where = exprs.map((e) => `${e} IS NOT NULL`).join(' AND ');
+    return this.readColumns(`SELECT ${exprs.map((e, i) => `${e} AS c${i}`).join(', ')} FROM src WHERE ${where}`, reqs.length);
+  }
+
+  /** A categorical column (as strings) aligned with {@link numericColumns} of the same filter. */
+  async rowsWithLabel(reqs: readonly NumericRequest[], label: { column: string; positive: string; missing: MissingPolicy }): Promise<{ x: Float64Array[]; y: Float64Array }> {
+    const exprs = reqs.map((r) => clampExpr(numericExpr(r.column, r.missing), r.lower, r.upper));
+    const l = categoricalExpr(label.column, label.missing);
+    const where = [...exprs.map((e) => `${e} IS NOT NULL`), `${l} IS NOT NULL`].join(' AND ');
+    const cols = await this.readColumns(
+      `SELECT ${exprs.map((e, i) => `${e} AS c${i}`).join(', ')}, CAST(${l} = ${literal(label.positive)} AS DOUBLE) AS y FROM src WHERE ${where}`,
+      reqs.length + 1,
+    );
+    return { x: cols.slice(0, reqs.length), y: cols[reqs.length]! };
+  }
+
+  private async readColumns(sql: string, ncol: number): Promise<Float64Array[]> {
+    let result;
+    try {
+      result = await this.con.stream(sql);
+    } catch (e) {
+      throw new DataSourceError(`query on ${this.description} failed: ${firstLine(e)}`);
+    }
+    let cap = 1 << 16;
+    let out = Array.from({ length: ncol }, () => new Float64Array(cap));
+    let n = 0;
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      const m = chunk.rowCount;
+      if (n + m > cap) {
+        while (n + m > cap) cap *= 2;
+        out = out.map((a) => {
+          const b = new Float64Array(cap);
+          b.set(a.subarray(0, n));
+          return b;
+        });
+      }
+      for (let c = 0; c < ncol; c++) {
+        const vec = chunk.getColumnVector(c) as unknown as { getItem(i: number): number | null; items?: unknown };
+        const dst = out[c]!;
+        const items = vec.items;
+        if (items instanceof Float64Array && items.length >= m) {
+          dst.set(items.subarray(0, m), n);
+        } else {
+          for (let i = 0; i < m; i++) dst[n + i] = vec.getItem(i) as number;
+        }
+      }
+      n += m;
+    }
+    return out.map((a) => a.slice(0, n));
+  }
+
+  /**
+   * NOT PRIVATE: the exact minimum and maximum of numeric columns. Only for an explicit
+   * `--bounds-from-data`, which the CLI and the report flag loudly.
+   */
+  async nonPrivateBounds(columns: readonly string[]): Promise<[number, number][]> {
+    if (columns.length === 0) return [];
+    const parts = columns.flatMap((c) => [`min(TRY_CAST(${ident(c)} AS DOUBLE))`, `max(TRY_CAST(${ident(c)} AS DOUBLE))`]);
+    const row = (await this.query(`SELECT ${parts.join(', ')} FROM src`))[0]!;
+    return columns.map((_, i) => [toNumber(row[2 * i]!), toNumber(row[2 * i + 1]!)]);
+  }
+
+  /** NOT PRIVATE: the distinct levels of a categorical column (only with `--bounds-from-data`). */
+  async nonPrivateLevels(column: string, limit = 100): Promise<string[]> {
+    const rows = await this.query(`SELECT DISTINCT CAST(${ident(column)} AS VARCHAR) AS v FROM src WHERE v IS NOT NULL ORDER BY v LIMIT ${limit + 1}`);
+    return rows.map((r) => String(r[0]));
+  }
+
+  /** Run arbitrary SQL (benchmarks and tests). */
+  async sql(sql: string): Promise<DuckDBValue[][]> {
+    return this.query(sql);
+  }
+
+  close(): void {
+    try {
+      this.con.closeSync();
+    } finally {
+      this.instance.closeSync();
+    }
+  }
+}
+
+function firstLine(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.split('\n')[0]!.trim();
+}

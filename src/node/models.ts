@@ -1,0 +1,80 @@
+/**
+ * Private models in `dpkit run`: the rows are streamed from DuckDB into one column-major
+ * Float64Array (clamped to the schema's public bounds, missing values handled by each column's
+ * policy) and fitted by the models of src/models (Chaudhuri-Monteleoni-Sarwate ERM for logistic
+ * regression and SVM, Kifer-Smith-Thakurta objective perturbation for linear regression).
+ * Budget: the plan runner checks and charges the cost; the model itself is given no accountant.
+ */
+import type { Rng } from '../random/rng.js';
+import { LogisticRegressionDP } from '../models/logistic.js';
+import { SvmDP } from '../models/svm.js';
+import { LinearRegressionDP } from '../models/linear.js';
+import { columnMajor } from '../models/matrix.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { DataSchema, NumericColumn, ReleaseSpec } from './analysis.js';
+import type { DataEngine, NumericRequest } from './data.js';
+import type { ReleaseResult } from './execute.js';
+
+type ModelSpec = Extract<ReleaseSpec, { stat: 'logistic_regression' | 'svm' | 'linear_regression' }>;
+
+/** Whether a model kind is available in this build. */
+export function modelsAvailable(kind: ModelSpec['stat']): boolean {
+  return kind === 'logistic_regression' || kind === 'svm' || kind === 'linear_regression';
+}
+
+function pack(cols: Float64Array[]): { data: Float64Array; n: number } {
+  const n = cols[0]?.length ?? 0;
+  const data = new Float64Array(n * cols.length);
+  cols.forEach((c, j) => data.set(c, j * n));
+  return { data, n };
+}
+
+/** Fit a model release; returns the result fields (coefficients with the intercept first). */
+export async function fitModel(
+  r: ModelSpec,
+  reqs: (NumericRequest & { col: NumericColumn })[],
+  schema: DataSchema,
+  engine: DataEngine,
+  rng: Rng,
+  _alpha: number,
+): Promise<Omit<ReleaseResult, 'name' | 'stat' | 'columns' | 'eps' | 'delta' | 'neighbors' | 'level' | 'notes'> & { notes: string[] }> {
+  const lower = reqs.map((q) => q.lower);
+  const upper = reqs.map((q) => q.upper);
+  const labels = ['(intercept)', ...r.features];
+  if (r.stat === 'linear_regression') {
+    const yc = schema.columns.get(r.label) as NumericColumn;
+    const cols = await engine.numericColumns([...reqs, { column: r.label, lower: yc.lower, upper: yc.upper, missing: yc.missing }]);
+    const { data, n } = pack(cols.slice(0, reqs.length));
+    if (n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 complete rows');
+    const m = new LinearRegressionDP({ eps: r.eps, delta: r.delta, gamma: r.gamma });
+    m.fit(columnMajor(data, n, reqs.length), cols[reqs.length]!, { lower: [...lower, yc.lower], upper: [...upper, yc.upper], addBias: true, rng });
+    return {
+      mechanism: r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian',
+      sensitivity: null,
+      scale: null,
+      labels,
+      values: m.coeff!,
+      intervals: m.coeff!.map(() => null),
+      notes: [`Kifer, Smith & Thakurta (2012) objective perturbation, gamma ${r.gamma}, n = ${n} complete rows used; coefficients in the units of the inputs; no data-independent interval`],
+    };
+  }
+  const lc = schema.columns.get(r.label)!;
+  const { x, y } = await engine.rowsWithLabel(reqs, { column: r.label, positive: r.positive, missing: lc.missing });
+  const { data, n } = pack(x);
+  if (n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 complete rows');
+  const opts = { eps: r.eps, gamma: r.gamma, perturbation: r.perturbation };
+  const model = r.stat === 'svm' ? new SvmDP(opts) : new LogisticRegressionDP(opts);
+  model.fit(columnMajor(data, n, reqs.length), y, { lower, upper, addBias: true, rng });
+  const info = model.fitInfo;
+  return {
+    mechanism: info?.mechanism ?? (r.perturbation === 'objective' ? 'cms-objective-perturbation' : 'cms-output-perturbation'),
+    sensitivity: info?.sensitivity ?? null,
+    scale: info ? 1 / info.rate : null,
+    labels,
+    values: model.coeff!,
+    intervals: model.coeff!.map(() => null),
+    notes: [
+      `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}", n = ${n} complete rows used; the noise norm is Gamma(d, rate) in a uniform direction, so no per-coefficient interval is shown`,
+    ],
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Terminal output of the CLI: the results table and a progress bar that is drawn only on an
+ * interactive terminal (stderr is a TTY and CI is not set), so pipes and CI logs stay clean.
+ */
+import type { ReleaseResult } from './execute.js';
+import { fmt, fmtInterval } from './report.js';
+
+export interface Progress {
+  /** Set the label and the fraction done (0..1) of the current step. */
+  update(label: string, fraction?: number): void;
+  done(): void;
+}
+
+/** A progress bar on stderr when it is a terminal; a no-op otherwise. */
+export function makeProgress(stream: NodeJS.WriteStream = process.stderr, enabled?: boolean): Progress {
+  const on = enabled ?? (Boolean(stream.isTTY) && !process.env.CI && process.env.TERM !== 'dumb');
+  if (!on) return { update() {}, done() {} };
+  let last = '';
+  let lastTime = 0;
+  return {
+    update(label, fraction) {
+      const now = Date.now();
+      const width = 24;
+      const bar = fraction === undefined ? '' : `[${'#'.repeat(Math.round(fraction * width)).padEnd(width, '.')}] ${Math.round(fraction * 100)}% `;
+      const cols = stream.columns ?? 80;
+      const line = `${bar}${label}`.slice(0, cols - 1);
+      if (line === last || (now - lastTime < 50 && fraction !== undefined && fraction < 1)) return;
+      last = line;
+      lastTime = now;
+      stream.write(`\r\x1b[2K${line}`);
+    },
+    done() {
+      if (last !== '') stream.write('\r\x1b[2K');
+      last = '';
+    },
+  };
+}
+
+function pad(s: string, w: number, right = false): string {
+  const len = [...s].length;
+  if (len >= w) return s;
+  return right ? ' '.repeat(w - len) + s : s + ' '.repeat(w - len);
+}
+
+/** The readable table of private results printed by `dpkit run` and `dpkit describe`. */
+export function resultsTable(results: ReleaseResult[]): string {
+  const level = results[0]?.level ?? 0.95;
+  const head = ['release', 'eps', 'private value', `${fmt(100 * level)}% interval`, 'mechanism (scale)'];
+  const rows: string[][] = [];
+  for (const r of results) {
+    const mech = `${r.mechanism}${r.scale !== null ? ` (${Array.isArray(r.scale) ? r.scale.map(fmt).join('/') : fmt(r.scale)})` : ''}`;
+    const eps = r.delta ? `${fmt(r.eps)}, δ ${fmt(r.delta)}` : fmt(r.eps);
+    if (r.value !== undefined) {
+      rows.push([r.name + (r.nonPrivate ? ' [NOT PRIVATE input]' : ''), eps, fmt(r.value), fmtInterval(r.interval), mech]);
+    } else {
+      rows.push([r.name, eps, '', '', mech]);
+      const labels = r.labels ?? [];
+      labels.forEach((l, i) => rows.push([`  ${l}`, '', fmt(r.values?.[i]), fmtInterval(r.intervals?.[i] ?? null), '']));
+    }
+  }
+  const widths = head.map((h, j) => Math.min(j === 0 ? 44 : 40, Math.max([...h].length, ...rows.map((r) => [...r[j]!].length))));
+  const clip = (s: string, w: number) => ([...s].length > w ? `${[...s].slice(0, w - 1).join('')}…` : s);
+  const line = (cells: string[]) => cells.map((c, j) => pad(clip(c, widths[j]!), widths[j]!, j === 1 || j === 2)).join('  ');
+  const out = [line(head), widths.map((w) => '─'.repeat(w)).join('  ')];
+  for (const r of rows) out.push(line(r).trimEnd());
+  return out.join('\n');
+}
