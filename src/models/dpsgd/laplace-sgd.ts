@@ -1,0 +1,208 @@
+/**
+ * The differentially private SGD of the lecture notes "Advances in Differential Privacy" (MAT 4376,
+ * seed 001, Theorem 36 and the "Data utility" slides after it): batch size 1, Laplace noise.
+ *
+ * Iteration h = 1, ..., N with a uniformly random row Omega_h and learning rates
+ * gamma_h = c (1 + h)^(-rho), h = 0, 1, ... (rho in (0, 1); the notes use c = 1):
+ *
+ *     beta^(h) = beta^(h-1) - gamma_{h-1} ( grad L(beta^(h-1); x_{Omega_h}) + theta_h Z_h ),
+ *
+ * Z_h iid standard Laplace vectors, and
+ *
+ *     theta_1 = Delta / eps,   theta_h = (1/a_h) ( sum_{j=0}^{h-2} gamma_j / gamma_{h-1} + 1 ) Delta / eps  (h >= 2),
+ *
+ * for a schedule a_h > 0. Theorem 36: the iterate A_h = beta^(h) is (eps a_h)-DP (and A_1 is eps-DP).
+ * We release only the final iterate beta^(N): eps_N = eps * a_N (a_N := 1 when N = 1).
+ *
+ * Why (the notes prove h = 1; the general step is the same argument): couple the runs on two data
+ * sets of the same size through the same indices and the same Z_1..Z_{h-1}. The runs' iterates then
+ * differ by the sum of at most h - 1 gradient differences, each weighted by gamma_j and of l1 norm
+ * at most Delta, plus gamma_{h-1} Delta for step h, so beta^(h) given the shared past is a Laplace
+ * vector of scale gamma_{h-1} theta_h around centres at l1 distance at most
+ * (sum_{j<=h-2} gamma_j + gamma_{h-1}) Delta = eps a_h gamma_{h-1} theta_h. For this, Delta must
+ * bound |grad L(beta, x) - grad L(beta', x')|_1 over ALL parameters and records (the iterates of the
+ * two runs differ): per-example gradients are clipped to l1 norm C, so Delta = 2C. The argument
+ * never uses that the data sets differ in one record only, so it holds for replace-one (bounded)
+ * neighbours (and any two data sets of equal size).
+ *
+ * Consequences the notes draw ("Data utility" slides): with a_h = 1 (constant privacy),
+ * theta_h ~ h Delta/eps and the algorithm does not converge; with a_h = h^kappa the privacy loss of
+ * the final iterate grows like eps N^kappa while the noise term vanishes when 2 kappa + rho > 2
+ * (kappa > 3/4 for rho = 1/2).
+ *
+ * The last step's noise is the one the guarantee rests on: it is released floating-point safely
+ * through {@link addLaplaceNoise} (lattice release, default `noiseMode: 'safe'`); earlier steps' noise
+ * is drawn in floating point (it does not enter the proof).
+ */
+import { InvalidArgumentError } from '../../errors.js';
+import { addLaplaceNoise } from '../../mechanisms/noise.js';
+import { fillLaplace } from '../../random/continuous.js';
+import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../../release.js';
+import { checkEpsilon, checkInteger, checkOpenUnit, checkPositive } from '../../validation.js';
+import type { MatrixInput } from '../matrix.js';
+import { addClippedGradient, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorms, type DpSgdLoss } from './common.js';
+
+/** The privacy schedule a_h: a number kappa means a_h = h^kappa; a function gives a_h directly; default a_h = 1. */
+export type LaplaceSgdSchedule = number | ((h: number) => number);
+
+export interface LaplaceSgdOptions {
+  /** 'logistic' (labels 0/1) or 'squared'. */
+  loss: DpSgdLoss;
+  /** The eps of Theorem 36 (theta_1 = Delta/eps). */
+  eps: number;
+  /** Number of iterations N. */
+  steps: number;
+  /** Learning-rate exponent rho in (0, 1): gamma_h = c (1 + h)^(-rho). Default 0.5. */
+  rho?: number;
+  /** Learning-rate constant c (default 1, the notes' choice); theta_h does not depend on it. */
+  learningRateScale?: number;
+  /** l1 clipping norm C of the per-example gradients; Delta = 2C. */
+  clip: number;
+  /** Schedule a_h (default 1 for every h). */
+  schedule?: LaplaceSgdSchedule;
+  /** How the final step's noise is released (default 'safe'). */
+  noiseMode?: NoiseMode;
+}
+
+export interface LaplaceSgdFitOptions extends ReleaseOptions {
+  addBias?: boolean;
+  lower?: ArrayLike<number>;
+  upper?: ArrayLike<number>;
+}
+
+/** Privacy of the run as Theorem 36 states it. */
+export interface LaplaceSgdPrivacy {
+  /** eps a_N: the guarantee of the released final iterate (bounded neighbours, delta = 0). */
+  eps: number;
+  /** eps a_h of each iterate A_h, h = 1..N (index h - 1); A_1 is eps-DP. */
+  perIterate: Float64Array;
+  /** Delta = 2C. */
+  sensitivity: number;
+}
+
+function resolveSchedule(s: unknown): (h: number) => number {
+  if (s === undefined) return () => 1;
+  if (typeof s === 'number') {
+    const kappa = s;
+    if (!Number.isFinite(kappa)) throw new InvalidArgumentError('schedule', 'must be a finite exponent kappa (a_h = h^kappa) or a function h -> a_h > 0', s);
+    return (h) => Math.pow(h, kappa);
+  }
+  if (typeof s === 'function') return s as (h: number) => number;
+  throw new InvalidArgumentError('schedule', 'must be an exponent kappa (a_h = h^kappa) or a function h -> a_h > 0', s);
+}
+
+/**
+ * theta_h (h = 1..N, index h - 1) of Theorem 36 for gamma_h = (1 + h)^(-rho) and the schedule a_h,
+ * together with eps a_h. Validates a_h > 0 and finite.
+ */
+export function laplaceSgdNoiseScales(opts: { eps: number; steps: number; rho?: number; sensitivity: number; schedule?: LaplaceSgdSchedule }): { theta: Float64Array; epsPerIterate: Float64Array; gamma: Float64Array } {
+  const eps = checkEpsilon(opts.eps);
+  const N = checkInteger(opts.steps, 'steps', 1, 1e8);
+  const rho = opts.rho === undefined ? 0.5 : checkOpenUnit(opts.rho, 'rho');
+  const delta = checkPositive(opts.sensitivity, 'sensitivity');
+  const a = resolveSchedule(opts.schedule);
+  const gamma = new Float64Array(N);
+  for (let h = 0; h < N; h++) gamma[h] = Math.pow(1 + h, -rho);
+  const theta = new Float64Array(N);
+  const epsPer = new Float64Array(N);
+  theta[0] = delta / eps;
+  epsPer[0] = eps;
+  let prefix = 0; // sum_{j=0}^{h-2} gamma_j
+  for (let h = 2; h <= N; h++) {
+    prefix += gamma[h - 2]!;
+    const ah = a(h);
+    if (typeof ah !== 'number' || !(ah > 0) || !Number.isFinite(ah)) throw new InvalidArgumentError(`schedule(${h})`, 'must be a finite number > 0', ah);
+    theta[h - 1] = ((prefix / gamma[h - 1]! + 1) * delta) / (eps * ah);
+    epsPer[h - 1] = eps * ah;
+  }
+  return { theta, epsPerIterate: epsPer, gamma };
+}
+
+/**
+ * The lecture-notes DP-SGD (batch size 1, Laplace noise) for linear models; see the module comment.
+ */
+export class LaplaceSgdDP {
+  readonly loss: DpSgdLoss;
+  readonly eps: number;
+  readonly steps: number;
+  readonly rho: number;
+  readonly learningRateScale: number;
+  readonly clip: number;
+  readonly noiseMode: NoiseMode;
+  readonly privacy: LaplaceSgdPrivacy;
+  /** theta_h, h = 1..N (index h - 1). */
+  readonly theta: Float64Array;
+  coeff: number[] | undefined;
+  private readonly gamma: Float64Array;
+  private addBias = false;
+  private dIn = 0;
+
+  constructor(options: LaplaceSgdOptions) {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('LaplaceSgdDP options', 'must be an object { loss, eps, steps, clip, ... }', options);
+    const o = options;
+    this.loss = checkLoss(o.loss);
+    this.eps = checkEpsilon(o.eps);
+    this.steps = checkInteger(o.steps, 'steps', 1, 1e8);
+    this.rho = o.rho === undefined ? 0.5 : checkOpenUnit(o.rho, 'rho');
+    this.learningRateScale = o.learningRateScale === undefined ? 1 : checkPositive(o.learningRateScale, 'learningRateScale');
+    this.clip = checkPositive(o.clip, 'clip');
+    const mode = o.noiseMode ?? 'safe';
+    if (mode !== 'safe' && mode !== 'float') throw new InvalidArgumentError('noiseMode', "must be 'safe' or 'float'", mode);
+    this.noiseMode = mode;
+    const sensitivity = 2 * this.clip;
+    const s = laplaceSgdNoiseScales({ eps: this.eps, steps: this.steps, rho: this.rho, sensitivity, schedule: o.schedule });
+    this.theta = s.theta;
+    this.gamma = s.gamma;
+    this.privacy = { eps: s.epsPerIterate[this.steps - 1]!, perIterate: s.epsPerIterate, sensitivity };
+  }
+
+  /** The guarantee of the released final iterate: (eps a_N)-DP, replace-one neighbours. */
+  get guarantee(): Guarantee {
+    return { eps: this.privacy.eps, delta: 0, neighbors: 'bounded' };
+  }
+
+  /** Runs the N iterations and releases the final iterate; charges eps a_N on success. */
+  fit(X: MatrixInput, y: ArrayLike<number>, options: LaplaceSgdFitOptions = {}): this {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
+    const design = prepareDesign(X, options);
+    const labels = checkLabels(y, design.n, this.loss);
+    const { n, d } = design;
+    const N = this.steps;
+    const c = this.learningRateScale;
+    const beta = runRelease(options, { eps: this.privacy.eps, delta: 0, neighbors: 'bounded', mechanism: 'laplace-sgd', name: 'LaplaceSgdDP.fit' }, (rng) => {
+      const norms = rowNorms(design.X, n, d, 1);
+      const b = new Float64Array(d);
+      const grad = new Float64Array(d);
+      const z = new Float64Array(d);
+      for (let h = 1; h <= N; h++) {
+        const i = Math.min(n - 1, Math.floor(rng.nextDouble() * n));
+        grad.fill(0);
+        addClippedGradient(this.loss, design.X, labels, norms, b, d, i, this.clip, grad);
+        const step = c * this.gamma[h - 1]!;
+        const scale = step * this.theta[h - 1]!;
+        if (h < N) {
+          fillLaplace(rng, z, 1);
+          for (let j = 0; j < d; j++) b[j]! -= step * grad[j]! + scale * z[j]!;
+        } else {
+          // The released step: centre m = beta^(N-1) - gamma grad, Laplace of scale gamma theta_N,
+          // calibrated to the l1 shift eps a_N * scale between coupled runs.
+          for (let j = 0; j < d; j++) b[j]! -= step * grad[j]!;
+          const out = addLaplaceNoise(b, { scale, sensitivity: this.privacy.eps * scale }, rng, this.noiseMode);
+          b.set(out);
+        }
+      }
+      return b;
+    });
+    for (let j = 0; j < d; j++) beta[j]! /= design.divisor[j]!;
+    this.coeff = Array.from(beta);
+    this.addBias = options.addBias ?? false;
+    this.dIn = design.dIn;
+    return this;
+  }
+
+  /** Predictions as {@link DpSgdClassifier.predict}. */
+  predict(X: MatrixInput, options: { raw?: boolean } = {}): number[] {
+    if (this.coeff === undefined) throw new InvalidArgumentError('LaplaceSgdDP', 'must be fitted before predict');
+    return predictFromScores(this.loss, linearScores(X, this.coeff, this.addBias, this.dIn), options.raw === true);
+  }
+}
