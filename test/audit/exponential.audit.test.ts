@@ -28,6 +28,17 @@ describe('audit: exponentialMechanism', () => {
     });
     expect(r.passed, formatAudit(r)).toBe(true);
   });
+  it('passes when selecting the most frequent category of a data set (replace-one neighbours, counts of sensitivity 1)', () => {
+    const counts = (data: number[]) => {
+      const c = new Float64Array(5);
+      for (const x of data) c[x]!++;
+      return c;
+    };
+    const x = [0, 0, 0, 1, 1, 2, 3, 4, 4, 4];
+    const y = [1, 0, 0, 1, 1, 2, 3, 4, 4, 4]; // first record replaced: count of 0 down, count of 1 up
+    const r = auditDP({ mechanism: (d: number[], rng) => exponentialMechanism(counts(d), 1, 1, { rng }), neighbors: [x, y], eps: 1, seed: 4 });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
   it('flags the variant without the factor 2 (exp(eps*u/Delta))', () => {
     const r = auditDP({ mechanism: (u: number[], rng) => exponentialMechanism(u, 1, 0.5, { rng }), neighbors: [a, b], eps: 1, seed: 3 });
     expect(r.passed, formatAudit(r)).toBe(false);
