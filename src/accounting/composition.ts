@@ -3,7 +3,7 @@
  *
  * - {@link sequentialComposition}: basic composition, sums (001, Lemma 6; Dwork & Roth 2014, Thm 3.16).
  * - {@link parallelComposition}: releases on disjoint parts of the data, max (001, Lemma 7; McSherry 2009).
- * - {@link advancedComposition}: Dwork, Rothblum & Vadhan (2010), Theorem III.3 (Dwork & Roth 2014,
+ * - {@link advancedComposition}: Dwork, Rothblum & Vadhan (2010) (Dwork & Roth 2014,
  *   Theorem 3.20): k-fold adaptive composition of (eps, delta)-DP mechanisms is
  *   (sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')-DP.
  * - {@link optimalComposition}: the exact optimum of Kairouz, Oh & Viswanath (2015), Theorem 3.3, for
@@ -40,7 +40,7 @@ export function sequentialComposition(costs: readonly PrivacyCost[]): PrivacyCos
 
 /**
  * Parallel composition over disjoint parts of the data: (max eps_i, max delta_i) (001, Lemma 7;
- * McSherry 2009, Theorem 4). Valid when any two neighbouring data sets differ in at most ONE part:
+ * McSherry 2009, PINQ). Valid when any two neighbouring data sets differ in at most ONE part:
  * add/remove-one neighbours with a partition fixed in advance (by record value or key), or
  * replace-one neighbours with a partition by record position. Under replace-one neighbours with a
  * partition by VALUE, the replaced record can leave one part and enter another, so two parts change:
@@ -93,7 +93,7 @@ function logBinomial(k: number, l: number): number {
 
 /**
  * The optimal delta of k-fold composition of eps-DP mechanisms (no delta) at a total epsilon epsTotal
- * (Kairouz, Oh & Viswanath 2015; Murtagh & Vadhan 2016, Theorem 1.5):
+ * (Kairouz, Oh & Viswanath 2015; Murtagh & Vadhan 2016):
  *
  *     delta*(epsTotal) = sum_{l=0}^{k} C(k, l) [e^{(k-l) eps} - e^{epsTotal} e^{l eps}]_+ / (1 + e^eps)^k,
  *

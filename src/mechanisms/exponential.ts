@@ -118,7 +118,7 @@ export function sampleLogLinearIndex(utility: ArrayLike<number>, coef: number, m
  * Theorem 27), and mu the optional base measure (uniform by default).
  *
  * Guarantee: eps-differential privacy (delta = 0) for the neighbouring relation under which Delta
- * holds (`neighbors`, default 'bounded') (001, Theorem 27; McSherry & Talwar 2007, Theorem 6). The
+ * holds (`neighbors`, default 'bounded') (001, Theorem 27; McSherry & Talwar 2007). The
  * factor 2 covers utilities that can move in opposite directions for different candidates.
  *
  * Computed in log space (max-shifted log-sum-exp and inverse CDF), so utilities of 1e9 and a zero

@@ -110,7 +110,7 @@ export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, sca
  * - 'exponential' (default): Z_i ~ Exponential with rate 1/b = eps/(2 Delta) (001, "Report
  *   noisy-max"). eps-DP: it is the permute-and-flip mechanism (Ding, Kifer, Zhang et al. 2021,
  *   "The permute-and-flip mechanism is identical to report-noisy-max with exponential noise";
- *   McKenna & Sheldon 2020, Theorem 1), and its expected error is never worse than the exponential
+ *   McKenna & Sheldon 2020), and its expected error is never worse than the exponential
  *   mechanism's.
  * - 'gumbel': Z_i ~ Gumbel(0, b). The argmax is then distributed exactly as the exponential
  *   mechanism with P(i) proportional to exp(c_i/b) = exp(eps c_i/(2 Delta)) (the Gumbel-max trick),
