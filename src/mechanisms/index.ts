@@ -9,3 +9,4 @@ export * from './gaussian.js';
 export * from './bounded-laplace.js';
 export * from './truncated-laplace.js';
 export * from './smooth-sensitivity.js';
+export * from './mixed-noise.js';
