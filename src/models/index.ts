@@ -8,3 +8,4 @@ export * from './svm.js';
 export * from './linear.js';
 export * from './knorm-logistic.js';
 export * from './functional-linear.js';
+export * from './tuning.js';

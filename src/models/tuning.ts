@@ -1,0 +1,205 @@
+/**
+ * Private hyperparameter tuning (Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 4; DPpack's
+ * tune_classification_model / tune_linear_regression_model).
+ *
+ * Given m candidate models that all carry the same guarantee (eps, delta) for replace-one (bounded)
+ * neighbours, the n rows are split into m + 1 disjoint parts of sizes floor/ceil(n/(m+1)) (after a
+ * uniformly random permutation drawn from the Rng unless `shuffled: true` says the rows are already
+ * in random order; the split depends only on row positions, never on the data). Model i is fitted
+ * on part i; every model is scored on part m + 1, and one model is selected by the exponential
+ * mechanism with the same eps:
+ * - classification: utility -(number of misclassified rows), sensitivity 1 (replacing one row of
+ *   the scoring part changes each count by at most 1);
+ * - linear regression: utility -(sum of squared errors), with y and the predictions clipped to the
+ *   public bounds [l_y, u_y] of y, so one row changes each sum by at most (u_y - l_y)^2, the
+ *   sensitivity used.
+ *
+ * Guarantee (parallel composition, McSherry 2009): each row lies in exactly one part. A row of part
+ * i only influences model i, which is (eps, delta)-DP, and the selection is post-processing of the
+ * models and of the scoring part; a row of the scoring part only influences the exponential
+ * mechanism, which is eps-DP. So the whole output (all fitted models and the selected index) is
+ * (eps, delta)-DP for bounded neighbours, and it is charged ONCE as (eps, delta), not m times.
+ * The models are fitted without charging the accountant themselves.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { Guarantee, ReleaseOptions } from '../release.js';
+import { runRelease } from '../release.js';
+import { exponentialMechanism } from '../mechanisms/exponential.js';
+import { resolveRng, type Rng } from '../random/rng.js';
+import { checkColumnBounds, matrixShape, toRowMajor, toVector, type MatrixInput, columnMajor } from './matrix.js';
+import { checkBinaryLabels, checkOptionsObject, checkWeights } from './erm/preprocess.js';
+
+/** What a tunable model must offer: a guarantee, a fit that accepts { rng } and a predict. */
+export interface TunableModel<F> {
+  readonly guarantee: Guarantee;
+  fit(X: MatrixInput, y: ArrayLike<number>, options: F): unknown;
+  predict(X: MatrixInput): number[];
+}
+
+export interface TuneClassificationOptions extends ReleaseOptions {
+  lower?: ArrayLike<number>;
+  upper?: ArrayLike<number>;
+  addBias?: boolean;
+  weights?: ArrayLike<number>;
+  weightsUpperBound?: number;
+  /** The rows are already in a uniformly random order: split them as given (default false). */
+  shuffled?: boolean;
+}
+
+export interface TuneLinearRegressionOptions extends ReleaseOptions {
+  /** Bounds of the columns of X then of y (d + 1 entries), as for LinearRegressionDP. */
+  lower: ArrayLike<number>;
+  upper: ArrayLike<number>;
+  addBias?: boolean;
+  shuffled?: boolean;
+}
+
+function checkModels<F>(models: unknown, name: string): { models: TunableModel<F>[]; eps: number; delta: number } {
+  if (!Array.isArray(models) || models.length === 0) throw new InvalidArgumentError('models', 'must be a non-empty array of models', models);
+  let eps = NaN;
+  let delta = NaN;
+  models.forEach((m, i) => {
+    if (typeof m !== 'object' || m === null || typeof (m as TunableModel<F>).fit !== 'function' || typeof (m as TunableModel<F>).predict !== 'function') {
+      throw new InvalidArgumentError(`models[${i}]`, `must be a model with fit and predict (${name})`, m);
+    }
+    const g = (m as TunableModel<F>).guarantee;
+    if (typeof g !== 'object' || g === null || g.neighbors !== 'bounded') {
+      throw new InvalidArgumentError(`models[${i}].guarantee`, 'must be a guarantee for bounded (replace-one) neighbours: the positional split needs it');
+    }
+    if (i === 0) {
+      eps = g.eps;
+      delta = g.delta;
+    } else if (g.eps !== eps || g.delta !== delta) {
+      throw new InvalidArgumentError(`models[${i}]`, `must have the same eps and delta as models[0] (${eps}, ${delta}) for parallel composition`, `(${g.eps}, ${g.delta})`);
+    }
+  });
+  return { models: models as TunableModel<F>[], eps, delta };
+}
+
+/** Row indices split into `parts` disjoint consecutive blocks of a (shuffled) order. */
+function splitRows(n: number, parts: number, shuffled: boolean, rng: Rng): Int32Array[] {
+  const perm = new Int32Array(n);
+  for (let i = 0; i < n; i++) perm[i] = i;
+  if (!shuffled) {
+    for (let i = n - 1; i > 0; i--) {
+      const j = Number(rng.nextBigIntBelow(BigInt(i + 1)));
+      const t = perm[i]!;
+      perm[i] = perm[j]!;
+      perm[j] = t;
+    }
+  }
+  const out: Int32Array[] = [];
+  for (let k = 0; k < parts; k++) {
+    const start = Math.floor((k * n) / parts);
+    const end = Math.floor(((k + 1) * n) / parts);
+    out.push(perm.slice(start, end));
+  }
+  return out;
+}
+
+/** The rows `idx` of a row-major n x d matrix as a column-major matrix. */
+function subMatrix(data: Float64Array, d: number, idx: Int32Array): MatrixInput {
+  const m = idx.length;
+  const out = new Float64Array(m * d);
+  for (let r = 0; r < m; r++) {
+    const base = idx[r]! * d;
+    for (let j = 0; j < d; j++) out[j * m + r] = data[base + j]!;
+  }
+  return columnMajor(out, m, d);
+}
+
+function subVector(v: Float64Array, idx: Int32Array): Float64Array {
+  const out = new Float64Array(idx.length);
+  for (let r = 0; r < idx.length; r++) out[r] = v[idx[r]!]!;
+  return out;
+}
+
+/**
+ * Privately selects the best of m classification models (LogisticRegressionDP, SvmDP with the same
+ * eps) by the number of errors on a held-out part; see the file comment for the guarantee. Returns
+ * the selected model (fitted on its part). Labels 0/1.
+ */
+export function tuneClassificationModel<M extends TunableModel<TuneClassificationOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options?: TuneClassificationOptions): M {
+  const o = checkOptionsObject<TuneClassificationOptions>(options, 'options');
+  const { models: ms, eps, delta } = checkModels<TuneClassificationOptions>(models, 'classification');
+  const { n, d } = matrixShape(X, 'X');
+  const m = ms.length;
+  if (n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
+  const labels = checkBinaryLabels(y, n, false);
+  const { weights } = checkWeights(o.weights, o.weightsUpperBound, n);
+  if (o.lower !== undefined || o.upper !== undefined) checkColumnBounds(o.lower, o.upper, d);
+  if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
+  const { data } = toRowMajor(X, 'X');
+  resolveRng(o.rng);
+  const index = runRelease(o, { eps, delta, neighbors: 'bounded', mechanism: 'private-tuning-exponential', name: 'tuneClassificationModel' }, (rng) => {
+    const parts = splitRows(n, m + 1, o.shuffled ?? false, rng);
+    const scoreIdx = parts[m]!;
+    const Xs = subMatrix(data, d, scoreIdx);
+    const ys = subVector(labels, scoreIdx);
+    const utility = new Float64Array(m);
+    for (let i = 0; i < m; i++) {
+      const part = parts[i]!;
+      const fitOpts: TuneClassificationOptions = { rng };
+      if (o.lower !== undefined) fitOpts.lower = o.lower;
+      if (o.upper !== undefined) fitOpts.upper = o.upper;
+      if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
+      if (weights !== undefined) {
+        fitOpts.weights = subVector(weights, part);
+        fitOpts.weightsUpperBound = o.weightsUpperBound!;
+      }
+      ms[i]!.fit(subMatrix(data, d, part), subVector(labels, part), fitOpts);
+      const pred = ms[i]!.predict(Xs);
+      let errors = 0;
+      for (let r = 0; r < ys.length; r++) if (pred[r] !== ys[r]) errors++;
+      utility[i] = -errors;
+    }
+    return exponentialMechanism(utility, eps, 1, { rng });
+  });
+  return models[index]!;
+}
+
+/**
+ * Privately selects the best of m LinearRegressionDP models (same eps and delta) by the sum of
+ * squared errors on a held-out part (y and predictions clipped to [l_y, u_y], sensitivity
+ * (u_y - l_y)^2); see the file comment for the guarantee. Returns the selected fitted model.
+ */
+export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegressionOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options: TuneLinearRegressionOptions): M {
+  const o = checkOptionsObject<TuneLinearRegressionOptions>(options, 'options');
+  const { models: ms, eps, delta } = checkModels<TuneLinearRegressionOptions>(models, 'linear regression');
+  const { n, d } = matrixShape(X, 'X');
+  const m = ms.length;
+  if (n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
+  const yv = toVector(y, 'y', n);
+  if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: bounds for the ${d} columns of X and for y (${d + 1} entries)`);
+  const { lower, upper } = checkColumnBounds(o.lower, o.upper, d + 1);
+  const ly = lower[d]!;
+  const uy = upper[d]!;
+  if (!(ly < uy)) throw new InvalidArgumentError(`lower[${d}]/upper[${d}]`, 'must satisfy lower < upper (the bounds of y)', `${ly} >= ${uy}`);
+  if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
+  const { data } = toRowMajor(X, 'X');
+  resolveRng(o.rng);
+  const sensitivity = (uy - ly) * (uy - ly);
+  const index = runRelease(o, { eps, delta, neighbors: 'bounded', mechanism: 'private-tuning-exponential', name: 'tuneLinearRegressionModel' }, (rng) => {
+    const parts = splitRows(n, m + 1, o.shuffled ?? false, rng);
+    const scoreIdx = parts[m]!;
+    const Xs = subMatrix(data, d, scoreIdx);
+    const ys = subVector(yv, scoreIdx);
+    const utility = new Float64Array(m);
+    for (let i = 0; i < m; i++) {
+      const part = parts[i]!;
+      const fitOpts: TuneLinearRegressionOptions = { lower: o.lower, upper: o.upper, rng };
+      if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
+      ms[i]!.fit(subMatrix(data, d, part), subVector(yv, part), fitOpts);
+      const pred = ms[i]!.predict(Xs);
+      let sse = 0;
+      for (let r = 0; r < ys.length; r++) {
+        const p = Math.min(uy, Math.max(ly, pred[r]!));
+        const t = Math.min(uy, Math.max(ly, ys[r]!));
+        sse += (p - t) * (p - t);
+      }
+      utility[i] = -sse;
+    }
+    return exponentialMechanism(utility, eps, sensitivity, { rng });
+  });
+  return models[index]!;
+}
