@@ -168,14 +168,15 @@ function budgetChart(results: ReleaseResult[], total?: number): string {
   const rowH = 20;
   const padL = 250;
   const h = results.length * rowH + 12;
+  // bars end 120 px before the right edge so the labels fit
   const max = Math.max(...results.map((r) => r.eps), 1e-12);
   const parts = [`<svg class="chart" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" role="img" aria-label="budget per release">`];
   results.forEach((r, i) => {
     const y0 = 4 + i * rowH;
-    const w = (r.eps / max) * (W - padL - 80);
+    const w = (r.eps / max) * (W - padL - 120);
     parts.push(`<text x="${padL - 8}" y="${y0 + 13}" class="tick" text-anchor="end">${esc(r.name.length > 38 ? `${r.name.slice(0, 37)}…` : r.name)}</text>`);
     parts.push(`<rect x="${padL}" y="${y0 + 2}" width="${w.toFixed(1)}" height="${rowH - 6}" class="bar"/>`);
-    const share = total ? ` (${fmt((100 * r.eps) / total)}% of total)` : '';
+    const share = total ? ` (${fmt((100 * r.eps) / total)}%)` : '';
     parts.push(`<text x="${(padL + w + 6).toFixed(1)}" y="${y0 + 13}" class="tick">ε ${esc(fmt(r.eps))}${esc(share)}</text>`);
   });
   parts.push('</svg>');
@@ -189,7 +190,8 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bott
 h3{font-size:15px;margin:18px 0 6px}
 .meta{color:#57606a}.card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:14px 16px;margin:12px 0}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #eaeef2;padding:5px 8px;text-align:left;vertical-align:top}
-th{background:#f0f3f6;font-weight:600}td.num{font-variant-numeric:tabular-nums;text-align:right;white-space:nowrap}
+th{background:#f0f3f6;font-weight:600}td.num{font-variant-numeric:tabular-nums;text-align:right}
+table.results{font-size:13px}table.results td{overflow-wrap:anywhere}
 .flag{background:#ffebe9;border:1px solid #cf222e;color:#82071e;padding:10px 14px;border-radius:8px;font-weight:600}
 .warn{background:#fff8c5;border:1px solid #bf8700;padding:8px 12px;border-radius:8px}
 .ok{color:#1a7f37}.note{color:#57606a;font-size:12px}
@@ -211,7 +213,7 @@ function resultRows(r: ReleaseResult): string {
 function detailSection(r: ReleaseResult): string {
   if (!r.values || !r.labels) return '';
   const isModel = r.stat === 'logistic_regression' || r.stat === 'svm' || r.stat === 'linear_regression';
-  const chart = isModel ? dotPlot(r.labels, r.values, r.intervals) : barChart(r.labels, r.values, r.intervals ?? undefined, r.name);
+  const chart = isModel || r.stat === 'quantile' ? dotPlot(r.labels, r.values, r.intervals) : barChart(r.labels, r.values, r.intervals ?? undefined, r.name);
   const rows = r.labels.map((l, i) => `<tr><td>${esc(l)}</td><td class="num">${esc(fmt(r.values![i]))}</td><td class="num">${esc(fmtInterval(r.intervals?.[i] ?? null))}</td></tr>`).join('');
   return `<div class="card"><h3>${esc(r.name)}</h3>${chart}<details><summary>values</summary><table><tr><th>${isModel ? 'coefficient' : 'cell'}</th><th>private value</th><th>${esc(`${fmt(100 * r.level)}%`)} interval</th></tr>${rows}</table></details>${r.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}</div>`;
 }
@@ -247,7 +249,7 @@ export function renderReport(input: ReportInput): string {
   parts.push('</div>');
 
   parts.push('<h2>Plan and results</h2>');
-  parts.push(`<table><tr><th>release</th><th>private value</th><th>${esc(`${fmt(100 * (r[0]?.level ?? 0.95))}%`)} interval</th><th>mechanism</th><th>noise scale</th><th>sensitivity</th><th>ε / δ</th></tr>`);
+  parts.push(`<table class="results"><tr><th>release</th><th>private value</th><th>${esc(`${fmt(100 * (r[0]?.level ?? 0.95))}%`)} interval</th><th>mechanism</th><th>noise scale</th><th>sensitivity</th><th>ε / δ</th></tr>`);
   for (const x of r) parts.push(resultRows(x));
   parts.push('</table>');
   parts.push(`<p class="note">Intervals: value ± the half-width w with P(|noise| ≤ w) ≥ 1 - α, so they cover the true (clamped) statistic with probability at least 1 - α (per element for vectors). They describe the noise only, not sampling error or clamping bias.</p>`);

@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { main, EXIT } from '../../src/node/cli.js';
+import { readLedger } from '../../src/node/ledger.js';
+
+const ROOT = path.resolve(__dirname, '../..');
+// The first 3000 records of Adult keep the suite fast; the full file is the subject of npm start.
+const ADULT = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-adult-')), 'adult3000.csv');
+fs.writeFileSync(ADULT, `${fs.readFileSync(path.join(ROOT, 'data/adult.csv'), 'utf8').split('\n').slice(0, 3001).join('\n')}\n`);
+const SCHEMA = path.join(ROOT, 'examples/adult.schema.yaml');
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (s) => out.push(...s.split('\n')), err: (s) => err.push(...s.split('\n')) });
+  return { code, out: out.join('\n'), err: err.filter((l) => l !== ''), stdout: out };
+}
+
+function tmpDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-cli-'));
+}
+
+/** A small analysis file in a temp dir; `releases` is YAML text. */
+function analysis(dir: string, releases: string, extra = ''): string {
+  const file = path.join(dir, 'a.analysis.yaml');
+  fs.writeFileSync(
+    file,
+    `title: test
+data:
+  path: ${ADULT}
+schema: ${SCHEMA}
+budget:
+  eps: 1
+ledger: ledger
+output:
+  dir: out
+${extra}releases:
+${releases}`,
+  );
+  return file;
+}
+
+const SMALL = `  - stat: mean
+    column: age
+    eps: 0.3
+  - stat: histogram
+    column: hours_per_week
+    bins: 4
+    eps: 0.2
+`;
+
+describe('dpkit --help', () => {
+  it.each([[], ['run'], ['describe'], ['ledger']])('help of %j exits 0 and describes the command', async (...cmd) => {
+    const r = await cli(...(cmd as string[]), '--help');
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toMatch(/Usage: dpkit/);
+    if ((cmd as string[]).length) expect(r.out).toContain(`dpkit ${(cmd as string[])[0]}`);
+  });
+
+  it('an unknown command or a missing argument is a usage error (exit 2)', async () => {
+    expect((await cli('frobnicate')).code).toBe(EXIT.usage);
+    const r = await cli('run');
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err[0]).toMatch(/missing required argument 'analysis'/);
+  });
+});
+
+describe('dpkit run', () => {
+  it('runs a plan, prints the table, writes results.json and report.html, appends to the ledger', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, SMALL);
+    const r = await cli('run', file);
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    expect(r.out).toMatch(/mean\(age\)\s+0\.3\s+3\d\.\d+\s+\[3\d/);
+    expect(r.out).toContain('histogram(hours_per_week)');
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
+    expect(json.results).toHaveLength(2);
+    expect(json.results[0].interval[0]).toBeLessThan(json.results[0].value);
+    expect(json.budget.spentThisRun.eps).toBeCloseTo(0.5, 12);
+    const html = fs.readFileSync(path.join(dir, 'out/report.html'), 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+    const l = readLedger(path.join(dir, 'ledger'));
+    expect(l.entries.map((e) => e.name)).toEqual(['mean(age)', 'histogram(hours_per_week)']);
+    // a second run fits (0.5 + 0.5), a third is refused before reading data, with one error line
+    expect((await cli('run', file, '-q')).code).toBe(EXIT.ok);
+    const third = await cli('run', file);
+    expect(third.code).toBe(EXIT.budget);
+    expect(third.err).toHaveLength(1);
+    expect(third.err[0]).toMatch(/^dpkit: error: release "plan of 2 release\(s\)" needs eps=0.5, delta=0 but only eps=\d.*remain$/);
+    expect(readLedger(path.join(dir, 'ledger')).entries).toHaveLength(4);
+  });
+
+  it('--dry-run prints the plan and its cost, reads no data and spends nothing', async () => {
+    const dir = tmpDir();
+    const r = await cli('run', analysis(dir, SMALL), '--dry-run');
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toMatch(/This plan spends eps=0.5/);
+    expect(r.out).toMatch(/will be created with the total budget eps=1/);
+    expect(fs.existsSync(path.join(dir, 'ledger'))).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  it('a plan larger than the budget is refused before the data are read (exit 3)', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, `  - stat: mean\n    column: age\n    eps: 2\n`);
+    const dry = await cli('run', file, '--dry-run');
+    expect(dry.code).toBe(EXIT.budget);
+    expect(dry.out).toMatch(/does NOT fit/);
+    const r = await cli('run', file);
+    expect(r.code).toBe(EXIT.budget);
+    expect(r.err).toHaveLength(1);
+    expect(readLedger(path.join(dir, 'ledger')).entries).toHaveLength(0);
+  });
+
+  it('a bad analysis gives one error line with file, line and key (exit 2)', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, `  - stat: mean\n    column: age\n    eps: -1\n`);
+    const r = await cli('run', file);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toBe(`dpkit: error: ${file}:13:10: releases[0].eps must be a number > 0, got -1`);
+  });
+
+  it('an undeclared column (missing bounds) is named with its line', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, `  - stat: mean\n    column: salary\n    eps: 0.1\n`);
+    const r = await cli('run', file);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(/a\.analysis\.yaml:12:13: releases\[0\]\.column names column "salary", which the schema .* does not declare; declare its public bounds there/);
+  });
+
+  it('a missing data file is one error line (exit 5) and touches no ledger', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, SMALL).replace('', '');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(ADULT, path.join(dir, 'nope.csv')));
+    const r = await cli('run', file);
+    expect(r.code).toBe(EXIT.data);
+    expect(r.err).toEqual([`dpkit: error: data file not found: ${path.join(dir, 'nope.csv')}`]);
+    expect(fs.existsSync(path.join(dir, 'ledger'))).toBe(false);
+  });
+
+  it('a missing analysis file is one error line', async () => {
+    const r = await cli('run', '/nonexistent/x.yaml');
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toEqual(['dpkit: error: /nonexistent/x.yaml: analysis file not found']);
+  });
+
+  it('a corrupt ledger is refused with one error line (exit 4) and is left as it was', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, SMALL);
+    expect((await cli('run', file, '-q')).code).toBe(EXIT.ok);
+    const lf = path.join(dir, 'ledger');
+    const tampered = fs.readFileSync(lf, 'utf8').replace('"eps":0.3', '"eps":0.03');
+    fs.writeFileSync(lf, tampered);
+    const r = await cli('run', file);
+    expect(r.code).toBe(EXIT.ledger);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(/^dpkit: error: ledger .* is corrupt at line 2 \(checksum mismatch/);
+    expect(fs.readFileSync(lf, 'utf8')).toBe(tampered);
+    const show = await cli('ledger', lf);
+    expect(show.code).toBe(EXIT.ledger);
+  });
+
+  it('grouped means, tables, quantiles and a model run through the plan', async () => {
+    const dir = tmpDir();
+    const file = analysis(
+      dir,
+      `  - stat: mean
+    column: hours_per_week
+    by: sex
+    eps: 0.2
+  - stat: table
+    columns: [race, income]
+    eps: 0.1
+  - stat: median
+    column: age
+    eps: 0.1
+  - stat: sd
+    column: age
+    mechanism: analytic
+    delta: 1.0e-7
+    eps: 0.1
+  - stat: logistic_regression
+    features: [age, education_num]
+    label: income
+    eps: 0.2
+`,
+      '',
+    );
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('  eps: 1\n', '  eps: 1\n  delta: 1.0e-6\n'));
+    const r = await cli('run', file);
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
+    const [grouped, table, median, sd, model] = json.results;
+    expect(grouped.labels).toEqual(['Female', 'Male']);
+    for (const v of grouped.values) expect(v).toBeGreaterThanOrEqual(1);
+    expect(table.values).toHaveLength(10);
+    expect(median.value).toBeGreaterThanOrEqual(17);
+    expect(median.value).toBeLessThanOrEqual(90);
+    expect(sd.mechanism).toBe('gaussian-analytic');
+    expect(model.labels).toEqual(['(intercept)', 'age', 'education_num']);
+    const l = readLedger(path.join(dir, 'ledger'));
+    expect(l.spent.eps).toBeCloseTo(0.7, 12);
+    expect(l.spent.delta).toBeCloseTo(1e-7, 18);
+  });
+});
+
+describe('dpkit describe', () => {
+  it('describes chosen columns privately with the stated split', async () => {
+    const dir = tmpDir();
+    const r = await cli('describe', ADULT, '--eps', '1', '--schema', SCHEMA, '--columns', 'age,sex', '--ledger', path.join(dir, 'l'), '--budget', '5', '--out', path.join(dir, 'o'));
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    expect(r.err.join('\n')).toMatch(/budget split: eps 1 over 2 column\(s\) = 0.5 each/);
+    expect(r.out).toContain('age: quartiles');
+    expect(r.out).toContain('sex: frequencies');
+    expect(readLedger(path.join(dir, 'l')).spent.eps).toBeCloseTo(1, 12);
+  });
+
+  it('missing bounds are an error; --bounds-from-data works with a loud NOT PRIVATE flag', async () => {
+    const dir = tmpDir();
+    const common = ['--eps', '0.5', '--columns', 'age', '--ledger', path.join(dir, 'l'), '--budget', '5', '--out', path.join(dir, 'o')];
+    const r = await cli('describe', ADULT, ...common);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toEqual(['dpkit: error: column "age" has no public bounds (no --schema given): declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private)']);
+    expect(fs.existsSync(path.join(dir, 'l'))).toBe(false);
+    const f = await cli('describe', ADULT, ...common, '--bounds-from-data');
+    expect(f.code).toBe(EXIT.ok);
+    expect(f.err.join('\n')).toMatch(/WARNING: --bounds-from-data/);
+    expect(f.out).toContain('[NOT PRIVATE input]');
+    expect(fs.readFileSync(path.join(dir, 'o/report.html'), 'utf8')).toContain('NOT PRIVATE');
+  });
+
+  it('creating a ledger needs --budget', async () => {
+    const dir = tmpDir();
+    const r = await cli('describe', ADULT, '--eps', '0.5', '--schema', SCHEMA, '--columns', 'age', '--ledger', path.join(dir, 'l'));
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(/--budget is required to create the ledger/);
+  });
+});
+
+describe('dpkit ledger', () => {
+  it('lists spends and what remains', async () => {
+    const dir = tmpDir();
+    expect((await cli('run', analysis(dir, SMALL), '-q')).code).toBe(EXIT.ok);
+    const r = await cli('ledger', path.join(dir, 'ledger'));
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toMatch(/Total budget eps=1; spent eps=0.5; remaining eps=0.5/);
+    expect(r.out).toMatch(/1 .* 0.3 .* bounded .* laplace .* mean\(age\)/);
+    const j = await cli('ledger', path.join(dir, 'ledger'), '--json');
+    expect(JSON.parse(j.out).entries).toHaveLength(2);
+    const missing = await cli('ledger', path.join(dir, 'nope'));
+    expect(missing.err).toEqual([`dpkit: error: ledger ${path.join(dir, 'nope')} does not exist`]);
+  });
+});
