@@ -75,6 +75,24 @@ describe('auditDP power: Laplace', () => {
   });
 });
 
+describe('auditDP power: vector outputs, leak along a direction (projection feature)', () => {
+  // Neighbours (0, 0) and (1, -1): l1 distance 2. Per-coordinate Laplace(1/eps) (calibrated as if the
+  // l1 sensitivity were 1) leaks 2 eps along y0 - y1 while each coordinate alone shows eps and the
+  // sum shows nothing.
+  const eps = 1;
+  it('passes Laplace(2/eps) per coordinate', () => {
+    const good = (x: number[], rng: Rng) => x.map((v) => v + laplaceFloat(rng, 2 / eps));
+    const r = auditDP({ mechanism: good, neighbors: [[0, 0], [1, -1]], eps, samples: 100_000, seed: 15 });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
+  it('flags Laplace(1/eps) per coordinate through proj(y)', () => {
+    const bad = (x: number[], rng: Rng) => x.map((v) => v + laplaceFloat(rng, 1 / eps));
+    const r = auditDP({ mechanism: bad, neighbors: [[0, 0], [1, -1]], eps, samples: 100_000, seed: 16 });
+    expect(r.passed, formatAudit(r)).toBe(false);
+    expect(r.event).toMatch(/proj\(y\)/);
+  });
+});
+
 describe('auditDP power: Gaussian', () => {
   // Balle & Wang (2018) analytic calibration: eps = 1, delta = 1e-5, Delta = 1 -> sigma = 3.7306316348.
   const eps = 1;

@@ -19,7 +19,8 @@
  * the selection half did. `passed` is `eps_lb <= eps`.
  *
  * Event families searched on the selection half, on each scalar feature of the output (the value
- * itself, or `statistic(out)`, or for vector outputs each coordinate (up to `maxFeatures`) and the sum):
+ * itself, or `statistic(out)`, or for vector outputs each coordinate (up to `maxFeatures`), the sum,
+ * and a projection on the direction separating the neighbours' means, fitted on the selection half):
  * - thresholds {y > t} and {y < t}, t on a grid of pooled selection quantiles (every distinct value
  *   when there are few);
  * - intervals {lo <= y < hi} on a coarser quantile grid;
@@ -246,6 +247,48 @@ function drawFeatures<I>(opts: AuditOptions<I>, input: I, rng: Rng, n: number, n
 }
 
 /**
+ * For vector outputs: appends the feature proj(y) = sum_j w_j y_j over the coordinate features, with
+ * w_j = (mean_b - mean_a) / pooled variance of coordinate j estimated on the SELECTION half only (a
+ * diagonal linear discriminant), so the holdout evaluation stays honest.
+ */
+function addProjectionFeature(fa: Float64Array[], fb: Float64Array[], names: string[], nSel: number): void {
+  const coords: number[] = [];
+  names.forEach((nm, i) => {
+    if (nm.startsWith('y[')) coords.push(i);
+  });
+  if (coords.length < 2) return;
+  const w = coords.map((j) => {
+    const stats = (x: Float64Array) => {
+      let m = 0;
+      for (let i = 0; i < nSel; i++) m += x[i]!;
+      m /= nSel;
+      let v = 0;
+      for (let i = 0; i < nSel; i++) v += (x[i]! - m) ** 2;
+      return { m, v: v / Math.max(1, nSel - 1) };
+    };
+    const a = stats(fa[j]!);
+    const b = stats(fb[j]!);
+    const pooled = (a.v + b.v) / 2;
+    return pooled > 0 && Number.isFinite(pooled) ? (b.m - a.m) / pooled : 0;
+  });
+  if (w.every((x) => x === 0 || !Number.isFinite(x))) return;
+  const project = (f: Float64Array[]) => {
+    const n = f[0]!.length;
+    const out = new Float64Array(n);
+    coords.forEach((j, k) => {
+      const wk = Number.isFinite(w[k]!) ? w[k]! : 0;
+      if (wk === 0) return;
+      const x = f[j]!;
+      for (let i = 0; i < n; i++) out[i]! += wk * x[i]!;
+    });
+    return out;
+  };
+  fa.push(project(fa));
+  fb.push(project(fb));
+  names.push('proj(y)');
+}
+
+/**
  * Audits a mechanism on a pair of neighbouring inputs; see the file comment for the method.
  * Deterministic for a fixed seed.
  */
@@ -269,7 +312,8 @@ export function auditDP<I>(opts: AuditOptions<I>): AuditResult {
   const drawA = drawFeatures(opts, opts.neighbors[0], seededRng(`audit:${String(seed)}:a`), samples, undefined);
   const drawB = drawFeatures(opts, opts.neighbors[1], seededRng(`audit:${String(seed)}:b`), samples, drawA.names);
   if (drawB.features.length !== drawA.features.length) throw new Error('auditDP: the two neighbours produced outputs of different shapes');
-  const names = drawA.names;
+  const names = drawA.names.slice();
+  addProjectionFeature(drawA.features, drawB.features, names, nSel);
   const sel: [Float64Array[], Float64Array[]] = [drawA.features.map((f) => f.subarray(0, nSel)), drawB.features.map((f) => f.subarray(0, nSel))];
   const hold: [Float64Array[], Float64Array[]] = [drawA.features.map((f) => f.subarray(nSel)), drawB.features.map((f) => f.subarray(nSel))];
 
