@@ -53,6 +53,20 @@ export function gaussianDelta(eps: number, r: number): number {
  */
 export function analyticGaussianSigma(eps: number, delta: number, sensitivity: number): number {
   check(eps, delta, sensitivity);
+  // sigma / D depends on (eps, delta) only; repeated calibrations (loops, audits) reuse it.
+  const key = `${eps}|${delta}`;
+  let r = ratioCache.get(key);
+  if (r === undefined) {
+    r = analyticRatio(eps, delta);
+    if (ratioCache.size >= 256) ratioCache.clear();
+    ratioCache.set(key, r);
+  }
+  return r * sensitivity;
+}
+
+const ratioCache = new Map<string, number>();
+
+function analyticRatio(eps: number, delta: number): number {
   let lo = 1e-3;
   let hi = 1;
   while (gaussianDelta(eps, lo) <= delta) {
@@ -69,7 +83,7 @@ export function analyticGaussianSigma(eps: number, delta: number, sensitivity: n
     if (gaussianDelta(eps, mid) > delta) lo = mid;
     else hi = mid;
   }
-  return hi * sensitivity;
+  return hi;
 }
 
 /**

@@ -296,3 +296,50 @@ function bernoulliExpNum(rng: Rng, n: number, d: number): boolean {
   for (let whole = (n - rem) / d; whole > 0; whole--) if (!bernoulliExpMinusOne(rng)) return false;
   return bernoulliExpUnitNum(rng, rem, d);
 }
+
+/**
+ * A fast exact discrete Gaussian sampler for an INTEGER sigma = g (1 <= g < 2^52), the case of the
+ * safe lattice release, with no BigInt on the common path. CKS Algorithm 3 is valid for any proposal
+ * scale t > 0; with t = g the acceptance probability is exp(-(|Y| - g)^2 / (2 g^2)). Writing
+ * a = ||Y| - g| = q g + r (0 <= r < g) it factors as
+ *   exp(-q^2/2) * exp(-q r / g) * exp(-r^2 / (2 g^2)),
+ * a product of independent Bernoulli trials. The first two are Algorithm 1 on safe-integer rationals;
+ * for the last, Algorithm 1 needs Bernoulli(r^2 / (2 g^2 k)), drawn as the product of the independent
+ * Bernoulli(r/g), Bernoulli(r/g) and Bernoulli(1/(2k)). Every quantity stays below 2^53; draws whose
+ * q r would not (astronomically rare) use the BigInt path.
+ */
+export function discreteGaussianIntSigmaSampler(sigma: number): IntSampler {
+  if (!Number.isSafeInteger(sigma) || sigma < 1 || sigma >= 2 ** 52) throw new InvalidArgumentError('sigma', 'must be an integer in [1, 2^52)', sigma);
+  const g = sigma;
+  const gb = BigInt(g);
+  const proposal = discreteLaplaceSampler(gb, 1n);
+  const gDenB = 2n * gb * gb;
+  return (rng) => {
+    for (;;) {
+      const y = proposal(rng);
+      if (typeof y === 'number') {
+        const ay = y < 0 ? -y : y;
+        const a = ay > g ? ay - g : g - ay;
+        const r = a % g;
+        const q = (a - r) / g;
+        const qr = q * r;
+        const q2 = q * q;
+        if (Number.isSafeInteger(qr) && Number.isSafeInteger(q2)) {
+          if (bernoulliExpNum(rng, q2, 2) && bernoulliExpNum(rng, qr, g) && bernoulliExpSquare(rng, r, g)) return y;
+          continue;
+        }
+      }
+      const yb = BigInt(y);
+      const e = (yb < 0n ? -yb : yb) - gb;
+      if (bernoulliExpFastBig(rng, e * e, gDenB)) return y;
+    }
+  };
+}
+
+/** Bernoulli(exp(-r^2 / (2 g^2))) for integers 0 <= r < g < 2^53 (Algorithm 1, factored trials). */
+function bernoulliExpSquare(rng: Rng, r: number, g: number): boolean {
+  if (r === 0) return true;
+  let k = 1;
+  while (uniformBelow(rng, g) < r && uniformBelow(rng, g) < r && uniformBelow(rng, 2 * k) === 0) k++;
+  return (k & 1) === 1;
+}

@@ -16,7 +16,8 @@
  *    most D / b, the ratio the caller calibrated. The grid scale is then rounded UP to an integer
  *    t = ceil(b'/2^k (1 + 2^-48)) (the extra factor absorbs the rounding of the double arithmetic).
  * 4. Noise: exact discrete Laplace with scale t (CKS Algorithm 2) or exact discrete Gaussian with
- *    sigma^2 = t^2 (CKS Algorithm 3) on the integers, drawn from uniform integers only (exact.ts).
+ *    sigma = t (CKS Algorithm 3 with proposal scale t, factored so that it runs on safe integers:
+ *    discreteGaussianIntSigmaSampler) on the integers, drawn from uniform integers only (exact.ts).
  * 5. Output: z = m + Y is an exact integer; the released double is z * 2^k, computed as the
  *    correctly rounded double of z (IEEE addition of two exactly represented integers, or
  *    Number(BigInt) beyond 2^53) times the power of two 2^k (exact unless it under/overflows).
@@ -42,7 +43,7 @@
  * random time; the BigInt fallback paths are slower).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { discreteGaussianSampler, discreteLaplaceSampler, type IntSampler } from './exact.js';
+import { discreteGaussianIntSigmaSampler, discreteGaussianSampler, discreteLaplaceSampler, type IntSampler } from './exact.js';
 import type { Rng } from './rng.js';
 
 /** Default number of grid points per noise scale: the grid spacing is about scale / 2^40. */
@@ -122,9 +123,18 @@ export function planGaussianGrid(sigma: number, l2Sensitivity: number, dims: num
 
 /** Exact integer noise sampler for a plan. */
 export function gridSampler(kind: 'laplace' | 'gaussian', gridScale: number): IntSampler {
-  const t = BigInt(gridScale);
-  return kind === 'laplace' ? discreteLaplaceSampler(t, 1n) : discreteGaussianSampler(t * t, 1n);
+  const key = `${kind}:${gridScale}`;
+  let s = samplerCache.get(key);
+  if (s === undefined) {
+    s = kind === 'laplace' ? discreteLaplaceSampler(BigInt(gridScale), 1n) : discreteGaussianIntSigmaSampler(gridScale);
+    if (samplerCache.size >= 64) samplerCache.clear();
+    samplerCache.set(key, s);
+  }
+  return s;
 }
+
+/** Samplers are stateless functions of their parameters, so repeated releases reuse them. */
+const samplerCache = new Map<string, IntSampler>();
 
 /**
  * Check that every value can be rounded to the grid 2^k (|x| / 2^k finite). Called before any noise
@@ -181,6 +191,7 @@ export function exactLaplaceSampler(scale: number): IntSampler {
 
 /** Exact discrete Gaussian sampler with sigma^2 the exact square of the double sigma. */
 export function exactGaussianSampler(sigma: number): IntSampler {
+  if (Number.isInteger(sigma) && sigma >= 1 && sigma < 2 ** 52) return discreteGaussianIntSigmaSampler(sigma);
   const r = doubleToRational(sigma);
   return discreteGaussianSampler(r.num * r.num, r.den * r.den);
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { erf } from '../../src/math/special.js';
 import {
+  discreteGaussianIntSigmaSampler,
   discreteGaussianSampler,
   discreteLaplaceSampler,
   isqrt,
@@ -135,6 +136,28 @@ describe('exact samplers (CKS 2020)', () => {
     });
   }
 
+  for (const g of [1, 3, 12]) {
+    it(`discrete Gaussian with integer sigma = ${g} (factored safe-integer sampler) matches the pmf`, () => {
+      const rng = seededRng(`dgint${g}`);
+      const f = discreteGaussianIntSigmaSampler(g);
+      const R = 5 * g + 1;
+      expectDiscrete(drawNumbers(30_000, () => f(rng)), (sg: number) => dgaussPmf(sg * sg), g, -R, R);
+    });
+  }
+
+  it('integer-sigma sampler at sigma = 2^41 + 3 matches N(0, sigma^2); bad sigma is a typed error', () => {
+    const rng = seededRng(8);
+    const sigma = 2 ** 41 + 3;
+    const f = discreteGaussianIntSigmaSampler(sigma);
+    const gs = drawNumbers(20_000, () => f(rng)).map((x) => x / sigma);
+    const ncdf = (s: number) => (x: number) => 0.5 * (1 + erf(x / (s * Math.SQRT2)));
+    expect(ksTest(gs, ncdf(1)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(gs, ncdf(0.7)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(gs, ncdf(1.3)).pValue).toBeLessThan(1e-6);
+    expect(() => discreteGaussianIntSigmaSampler(1.5)).toThrow(InvalidArgumentError);
+    expect(() => discreteGaussianIntSigmaSampler(2 ** 52)).toThrow(InvalidArgumentError);
+  });
+
   it('large scales (the lattice regime): discrete Laplace t ~ 2^41 and discrete Gaussian sigma ~ 2^41 match the continuous laws', () => {
     const rng = seededRng(3);
     const t = 2 ** 41 - 12345;
@@ -177,6 +200,7 @@ describe('exact samplers (CKS 2020)', () => {
     sampleDiscreteGaussian(rng, 9n, 4n);
     discreteLaplaceSampler(2n ** 41n, 3n)(rng);
     discreteGaussianSampler(2n ** 82n, 1n)(rng);
+    discreteGaussianIntSigmaSampler(2 ** 41)(rng);
     expect(rng.floats).toBe(0);
   });
 
