@@ -17,6 +17,10 @@
  *    q mu1/mu0 = 1 - q) and expand each side in the convergent binomial series:
  *      A_alpha = sum_{i>=0} C(alpha, i) (1 - q)^{alpha - i} q^i exp((i^2 - i)/(2 sigma^2)) (1/2) erfc((i - z0)/(sqrt(2) sigma))
  *              + sum_{i>=0} C(alpha, i) q^{alpha - i} (1 - q)^i exp(((alpha - i)^2 - (alpha - i))/(2 sigma^2)) (1/2) erfc((z0 - (alpha - i))/(sqrt(2) sigma)).
+ *    Beyond i = alpha + 1 both series alternate with decreasing terms; we stop when the last term is
+ *    below 1e-13 of ln A_alpha and add it once more (an upper bound). When z0 is small (q >= ~1/2 or
+ *    tiny sigma) the terms decay only polynomially; after 3000 terms the integral defining A_alpha is
+ *    evaluated instead by the trapezoidal rule (exponentially accurate for this analytic integrand).
  * Everything is evaluated in log space (signed log-sum-exp), so large orders and small sigma do
  * not overflow. RDP composes additively over steps (Mironov 2017, Proposition 1).
  *
@@ -101,22 +105,77 @@ function logAFractional(q: number, sigma: number, alpha: number): number {
   let neg = -Infinity;
   let logAbsBinom = 0; // ln |C(alpha, i)|
   let sign = 1; // sign of C(alpha, i)
+  // The terms decay only polynomially (like i^-(alpha + 2)) when z0 is small (q near 1/2 or above,
+  // or small sigma); after SERIES_TERMS terms we switch to the quadrature when it is affordable.
   const maxIter = 2_000_000;
+  const quadrature = quadraturePlan(q, sigma, alpha);
   for (let i = 0; i < maxIter; i++) {
+    if (i === SERIES_TERMS && quadrature.points <= MAX_QUADRATURE_POINTS) return logAQuadrature(q, sigma, alpha, quadrature);
     const j = alpha - i;
     const s0 = logAbsBinom + i * logQ + j * log1mQ + (i * i - i) * inv2s2 + LOG_HALF + logErfc((i - z0) * scale);
     const s1 = logAbsBinom + j * logQ + i * log1mQ + (j * j - j) * inv2s2 + LOG_HALF + logErfc((z0 - j) * scale);
     const s = logAddExp(s0, s1);
     if (sign > 0) pos = logAddExp(pos, s);
     else neg = logAddExp(neg, s);
-    // Beyond i > alpha the terms alternate in sign and decrease, so the truncation error is below
-    // the first omitted term; stop once a term is negligible against A_alpha >= 1.
-    if (i > alpha + 1 && s < -40) return logSubExp(pos, neg);
+    // Beyond i > alpha + 1 the terms alternate in sign and decrease in magnitude (each is |C(alpha, i)|
+    // times an integral of rho(z)^i with 0 < rho < 1 on its half-line), so the remainder is at most
+    // the last term. Stop once it changes ln A_alpha by < 1e-13 relative, and add its magnitude
+    // once more so that the returned value is an upper bound on the true ln A_alpha.
+    if (i > alpha + 1 && pos > neg) {
+      const cur = logSubExp(pos, neg);
+      if (s < cur + Math.log(Math.max(cur, 1e-300)) - 30 || s < -745) return logAddExp(cur, s);
+    }
     const f = alpha - i;
     logAbsBinom += Math.log(Math.abs(f)) - Math.log(i + 1);
     if (f < 0) sign = -sign;
   }
   throw new InfeasibleError(`the RDP series for alpha=${alpha}, q=${q}, sigma=${sigma} did not converge in ${maxIter} terms`);
+}
+
+const SERIES_TERMS = 3000;
+const MAX_QUADRATURE_POINTS = 2_000_000;
+
+interface QuadraturePlan {
+  lo: number;
+  h: number;
+  points: number;
+}
+
+/**
+ * Grid of the trapezoidal rule for A_alpha = int mu0(z) ((1 - q) + q exp((2z - 1)/(2 sigma^2)))^alpha dz.
+ * The integrand's mass lies within 40 sigma of [min(0, z0), max(alpha, z0)] (Gaussian tails around 0
+ * and alpha); it is analytic in the strip |Im z| < pi sigma^2 (the base vanishes at Im z = pi sigma^2),
+ * so with h <= min(sigma/16, pi sigma^2/12) the trapezoidal error is below exp(-2 pi (pi sigma^2)/h)
+ * <= e^-75 relative (Trefethen & Weideman 2014, Theorem 5.1), as is the truncation error.
+ */
+function quadraturePlan(q: number, sigma: number, alpha: number): QuadraturePlan {
+  const z0 = sigma * sigma * Math.log((1 - q) / q) + 0.5;
+  const lo = Math.min(0, z0) - 40 * sigma;
+  const hi = Math.max(alpha, z0) + 40 * sigma;
+  const h = Math.min(sigma / 16, (Math.PI * sigma * sigma) / 12);
+  return { lo, h, points: Math.ceil((hi - lo) / h) + 1 };
+}
+
+/**
+ * ln A_alpha by the trapezoidal rule in log space (see {@link quadraturePlan}); a margin of 1e-13
+ * absolute is added so that the result stays an upper bound despite rounding.
+ */
+function logAQuadrature(q: number, sigma: number, alpha: number, plan: QuadraturePlan): number {
+  const inv2s2 = 1 / (2 * sigma * sigma);
+  const logQ = Math.log(q);
+  const log1mQ = Math.log1p(-q);
+  const logNorm = -Math.log(sigma * Math.sqrt(2 * Math.PI));
+  const f = (z: number) => {
+    const t = (2 * z - 1) * inv2s2;
+    // ln((1 - q) + q e^t) = logaddexp(ln(1 - q), ln q + t)
+    return logNorm - z * z * inv2s2 + alpha * logAddExp(log1mQ, logQ + t);
+  };
+  // two passes: the maximum, then the scaled sum
+  let max = -Infinity;
+  for (let k = 0; k < plan.points; k++) max = Math.max(max, f(plan.lo + k * plan.h));
+  let sum = 0;
+  for (let k = 0; k < plan.points; k++) sum += Math.exp(f(plan.lo + k * plan.h) - max);
+  return max + Math.log(sum * plan.h) + 1e-13;
 }
 
 function logSubExp(a: number, b: number): number {

@@ -96,6 +96,18 @@ describe('ln A_alpha agrees with independent numerical integration', () => {
     });
   }
 
+  it('slowly converging fractional cases (q >= 1/2) switch to quadrature: agree with the full series and stay above it', () => {
+    // values of the series summed to its e^-40 tail (2e5+ terms), computed once
+    for (const [q, sigma, alpha, series] of [
+      [0.5, 0.5, 1.25, 0.25527630785477234],
+      [0.5, 5, 1.01, 0.000050755904247939314],
+    ] as const) {
+      const v = logASampledGaussian(q, sigma, alpha);
+      expect(v).toBeGreaterThanOrEqual(series);
+      expect(v - series).toBeLessThan(3e-13);
+    }
+  });
+
   it('the fractional series is continuous with the integer formula', () => {
     for (const alpha of [2, 3, 10]) {
       const i = logASampledGaussian(0.02, 1.3, alpha);
