@@ -160,8 +160,8 @@ export function sourceSql(spec: DataSourceSpec): string {
     return `(${spec.sql.replace(/;\s*$/, '')})`;
   }
   if (typeof spec.path !== 'string' || spec.path === '') throw new InvalidArgumentError('data.path', 'must be a file path');
-  if (!fs.existsSync(spec.path)) throw new DataSourceError(`data file not found: ${spec.path}`);
   const fmt = spec.format ?? detectFormat(spec.path);
+  if (!fs.existsSync(spec.path)) throw new DataSourceError(`data file not found: ${spec.path}`);
   const p = literal(path.resolve(spec.path));
   if (fmt === 'csv') return `read_csv(${p}, header = true, auto_detect = true)`;
   if (fmt === 'parquet') return `read_parquet(${p})`;
@@ -186,8 +186,9 @@ function categoricalExpr(column: string, missing: MissingPolicy): string {
   return `coalesce(${base}, ${literal(String(missing.impute))})`;
 }
 
+/** clamp(e, l, u), NULL when e is NULL (DuckDB's least/greatest ignore NULL arguments, so test first). */
 function clampExpr(e: string, lower: number, upper: number): string {
-  return `least(greatest(${e}, ${num(lower)}), ${num(upper)})`;
+  return `(CASE WHEN ${e} IS NULL THEN NULL ELSE least(greatest(${e}, ${num(lower)}), ${num(upper)}) END)`;
 }
 
 function decimalExpr(e: string, k: number): string {
