@@ -6,6 +6,8 @@ export * from './erm/classifier.js';
 export * from './logistic.js';
 export * from './svm.js';
 export * from './linear.js';
+export * from './dpsgd/index.js';
+export * from './naive-bayes.js';
 export * from './knorm-logistic.js';
 export * from './functional-linear.js';
 export * from './tuning.js';
