@@ -390,7 +390,7 @@ export class DataEngine {
   async table(columns: readonly { column: string; levels: readonly string[]; missing: MissingPolicy }[]): Promise<number[]> {
     const exprs = columns.map((c) => categoricalExpr(c.column, c.missing));
     const where = columns.map((c, i) => `${exprs[i]} IN (${c.levels.map(literal).join(', ')})`).join(' AND ');
-    const rows = await this.query(`SELECT ${exprs.map((e, i) => `${e} AS k${i}`).join(', ')}, count(*) FROM src WHERE ${where} GROUP BY ALL`);
+    const rows = await this.query(`SELECT ${exprs.map((e, i) => `${e} AS __dpkit_k${i}`).join(', ')}, count(*) FROM src WHERE ${where} GROUP BY ALL`);
     const index = columns.map((c) => new Map(c.levels.map((l, i) => [l, i])));
     const dims = columns.map((c) => c.levels.length);
     const out = new Array<number>(dims.reduce((a, b) => a * b, 1)).fill(0);
@@ -412,7 +412,7 @@ export class DataEngine {
     const e = numericExpr(value.column, value.missing);
     const d = decimalExpr(clampExpr(e, value.lower, value.upper), k);
     const rows = await this.query(
-      `SELECT ${g} AS g, count(${e}), sum(${d}), sum(CAST(${d} AS DECIMAL(38, ${k})) * ${d}) FROM src WHERE ${g} IN (${group.levels.map(literal).join(', ')}) GROUP BY ALL`,
+      `SELECT ${g} AS __dpkit_g, count(${e}), sum(${d}), sum(CAST(${d} AS DECIMAL(38, ${k})) * ${d}) FROM src WHERE ${g} IN (${group.levels.map(literal).join(', ')}) GROUP BY ALL`,
     );
     const scale = 10n ** BigInt(k);
     const byLevel = new Map<string, Moments>();
@@ -435,7 +435,7 @@ export class DataEngine {
   /** The clamped values of a column, sorted ascending, in a Float64Array (streamed in chunks). */
   async sortedValues(req: NumericRequest): Promise<Float64Array> {
     const e = clampExpr(numericExpr(req.column, req.missing), req.lower, req.upper);
-    return (await this.readColumns(`SELECT ${e} AS v FROM src WHERE v IS NOT NULL ORDER BY v`, 1))[0]!;
+    return (await this.readColumns(`SELECT ${e} AS __dpkit_v FROM src WHERE ${e} IS NOT NULL ORDER BY 1`, 1))[0]!;
   }
 
   /**
@@ -445,7 +445,7 @@ export class DataEngine {
   async numericColumns(reqs: readonly NumericRequest[]): Promise<Float64Array[]> {
     const exprs = reqs.map((r) => clampExpr(numericExpr(r.column, r.missing), r.lower, r.upper));
     const where = exprs.map((e) => `${e} IS NOT NULL`).join(' AND ');
-    return this.readColumns(`SELECT ${exprs.map((e, i) => `${e} AS c${i}`).join(', ')} FROM src WHERE ${where}`, reqs.length);
+    return this.readColumns(`SELECT ${exprs.map((e, i) => `${e} AS __dpkit_c${i}`).join(', ')} FROM src WHERE ${where}`, reqs.length);
   }
 
   /** A categorical column (as strings) aligned with {@link numericColumns} of the same filter. */
@@ -454,7 +454,7 @@ export class DataEngine {
     const l = categoricalExpr(label.column, label.missing);
     const where = [...exprs.map((e) => `${e} IS NOT NULL`), `${l} IS NOT NULL`].join(' AND ');
     const cols = await this.readColumns(
-      `SELECT ${exprs.map((e, i) => `${e} AS c${i}`).join(', ')}, CAST(${l} = ${literal(label.positive)} AS DOUBLE) AS y FROM src WHERE ${where}`,
+      `SELECT ${exprs.map((e, i) => `${e} AS __dpkit_c${i}`).join(', ')}, CAST(${l} = ${literal(label.positive)} AS DOUBLE) AS __dpkit_y FROM src WHERE ${where}`,
       reqs.length + 1,
     );
     return { x: cols.slice(0, reqs.length), y: cols[reqs.length]! };
@@ -510,7 +510,7 @@ export class DataEngine {
 
   /** NOT PRIVATE: the distinct levels of a categorical column (only with `--bounds-from-data`). */
   async nonPrivateLevels(column: string, limit = 100): Promise<string[]> {
-    const rows = await this.query(`SELECT DISTINCT CAST(${ident(column)} AS VARCHAR) AS v FROM src WHERE v IS NOT NULL ORDER BY v LIMIT ${limit + 1}`);
+    const rows = await this.query(`SELECT DISTINCT CAST(${ident(column)} AS VARCHAR) AS __dpkit_l FROM src WHERE ${ident(column)} IS NOT NULL ORDER BY 1 LIMIT ${limit + 1}`);
     return rows.map((r) => String(r[0]));
   }
 
