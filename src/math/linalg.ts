@@ -1,0 +1,108 @@
+/**
+ * Small dense linear algebra on Float64Array (row-major), for the models and oracles: X^T X,
+ * X^T v, X v, Cholesky factorisation and SPD solves. O(n d^2) / O(d^3), no allocation beyond the
+ * outputs (which callers may pass in).
+ */
+import { InvalidArgumentError } from '../errors.js';
+
+function checkDims(X: Float64Array, n: number, d: number): void {
+  if (!(X instanceof Float64Array)) throw new InvalidArgumentError('X', 'must be a Float64Array (row-major)', X);
+  if (!Number.isInteger(n) || n < 1 || !Number.isInteger(d) || d < 1) throw new InvalidArgumentError('n/d', 'must be integers >= 1', `${n}, ${d}`);
+  if (X.length !== n * d) throw new InvalidArgumentError('X', `must have n * d = ${n * d} entries`, X.length);
+}
+
+function outOf(out: Float64Array | undefined, len: number): Float64Array {
+  if (out === undefined) return new Float64Array(len);
+  if (!(out instanceof Float64Array) || out.length !== len) throw new InvalidArgumentError('out', `must be a Float64Array of length ${len}`, out);
+  return out;
+}
+
+/** G = X^T X (d x d, row-major, symmetric) of a row-major n x d matrix, in one pass over X. */
+export function gram(X: Float64Array, n: number, d: number, out?: Float64Array): Float64Array {
+  checkDims(X, n, d);
+  const G = outOf(out, d * d).fill(0);
+  for (let i = 0; i < n; i++) {
+    const base = i * d;
+    for (let a = 0; a < d; a++) {
+      const xa = X[base + a]!;
+      if (xa === 0) continue;
+      const row = a * d;
+      for (let b = a; b < d; b++) G[row + b] = G[row + b]! + xa * X[base + b]!;
+    }
+  }
+  for (let a = 0; a < d; a++) for (let b = 0; b < a; b++) G[a * d + b] = G[b * d + a]!;
+  return G;
+}
+
+/** X^T v (length d) of a row-major n x d matrix. */
+export function xtv(X: Float64Array, n: number, d: number, v: ArrayLike<number>, out?: Float64Array): Float64Array {
+  checkDims(X, n, d);
+  if (v.length !== n) throw new InvalidArgumentError('v', `must have length n = ${n}`, v.length);
+  const r = outOf(out, d).fill(0);
+  for (let i = 0; i < n; i++) {
+    const vi = v[i]!;
+    const base = i * d;
+    for (let j = 0; j < d; j++) r[j] = r[j]! + vi * X[base + j]!;
+  }
+  return r;
+}
+
+/** X v (length n) of a row-major n x d matrix. */
+export function matVec(X: Float64Array, n: number, d: number, v: ArrayLike<number>, out?: Float64Array): Float64Array {
+  checkDims(X, n, d);
+  if (v.length !== d) throw new InvalidArgumentError('v', `must have length d = ${d}`, v.length);
+  const r = outOf(out, n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    const base = i * d;
+    for (let j = 0; j < d; j++) s += X[base + j]! * v[j]!;
+    r[i] = s;
+  }
+  return r;
+}
+
+/**
+ * Cholesky factor L (lower triangular, row-major d x d, upper part zero) with A = L L^T, for a
+ * symmetric positive-definite A. Throws InvalidArgumentError when A is not (numerically) positive
+ * definite.
+ */
+export function cholesky(A: Float64Array, d: number, out?: Float64Array): Float64Array {
+  checkDims(A, d, d);
+  const L = outOf(out, d * d).fill(0);
+  for (let j = 0; j < d; j++) {
+    let s = A[j * d + j]!;
+    for (let k = 0; k < j; k++) s -= L[j * d + k]! * L[j * d + k]!;
+    if (!(s > 0) || !Number.isFinite(s)) throw new InvalidArgumentError('A', 'must be symmetric positive definite', `pivot ${j} = ${s}`);
+    const ljj = Math.sqrt(s);
+    L[j * d + j] = ljj;
+    for (let i = j + 1; i < d; i++) {
+      let t = A[i * d + j]!;
+      for (let k = 0; k < j; k++) t -= L[i * d + k]! * L[j * d + k]!;
+      L[i * d + j] = t / ljj;
+    }
+  }
+  return L;
+}
+
+/** Solves L L^T x = b given the Cholesky factor L. */
+export function choleskySolve(L: Float64Array, d: number, b: ArrayLike<number>, out?: Float64Array): Float64Array {
+  checkDims(L, d, d);
+  if (b.length !== d) throw new InvalidArgumentError('b', `must have length ${d}`, b.length);
+  const x = outOf(out, d);
+  for (let i = 0; i < d; i++) {
+    let s = b[i]!;
+    for (let k = 0; k < i; k++) s -= L[i * d + k]! * x[k]!;
+    x[i] = s / L[i * d + i]!;
+  }
+  for (let i = d - 1; i >= 0; i--) {
+    let s = x[i]!;
+    for (let k = i + 1; k < d; k++) s -= L[k * d + i]! * x[k]!;
+    x[i] = s / L[i * d + i]!;
+  }
+  return x;
+}
+
+/** x = A^{-1} b for a symmetric positive-definite A (Cholesky). */
+export function solveSpd(A: Float64Array, d: number, b: ArrayLike<number>): Float64Array {
+  return choleskySolve(cholesky(A, d), d, b);
+}
