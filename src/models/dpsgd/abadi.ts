@@ -28,7 +28,7 @@ import type { Rng } from '../../random/rng.js';
 import { runRelease, type Guarantee, type ReleaseOptions } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkPositive } from '../../validation.js';
 import type { MatrixInput } from '../matrix.js';
-import { addClippedGradient, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorms, type DpSgdLoss } from './common.js';
+import { addClippedGradient, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorm2, type DpSgdLoss } from './common.js';
 
 export interface DpSgdOptions {
   /** 'logistic' (labels 0/1) or 'squared' (least squares). */
@@ -210,18 +210,23 @@ export function runDpSgd(p: {
   rng: Rng;
 }): void {
   const { loss, X, y, n, d, theta, q, steps, clip, noiseStd, normalizer, l2, rng } = p;
-  const norms = rowNorms(X, n, d, 2);
+  // Row norms are computed when a row is first sampled (one epoch costs no extra pass over X).
+  const norms = new Float64Array(n).fill(-1);
   const grad = new Float64Array(d);
   const noise = new Float64Array(d);
   const logNotQ = Math.log1p(-q);
   for (let t = 0; t < steps; t++) {
     grad.fill(0);
     if (q >= 1) {
-      for (let i = 0; i < n; i++) addClippedGradient(loss, X, y, norms, theta, d, i, clip, grad);
+      for (let i = 0; i < n; i++) {
+        if (norms[i]! < 0) norms[i] = rowNorm2(X, d, i);
+        addClippedGradient(loss, X, y, norms, theta, d, i, clip, grad);
+      }
     } else {
       // Poisson sampling: gaps between included rows are Geometric(q): floor(ln U / ln(1 - q)), U in (0, 1].
       let i = Math.floor(Math.log(1 - rng.nextDouble()) / logNotQ);
       while (i < n) {
+        if (norms[i]! < 0) norms[i] = rowNorm2(X, d, i);
         addClippedGradient(loss, X, y, norms, theta, d, i, clip, grad);
         i += 1 + Math.floor(Math.log(1 - rng.nextDouble()) / logNotQ);
       }

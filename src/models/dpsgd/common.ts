@@ -93,6 +93,14 @@ export function rowNorms(X: Float64Array, n: number, d: number, p: 1 | 2): Float
   return out;
 }
 
+/** ||x_i||_2 of row i of a row-major design. */
+export function rowNorm2(X: Float64Array, d: number, i: number): number {
+  let s = 0;
+  const base = i * d;
+  for (let j = 0; j < d; j++) s += X[base + j]! * X[base + j]!;
+  return Math.sqrt(s);
+}
+
 /**
  * Adds the clipped gradient of row i to `out`: the per-example gradient of a linear model is
  * l'(x_i . theta, y_i) x_i, whose norm is |l'| ||x_i|| (precomputed `norm`), so clipping to norm C
