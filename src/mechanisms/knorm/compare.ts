@@ -135,7 +135,7 @@ export interface KNormComparison {
   volumeOrder: string[];
   recommendation: string;
   reason: string;
-  /** The hull polytope, when 'hull' was a candidate and is a valid norm ball. */
+  /** The hull of the given points, when a candidate and a valid norm ball. When the points are samples or a grid it is an INNER approximation of the true hull: never release with it at sensitivity 1. */
   hull?: Polytope;
 }
 
