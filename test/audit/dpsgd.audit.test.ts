@@ -8,6 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DpSgdClassifier } from '../../src/models/dpsgd/abadi.js';
+import { LaplaceSgdDP } from '../../src/models/dpsgd/laplace-sgd.js';
+import type { Rng } from '../../src/random/rng.js';
 import { auditDP, formatAudit } from './harness.js';
 
 const D = [[1], [1]];
@@ -47,6 +49,27 @@ describe('audit: DP-SGD single step', () => {
       seed: 42,
       samples: 60_000,
     });
+    expect(r.passed, formatAudit(r)).toBe(false);
+  });
+});
+
+/**
+ * The lecture-notes Laplace SGD (Theorem 36) for one step on one-record data sets that replace
+ * x = 1 by x = -1 (y = 0, logistic, l1 clip C = 0.5: the gradient 0.5 x moves by Delta = 2C = 1):
+ * the released beta^(1) = -(g + theta_1 Z) is the Laplace mechanism with scale Delta/eps, privacy
+ * loss exactly eps = 1. Broken variant: noise calibrated to eps = 2 while eps = 1 is claimed.
+ */
+describe('audit: lecture-notes Laplace SGD, one step', () => {
+  const mech = (epsForNoise: number) => {
+    const m = new LaplaceSgdDP({ loss: 'logistic', eps: epsForNoise, steps: 1, clip: 0.5 });
+    return (x: number, rng: Rng) => m.fit([[x]], [0], { rng }).coeff![0]!;
+  };
+  it('passes (claimed eps 1 on replace-one neighbours)', () => {
+    const r = auditDP({ mechanism: mech(1), neighbors: [1, -1], eps: 1, seed: 43 });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
+  it('flags noise calibrated to twice the claimed eps', () => {
+    const r = auditDP({ mechanism: mech(2), neighbors: [1, -1], eps: 1, seed: 44 });
     expect(r.passed, formatAudit(r)).toBe(false);
   });
 });
