@@ -99,13 +99,13 @@ function barChart(labels: string[], values: number[], intervals: ([number, numbe
 }
 
 /** Horizontal dot plot with optional intervals (model coefficients). */
-function dotPlot(labels: string[], values: number[], intervals: ([number, number] | null)[] | undefined): string {
+function dotPlot(labels: string[], values: number[], intervals: ([number, number] | null)[] | undefined, withZero = true): string {
   const n = values.length;
   const rowH = 26;
   const padL = 190;
   const h = n * rowH + 30;
-  let lo = Math.min(0, ...values);
-  let hi = Math.max(0, ...values);
+  let lo = Math.min(withZero ? 0 : Infinity, ...values);
+  let hi = Math.max(withZero ? 0 : -Infinity, ...values);
   intervals?.forEach((iv) => {
     if (iv) {
       lo = Math.min(lo, iv[0]);
@@ -118,7 +118,7 @@ function dotPlot(labels: string[], values: number[], intervals: ([number, number
   hi += span * 0.05;
   const x = (v: number) => padL + ((v - lo) / (hi - lo)) * (W - padL - 20);
   const parts = [`<svg class="chart" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" role="img" aria-label="coefficients">`];
-  parts.push(`<line x1="${x(0).toFixed(1)}" x2="${x(0).toFixed(1)}" y1="4" y2="${h - 22}" class="axis"/>`);
+  if (withZero) parts.push(`<line x1="${x(0).toFixed(1)}" x2="${x(0).toFixed(1)}" y1="4" y2="${h - 22}" class="axis"/>`);
   for (let i = 0; i < n; i++) {
     const cy = 16 + i * rowH;
     parts.push(`<text x="${padL - 8}" y="${cy + 4}" class="tick" text-anchor="end">${esc(labels[i])}</text>`);
@@ -213,7 +213,7 @@ function resultRows(r: ReleaseResult): string {
 function detailSection(r: ReleaseResult): string {
   if (!r.values || !r.labels) return '';
   const isModel = r.stat === 'logistic_regression' || r.stat === 'svm' || r.stat === 'linear_regression';
-  const chart = isModel || r.stat === 'quantile' ? dotPlot(r.labels, r.values, r.intervals) : barChart(r.labels, r.values, r.intervals ?? undefined, r.name);
+  const chart = isModel || r.stat === 'quantile' ? dotPlot(r.labels, r.values, r.intervals, isModel) : barChart(r.labels, r.values, r.intervals ?? undefined, r.name);
   const rows = r.labels.map((l, i) => `<tr><td>${esc(l)}</td><td class="num">${esc(fmt(r.values![i]))}</td><td class="num">${esc(fmtInterval(r.intervals?.[i] ?? null))}</td></tr>`).join('');
   return `<div class="card"><h3>${esc(r.name)}</h3>${chart}<details><summary>values</summary><table><tr><th>${isModel ? 'coefficient' : 'cell'}</th><th>private value</th><th>${esc(`${fmt(100 * r.level)}%`)} interval</th></tr>${rows}</table></details>${r.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}</div>`;
 }
