@@ -160,9 +160,46 @@ export function uniformBelow(rng: Rng, n: number): number {
   }
 }
 
+const TWO21 = 2097152;
+const TWO42 = 4398046511104;
+
+/**
+ * Bernoulli(u/t) for integers 0 <= u <= t, 1 <= t < 2^53, exact. For t < 2^42 (the lattice regime)
+ * a uniform V in [0, 1) is compared with u/t one base-2^32 digit at a time (about one random word per
+ * trial instead of two). The digit q = floor(r 2^32 / t) is estimated in floating point and then
+ * corrected with the exact remainder r 2^32 - q t, computed as 2^21 (r 2^11 - q tH) - q tL with
+ * t = tH 2^21 + tL: every product and difference is an integer below 2^53 (r < 2^42, q <= 2^32,
+ * tH, tL < 2^21), so each operation is exact.
+ */
+export function bernoulliFrac(rng: Rng, u: number, t: number): boolean {
+  if (u >= t) return true;
+  if (u <= 0) return false;
+  if (t >= TWO42) return uniformBelow(rng, t) < u;
+  const tH = Math.floor(t / TWO21);
+  const tL = t - tH * TWO21;
+  let r = u;
+  for (;;) {
+    let q = Math.floor((r * TWO32) / t);
+    let rem = TWO21 * (r * 2048 - q * tH) - q * tL;
+    while (rem < 0) {
+      q--;
+      rem += t;
+    }
+    while (rem >= t) {
+      q++;
+      rem -= t;
+    }
+    const w = rng.nextUint32();
+    if (w < q) return true;
+    if (w > q) return false;
+    if (rem === 0) return false;
+    r = rem;
+  }
+}
+
 /** Bernoulli(1/k) for an integer k >= 1 (k < 2^53). */
 function bernoulliInv(rng: Rng, k: number): boolean {
-  return k === 1 || uniformBelow(rng, k) === 0;
+  return k === 1 || bernoulliFrac(rng, 1, k);
 }
 
 /** Bernoulli(exp(-1)) by Algorithm 1 with gamma = 1: A_k ~ Bernoulli(1/k). */
@@ -175,10 +212,11 @@ function bernoulliExpMinusOne(rng: Rng): boolean {
 /**
  * Bernoulli(exp(-u/t)) for integers 0 <= u <= t < 2^53 (Algorithm 1). Bernoulli(u/(t k)) is drawn as
  * the product of the independent Bernoulli(u/t) and Bernoulli(1/k), so no product exceeds 2^53.
+ * (Independent trials may be skipped once the conjunction is decided: each uses fresh randomness.)
  */
 function bernoulliExpUnitNum(rng: Rng, u: number, t: number): boolean {
   let k = 1;
-  while (uniformBelow(rng, t) < u && bernoulliInv(rng, k)) k++;
+  while (bernoulliFrac(rng, u, t) && bernoulliInv(rng, k)) k++;
   return (k & 1) === 1;
 }
 
@@ -340,6 +378,6 @@ export function discreteGaussianIntSigmaSampler(sigma: number): IntSampler {
 function bernoulliExpSquare(rng: Rng, r: number, g: number): boolean {
   if (r === 0) return true;
   let k = 1;
-  while (uniformBelow(rng, g) < r && uniformBelow(rng, g) < r && uniformBelow(rng, 2 * k) === 0) k++;
+  while (bernoulliFrac(rng, r, g) && bernoulliFrac(rng, r, g) && bernoulliFrac(rng, 1, 2 * k)) k++;
   return (k & 1) === 1;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { erf } from '../../src/math/special.js';
 import {
+  bernoulliFrac,
   discreteGaussianIntSigmaSampler,
   discreteGaussianSampler,
   discreteLaplaceSampler,
@@ -202,6 +203,49 @@ describe('exact samplers (CKS 2020)', () => {
     discreteGaussianSampler(2n ** 82n, 1n)(rng);
     discreteGaussianIntSigmaSampler(2 ** 41)(rng);
     expect(rng.floats).toBe(0);
+  });
+
+  it('bernoulliFrac compares with the exact base-2^32 digits of u/t (scripted words, BigInt reference)', () => {
+    const script = (words: number[]): Rng => {
+      let i = 0;
+      const next = () => {
+        if (i >= words.length) throw new Error('script exhausted');
+        return words[i++]!;
+      };
+      return { secure: false, nextUint32: next, nextDouble: () => 0, fillUint32: (o) => o, fillDoubles: (o) => o, nextBigIntBelow: () => 0n };
+    };
+    const rng = seededRng(9);
+    const pairs: [number, number][] = [[1, 3], [2 ** 41, 2 ** 42 - 1], [2 ** 42 - 2, 2 ** 42 - 1], [1, 2 ** 42 - 1], [12345, 12346], [7, 2 ** 40 + 1]];
+    // Pairs whose digit u 2^32 / t = k - 1/t is just below an integer: the float estimate rounds up to
+    // k and only the exact-remainder correction recovers floor = k - 1 (k = t^-1 mod 2^32).
+    for (const t of [2 ** 42 - 1, 2 ** 41 + 1, 2 ** 40 + 12345]) {
+      const M = 1n << 32n;
+      let [a, b, x0, x1] = [BigInt(t) % M, M, 1n, 0n];
+      while (b !== 0n) {
+        const qq = a / b;
+        [a, b, x0, x1] = [b, a - qq * b, x1, x0 - qq * x1];
+      }
+      const k = ((x0 % M) + M) % M;
+      const u = (k * BigInt(t) - 1n) / M;
+      expect((u * M) % BigInt(t)).toBe(BigInt(t) - 1n);
+      pairs.push([Number(u), t]);
+    }
+    for (let i = 0; i < 2000; i++) {
+      const t = 1 + uniformBelow(rng, 2 ** 42 - 1);
+      pairs.push([uniformBelow(rng, t), t]);
+    }
+    for (const [u, t] of pairs) {
+      const q1 = Number((BigInt(u) << 32n) / BigInt(t));
+      const r1 = (BigInt(u) << 32n) % BigInt(t);
+      const q2 = Number((r1 << 32n) / BigInt(t));
+      if (q1 > 0) expect(bernoulliFrac(script([q1 - 1]), u, t)).toBe(true);
+      if (q1 < 2 ** 32 - 1) expect(bernoulliFrac(script([q1 + 1]), u, t)).toBe(false);
+      if (r1 > 0n && q2 > 0) expect(bernoulliFrac(script([q1, q2 - 1]), u, t)).toBe(true);
+      if (r1 > 0n && q2 < 2 ** 32 - 1) expect(bernoulliFrac(script([q1, q2 + 1]), u, t)).toBe(false);
+      if (r1 === 0n) expect(bernoulliFrac(script([q1]), u, t)).toBe(false);
+    }
+    expect(bernoulliFrac(script([]), 0, 5)).toBe(false);
+    expect(bernoulliFrac(script([]), 5, 5)).toBe(true);
   });
 
   it('uniformBelow is uniform and exact up to 2^53', () => {
