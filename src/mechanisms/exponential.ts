@@ -138,6 +138,7 @@ export function sampleLogLinearIndex(utility: ArrayLike<number>, coef: number, m
 export function exponentialMechanism(utility: ArrayLike<number>, eps: number, sensitivity: number, options?: ExponentialMechanismOptions<never> & { candidates?: undefined; details?: false }): number;
 export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number, sensitivity: number, options: ExponentialMechanismOptions<T> & { candidates: readonly T[]; details?: false }): T;
 export function exponentialMechanism<T = number>(utility: ArrayLike<number>, eps: number, sensitivity: number, options: ExponentialMechanismOptions<T> & { details: true }): Release<T>;
+export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number, sensitivity: number, options?: ExponentialMechanismOptions<T>): number | T | Release<T | number>;
 export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number, sensitivity: number, options: ExponentialMechanismOptions<T> = {}): number | T | Release<T | number> {
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
   const { u, coef } = validateExponential(utility, eps, sensitivity, options.measure);

@@ -136,6 +136,7 @@ export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, sca
 export function reportNoisyMax(scores: ArrayLike<number>, eps: number, sensitivity: number, options?: ReportNoisyMaxOptions<never> & { candidates?: undefined; details?: false }): number;
 export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> & { candidates: readonly T[]; details?: false }): T;
 export function reportNoisyMax<T = number>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> & { details: true }): Release<T>;
+export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options?: ReportNoisyMaxOptions<T>): number | T | Release<T | number>;
 export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> = {}): number | T | Release<T | number> {
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
   const c = checkFiniteArray(scores, 'scores');
