@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
-import { calibrateDpSgdSigma, dpSgdEpsilon } from '../../src/accounting/rdp.js';
+import { calibrateDpSgdSigma, dpSgdEpsilon, RdpAccountant } from '../../src/accounting/rdp.js';
 import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
 import { normalCdf } from '../../src/math/special.js';
 import { DpSgdClassifier, DpSgdRegressor } from '../../src/models/dpsgd/abadi.js';
@@ -130,6 +130,18 @@ describe('DpSgdClassifier: accounting', () => {
     expect(() => model.fit([[1], [2]], [0, 1], { rng: seededRng(1), accountant: acc })).toThrow(BudgetExceededError);
     expect(acc.spent().eps).toBe(0);
     expect(model.coeff).toBeUndefined();
+  });
+
+  it('records the run in an RdpAccountant: two runs compose in RDP, tighter than summing eps', () => {
+    const rdp = new RdpAccountant();
+    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.05, steps: 200, sigma: 1.2, delta: 1e-5, clip: 1, learningRate: 0.1 });
+    model.fit([[1], [2]], [0, 1], { rng: seededRng(1), rdpAccountant: rdp });
+    expect(rdp.getEpsilon(1e-5).eps).toBeCloseTo(model.privacy.eps, 12);
+    model.fit([[1], [2]], [0, 1], { rng: seededRng(2), rdpAccountant: rdp });
+    const two = rdp.getEpsilon(1e-5).eps;
+    expect(two).toBeCloseTo(dpSgdEpsilon({ q: 0.05, sigma: 1.2, steps: 400, delta: 1e-5 }).eps, 12);
+    expect(two).toBeLessThan(2 * model.privacy.eps);
+    expect(() => model.fit([[1], [2]], [0, 1], { rdpAccountant: {} as RdpAccountant })).toThrow(InvalidArgumentError);
   });
 
   it('targetEps calibrates the smallest sigma meeting it', () => {

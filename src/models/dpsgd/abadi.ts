@@ -21,7 +21,7 @@
  * The Gaussian noise is drawn in floating point (like Opacus/TF-Privacy): the released coefficients
  * are the end of a long iteration, not a value plus directly exposed noise.
  */
-import { calibrateDpSgdSigma, DEFAULT_RDP_ORDERS, dpSgdEpsilon, type RdpConversion } from '../../accounting/rdp.js';
+import { calibrateDpSgdSigma, DEFAULT_RDP_ORDERS, dpSgdEpsilon, RdpAccountant, type RdpConversion } from '../../accounting/rdp.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { fillNormal } from '../../random/continuous.js';
 import type { Rng } from '../../random/rng.js';
@@ -66,6 +66,11 @@ export interface DpSgdFitOptions extends ReleaseOptions {
   upper?: ArrayLike<number>;
   /** Starting point (on the fitted, scaled parameterisation; default 0). */
   initialCoeff?: ArrayLike<number>;
+  /**
+   * Also record the run in this RDP accountant (on success), so that several DP-SGD runs can be
+   * composed in RDP (tighter than summing their (eps, delta) in the PrivacyAccountant).
+   */
+  rdpAccountant?: RdpAccountant;
 }
 
 /** The privacy of a DP-SGD run (public: depends only on q, sigma, steps, delta). */
@@ -158,6 +163,7 @@ export class DpSgdClassifier {
       for (let j = 0; j < d; j++) theta[j] = init[j]!;
       for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) throw new InvalidArgumentError(`initialCoeff[${j}]`, 'must be a finite number', theta[j]);
     }
+    if (options.rdpAccountant !== undefined && !(options.rdpAccountant instanceof RdpAccountant)) throw new InvalidArgumentError('rdpAccountant', 'must be an RdpAccountant', options.rdpAccountant);
     const m = this.normalizer ?? this.privacy.q * n;
     const { eps, delta, steps } = this.privacy;
     const rates = new Float64Array(steps);
@@ -169,6 +175,7 @@ export class DpSgdClassifier {
     runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, (rng) => {
       runDpSgd({ loss: this.loss, X: design.X, y: labels, n, d, theta, q: this.privacy.q, steps: this.privacy.steps, clip: this.clip, noiseStd: this.privacy.noiseStd, normalizer: m, l2: this.l2, rates, rng });
     });
+    options.rdpAccountant?.composeSubsampledGaussian(this.privacy.q, this.privacy.sigma, steps);
     for (let j = 0; j < d; j++) theta[j]! /= design.divisor[j]!;
     for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) throw new InvalidArgumentError('learningRate', 'made DP-SGD diverge (non-finite coefficients; the budget was charged since the data were used); use a smaller learning rate');
     this.coeff = Array.from(theta);
