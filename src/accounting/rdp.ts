@@ -10,7 +10,8 @@
  *
  *     eps_alpha = ln(A_alpha) / (alpha - 1),   A_alpha = E_{z ~ mu0}[ (mu(z) / mu0(z))^alpha ]
  *
- * (their Theorem 4 shows this pair is the worst case).
+ * (Mironov, Talwar & Zhang, Section 3, show that this pair of distributions, in this order, is the
+ * worst case over neighbouring data sets for the orders used here).
  *  - integer alpha (Section 3.2): binomial expansion
  *      A_alpha = sum_{k=0}^{alpha} C(alpha, k) (1 - q)^{alpha - k} q^k exp((k^2 - k) / (2 sigma^2));
  *  - fractional alpha (Section 3.3): split the integral at z0 = sigma^2 ln(1/q - 1) + 1/2 (where
