@@ -4,12 +4,15 @@
  *
  * Every parameter is an exact rational (BigInt numerator and denominator) and the only source of
  * randomness is uniform integers from the {@link Rng} (`nextUint32`, `nextBigIntBelow`). No
- * floating-point operation influences an outcome, so the output law is exactly the stated pmf
- * (given a perfect uniform source) and nothing leaks through floating-point rounding.
+ * floating-point rounding influences an outcome (the one floating-point division, in
+ * {@link bernoulliFrac}, is an estimate that is corrected with an exact integer remainder), so the
+ * output law is exactly the stated pmf (given a perfect uniform source) and nothing leaks through
+ * floating-point rounding.
  *
  * Two layers:
  * - the reference samplers `sample*` (pure BigInt, a direct transcription of the algorithms);
- * - the fast samplers made by {@link discreteLaplaceSampler} / {@link discreteGaussianSampler},
+ * - the fast samplers made by {@link discreteLaplaceSampler} / {@link discreteGaussianSampler} /
+ *   {@link discreteGaussianIntSigmaSampler} (integer sigma, used by the lattice release),
  *   which run the SAME algorithms with integer arithmetic on doubles whenever every intermediate
  *   integer is below 2^53 (integer +, -, *, % on doubles are exact there; every product is checked
  *   with Number.isSafeInteger, which cannot be fooled because rounding is monotone and 2^53 is a
