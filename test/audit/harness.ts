@@ -342,7 +342,6 @@ export function auditDP<I>(opts: AuditOptions<I>): AuditResult {
     if (sBA > -Infinity) candidates.push({ spec, num: 1, score: sBA, estimate: estimateOf(cB, cA) });
   };
 
-  const discreteFeature: boolean[] = [];
   for (let f = 0; f < names.length; f++) {
     const a = Float64Array.from(sel[0][f]!).sort();
     const b = Float64Array.from(sel[1][f]!).sort();
@@ -353,7 +352,6 @@ export function auditDP<I>(opts: AuditOptions<I>): AuditResult {
     const distinct: number[] = [];
     for (let i = 0; i < pooled.length; i++) if (i === 0 || pooled[i] !== pooled[i - 1]) distinct.push(pooled[i]!);
     const isDiscrete = opts.discrete ?? distinct.length <= pooled.length / 2;
-    discreteFeature.push(isDiscrete);
 
     // Threshold events.
     const quantileGrid = (g: number): number[] => {
