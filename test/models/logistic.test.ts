@@ -5,6 +5,8 @@ import { LogisticRegressionDP } from '../../src/models/logistic.js';
 import { columnMajor } from '../../src/models/matrix.js';
 import { seededRng } from '../../src/random/rng.js';
 import { sigmoid } from '../../src/models/erm/losses.js';
+import { gammaP } from '../../src/math/special.js';
+import { ksTest } from '../helpers/gof.js';
 import { ADULT_LOWER, ADULT_UPPER, accuracy, loadAdult, split } from './data.js';
 import { nonPrivateClassifier, predictLinear } from './helpers.js';
 
@@ -120,6 +122,25 @@ describe('LogisticRegressionDP', () => {
       expect(errs[errs.length - 1]!).toBeLessThan(0.02 * Math.hypot(...np));
     });
   }
+
+  it('end to end, output perturbation: ||(coeff - optimum) * divisor|| ~ Gamma(d, gamma eps / 2); x0.7 / x1.3 rejected', () => {
+    // one column in [-1, 1] plus bias: every scaled column is divided by sqrt(2)
+    const X = [[1], [-0.5], [0.25], [0.8], [-1], [0.1]];
+    const y = [1, 0, 1, 1, 0, 0];
+    const [gamma, eps] = [3, 0.7];
+    const np = nonPrivateClassifier('logistic', X, y, [-1], [1], true, gamma);
+    const rng = seededRng(11);
+    const norms = new Float64Array(3000);
+    for (let k = 0; k < norms.length; k++) {
+      const c = new LogisticRegressionDP({ eps, gamma, perturbation: 'output' }).fit(X, y, { lower: [-1], upper: [1], addBias: true, rng }).coeff!;
+      norms[k] = Math.SQRT2 * Math.hypot(c[0]! - np[0]!, c[1]! - np[1]!);
+    }
+    const rate = (gamma * eps) / 2;
+    const cdf = (r: number) => (x: number) => (x <= 0 ? 0 : gammaP(2, r * x));
+    expect(ksTest(norms, cdf(rate)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(norms, cdf(0.7 * rate)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(norms, cdf(1.3 * rate)).pValue).toBeLessThan(1e-6);
+  });
 
   it('Adult (numeric columns): eps = 1 test accuracy within 3 points of the non-private model', () => {
     const { X, y } = loadAdult();

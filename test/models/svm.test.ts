@@ -75,6 +75,29 @@ describe('SvmDP', () => {
     expect(huberLoss(2, 1, 0.5)).toBe(0);
   });
 
+  it('linear kernel, objective perturbation: private coefficients converge to the non-private optimum as eps grows', () => {
+    const rng = seededRng(12);
+    const X: number[][] = [];
+    const y: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const r = [rng.nextDouble() * 2 - 1, rng.nextDouble() * 2 - 1];
+      X.push(r);
+      y.push(r[0]! - r[1]! + 0.5 * sampleNormal(rng) > 0 ? 1 : 0);
+    }
+    const np = nonPrivateClassifier('huber', X, y, [-1, -1], [1, 1], true, 1);
+    const errs: number[] = [];
+    for (const eps of [0.5, 5, 50, 500]) {
+      let e = 0;
+      for (let s = 0; s < 12; s++) {
+        const m = new SvmDP({ eps, gamma: 1 }).fit(X, y, { lower: [-1, -1], upper: [1, 1], addBias: true, rng: seededRng(`svm${eps}:${s}`) });
+        e += Math.hypot(...m.coeff!.map((c, j) => c - np[j]!));
+      }
+      errs.push(e / 12);
+    }
+    for (let k = 1; k < errs.length; k++) expect(errs[k]!).toBeLessThan(errs[k - 1]! / 2.5);
+    expect(errs[3]!).toBeLessThan(0.02 * Math.hypot(...np));
+  });
+
   it('Gaussian kernel separates the circle example of DPpack\'s paper (a linear SVM cannot)', () => {
     const test = circle(2000, 99);
     const majority = test.y.filter((v) => v === 1).length / test.y.length; // ~ 0.38 (inside: 1 - e^{-0.15/(2 0.28^2)} = 0.616)
