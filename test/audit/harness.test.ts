@@ -179,6 +179,25 @@ describe('auditDP mechanics', () => {
     expect(atDelta.passed, formatAudit(atDelta)).toBe(true);
     expect(pure.passed, formatAudit(pure)).toBe(false);
   });
+  it('is calibrated: with confidence 0.9, mechanisms whose true loss is exactly eps are flagged at most ~10% of the time', () => {
+    // Randomized response (loss exactly eps on every output) and Laplace (loss exactly eps on every
+    // tail event) are the hardest correct cases: reusing the selection data would flag them often.
+    // 40 audits each; P(Binomial(40, 0.1) >= 14) < 1e-6, so a calibrated harness passes this test.
+    const eps = 1;
+    const rr = (x: number, rng: Rng) => (rng.nextDouble() < Math.exp(eps) / (1 + Math.exp(eps)) ? x : 1 - x);
+    const lap = (x: number, rng: Rng) => x + laplaceFloat(rng, 1 / eps);
+    let flagsRR = 0;
+    let flagsLap = 0;
+    for (let s = 0; s < 40; s++) {
+      if (!auditDP({ mechanism: rr, neighbors: [0, 1], eps, samples: 4000, seed: `cal-rr-${s}`, confidence: 0.9, allowLong: false }).passed) flagsRR++;
+      if (!auditDP({ mechanism: lap, neighbors: [0, 1], eps, samples: 4000, seed: `cal-lap-${s}`, confidence: 0.9, allowLong: false }).passed) flagsLap++;
+    }
+    expect(flagsRR).toBeLessThan(14);
+    expect(flagsLap).toBeLessThan(14);
+    // The same harness has power at this size: randomized response at 2 eps is flagged.
+    const rr2 = (x: number, rng: Rng) => (rng.nextDouble() < Math.exp(2 * eps) / (1 + Math.exp(2 * eps)) ? x : 1 - x);
+    expect(auditDP({ mechanism: rr2, neighbors: [0, 1], eps, samples: 4000, seed: 'cal-rr2', confidence: 0.9, allowLong: false }).passed).toBe(false);
+  });
   it('reads DPKIT_AUDIT_LONG (npm run audit) to multiply the sample sizes', () => {
     const old = process.env.DPKIT_AUDIT_LONG;
     try {
