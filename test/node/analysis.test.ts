@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadAnalysis, loadSchema, planCost, planColumns, SchemaError } from '../../src/node/analysis.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-analysis-'));
+let k = 0;
+function file(text: string): string {
+  const f = path.join(dir, `f${k++}.yaml`);
+  fs.writeFileSync(f, text);
+  return f;
+}
+
+const SCHEMA = `columns:
+  age: { type: numeric, lower: 17, upper: 90 }
+  hours: { type: numeric, lower: 1, upper: 99, missing: { impute: 40 } }
+  sex: { type: categorical, levels: [F, M] }
+  income: { levels: ["<=50K", ">50K"], missing: drop }
+`;
+
+function analysis(releases: string, top = ''): string {
+  return file(`data:\n  path: data.csv\nschema:\n${SCHEMA.replace(/^/gm, '  ').trimEnd()}\nbudget: { eps: 2, delta: 1.0e-6 }\n${top}releases:\n${releases}`);
+}
+
+function err(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(SchemaError);
+    return (e as Error).message;
+  }
+  throw new Error('expected a SchemaError');
+}
+
+describe('schema files', () => {
+  it('parses numeric and categorical columns with missing policies', () => {
+    const s = loadSchema(file(SCHEMA));
+    expect(s.columns.get('age')).toMatchObject({ type: 'numeric', lower: 17, upper: 90, missing: 'drop', bins: 10 });
+    expect(s.columns.get('hours')).toMatchObject({ missing: { impute: 40 } });
+    expect(s.columns.get('income')).toMatchObject({ type: 'categorical', levels: ['<=50K', '>50K'] });
+  });
+
+  it('names file, line, column and key of each mistake', () => {
+    let f = file('columns:\n  age: { type: numeric, lower: 90, upper: 17 }\n');
+    expect(err(() => loadSchema(f))).toBe(`${f}:2:43: columns.age.upper must be larger than lower (90), got 17`);
+    f = file('columns:\n  age: { type: numeric, lower: 1 }\n');
+    expect(err(() => loadSchema(f))).toBe(`${f}:2:8: columns.age.upper is required (a finite number)`);
+    f = file('columns:\n  sex: { type: categorical, levels: [F, M, F] }\n');
+    expect(err(() => loadSchema(f))).toMatch(/:2:44: columns\.sex\.levels\[2\] repeats the level "F"/);
+    f = file('columns:\n  sex:\n    levels: [F, M]\n    missing: { impute: X }\n');
+    expect(err(() => loadSchema(f))).toMatch(/:4:24: columns\.sex\.missing\.impute must be one of the declared levels, got "X"/);
+    f = file('columns:\n  age: { type: numeric, lower: 1, upper: 2, colour: red }\n');
+    expect(err(() => loadSchema(f))).toMatch(/:2:53: columns\.age\.colour is not a known key here/);
+    f = file('columns:\n  age: { type: numeric, lower: 1, upper: [2\n');
+    expect(err(() => loadSchema(f))).toMatch(/is not valid YAML/);
+    f = file('columns: [1, 2]\n');
+    expect(err(() => loadSchema(f))).toMatch(/:1:10: columns must be a mapping/);
+    expect(err(() => loadSchema(path.join(dir, 'none.yaml')))).toMatch(/none\.yaml: schema file not found/);
+  });
+});
+
+describe('analysis files', () => {
+  it('parses every kind of release, resolves paths relative to the file, and sums the cost', () => {
+    const f = analysis(
+      `  - { stat: count, eps: 0.1 }
+  - { stat: mean, column: age, eps: 0.2 }
+  - { stat: mean, column: hours, by: sex, eps: 0.2 }
+  - { stat: sd, column: age, mechanism: analytic, delta: 1.0e-7, eps: 0.2 }
+  - { stat: cov, columns: [age, hours], eps: 0.1 }
+  - { stat: median, column: age, eps: 0.1 }
+  - { stat: quantile, column: age, probs: [0.1, 0.9], eps: 0.1, name: deciles }
+  - { stat: histogram, column: age, bins: 5, eps: 0.1 }
+  - { stat: histogram, column: age, edges: [17, 30, 90], eps: 0.1, name: h2 }
+  - { stat: table, columns: [sex, income], eps: 0.1 }
+  - { stat: logistic_regression, features: [age, hours], label: income, eps: 0.3 }
+  - { stat: linear_regression, features: [age], label: hours, eps: 0.3 }
+`,
+    );
+    const a = loadAnalysis(f);
+    expect(a.releases.map((r) => r.name)).toEqual([
+      'count(*)',
+      'mean(age)',
+      'mean(hours) by sex',
+      'sd(age)',
+      'cov(age, hours)',
+      'median(age)',
+      'deciles',
+      'histogram(age)',
+      'h2',
+      'table(sex x income)',
+      'logistic_regression(income ~ age + hours)',
+      'linear_regression(hours ~ age)',
+    ]);
+    expect(a.data).toEqual({ path: path.join(dir, 'data.csv') });
+    expect(a.ledger).toBe(path.join(dir, 'out/ledger'));
+    expect(a.alpha).toBe(0.05);
+    const c = planCost(a.releases);
+    expect(c.eps).toBeCloseTo(1.9, 12);
+    expect(c.delta).toBeCloseTo(1e-7, 18);
+    expect(planColumns(a).sort()).toEqual(['age', 'hours', 'income', 'sex']);
+    const lr = a.releases[10]!;
+    expect(lr).toMatchObject({ positive: '>50K', gamma: 1, perturbation: 'objective' });
+  });
+
+  it('gives one located message per mistake', () => {
+    const cases: [string, RegExp][] = [
+      ['  - { stat: mean, column: age }\n', /:11:5: releases\[0\]\.eps is required \(a number > 0\)/],
+      ['  - { stat: mean, column: age, eps: "x" }\n', /:11:37: releases\[0\]\.eps must be a number > 0, got "x"/],
+      ['  - { stat: avg, column: age, eps: 1 }\n', /:11:13: releases\[0\]\.stat must be one of count, mean, .*median, got "avg"/],
+      ['  - { stat: mean, column: sex, eps: 1 }\n', /releases\[0\]\.column must be a numeric column, but "sex" is categorical/],
+      ['  - { stat: mean, column: age, eps: 1, delta: 0.1 }\n', /releases\[0\]\.delta must be 0 or absent for a pure eps-DP release/],
+      ['  - { stat: mean, column: age, eps: 1, mechanism: gaussian }\n', /releases\[0\]\.delta is required \(a number in \(0, 1\)\)/],
+      ['  - { stat: histogram, column: age, edges: [0, 50, 90], eps: 1 }\n', /releases\[0\]\.edges must start at the public lower bound 17/],
+      ['  - { stat: histogram, column: age, edges: [17, 17, 90], eps: 1 }\n', /releases\[0\]\.edges\[1\] must be larger than the previous value/],
+      ['  - { stat: sd, column: age, by: sex, eps: 1 }\n', /releases\[0\]\.by is supported for count and mean/],
+      ['  - { stat: table, columns: [sex, nope], eps: 1 }\n', /releases\[0\]\.columns\[1\] names column "nope", which the schema .* does not declare; declare its public levels there/],
+      ['  - { stat: mean, column: age, eps: 1, colour: red }\n', /releases\[0\]\.colour is not a known key here/],
+      ['  - { stat: mean, column: age, eps: 1 }\n  - { stat: mean, column: age, eps: 1 }\n', /:12:5: releases\[1\]\.name repeats the name "mean\(age\)" of releases\[0\]/],
+      ['  - { stat: logistic_regression, features: [age], label: income, positive: yes, eps: 1 }\n', /releases\[0\]\.positive must be one of the levels of "income"/],
+      ['  - { stat: quantile, column: age, probs: [0.5, 1.5], eps: 1 }\n', /releases\[0\]\.probs\[1\] must be in \(0, 1\), got 1\.5/],
+      ['  []\n', /releases is required \(a non-empty list of releases\)/],
+    ];
+    for (const [rel, re] of cases) {
+      const f = analysis(rel);
+      expect(err(() => loadAnalysis(f))).toMatch(re);
+    }
+    const noBudget = file('data: { path: d.csv }\nschema: { columns: { a: { lower: 0, upper: 1 } } }\nreleases: [ { stat: mean, column: a, eps: 1 } ]\n');
+    expect(err(() => loadAnalysis(noBudget))).toMatch(/budget is required/);
+    const both = file('data: { path: d.csv, sql: "select 1" }\nschema: { columns: {} }\nbudget: { eps: 1 }\nreleases: [ { stat: count, eps: 1 } ]\n');
+    expect(err(() => loadAnalysis(both))).toMatch(/:1:15: data\.path cannot be given together with sql/);
+    const top = analysis('  - { stat: count, eps: 1 }\n', 'alpha: 2\n');
+    expect(err(() => loadAnalysis(top))).toMatch(/alpha must be a number in \(0, 1\), got 2/);
+  });
+});
