@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { calibrateDpSgdSigma, dpSgdEpsilon, RdpAccountant } from '../../src/accounting/rdp.js';
-import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
+import { BudgetExceededError, ConvergenceError, InvalidArgumentError } from '../../src/errors.js';
 import { normalCdf } from '../../src/math/special.js';
 import { DpSgdClassifier, DpSgdRegressor } from '../../src/models/dpsgd/abadi.js';
 import { addClippedGradient, lossDerivative, rowNorms } from '../../src/models/dpsgd/common.js';
@@ -193,6 +193,14 @@ describe('DpSgdClassifier: accuracy', () => {
     model.coeff!.forEach((c, j) => expect(Math.abs(c - beta[j]!)).toBeLessThan(0.02));
     const pred = model.predict([[0, 0, 0]]);
     expect(Math.abs(pred[0]! - 0.3)).toBeLessThan(0.05);
+  });
+
+  it('divergence (learning rate x weight decay >> 1) is a ConvergenceError after the (post-processing) release is charged', () => {
+    const acc = new PrivacyAccountant({ eps: 100, delta: 1e-3 });
+    const m = new DpSgdRegressor({ q: 1, steps: 200, sigma: 1, delta: 1e-5, clip: 1, learningRate: 1e5, l2: 1e5 });
+    expect(() => m.fit([[1], [2]], [0, 1], { rng: seededRng(1), accountant: acc })).toThrow(ConvergenceError);
+    expect(acc.spent().eps).toBe(m.privacy.eps);
+    expect(m.coeff).toBeUndefined();
   });
 
   it('column-major input gives the same fit as rows', () => {

@@ -22,7 +22,7 @@
  * are the end of a long iteration, not a value plus directly exposed noise.
  */
 import { calibrateDpSgdSigma, DEFAULT_RDP_ORDERS, dpSgdEpsilon, RdpAccountant, type RdpConversion } from '../../accounting/rdp.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import { fillNormal } from '../../random/continuous.js';
 import type { Rng } from '../../random/rng.js';
 import { runRelease, type Guarantee, type ReleaseOptions } from '../../release.js';
@@ -177,7 +177,7 @@ export class DpSgdClassifier {
     });
     options.rdpAccountant?.composeSubsampledGaussian(this.privacy.q, this.privacy.sigma, steps);
     for (let j = 0; j < d; j++) theta[j]! /= design.divisor[j]!;
-    for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) throw new InvalidArgumentError('learningRate', 'made DP-SGD diverge (non-finite coefficients; the budget was charged since the data were used); use a smaller learning rate');
+    for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) throw new ConvergenceError('DP-SGD diverged (non-finite coefficients); use a smaller learning rate. The budget was charged: the run used the data, and this error is post-processing of its private output');
     this.coeff = Array.from(theta);
     this.addBias = options.addBias ?? false;
     this.dIn = design.dIn;
