@@ -197,7 +197,7 @@ describe('DpSgdClassifier: accuracy', () => {
 
   it('divergence (learning rate x weight decay >> 1) is a ConvergenceError after the (post-processing) release is charged', () => {
     const acc = new PrivacyAccountant({ eps: 100, delta: 1e-3 });
-    const m = new DpSgdRegressor({ q: 1, steps: 200, sigma: 1, delta: 1e-5, clip: 1, learningRate: 1e5, l2: 1e5 });
+    const m = new DpSgdRegressor({ q: 1, steps: 200, sigma: 10, delta: 1e-5, clip: 1, learningRate: 1e5, l2: 1e5 });
     expect(() => m.fit([[1], [2]], [0, 1], { rng: seededRng(1), accountant: acc })).toThrow(ConvergenceError);
     expect(acc.spent().eps).toBe(m.privacy.eps);
     expect(m.coeff).toBeUndefined();
