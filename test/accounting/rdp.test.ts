@@ -12,7 +12,7 @@ import {
   rdpToDp,
 } from '../../src/accounting/rdp.js';
 import { InfeasibleError, InvalidArgumentError } from '../../src/errors.js';
-import { erfc } from '../../src/math/special.js';
+import { erfc, normalCdf } from '../../src/math/special.js';
 
 /** Orders of TF-Privacy's compute_dp_sgd_privacy_lib (golden values below were computed with them). */
 const TF_ORDERS = [1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5, ...Array.from({ length: 59 }, (_, i) => i + 5), 128, 256, 512];
@@ -145,6 +145,23 @@ describe('conversion to (eps, delta)', () => {
     const orders = Array.from({ length: 99000 }, (_, i) => 0.001 * (i + 1001));
     const rdp = computeRdp({ q: 1, sigma: 4.530877117, steps: 1, orders });
     expect(rdpToDp(orders, rdp, 1e-6).eps).toBeCloseTo(1, 6);
+  });
+});
+
+describe('validity: the converted eps is an upper bound on the exact eps of the Gaussian mechanism (q = 1)', () => {
+  it('Balle & Wang (2018) Theorem 8: delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) <= delta at the reported eps', () => {
+    for (const sigma of [0.8, 2, 5]) {
+      for (const steps of [1, 10]) {
+        for (const delta of [1e-3, 1e-6]) {
+          for (const conversion of ['tight', 'classic'] as const) {
+            const { eps } = dpSgdEpsilon({ q: 1, sigma, steps, delta, conversion });
+            const mu = Math.sqrt(steps) / sigma; // composition of Gaussians is Gaussian with mu = sqrt(T)/sigma
+            const exact = normalCdf(-eps / mu + mu / 2) - Math.exp(eps) * normalCdf(-eps / mu - mu / 2);
+            expect(exact).toBeLessThanOrEqual(delta);
+          }
+        }
+      }
+    }
   });
 });
 
