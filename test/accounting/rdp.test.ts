@@ -165,6 +165,35 @@ describe('validity: the converted eps is an upper bound on the exact eps of the 
   });
 });
 
+describe('validity for subsampling: one step of the Poisson-subsampled Gaussian', () => {
+  /** Exact delta(eps) = max of int (P - e^eps Q)_+ and int (Q - e^eps P)_+, P = (1-q) N(0,s^2) + q N(1,s^2), Q = N(0,s^2). */
+  function exactDelta(q: number, sigma: number, eps: number): number {
+    const h = sigma / 2000;
+    let a = 0;
+    let b = 0;
+    const c = 1 / (sigma * Math.sqrt(2 * Math.PI));
+    for (let z = -40 * sigma; z <= 1 + 40 * sigma; z += h) {
+      const Q = c * Math.exp((-z * z) / (2 * sigma * sigma));
+      const P = (1 - q) * Q + q * c * Math.exp((-(z - 1) * (z - 1)) / (2 * sigma * sigma));
+      a += Math.max(0, P - Math.exp(eps) * Q) * h;
+      b += Math.max(0, Q - Math.exp(eps) * P) * h;
+    }
+    return Math.max(a, b);
+  }
+  it('the RDP eps at delta is an upper bound: the exact delta at that eps is <= delta', () => {
+    for (const [q, sigma] of [
+      [0.01, 0.5],
+      [0.1, 1],
+      [0.5, 0.8],
+    ] as const) {
+      for (const delta of [1e-3, 1e-5]) {
+        const { eps } = dpSgdEpsilon({ q, sigma, steps: 1, delta });
+        expect(exactDelta(q, sigma, eps)).toBeLessThanOrEqual(delta);
+      }
+    }
+  });
+});
+
 describe('DP-SGD epsilon: published figures', () => {
   it('TF-Privacy compute_dp_sgd_privacy_test: n=60000, batch 150, noise 1.3, 15 epochs, delta 1e-5 -> eps 0.7242234026109595, order 19', () => {
     const r = dpSgdEpsilon({ q: 150 / 60000, sigma: 1.3, steps: Math.ceil((15 * 60000) / 150), delta: 1e-5, orders: TF_ORDERS });
