@@ -55,7 +55,15 @@ export interface NoiseAdder {
   scale?(sensitivity: number): number;
 }
 
-/** Builds the {@link NoiseAdder} of one released vector from its budget share. */
+/**
+ * Builds the {@link NoiseAdder} of one released vector from its budget share. Example (a custom
+ * mechanism plugged in; it may cost less than its share, never more):
+ *
+ *     new NaiveBayesDP({ eps: 1, noise: ({ eps, delta }) => ({
+ *       name: 'my-noise', eps, delta,
+ *       add: (values, sensitivity, rng) => values.map((v) => v + sampleMyNoise(rng, sensitivity, eps, delta)),
+ *     }) });
+ */
 export type NoiseFactory = (budget: { eps: number; delta: number }) => NoiseAdder;
 
 /**
