@@ -9,6 +9,7 @@
  * - {@link optimalComposition}: the exact optimum of Kairouz, Oh & Viswanath (2015), Theorem 3.3, for
  *   k-fold adaptive composition of (eps, delta)-DP mechanisms, in the form of Murtagh & Vadhan (2016),
  *   evaluated with log-space binomial terms.
+ * - {@link advancedCompositionPerStep}, {@link optimalCompositionPerStep}: split a total budget over k releases.
  * - {@link spendParallel}: charge an accountant once for releases on disjoint parts.
  */
 import { InvalidArgumentError } from '../errors.js';
@@ -169,6 +170,48 @@ export function kovPrivacyRegion(eps: number, delta: number, k: number): Privacy
     out.push({ eps: epsI, delta: optimalCompositionDelta(eps, delta, k, epsI) });
   }
   return out;
+}
+
+/** Largest x in (0, hi] with g(x) <= target for an increasing g (bisection to relative 1e-12). */
+function largestBelow(g: (x: number) => number, target: number, hi: number): number {
+  if (g(hi) <= target) return hi;
+  let lo = 0;
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    const mid = 0.5 * (lo + hi);
+    if (g(mid) <= target) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Budget splitting with {@link advancedComposition}: the largest per-release eps such that k
+ * (eps, delta)-DP releases compose to at most epsTotal (with slack deltaSlack; total delta
+ * k delta + deltaSlack). Solves sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1) = epsTotal by bisection
+ * (the left side increases in eps). Returns the lower (valid) end.
+ */
+export function advancedCompositionPerStep(epsTotal: number, k: number, deltaSlack: number): number {
+  checkEpsilon(epsTotal, 'epsTotal');
+  checkInteger(k, 'k', 1);
+  if (typeof deltaSlack !== 'number' || !(deltaSlack > 0 && deltaSlack < 1)) throw new InvalidArgumentError('deltaSlack', 'must be in (0, 1)', deltaSlack);
+  const c = Math.sqrt(2 * k * Math.log(1 / deltaSlack));
+  return largestBelow((e) => c * e + k * e * Math.expm1(e), epsTotal, epsTotal);
+}
+
+/**
+ * Budget splitting with {@link optimalComposition}: the largest per-release eps such that k-fold
+ * composition of (eps, delta)-DP releases is (epsTotal, deltaTotal)-DP by the exact KOV bound.
+ * Never smaller than the basic split epsTotal/k nor than {@link advancedCompositionPerStep}.
+ * Requires deltaTotal >= 1 - (1 - delta)^k.
+ */
+export function optimalCompositionPerStep(epsTotal: number, delta: number, k: number, deltaTotal: number): number {
+  checkEpsilon(epsTotal, 'epsTotal');
+  checkHomogeneous(1, delta, k);
+  if (typeof deltaTotal !== 'number' || !(deltaTotal >= 0 && deltaTotal < 1)) throw new InvalidArgumentError('deltaTotal', 'must be in [0, 1)', deltaTotal);
+  const floor = -Math.expm1(k * Math.log1p(-delta));
+  if (deltaTotal < floor) throw new InvalidArgumentError('deltaTotal', `must be >= 1 - (1 - delta)^k = ${floor}`, deltaTotal);
+  // The per-step eps never exceeds epsTotal (k = 1 gives exactly epsTotal).
+  return largestBelow((e) => optimalCompositionDelta(e, delta, k, epsTotal), deltaTotal, epsTotal);
 }
 
 /**

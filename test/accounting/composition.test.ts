@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import {
   advancedComposition,
+  advancedCompositionPerStep,
   kovPrivacyRegion,
   optimalComposition,
   optimalCompositionDelta,
+  optimalCompositionPerStep,
   parallelComposition,
   sequentialComposition,
   spendParallel,
@@ -147,6 +149,30 @@ describe('optimal composition (Kairouz-Oh-Viswanath)', () => {
     expect(() => optimalComposition(0.1, 0, 10, 1)).toThrow(/deltaTotal/);
     expect(() => optimalCompositionDelta(0.1, 0, 10, -1)).toThrow(/epsTotal/);
     expect(() => kovPrivacyRegion(0.1, 0, 0)).toThrow(/k/);
+  });
+});
+
+describe('budget splitting (per-step eps for a total)', () => {
+  it('inverts advanced composition', () => {
+    const total = advancedComposition(0.1, 0, 100, 1e-5).eps;
+    expect(advancedCompositionPerStep(total, 100, 1e-5)).toBeCloseTo(0.1, 10);
+  });
+  it('inverts the optimal composition and beats the basic and advanced splits', () => {
+    const total = optimalComposition(0.1, 0, 100, 1e-5).eps;
+    expect(optimalCompositionPerStep(total, 0, 100, 1e-5)).toBeCloseTo(0.1, 9);
+    for (const [epsTotal, k, dTot] of [
+      [1, 10, 1e-6],
+      [1, 1000, 1e-6],
+      [8, 50, 1e-5],
+    ] as const) {
+      const opt = optimalCompositionPerStep(epsTotal, 0, k, dTot);
+      expect(opt).toBeGreaterThanOrEqual(epsTotal / k);
+      expect(opt).toBeGreaterThanOrEqual(advancedCompositionPerStep(epsTotal, k, dTot) * (1 - 1e-9));
+      expect(optimalComposition(opt, 0, k, dTot).eps).toBeLessThanOrEqual(epsTotal * (1 + 1e-9));
+    }
+    expect(optimalCompositionPerStep(0.7, 0, 1, 0)).toBe(0.7);
+    expect(() => optimalCompositionPerStep(1, 1e-3, 10, 1e-3)).toThrow(/deltaTotal/);
+    expect(() => advancedCompositionPerStep(1, 10, 0)).toThrow(/deltaSlack/);
   });
 });
 
