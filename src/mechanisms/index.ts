@@ -10,3 +10,4 @@ export * from './bounded-laplace.js';
 export * from './truncated-laplace.js';
 export * from './smooth-sensitivity.js';
 export * from './mixed-noise.js';
+export * from './optimal-noise/index.js';

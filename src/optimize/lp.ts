@@ -45,12 +45,14 @@ export interface SparseRows {
   upper: ArrayLike<number>;
 }
 
-/** New columns appended to a session (no matrix entries; rows added later may reference them). */
+/** New columns appended to a session (with optional entries in existing rows; rows added later may reference them). */
 export interface NewColumns {
   cost: ArrayLike<number>;
   lower?: ArrayLike<number>;
   upper?: ArrayLike<number>;
   integer?: ArrayLike<boolean | number>;
+  /** Optional entries in EXISTING rows, compressed by column (CSC): column c has rows indices[starts[c] .. starts[c+1]). */
+  entries?: { starts: ArrayLike<number>; indices: ArrayLike<number>; values: ArrayLike<number> };
 }
 
 /** A linear or mixed-integer program. */
@@ -129,6 +131,8 @@ export interface LpSession {
   deleteRows(indices: ArrayLike<number>): Promise<void>;
   /** Change one variable's bounds. */
   setColumnBounds(index: number, lower: number, upper: number): Promise<void>;
+  /** Set matrix coefficients A[rows[k], cols[k]] = values[k] (0 removes an entry). */
+  setCoefficients(rows: ArrayLike<number>, cols: ArrayLike<number>, values: ArrayLike<number>): Promise<void>;
   /** Solve (warm-started from the previous basis when there is one). */
   solve(options?: LpSolveOptions): Promise<LpResult>;
   /** Free the solver's memory; the session is unusable afterwards. */
@@ -324,6 +328,7 @@ interface HighsModel {
   addCols(data: unknown): unknown;
   deleteRows(sel: unknown): unknown;
   changeColBounds(i: number, lo: number, hi: number): unknown;
+  changeCoefficient(row: number, col: number, value: number): unknown;
   dispose(): void;
 }
 
@@ -414,12 +419,25 @@ export class HighsSession {
       upper[j] = infinite(cols.upper ? cols.upper[j]! : Infinity, this.inf);
     }
     const model = this.live();
-    model.addCols({
-      cost,
-      lower,
-      upper,
-      matrix: { format: 'csc', numRows: this.numRows, numCols: k, starts: new Int32Array(k + 1), indices: new Int32Array(0), values: new Float64Array(0) },
-    });
+    let starts = new Int32Array(k + 1);
+    let indices = new Int32Array(0);
+    let values = new Float64Array(0);
+    if (cols.entries) {
+      const en = cols.entries;
+      checkLength(en.starts, k + 1, 'cols.entries.starts');
+      const nnz = en.starts[k]!;
+      checkLength(en.indices, nnz, 'cols.entries.indices');
+      checkLength(en.values, nnz, 'cols.entries.values');
+      for (let q = 0; q < nnz; q++) {
+        const r = en.indices[q]!;
+        if (!(Number.isInteger(r) && r >= 0 && r < this.numRows)) throw new InvalidArgumentError(`cols.entries.indices[${q}]`, `must be a row index in [0, ${this.numRows - 1}]`, r);
+        if (!Number.isFinite(en.values[q]!)) throw new InvalidArgumentError(`cols.entries.values[${q}]`, 'must be finite', en.values[q]);
+      }
+      starts = Int32Array.from(en.starts);
+      indices = Int32Array.from(en.indices);
+      values = Float64Array.from(en.values);
+    }
+    model.addCols({ cost, lower, upper, matrix: { format: 'csc', numRows: this.numRows, numCols: k, starts, indices, values } });
     const first = this.numCols;
     this.numCols += k;
     if (cols.integer) {
@@ -446,6 +464,19 @@ export class HighsSession {
     if (!(Number.isInteger(index) && index >= 0 && index < this.numCols)) throw new InvalidArgumentError('index', `must be a column index in [0, ${this.numCols - 1}]`, index);
     if (Number.isNaN(lower) || Number.isNaN(upper) || lower > upper) throw new InvalidArgumentError('lower/upper', 'must satisfy lower <= upper', `${lower} > ${upper}`);
     this.live().changeColBounds(index, infinite(lower, this.inf), infinite(upper, this.inf));
+  }
+
+  setCoefficients(rows: ArrayLike<number>, cols: ArrayLike<number>, values: ArrayLike<number>): void {
+    if (rows.length !== cols.length || rows.length !== values.length) throw new InvalidArgumentError('rows/cols/values', 'must have the same length');
+    const model = this.live();
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k]!;
+      const c = cols[k]!;
+      if (!(Number.isInteger(r) && r >= 0 && r < this.numRows)) throw new InvalidArgumentError(`rows[${k}]`, `must be a row index in [0, ${this.numRows - 1}]`, r);
+      if (!(Number.isInteger(c) && c >= 0 && c < this.numCols)) throw new InvalidArgumentError(`cols[${k}]`, `must be a column index in [0, ${this.numCols - 1}]`, c);
+      if (!Number.isFinite(values[k]!)) throw new InvalidArgumentError(`values[${k}]`, 'must be finite', values[k]);
+      model.changeCoefficient(r, c, values[k]!);
+    }
   }
 
   solve(options?: LpSolveOptions): LpResult {
@@ -514,6 +545,9 @@ class InProcessSession implements LpSession {
   }
   async setColumnBounds(index: number, lower: number, upper: number): Promise<void> {
     this.s.setColumnBounds(index, lower, upper);
+  }
+  async setCoefficients(rows: ArrayLike<number>, cols: ArrayLike<number>, values: ArrayLike<number>): Promise<void> {
+    this.s.setCoefficients(rows, cols, values);
   }
   async solve(options?: LpSolveOptions): Promise<LpResult> {
     return this.s.solve(options);

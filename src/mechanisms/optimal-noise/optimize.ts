@@ -1,0 +1,383 @@
+/**
+ * Optimal data-independent noise by linear programming (Selvi, Liu & Wiesemann, "Differential
+ * Privacy via Distributionally Robust Optimization", source 000; formulation restated in issue 6).
+ *
+ * Release f(D) + X, X independent of D. Among mixtures of uniforms on a grid of [-S, S]
+ * (mass p_j on [x_j, x_{j+1})), minimise E c(X) = sum_j cbar_j p_j (cbar_j the average of c on the
+ * cell) subject to (eps, delta)-DP against every shift phi in [-Delta, Delta]:
+ *
+ *     V(phi) = integral max(0, f(y) - e^eps f(y - phi)) dy <= delta     (000, worst event),
+ *
+ * on a uniform grid V(k beta) = sum_j max(0, p_j - e^eps p_{j-k}) and fractional shifts interpolate
+ * linearly, so the shifts k beta (|k| <= Delta/beta) and +-Delta suffice.
+ *
+ * The LP is solved with HiGHS by lazy constraint generation (default), the compact epigraph LP, or
+ * the paper's cutting planes. The solution is cleaned, then checked EXACTLY (verify.ts); the LP uses
+ * delta (1 - 1e-9) so solver tolerances never break the exact check (if they do, the LP is re-solved
+ * with a tighter delta, and an error is thrown if that fails too).
+ *
+ * Certificate (lower bound on the optimum over ALL noise distributions, any support): project any
+ * distribution onto a uniform grid of width beta' (L beta' <= Delta exactly) padded by L cells on each
+ * side, the two outermost cells extended to infinity; its cell masses q satisfy, for |k| <= L and
+ * every event made of core cells, sum_core max(0, q_j - e^eps q_{j-k}) <= delta, and its loss is at
+ * least sum_j q_j inf_{cell j} c. Minimising that relaxation gives the lower bound (less 1e-9 for the
+ * solver tolerance). For l1 the gap is at least about beta/2; finer cells near 0 close it.
+ */
+import { ConvergenceError, InfeasibleError, InvalidArgumentError } from '../../errors.js';
+import type { LpBackend } from '../../optimize/lp.js';
+import { checkDelta, checkEpsilon, checkPositive } from '../../validation.js';
+import { OptimizedNoise, type SolveStats } from './distribution.js';
+import { probabilityBuilder, solveFamilies, type IterationInfo, type Method, type ShiftFamily } from './engine.js';
+import { floatShifts, mapFamily, shiftFamily } from './families.js';
+import { makeGrid, scaled, uniformGrid, type NoiseGrid } from './grid.js';
+import { resolveLoss, type Loss, type LossSpec } from './loss.js';
+
+export interface NoiseProgress {
+  phase: 'upper' | 'lower';
+  iteration: number;
+  lpObjective: number;
+  maxViolation: number;
+  familiesActive: number;
+  elapsedMs: number;
+}
+
+export interface OptimizeNoiseOptions {
+  eps: number;
+  delta: number;
+  /** Sensitivity Delta of the query (|f(D) - f(D')| <= Delta for neighbours). */
+  sensitivity: number;
+  /** Loss to minimise (default 'l1'). */
+  loss?: LossSpec;
+  /** Uniform cell width (default Delta / 20). Ignored when `grid` is given. */
+  beta?: number;
+  /** Explicit cell edges (non-uniform grid), increasing. */
+  grid?: number[];
+  /**
+   * Half-width S of the support [-S, S] for uniform grids (default: the truncated-Laplace support
+   * A = (Delta/eps) ln(1 + (e^eps - 1)/(2 delta)) rounded up to a whole multiple of Delta).
+   */
+  support?: number;
+  /** Density non-increasing away from 0. */
+  monotone?: boolean;
+  /** p_j = p_{N-1-j} (requires a symmetric grid). */
+  symmetric?: boolean;
+  /** Extra constraints E c_i(X) <= max_i (per-loss caps). */
+  caps?: { loss: LossSpec; max: number }[];
+  /** Minimum mass constraints P(X in [lower, upper]) >= mass (cells inside the interval). */
+  minMass?: { lower: number; upper: number; mass: number }[];
+  /** 'lazy' (default), 'compact' or 'cutting-planes'. */
+  method?: Method;
+  /** Violation tolerance of the constraint generation (default 1e-12 + 1e-10 delta). */
+  tolerance?: number;
+  /** Seconds for the whole optimisation (upper bound and certificate). */
+  timeLimit?: number;
+  /** Compute the lower-bound certificate (default true). */
+  certificate?: boolean;
+  /** Called after every LP solve. */
+  onProgress?: (p: NoiseProgress) => void;
+  /** Where HiGHS runs (default in-process; dpkit/node's workerLpBackend() keeps the event loop free). */
+  backend?: LpBackend;
+  /** Families added per iteration by lazy generation / cutting planes (default 8). */
+  maxAddPerIteration?: number;
+}
+
+/** The truncated-Laplace support A = (Delta/eps) ln(1 + (e^eps - 1)/(2 delta)) (000, appendix). */
+export function truncatedLaplaceSupport(eps: number, delta: number, sensitivity: number): number {
+  return (sensitivity / eps) * Math.log1p(Math.expm1(eps) / (2 * delta));
+}
+
+interface Validated {
+  eps: number;
+  delta: number;
+  sensitivity: number;
+  loss: Loss;
+  grid: NoiseGrid;
+  support: number;
+}
+
+function validate(o: OptimizeNoiseOptions): Validated {
+  if (typeof o !== 'object' || o === null) throw new InvalidArgumentError('options', 'must be an object', o);
+  const eps = checkEpsilon(o.eps);
+  const delta = checkDelta(o.delta);
+  const sensitivity = checkPositive(o.sensitivity, 'sensitivity');
+  const loss = resolveLoss(o.loss);
+  let grid: NoiseGrid;
+  let support: number;
+  if (o.grid !== undefined) {
+    grid = makeGrid({ kind: 'edges', edges: o.grid });
+    support = Math.max(-grid.edges[0]!, grid.edges[grid.n]!);
+  } else {
+    const beta = o.beta === undefined ? sensitivity / 20 : checkPositive(o.beta, 'beta');
+    const A = truncatedLaplaceSupport(eps, delta, sensitivity);
+    support = o.support === undefined ? Math.ceil(A / sensitivity - 1e-12) * sensitivity : checkPositive(o.support, 'support');
+    grid = uniformGrid(beta, support);
+    if (grid.n > 20000) throw new InvalidArgumentError('beta', `gives ${grid.n} cells; at most 20000 are supported`, beta);
+  }
+  for (const [k, v] of [['timeLimit', o.timeLimit], ['tolerance', o.tolerance]] as const) {
+    if (v !== undefined && !(typeof v === 'number' && v > 0)) throw new InvalidArgumentError(k, 'must be a number > 0', v);
+  }
+  if (o.method !== undefined && !['lazy', 'compact', 'cutting-planes'].includes(o.method)) throw new InvalidArgumentError('method', "must be 'lazy', 'compact' or 'cutting-planes'", o.method);
+  return { eps, delta, sensitivity, loss, grid, support };
+}
+
+/** Cell -> LP variable: mirrored cells share a variable when the distribution is symmetric. */
+function variableMap(n: number, symmetric: boolean): { varOf: Int32Array; nv: number } {
+  const varOf = new Int32Array(n);
+  for (let j = 0; j < n; j++) varOf[j] = symmetric ? Math.min(j, n - 1 - j) : j;
+  return { varOf, nv: symmetric ? Math.ceil(n / 2) : n };
+}
+
+function isSymmetricGrid(e: Float64Array): boolean {
+  const n = e.length - 1;
+  for (let j = 0; j <= n; j++) {
+    const a = e[j]!;
+    const b = e[n - j]!;
+    if (Number.isFinite(a) || Number.isFinite(b)) {
+      if (Math.abs(a + b) > 1e-12 * Math.max(1, Math.abs(a))) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Base LP over a grid with cell costs: variables v = varOf[j], objective sum_j cost_j p_j,
+ * sum_j p_j = 1, monotonicity, caps, minimum masses. `cellCost(l, a, b)` is the per-cell value of a
+ * loss (average for the upper bound, infimum for the certificate); `cover` selects the cells counted
+ * for a minimum-mass interval (inside for the upper bound, meeting it for the certificate).
+ */
+function baseProblem(e: Float64Array, cost: Float64Array, varOf: Int32Array, nv: number, o: Pick<OptimizeNoiseOptions, 'monotone' | 'caps' | 'minMass'>, cellCost: (l: Loss, a: number, b: number) => number, cover: 'inside' | 'meets') {
+  const n = e.length - 1;
+  const vcost = new Float64Array(nv);
+  const count = new Float64Array(nv);
+  for (let j = 0; j < n; j++) {
+    vcost[varOf[j]!] += cost[j]!;
+    count[varOf[j]!] += 1;
+  }
+  const b = probabilityBuilder(vcost);
+  const all = new Int32Array(nv);
+  for (let v = 0; v < nv; v++) all[v] = v;
+  b.addRow(all, count, 1, 1);
+  const w = (j: number) => e[j + 1]! - e[j]!;
+  const pair = (j: number, cj: number, m: number, cm: number) => {
+    const a = varOf[j]!;
+    const c = varOf[m]!;
+    if (a === c) return; // cj + cm applies to one variable: 1/w - 1/w = 0 on mirrored cells of equal width
+    b.addRow([a, c], [cj, cm], 0, Infinity);
+  };
+  if (o.monotone) {
+    for (let j = 0; j + 1 < n; j++) {
+      if (!(Number.isFinite(w(j)) && Number.isFinite(w(j + 1)))) continue;
+      if (e[j]! >= 0) pair(j, 1 / w(j), j + 1, -1 / w(j + 1)); // right of 0: non-increasing
+      else if (e[j + 2]! <= 0) pair(j, -1 / w(j), j + 1, 1 / w(j + 1)); // left of 0: non-decreasing towards 0
+    }
+  }
+  for (const [i, cap] of (o.caps ?? []).entries()) {
+    const l = resolveLoss(cap.loss, `caps[${i}].loss`);
+    if (!(typeof cap.max === 'number' && Number.isFinite(cap.max))) throw new InvalidArgumentError(`caps[${i}].max`, 'must be a finite number', cap.max);
+    const val = new Float64Array(nv);
+    for (let j = 0; j < n; j++) val[varOf[j]!] += cellCost(l, e[j]!, e[j + 1]!);
+    b.addRow(all, val, -Infinity, cap.max);
+  }
+  for (const [i, mm] of (o.minMass ?? []).entries()) {
+    if (!(typeof mm === 'object' && mm !== null && typeof mm.mass === 'number' && mm.mass >= 0 && mm.mass <= 1 && mm.lower < mm.upper)) {
+      throw new InvalidArgumentError(`minMass[${i}]`, 'must be { lower < upper, mass in [0, 1] }', mm);
+    }
+    const val = new Float64Array(nv);
+    for (let j = 0; j < n; j++) {
+      const take = cover === 'meets' ? e[j + 1]! > mm.lower && e[j]! < mm.upper : e[j]! >= mm.lower && e[j + 1]! <= mm.upper;
+      if (take) val[varOf[j]!] += 1;
+    }
+    b.addRow(all, val, mm.mass, Infinity);
+  }
+  return b;
+}
+
+/** May the optimiser impose symmetry without loss of optimality? */
+function autoSymmetric(loss: Loss, o: OptimizeNoiseOptions, e: Float64Array): boolean {
+  if (!loss.symmetric || !isSymmetricGrid(e)) return false;
+  if (o.minMass && o.minMass.length > 0) return o.minMass.every((m) => m.lower === -m.upper);
+  return (o.caps ?? []).every((c) => resolveLoss(c.loss).symmetric === true);
+}
+
+function families(grid: NoiseGrid, sensitivity: number, E: number, varOf: Int32Array, symmetric: boolean): ShiftFamily[] {
+  const out: ShiftFamily[] = [];
+  for (const phi of floatShifts(grid, grid, -sensitivity, sensitivity)) {
+    if (Math.abs(phi) < 1e-12 * sensitivity) continue;
+    if (symmetric && phi < 0) continue; // V(-phi) = V(phi) for symmetric p
+    out.push(mapFamily(shiftFamily(grid, grid, phi, E, 0, 0, 0, 0), varOf));
+  }
+  return out;
+}
+
+/** Clean an LP solution into canonical weights (density proportional to weights on each cell). */
+function clean(grid: NoiseGrid, P: Float64Array, varOf: Int32Array): Float64Array {
+  const n = grid.n;
+  const p = new Float64Array(n);
+  let s = 0;
+  for (let j = 0; j < n; j++) {
+    const x = P[varOf[j]!]!;
+    const v = x > 1e-18 ? x : 0;
+    p[j] = v;
+    s += v;
+  }
+  for (let j = 0; j < n; j++) p[j] = grid.beta !== null ? p[j]! / s : p[j]! / s / grid.widths[j]!;
+  return p;
+}
+
+/**
+ * Compute an optimal noise distribution (upper bound) and, by default, its certified lower bound.
+ * Throws {@link InfeasibleError} when the support is too small for (eps, delta, sensitivity), and
+ * {@link ConvergenceError} when the time limit is hit or the exact check cannot be met.
+ */
+export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedNoise> {
+  const v = validate(o);
+  const t0 = performance.now();
+  const { grid, loss, eps, delta, sensitivity } = v;
+  const E = Math.exp(eps);
+  if (o.symmetric && !isSymmetricGrid(grid.edges)) throw new InvalidArgumentError('symmetric', 'needs a grid symmetric about 0');
+  const symmetric = o.symmetric === true || autoSymmetric(loss, o, grid.edges);
+  const { varOf, nv } = variableMap(grid.n, symmetric);
+  const fams = families(grid, sensitivity, E, varOf, symmetric);
+  const method = o.method ?? 'lazy';
+  const tol = o.tolerance ?? 1e-12 + 1e-10 * delta;
+  const deadline = o.timeLimit !== undefined ? t0 + o.timeLimit * 1000 : Infinity;
+  const cellCost = new Float64Array(grid.n);
+  for (let j = 0; j < grid.n; j++) cellCost[j] = loss.average(grid.edges[j]!, grid.edges[j + 1]!);
+  const base = baseProblem(grid.edges, cellCost, varOf, nv, o, (l, a, b) => l.average(a, b), 'inside').build();
+  // Start from the largest shifts (+-Delta), which bind for every regime we have seen.
+  const initial: number[] = [];
+  fams.forEach((f, i) => {
+    if (Math.abs(Math.abs(f.phi) - sensitivity) < 1e-12 * sensitivity) initial.push(i);
+  });
+  let weights: Float64Array | null = null;
+  let result: Awaited<ReturnType<typeof solveFamilies>> | null = null;
+  let deltaLp = delta;
+  for (const tighten of [1e-9, 1e-7, 1e-5]) {
+    deltaLp = delta * (1 - tighten);
+    const remaining = (deadline - performance.now()) / 1000;
+    try {
+      result = await solveFamilies(base, nv, fams, {
+        method,
+        delta: deltaLp,
+        violationTol: tol,
+        initial,
+        maxAddPerIteration: o.maxAddPerIteration ?? 8,
+        ...(Number.isFinite(remaining) ? { timeLimit: remaining } : {}),
+        ...(o.backend ? { backend: o.backend } : {}),
+        onIteration: (info: IterationInfo) => {
+          o.onProgress?.({ phase: 'upper', iteration: info.iteration, lpObjective: info.lpObjective, maxViolation: info.maxViolation, familiesActive: info.familiesActive, elapsedMs: info.elapsedMs });
+        },
+      });
+    } catch (e) {
+      if (e instanceof ConvergenceError && /infeasible/.test(e.message)) {
+        const A = truncatedLaplaceSupport(eps, delta, sensitivity);
+        throw new InfeasibleError(
+          `optimizeNoise: no (eps=${eps}, delta=${delta})-DP mixture of uniforms exists on the support [${grid.edges[0]}, ${grid.edges[grid.n]}] with these constraints` +
+            (v.support < A ? ` (the support is smaller than the truncated-Laplace support A = ${A.toFixed(6)}; use support >= A)` : ''),
+        );
+      }
+      throw e;
+    }
+    weights = clean(grid, result.P, varOf);
+    const candidate = new OptimizedNoise({ eps, delta, sensitivity, grid: grid.spec, weights, lossName: loss.name, expectedLoss: 0 });
+    if (candidate.verify().ok) break;
+    weights = null;
+  }
+  if (!weights || !result) throw new ConvergenceError('optimizeNoise: the LP solution fails the exact privacy check even with delta tightened by 1e-5 (solver tolerance)');
+  const probs = new OptimizedNoise({ eps, delta, sensitivity, grid: grid.spec, weights, lossName: loss.name, expectedLoss: 0 }).probabilities;
+  let ub = 0;
+  for (let j = 0; j < grid.n; j++) if (probs[j]! > 0) ub += probs[j]! * loss.average(grid.edges[j]!, grid.edges[j + 1]!);
+  const tUpper = performance.now();
+  let lowerBound: number | null = null;
+  if (o.certificate !== false && loss.infimum) {
+    const remaining = (deadline - performance.now()) / 1000;
+    lowerBound = await certificate(v, o, remaining, symmetric, result.active.map((i) => Math.abs(fams[i]!.phi)));
+  }
+  const stats: SolveStats = {
+    method,
+    cells: grid.n,
+    shifts: fams.length,
+    iterations: result.iterations,
+    familiesActive: result.familiesActive,
+    rows: result.rows,
+    cols: result.cols,
+    deltaLp,
+    solveMs: result.solveMs,
+    totalMs: performance.now() - t0,
+    lowerBoundMs: performance.now() - tUpper,
+  };
+  return new OptimizedNoise({ eps, delta, sensitivity, grid: grid.spec, weights, lossName: loss.name, expectedLoss: ub, lowerBound, stats });
+}
+
+/** The next double below x > 0. */
+function prevDouble(x: number): number {
+  const b = new DataView(new ArrayBuffer(8));
+  b.setFloat64(0, x);
+  b.setBigUint64(0, b.getBigUint64(0) - 1n);
+  return b.getFloat64(0);
+}
+
+/** The lower-bound certificate (see the module comment). */
+async function certificate(v: Validated, o: OptimizeNoiseOptions, remaining: number, symmetric: boolean, hotShifts: number[]): Promise<number> {
+  const { eps, delta, sensitivity, loss, grid } = v;
+  let minW = Infinity;
+  for (const w of grid.widths) minW = Math.min(minW, w);
+  const L = Math.max(1, Math.round(sensitivity / minW));
+  let beta = sensitivity / L;
+  const F = 1100;
+  while (BigInt(L) * scaled(beta, F) > scaled(sensitivity, F)) beta = prevDouble(beta);
+  const lo = grid.edges[0]!;
+  const hi = grid.edges[grid.n]!;
+  const coreLeft = Math.ceil(-lo / beta - 1e-9);
+  const coreRight = Math.ceil(hi / beta - 1e-9);
+  const N = coreLeft + coreRight;
+  const total = N + 2 * L;
+  if (total > 40000) throw new InvalidArgumentError('grid', 'is too fine for the lower-bound certificate (pass certificate: false)', total);
+  const edges = new Float64Array(total + 1);
+  for (let i = 0; i <= total; i++) edges[i] = (i - L - coreLeft) * beta;
+  edges[0] = -Infinity;
+  edges[total] = Infinity;
+  const inf = (l: Loss, a: number, b: number) => (l.infimum ? l.infimum(a, b) : -Infinity);
+  const cost = new Float64Array(total);
+  for (let i = 0; i < total; i++) cost[i] = inf(loss, edges[i]!, edges[i + 1]!);
+  for (const c of o.caps ?? []) {
+    if (!resolveLoss(c.loss).infimum) throw new InvalidArgumentError('caps', 'need losses with an infimum for the certificate (or pass certificate: false)');
+  }
+  const sym = symmetric && coreLeft === coreRight;
+  const { varOf, nv } = variableMap(total, sym);
+  const b = baseProblem(edges, cost, varOf, nv, o, inf, 'meets');
+  const Ehi = Math.exp(eps) * (1 + 2 ** -50);
+  const fams: ShiftFamily[] = [];
+  for (let k = -L; k <= L; k++) {
+    if (k === 0 || (sym && k < 0)) continue;
+    const src = new Int32Array(N);
+    const tgt = new Int32Array(N);
+    const cs = new Float64Array(N).fill(1);
+    const ct = new Float64Array(N).fill(Ehi);
+    for (let c = 0; c < N; c++) {
+      src[c] = L + c;
+      tgt[c] = L + c - k;
+    }
+    fams.push(mapFamily({ phi: k * beta, from: 0, to: 0, terms: { src, tgt, cs, ct } }, varOf));
+  }
+  // start from the shifts the upper-bound problem needed (nearest multiple of beta)
+  void hotShifts;
+  const hot = new Set([L]);
+  const initial: number[] = [];
+  fams.forEach((f, i) => {
+    if (hot.has(Math.round(Math.abs(f.phi) / beta))) initial.push(i);
+  });
+  const r = await solveFamilies(b.build(), nv, fams, {
+    method: o.method === 'compact' ? 'compact' : 'lazy',
+    delta,
+    violationTol: 1e-12,
+    initial,
+    maxAddPerIteration: o.maxAddPerIteration ?? 8,
+    ...(Number.isFinite(remaining) ? { timeLimit: Math.max(remaining, 1e-3) } : {}),
+    ...(o.backend ? { backend: o.backend } : {}),
+    onIteration: (info) => {
+      o.onProgress?.({ phase: 'lower', iteration: info.iteration, lpObjective: info.lpObjective, maxViolation: info.maxViolation, familiesActive: info.familiesActive, elapsedMs: info.elapsedMs });
+    },
+  });
+  return r.lpObjective - 1e-9 * (1 + Math.abs(r.lpObjective));
+}
