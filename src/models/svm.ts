@@ -4,7 +4,9 @@
  *
  * Loss (Chapelle 2007; DPpack eq. 16), labels 0/1 mapped to y = -1/+1, margin m = y z:
  *   l = 0 if m > 1 + h;  (1 + h - m)^2/(4h) if |1 - m| <= h;  1 - m if m < 1 - h,
- * so |l'| <= 1 and |l''| <= c = 1/(2h) (default h = 0.5).
+ * so |l'| <= 1 and |l''| <= c = 1/(2h) (default h = 0.5). l is C^1 with l'' piecewise constant
+ * (defined except at the two joints); Chaudhuri et al. (2011, Sec. 3.4.2) use exactly this loss
+ * with objective perturbation and c = 1/(2h).
  *
  * Kernels:
  * - 'linear': the rows are preprocessed as in LogisticRegressionDP (clip to the public bounds,

@@ -19,7 +19,9 @@
  * models and of the scoring part; a row of the scoring part only influences the exponential
  * mechanism, which is eps-DP. So the whole output (all fitted models and the selected index) is
  * (eps, delta)-DP for bounded neighbours, and it is charged ONCE as (eps, delta), not m times.
- * The models are fitted without charging the accountant themselves.
+ * The models are fitted without charging the accountant themselves. If any fit fails (e.g. a
+ * ConvergenceError), every model's own state is restored and nothing is spent, so no fitted
+ * coefficients are left behind unpaid.
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { Guarantee, ReleaseOptions } from '../release.js';
@@ -74,6 +76,21 @@ function checkModels<F>(models: unknown, name: string): { models: TunableModel<F
     }
   });
   return { models: models as TunableModel<F>[], eps, delta };
+}
+
+/** Runs `body`; if it throws, the models' own properties are restored (no fitted state leaks unpaid). */
+function restoringOnFailure<T>(models: readonly object[], body: () => T): T {
+  const snapshots = models.map((m) => Object.getOwnPropertyDescriptors(m));
+  try {
+    return body();
+  } catch (e) {
+    models.forEach((m, i) => {
+      const snap = snapshots[i]!;
+      for (const key of Reflect.ownKeys(m)) if (!(key in snap)) delete (m as Record<PropertyKey, unknown>)[key];
+      for (const key of Reflect.ownKeys(snap)) Object.defineProperty(m, key, snap[key as keyof typeof snap]!);
+    });
+    throw e;
+  }
 }
 
 /** Row indices split into `parts` disjoint consecutive blocks of a (shuffled) order. */
@@ -131,7 +148,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
   if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
   const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
-  const index = runRelease(o, { eps, delta, neighbors: 'bounded', mechanism: 'private-tuning-exponential', name: 'tuneClassificationModel' }, (rng) => {
+  const index = runRelease(o, { eps, delta, neighbors: 'bounded', mechanism: 'private-tuning-exponential', name: 'tuneClassificationModel' }, (rng) => restoringOnFailure(ms, () => {
     const parts = splitRows(n, m + 1, o.shuffled ?? false, rng);
     const scoreIdx = parts[m]!;
     const Xs = subMatrix(data, d, scoreIdx);
@@ -154,7 +171,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
       utility[i] = -errors;
     }
     return exponentialMechanism(utility, eps, 1, { rng });
-  });
+  }));
   return models[index]!;
 }
 
@@ -179,7 +196,7 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
   const sensitivity = (uy - ly) * (uy - ly);
-  const index = runRelease(o, { eps, delta, neighbors: 'bounded', mechanism: 'private-tuning-exponential', name: 'tuneLinearRegressionModel' }, (rng) => {
+  const index = runRelease(o, { eps, delta, neighbors: 'bounded', mechanism: 'private-tuning-exponential', name: 'tuneLinearRegressionModel' }, (rng) => restoringOnFailure(ms, () => {
     const parts = splitRows(n, m + 1, o.shuffled ?? false, rng);
     const scoreIdx = parts[m]!;
     const Xs = subMatrix(data, d, scoreIdx);
@@ -200,6 +217,6 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
       utility[i] = -sse;
     }
     return exponentialMechanism(utility, eps, sensitivity, { rng });
-  });
+  }));
   return models[index]!;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
-import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
+import { BudgetExceededError, ConvergenceError, InvalidArgumentError } from '../../src/errors.js';
 import { LinearRegressionDP } from '../../src/models/linear.js';
 import { LogisticRegressionDP } from '../../src/models/logistic.js';
 import type { MatrixInput } from '../../src/models/matrix.js';
@@ -106,6 +106,18 @@ describe('tuneClassificationModel', () => {
     const models = [new LogisticRegressionDP({ eps: 0.2, gamma: 1 }), new LogisticRegressionDP({ eps: 0.2, gamma: 2 })];
     expect(() => tuneClassificationModel(models, X, y, { lower: [-1, -1], upper: [1, 1], rng: seededRng(1), accountant: acc })).toThrow(BudgetExceededError);
     expect(models[0]!.coeff).toBeUndefined();
+    // a fit that fails half-way (ConvergenceError in the second model) leaves no fitted model and spends nothing
+    const acc2 = new PrivacyAccountant({ eps: 1 });
+    const ok = new LogisticRegressionDP({ eps: 0.2, gamma: 1 });
+    const failing = new LogisticRegressionDP({
+      eps: 0.2,
+      gamma: 1,
+      regularizer: { value: (t) => t.reduce((s, v) => s + v * v, 0) / 2, gradient: (t, out) => out.forEach((_, j) => (out[j] = -50 * t[j]! - 1)) },
+    });
+    expect(() => tuneClassificationModel([ok, failing], X, y, { lower: [-1, -1], upper: [1, 1], rng: seededRng(2), accountant: acc2 })).toThrow(ConvergenceError);
+    expect(ok.coeff).toBeUndefined();
+    expect(ok.fitInfo).toBeUndefined();
+    expect(acc2.spent().eps).toBe(0);
   });
 
   it('validates its inputs', () => {
