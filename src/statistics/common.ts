@@ -125,40 +125,62 @@ export function nonFinite(name: string, x: ArrayLike<unknown>): InvalidArgumentE
 }
 
 /**
- * Sum of x clipped to [l, u] in one pass; throws a typed error on a non-finite element (NaN fails
- * both comparisons; +-Infinity are caught in the clipping branches, so the common path has no extra test).
+ * Sum of x clipped to [l, u], with a typed error on a non-finite element. One pass: a tight loop sums
+ * while every element is inside [l, u] (NaN fails the test too); at the first element outside, the
+ * rest is summed by a loop that adds the values inside [l, u] and l and u times the counts of values
+ * below and above (the same clipped sum; +-Infinity are caught in the counting branches, NaN by the
+ * sum).
  */
 export function clippedSum(x: ArrayLike<number>, l: number, u: number, name: string): number {
-  let s = 0;
   const n = x.length;
-  for (let i = 0; i < n; i++) {
-    let v = x[i]!;
-    if (v < l) {
-      if (v === -Infinity) throw nonFinite(name, x);
-      v = l;
-    } else if (v > u) {
-      if (v === Infinity) throw nonFinite(name, x);
-      v = u;
-    } else if (v !== v) throw nonFinite(name, x);
+  let s = 0;
+  let i = 0;
+  for (; i < n; i++) {
+    const v = x[i]!;
+    if (!(v >= l && v <= u)) break;
     s += v;
   }
-  return s;
+  return i === n ? s : s + clippedSumFrom(x, i, l, u, name);
 }
 
-/** x clipped to [l, u] into a new Float64Array (one pass, typed error on non-finite elements). */
-export function clipToFloat64(x: ArrayLike<number>, l: number, u: number, name: string): Float64Array {
+function clippedSumFrom(x: ArrayLike<number>, from: number, l: number, u: number, name: string): number {
   const n = x.length;
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let v = x[i]!;
+  let s = 0;
+  let below = 0;
+  let above = 0;
+  for (let i = from; i < n; i++) {
+    const v = x[i]!;
     if (v < l) {
       if (v === -Infinity) throw nonFinite(name, x);
-      v = l;
+      below++;
     } else if (v > u) {
       if (v === Infinity) throw nonFinite(name, x);
-      v = u;
-    } else if (v !== v) throw nonFinite(name, x);
-    out[i] = v;
+      above++;
+    } else s += v;
+  }
+  if (s !== s) throw nonFinite(name, x); // a NaN fails both comparisons and poisons the sum
+  return s + below * l + above * u;
+}
+
+/**
+ * x clipped to [l, u] into a new Float64Array, with a typed error on non-finite elements. A
+ * Float64Array is copied with `slice` (a block copy) and then scanned once with a predictable branch,
+ * clipping in place only where needed; other arrays are converted element by element.
+ */
+export function clipToFloat64(x: ArrayLike<number>, l: number, u: number, name: string): Float64Array {
+  const n = x.length;
+  const out = x instanceof Float64Array ? x.slice() : Float64Array.from(x as ArrayLike<number>);
+  for (let i = 0; i < n; i++) {
+    const v = out[i]!;
+    if (!(v >= l && v <= u)) {
+      if (v < l) {
+        if (v === -Infinity) throw nonFinite(name, x);
+        out[i] = l;
+      } else if (v > u) {
+        if (v === Infinity) throw nonFinite(name, x);
+        out[i] = u;
+      } else throw nonFinite(name, x);
+    }
   }
   return out;
 }

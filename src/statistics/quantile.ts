@@ -71,9 +71,13 @@ export function quantileFromSorted(sorted: Float64Array, q: number, eps: number,
     const z = i <= n ? sorted[i - 1]! : u;
     const w = z - prev;
     if (w > 0) {
-      const wt = w * invMax * Math.exp(-half * Math.abs(i - 1 - target) - bestExp);
-      weights[i - 1] = wt;
-      total += wt;
+      const e = -half * Math.abs(i - 1 - target) - bestExp;
+      if (e > -746) {
+        // exp(e) underflows to 0 below -745.2; skipping it saves the exp for far-away intervals
+        const wt = w * invMax * Math.exp(e);
+        weights[i - 1] = wt;
+        total += wt;
+      }
     }
     prev = z;
   }

@@ -47,6 +47,10 @@ describe('validation', () => {
     throwsArg(() => meanDP([1, NaN], { ...b, eps: 1 }), 'x[1]');
     throwsArg(() => meanDP([1, 0.5, Infinity], { ...b, eps: 1 }), 'x[2]');
     throwsArg(() => meanDP([-Infinity], { ...b, eps: 1 }), 'x[0]');
+    throwsArg(() => meanDP([5, 0.5, NaN], { ...b, eps: 1 }), 'x[2]');
+    throwsArg(() => meanDP(Float64Array.from([0.5, -2, 0.5, Infinity]), { ...b, eps: 1 }), 'x[3]');
+    throwsArg(() => meanDP([NaN, 5], { ...b, eps: 1 }), 'x[0]');
+    throwsArg(() => quantileDP(Float64Array.from([0.5, -2, NaN]), 0.5, { ...b, eps: 1 }), 'x[2]');
     throwsArg(() => varDP([1], { ...b, eps: 1 }), 'x');
     throwsArg(() => sdDP([1, NaN], { ...b, eps: 1 }), 'x[1]');
     throwsArg(() => covDP([1, 2], [1], { eps: 1, lower1: 0, upper1: 1, lower2: 0, upper2: 1 }), 'x2');
@@ -76,6 +80,18 @@ describe('validation', () => {
     throwsArg(() => smoothMedianDP([1], 1, { ...b, noise: 'heavy-tailed', gamma: 1 }), 'gamma');
     throwsArg(() => smoothMedianDP([1], 1, { ...b, noise: 'cauchy' as never, delta: 0.1 }), 'noise');
     throwsArg(() => smoothMedianDP([1], 1, { ...b, delta: 0.1, noiseMode: 'exact' as never }), 'noiseMode');
+  });
+});
+
+describe('clipped sums', () => {
+  it('equal the naive clipped sum whatever the position of the outliers', () => {
+    const r = seededRng(11);
+    for (let t = 0; t < 50; t++) {
+      const x = Array.from({ length: 200 }, () => (r.nextDouble() < 0.1 ? 10 * (r.nextDouble() - 0.5) : r.nextDouble()));
+      const naive = x.reduce((s, v) => s + Math.min(1, Math.max(0, v)), 0) / x.length;
+      expect(meanDP(x, { ...b, eps: 1e12, noise: 'float' })).toBeCloseTo(naive, 9);
+      expect(meanDP(Float64Array.from(x), { ...b, eps: 1e12, noise: 'float' })).toBeCloseTo(naive, 9);
+    }
   });
 });
 
