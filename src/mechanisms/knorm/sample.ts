@@ -18,7 +18,7 @@
  */
 import { InfeasibleError, InvalidArgumentError } from '../../errors.js';
 import { gammaP } from '../../math/special.js';
-import { fillLaplace, sampleGamma, sampleUnitSphere } from '../../random/continuous.js';
+import { fillLaplace, fillNormal, sampleGamma, sampleUnitSphere } from '../../random/continuous.js';
 import type { Rng } from '../../random/rng.js';
 import type { ConvexBody, KNormSpec } from './ball.js';
 
@@ -115,6 +115,23 @@ export function sampleKNormNoise(rng: Rng, norm: KNormSpec, m: number, rate: num
   if (typeof norm !== 'string') checkRejectionFeasible(norm, opts.minAcceptance);
   const maxProposals = opts.maxProposals ?? 1e6;
   if (!Number.isInteger(maxProposals) || maxProposals < 1) throw new InvalidArgumentError('maxProposals', 'must be an integer >= 1', maxProposals);
+  if (norm === 'l1') return fillLaplace(rng, out, 1 / rate); // iid coordinates: one vectorised fill
+  if (norm === 'l2' && count > 1) {
+    // Vectorised: all the normals at once, then per vector the direction Z/|Z| times r ~ Gamma(m, rate).
+    fillNormal(rng, out);
+    for (let c = 0; c < count; c++) {
+      const off = c * m;
+      let s = 0;
+      for (let i = 0; i < m; i++) s += out[off + i]! * out[off + i]!;
+      if (!(s > 0 && Number.isFinite(s))) {
+        sampleKNormInto(rng, 'l2', m, rate, out, off);
+        continue;
+      }
+      const f = sampleGamma(rng, m, rate) / Math.sqrt(s);
+      for (let i = 0; i < m; i++) out[off + i]! *= f;
+    }
+    return out;
+  }
   for (let c = 0; c < count; c++) sampleKNormInto(rng, norm, m, rate, out, c * m, opts.stats, maxProposals);
   return out;
 }
