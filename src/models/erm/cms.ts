@@ -65,7 +65,14 @@ export interface PerturbedFit {
   iterations: number;
 }
 
-/** CMS objective perturbation on a preprocessed problem (||x_i|| <= 1, |l'| <= 1, |l''| <= c). */
+/**
+ * CMS objective perturbation (Algorithm 2) on a preprocessed problem (||x_i|| <= 1, |l'| <= 1,
+ * |l''| <= c, R 1-strongly convex): b with ||b|| ~ Gamma(d, eps'/2) and a uniform direction, then
+ * argmin J(theta) + (b . theta)/n + (Delta/2)||theta||^2, exactly. eps-DP, replace-one neighbours
+ * (CMS Theorem 9). No sensitivity enters directly: the proof bounds the change of b needed to keep
+ * the same minimiser (||b - b'|| <= 2 since |l'| <= 1, ||x|| <= 1) and the Jacobian ratio
+ * (<= (1 + c/(gamma + n Delta))^2, absorbed by the log term of eps').
+ */
 export function cmsObjectivePerturbation(p: ErmProblem, eps: number, c: number, rng: Rng, solve: ErmSolveOptions = {}): PerturbedFit & CmsObjectiveParameters {
   const params = cmsObjectiveParameters(eps, p.gamma, c, p.n);
   if (p.weights !== undefined) throw new InvalidArgumentError('weights', 'are supported with output perturbation only (Giddens et al. 2023)');
@@ -79,7 +86,12 @@ export function cmsOutputSensitivity(gamma: number, weightsUpperBound = 1): numb
   return (2 * weightsUpperBound) / gamma;
 }
 
-/** CMS output perturbation (weighted when p.weights is set, with weights in [0, weightsUpperBound]). */
+/**
+ * CMS output perturbation (Algorithm 1; weighted when p.weights is set, weights in [0, W]):
+ * theta* + b with ||b|| ~ Gamma(d, eps / S) and a uniform direction, where S = 2W/gamma is the
+ * l2-sensitivity of the exact minimiser theta* (CMS Corollary 8 with n Lambda = gamma; Giddens et
+ * al. 2023 for the weights). eps-DP, replace-one neighbours.
+ */
 export function cmsOutputPerturbation(p: ErmProblem, eps: number, rng: Rng, weightsUpperBound = 1, solve: ErmSolveOptions = {}): PerturbedFit & { sensitivity: number } {
   checkEpsilon(eps);
   checkPositive(weightsUpperBound, 'weightsUpperBound');

@@ -45,7 +45,12 @@ export function kstParameters(eps: number, delta: number, zeta: number, lambda: 
   return { Delta, rate: 0, sigma: (zeta * Math.sqrt(8 * Math.log(2 / delta) + 4 * eps)) / eps };
 }
 
-/** KST objective perturbation on a preprocessed problem. */
+/**
+ * KST objective perturbation (Algorithm 1) on a preprocessed problem: Delta = 2 lambda/eps, b with
+ * ||b|| ~ Gamma(d, eps/(2 zeta)) (delta = 0, eps-DP) or b ~ N(0, zeta^2 (8 ln(2/delta) + 4 eps)/eps^2
+ * I) ((eps, delta)-DP), then the exact argmin over F of J + Delta ||theta||^2/(2n) + (b . theta)/n.
+ * Replace-one neighbours; the l2-sensitivity of the data gradient is 2 zeta (KST Theorem 2).
+ */
 export function kstObjectivePerturbation(p: ErmProblem, o: KstOptions, rng: Rng): PerturbedFit & { Delta: number; sigma: number } {
   const delta = o.delta ?? 0;
   const { Delta, rate, sigma } = kstParameters(o.eps, delta, o.zeta, o.lambda);
