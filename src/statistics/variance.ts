@@ -18,6 +18,56 @@ import {
   type StatResult,
 } from './common.js';
 import { applyNoise, checkExactAllowed, makeRelease, noiseHalfWidthFor, planNoise } from './noise.js';
+import { boundedLaplaceScale, sampleBoundedLaplace } from '../mechanisms/bounded-laplace.js';
+import type { Release } from '../release.js';
+import { checkDelta, checkEpsilon } from '../validation.js';
+import { checkOptionsObject, parseRelations, type StatMechanism } from './common.js';
+
+/**
+ * Options of {@link varDP} and {@link sdDP}: those of every bounded statistic, plus
+ * `mechanism: 'bounded-laplace'` (delta optional, default 0) for a release that is positive by
+ * construction.
+ */
+export type VarianceOptions = Omit<BoundedStatOptions, 'mechanism'> & { mechanism?: StatMechanism | 'bounded-laplace' };
+
+/**
+ * The bounded Laplace path of varDP/sdDP: Holohan et al.'s mechanism on the public range
+ * [0, vmax], vmax = (u-l)^2 n/(4(n-1)) (no sample variance of n values in [l, u] is larger), with the
+ * scale of Theorem 26 for sensitivity (u-l)^2/n (<= vmax). Floating-point sampler (see bounded-laplace.ts).
+ */
+function boundedLaplaceVariance(
+  x: ArrayLike<number>,
+  opts: VarianceOptions,
+  name: string,
+  post: (v: number) => number,
+  halfWidth: (w: number) => number,
+): unknown {
+  checkOptionsObject(opts);
+  const eps = checkEpsilon(opts.eps);
+  const delta = opts.delta === undefined ? 0 : checkDelta(opts.delta, 'delta', { allowZero: true });
+  if (opts.noise !== undefined && opts.noise !== 'float') throw new InvalidArgumentError('noise', "must be 'float' (or omitted) with mechanism 'bounded-laplace', whose sampler is floating-point", opts.noise);
+  const relations = parseRelations(opts.neighbors);
+  const [l, u] = parseBounds(opts);
+  const data = checkNumericContainer(x, 'x', 2);
+  const n = data.length;
+  const sens = ((u - l) * (u - l)) / n;
+  const vmax = ((u - l) * (u - l) * n) / (4 * (n - 1));
+  const b = boundedLaplaceScale(eps, delta, sens, 0, vmax);
+  return runStatistic(
+    opts,
+    name,
+    { eps, delta, relations, mechanism: 'bounded-laplace' },
+    () => Math.min(vmax, clippedMeanSS(data, l, u, 'x').ss / (n - 1)),
+    (v: number, relation: Neighbors, rng: Rng): Release<number> => ({
+      value: post(sampleBoundedLaplace(rng, v, b, 0, vmax)),
+      mechanism: 'bounded-laplace',
+      guarantee: { eps, delta, neighbors: relation },
+      sensitivity: sens,
+      scale: b,
+      noiseHalfWidth: (alpha = 0.05) => halfWidth(b * Math.log(1 / checkAlpha(alpha))),
+    }),
+  );
+}
 
 /**
  * Private sample variance (denominator n - 1) of x clipped to [lower, upper], n >= 2.
@@ -32,8 +82,9 @@ import { applyNoise, checkExactAllowed, makeRelease, noiseHalfWidthFor, planNois
  * `mechanism: 'bounded-laplace'`: the bounded Laplace mechanism (Holohan et al. 2018) on the public range
  * [0, (u - l)^2 n/(4(n - 1))] of the sample variance of n values in [l, u], with the scale of Theorem 26.
  */
-export function varDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
-  const p = parseNoiseOptions(opts);
+export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
+  if (opts?.mechanism === 'bounded-laplace') return boundedLaplaceVariance(x, opts, 'varDP', (v) => v, (w) => w) as StatResult<number, O>;
+  const p = parseNoiseOptions(opts as BoundedStatOptions);
   const [l, u] = parseBounds(opts);
   const data = checkNumericContainer(x, 'x', 2);
   checkExactAllowed(p, false, 'the variance');
@@ -56,10 +107,12 @@ export function varDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: 
  * Private standard deviation: the square root of the released {@link varDP} (post-processing; same
  * guarantee and sensitivity as the variance, whose noise scale is reported). With `details`, the
  * half-width is sqrt(w) where w is the variance noise's half-width, since |sqrt(a) - sqrt(b)| <= sqrt(|a - b|)
- * (and the clamp at 0 only brings the released variance closer to the true one).
+ * (and the clamp at 0 only brings the released variance closer to the true one). With
+ * `mechanism: 'bounded-laplace'` the variance comes from the bounded Laplace path of {@link varDP}.
  */
-export function sdDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
-  const p = parseNoiseOptions(opts);
+export function sdDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
+  if (opts?.mechanism === 'bounded-laplace') return boundedLaplaceVariance(x, opts, 'sdDP', Math.sqrt, Math.sqrt) as StatResult<number, O>;
+  const p = parseNoiseOptions(opts as BoundedStatOptions);
   const [l, u] = parseBounds(opts);
   const data = checkNumericContainer(x, 'x', 2);
   checkExactAllowed(p, false, 'the standard deviation');

@@ -18,6 +18,11 @@ describe('audit: varDP and covDP', () => {
     const bad = auditDP({ mechanism: (x: readonly number[], rng) => varDP(x, { ...o, eps: 2, rng }), neighbors: nb, eps: 1, seed: 85, samples: 20_000 });
     expect(bad.passed, formatAudit(bad)).toBe(false);
   });
+  it("varDP with mechanism 'bounded-laplace' passes at the edge of its range", () => {
+    const nb: [number[], number[]] = [[0, 0, 0], [0, 0, 1]]; // variance 0 (= the lower end) and 1/3 = sensitivity
+    const ok = auditDP({ mechanism: (x: readonly number[], rng) => varDP(x, { ...o, eps: 1, mechanism: 'bounded-laplace', rng }), neighbors: nb, eps: 1, seed: 96, samples: 20_000 });
+    expect(ok.passed, formatAudit(ok)).toBe(true);
+  });
   it('covDP passes and its n + 1 variant is flagged', () => {
     const nb: [[number[], number[]], [number[], number[]]] = [[[0, 0], [0, 0]], [[0, 1], [0, 1]]]; // covariances 0 and 1/2 = (u1-l1)(u2-l2)/n
     const c = { lower1: 0, upper1: 1, lower2: 0, upper2: 1 };
