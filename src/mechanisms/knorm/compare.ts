@@ -99,6 +99,18 @@ export function sensitivitySpace<R = number[]>(
   return out;
 }
 
+/** A sensitivity space given by a statistic and a record domain, sampled by {@link sensitivitySpace}. */
+export interface SensitivitySpaceSpec {
+  T: (data: any[]) => ArrayLike<number>;
+  domain: ((rng: Rng) => unknown) | [lo: number[], hi: number[]];
+  samples?: number;
+  n?: number;
+}
+
+function isSpec(x: unknown): x is SensitivitySpaceSpec {
+  return typeof x === 'object' && x !== null && typeof (x as SensitivitySpaceSpec).T === 'function';
+}
+
 /** A candidate norm: built-in lp balls, the hull of the space, or a custom unit ball. */
 export type CandidateNorm =
   | 'l1'
@@ -159,8 +171,8 @@ function lpFactor(p: number, q: number, m: number): number {
 }
 
 /**
- * Compares candidate K-norm mechanisms for a sensitivity space given as points (e.g. from
- * {@link sensitivitySpace} or an exact parametrisation). For each candidate: the sensitivity (the
+ * Compares candidate K-norm mechanisms for a sensitivity space given as points (e.g. from an exact
+ * parametrisation) or as { T, domain, samples, n } (sampled by {@link sensitivitySpace} with `rng`). For each candidate: the sensitivity (the
  * largest gauge over the points), the volume of the scaled ball Delta_K K, the entropy; the
  * containment between the scaled balls; the volume order; and the recommendation: the convex hull
  * of the points when it is a valid norm ball (full-dimensional, Theorem 3.19), else the smallest volume.
@@ -171,10 +183,11 @@ function lpFactor(p: number, q: number, m: number): number {
  * `sensitivities` overrides the computed sensitivity of named candidates (e.g. published bounds).
  */
 export async function compareKNorms(
-  points: number[][],
+  space: number[][] | SensitivitySpaceSpec,
   candidates: CandidateNorm[] = ['l1', 'l2', 'linf', 'hull'],
   opts: { sensitivities?: Record<string, number>; rng?: Rng; volumeSamples?: number } = {},
 ): Promise<KNormComparison> {
+  const points = Array.isArray(space) ? space : isSpec(space) ? sensitivitySpace(space.T, space.domain, { samples: space.samples, n: space.n, rng: opts.rng }) : space;
   if (!Array.isArray(points) || points.length === 0) throw new InvalidArgumentError('points', 'must be a non-empty array of difference vectors', points);
   const m = points[0]!.length;
   if (!Number.isInteger(m) || m < 1) throw new InvalidArgumentError('points[0]', 'must be a non-empty array of numbers', points[0]);

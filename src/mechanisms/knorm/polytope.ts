@@ -283,6 +283,15 @@ async function lpHull(pts: number[][]): Promise<Polytope> {
     return requireOptimal(r, 'polytope gauge').objective;
   };
   const box = boxOf(pts);
+  // The origin must be interior: every coordinate direction (both signs) must have a finite gauge.
+  for (let i = 0; i < m; i++)
+    for (const s of [1, -1]) {
+      const e = new Float64Array(m);
+      e[i] = s;
+      setQuery(gaugeSession, e);
+      const r = gaugeSession.solve();
+      if (r.status !== 'optimal') throw new InvalidArgumentError('points', 'must have a convex hull containing the origin in its interior');
+    }
   return new Polytope(m, box, { kind: 'lp', member, gauge: gaugeFn }, { vertices: pts });
 }
 

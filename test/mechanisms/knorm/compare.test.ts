@@ -88,6 +88,9 @@ describe('Example 2.10 / 3.20 / 3.22 of Awan & Slavkovic, from our own computati
     const c = await compareKNorms(pts, ['l1', 'l2', 'linf', 'hull']);
     expect(c.candidates.find((r) => r.name === 'linf')!.sensitivity).toBe(2); // attained at the corners
     expect(c.candidates.find((r) => r.name === 'l1')!.sensitivity).toBeLessThanOrEqual(3.125);
+    const viaSpec = await compareKNorms({ T, domain: [[-1], [1]], samples: 2000, n: 2 }, ['linf', 'hull'], { rng: seededRng('spec') });
+    expect(viaSpec.candidates[0]!.sensitivity).toBe(2);
+    expect(viaSpec.recommendation).toBe('hull');
     const flat = await compareKNorms(pts.map((u) => [u[0]!, 2 * u[0]!]), ['l1', 'linf', 'hull']);
     expect(flat.candidates.map((r) => r.name)).toEqual(['l1', 'linf']);
     expect(flat.reason).toMatch(/not full-dimensional/);

@@ -92,5 +92,6 @@ describe('Polytope', () => {
     await expect(Polytope.fromHalfspaces([[1, 0], [0, 1]], [1])).rejects.toThrow(/b must be/);
     await expect(Polytope.fromVertices([[1, Number.NaN]])).rejects.toThrow(/finite/);
     await expect(Polytope.fromHalfspaces([[1, 0, 0, 0]], [1])).rejects.toThrow(/unbounded/);
+    await expect(Polytope.fromVertices([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [-1, -1, -1, 0]])).rejects.toThrow(/origin/);
   });
 });
