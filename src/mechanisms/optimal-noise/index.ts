@@ -17,3 +17,14 @@ export {
   type ComparisonResult,
   type ComparisonRow,
 } from './reference.js';
+export {
+  DataDependentNoise,
+  dataDependentNoiseMechanism,
+  groupedCells,
+  optimizeDataDependentNoise,
+  uniformCells,
+  verifyDataDependent,
+  type DataDependentJSON,
+  type DataDependentOptions,
+  type DataDependentProgress,
+} from './data-dependent.js';
