@@ -10,7 +10,7 @@ import { logGamma } from '../../math/special.js';
 import { resolveRng, type Rng } from '../../random/rng.js';
 import { checkInteger, checkPositive } from '../../validation.js';
 import { normL1, normL2, normLinf } from './ball.js';
-import { Polytope } from './polytope.js';
+import { Polytope, type VolumeEstimate } from './polytope.js';
 
 /**
  * Volume of the lp ball of radius r in R^m: (2 r Gamma(1 + 1/p))^m / Gamma(1 + m/p)
@@ -27,6 +27,15 @@ export function lpBallLogVolume(p: number, m: number, r = 1): number {
   checkPositive(r, 'r');
   if (p === Infinity) return m * Math.log(2 * r);
   return m * (Math.log(2 * r) + logGamma(1 + 1 / p)) - logGamma(1 + m / p);
+}
+
+/**
+ * Volume of a polytope: exact in 2 and 3 dimensions, else hit-or-miss Monte Carlo in its bounding box
+ * with a 95% Wilson interval (`samples` draws with `rng`).
+ */
+export function polytopeVolume(polytope: Polytope, opts: { rng?: Rng; samples?: number } = {}): VolumeEstimate {
+  if (!(polytope instanceof Polytope)) throw new InvalidArgumentError('polytope', 'must be a Polytope', polytope);
+  return polytope.volumeEstimate({ rng: polytope.volume === undefined ? resolveRng(opts.rng) : opts.rng, ...(opts.samples !== undefined ? { samples: opts.samples } : {}) });
 }
 
 /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { normL1, normLinf } from '../../../src/mechanisms/knorm/ball.js';
-import { convexHull2D, hullVolume, polygonArea, verticesFromHalfspaces } from '../../../src/mechanisms/knorm/geometry.js';
+import { convexHull2D, convexHullHV, hullVolume, polygonArea, verticesFromHalfspaces } from '../../../src/mechanisms/knorm/geometry.js';
 import { Polytope } from '../../../src/mechanisms/knorm/polytope.js';
+import { polytopeVolume } from '../../../src/mechanisms/knorm/compare.js';
 import { seededRng } from '../../../src/random/rng.js';
 
 const tetra = [[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]];
@@ -21,6 +22,30 @@ describe('exact geometry (2-D / 3-D)', () => {
     cube.push([0.5, 0.5, 0.5], [0.5, 0.5, 1]);
     expect(hullVolume(cube)).toBeCloseTo(1, 12);
     expect(hullVolume(tetra)).toBeCloseTo(8 / 3, 12); // regular tetrahedron of edge 2 sqrt 2
+  });
+
+  it('3-D hull of many points (iterative filter): a cube with interior points, points on a sphere', () => {
+    const rng = seededRng('h3');
+    const pts: number[][] = [];
+    for (const x of [-1, 1]) for (const y of [-1, 1]) for (const z of [-1, 1]) pts.push([x, y, z]);
+    for (let k = 0; k < 500; k++) pts.push([0, 1, 2].map(() => 2 * rng.nextDouble() - 1));
+    const cube = convexHullHV(pts);
+    expect(cube.A).toHaveLength(6);
+    expect(cube.vertices).toHaveLength(8);
+    expect(hullVolume(pts)).toBeCloseTo(8, 10);
+    const sphere: number[][] = [];
+    const N = 120;
+    for (let i = 0; i < N; i++) {
+      const z = 1 - (2 * i + 1) / N;
+      const r = Math.sqrt(1 - z * z);
+      const t = i * 2.399963229728653;
+      sphere.push([r * Math.cos(t), r * Math.sin(t), z]);
+    }
+    const hs = convexHullHV(sphere);
+    expect(hs.vertices).toHaveLength(N);
+    const v = hullVolume(sphere);
+    expect(v).toBeLessThan((4 / 3) * Math.PI);
+    expect(v).toBeGreaterThan(0.93 * (4 / 3) * Math.PI);
   });
 
   it('vertex enumeration from half-spaces', () => {
@@ -70,7 +95,7 @@ describe('Polytope', () => {
       if (Math.abs(l1 - 1) > 1e-6) expect(K.membership(u)).toBe(l1 <= 1);
       expect(K.gauge(u)).toBeCloseTo(l1, 7);
     }
-    const vol = K.volumeEstimate({ rng: seededRng('mc'), samples: 4000 });
+    const vol = polytopeVolume(K, { rng: seededRng('mc'), samples: 4000 });
     expect(vol.exact).toBe(false);
     expect(vol.ci[0]).toBeLessThan(16 / 24);
     expect(vol.ci[1]).toBeGreaterThan(16 / 24);
