@@ -20,8 +20,13 @@
  * (projected-gradient residual <= 1e-9 relative; ConvergenceError otherwise, nothing spent).
  * Coefficients are un-scaled to the inputs' units (intercept first with addBias).
  *
- * Guarantee: (eps, delta)-DP (delta = 0: eps-DP) for neighbouring data sets differing in one
- * replaced row (x_i, y_i) (bounded neighbours, as KST prove). R must be convex ('l2' is).
+ * Guarantee: (eps, delta)-DP (delta = 0: eps-DP) for neighbouring data sets differing by one added
+ * or removed row (unbounded neighbours): that is what KST prove for this calibration (the noise is
+ * scaled to zeta, the norm of ONE row's gradient; Awan & Slavkovic, seed 002 Sec. 4, note that the
+ * replace-one relation needs the gradient difference, up to 2 zeta). The mechanism never uses n
+ * beyond the 1/n normalisation (n J_b has the same minimiser), so it is defined for every n. For
+ * replace-one neighbours the guarantee is (2 eps, (1 + e^eps) delta) by group privacy. R must be
+ * convex ('l2' is).
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { Guarantee, ReleaseOptions } from '../release.js';
@@ -117,9 +122,9 @@ export class LinearRegressionDP {
     this.regularizer = checkRegularizer(options.regularizer);
   }
 
-  /** (eps, delta)-DP for replace-one (bounded) neighbours. */
+  /** (eps, delta)-DP for add/remove-one (unbounded) neighbours (see the class comment). */
   get guarantee(): Guarantee {
-    return { eps: this.eps, delta: this.delta, neighbors: 'bounded' };
+    return { eps: this.eps, delta: this.delta, neighbors: 'unbounded' };
   }
 
   /** Fits privately (validation, budget check, fit, spend on success only). */
@@ -128,7 +133,7 @@ export class LinearRegressionDP {
     const design = prepareLinearRegression(X, y, o, this.gamma, this.regularizer);
     resolveRng(o.rng);
     const mechanism = this.delta === 0 ? 'kst-objective-perturbation-gamma' : 'kst-objective-perturbation-gaussian';
-    const theta = runRelease(o, { eps: this.eps, delta: this.delta, neighbors: 'bounded', mechanism, name: 'LinearRegressionDP.fit' }, (rng) => {
+    const theta = runRelease(o, { eps: this.eps, delta: this.delta, neighbors: 'unbounded', mechanism, name: 'LinearRegressionDP.fit' }, (rng) => {
       const fit = kstObjectivePerturbation(
         design.problem,
         { eps: this.eps, delta: this.delta, zeta: design.zeta, lambda: design.lambda, project: ballProjection(design.radius) },

@@ -2,28 +2,35 @@
  * Private hyperparameter tuning (Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 4; DPpack's
  * tune_classification_model / tune_linear_regression_model).
  *
- * Given m candidate models that all carry the same guarantee (eps, delta) for replace-one (bounded)
- * neighbours, the n rows are split into m + 1 disjoint parts of sizes floor/ceil(n/(m+1)) (after a
- * uniformly random permutation drawn from the Rng unless `shuffled: true` says the rows are already
- * in random order; the split depends only on row positions, never on the data). Model i is fitted
- * on part i; every model is scored on part m + 1, and one model is selected by the exponential
- * mechanism with the same eps:
- * - classification: utility -(number of misclassified rows), sensitivity 1 (replacing one row of
- *   the scoring part changes each count by at most 1);
+ * Given m candidate models that all carry the same guarantee (eps, delta, neighbours), the n rows
+ * are split into m + 1 disjoint parts; model i is fitted on part i; every model is scored on part
+ * m + 1, and one model is selected by the exponential mechanism with the same eps:
+ * - classification: utility -(number of misclassified rows), sensitivity 1 (one row added,
+ *   removed or replaced in the scoring part changes each count by at most 1);
  * - linear regression: utility -(sum of squared errors), with y and the predictions clipped to the
  *   public bounds [l_y, u_y] of y, so one row changes each sum by at most (u_y - l_y)^2, the
  *   sensitivity used.
+ *
+ * The split never looks at the data:
+ * - models with a replace-one (bounded) guarantee (LogisticRegressionDP, SvmDP): a uniformly random
+ *   permutation from the Rng (skipped with `shuffled: true`, when the rows are already in random
+ *   order) cut into consecutive parts of sizes floor/ceil(n/(m+1)); replacing a row keeps its part.
+ * - models with an add/remove (unbounded) guarantee (LinearRegressionDP): every row is assigned to
+ *   a part independently and uniformly at random (sizes are then random), so adding or removing a
+ *   row changes only its own part and the other rows' assignment law is unchanged. `shuffled` is
+ *   not needed there. If a part comes out empty, InfeasibleError is thrown and nothing is spent.
  *
  * Guarantee (parallel composition, McSherry 2009): each row lies in exactly one part. A row of part
  * i only influences model i, which is (eps, delta)-DP, and the selection is post-processing of the
  * models and of the scoring part; a row of the scoring part only influences the exponential
  * mechanism, which is eps-DP. So the whole output (all fitted models and the selected index) is
- * (eps, delta)-DP for bounded neighbours, and it is charged ONCE as (eps, delta), not m times.
- * The models are fitted without charging the accountant themselves. If any fit fails (e.g. a
- * ConvergenceError), every model's own state is restored and nothing is spent, so no fitted
+ * (eps, delta)-DP for the models' neighbouring relation, and it is charged ONCE as (eps, delta),
+ * not m times. The models are fitted without charging the accountant themselves. If any fit fails
+ * (e.g. a ConvergenceError), every model's own state is restored and nothing is spent, so no fitted
  * coefficients are left behind unpaid.
  */
-import { InvalidArgumentError } from '../errors.js';
+import type { Neighbors } from '../accounting/accountant.js';
+import { InfeasibleError, InvalidArgumentError } from '../errors.js';
 import type { Guarantee, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { exponentialMechanism } from '../mechanisms/exponential.js';
@@ -56,26 +63,28 @@ export interface TuneLinearRegressionOptions extends ReleaseOptions {
   shuffled?: boolean;
 }
 
-function checkModels<F>(models: unknown, name: string): { models: TunableModel<F>[]; eps: number; delta: number } {
+function checkModels<F>(models: unknown, name: string): { models: TunableModel<F>[]; eps: number; delta: number; neighbors: Neighbors } {
   if (!Array.isArray(models) || models.length === 0) throw new InvalidArgumentError('models', 'must be a non-empty array of models', models);
   let eps = NaN;
   let delta = NaN;
+  let neighbors: Neighbors = 'bounded';
   models.forEach((m, i) => {
     if (typeof m !== 'object' || m === null || typeof (m as TunableModel<F>).fit !== 'function' || typeof (m as TunableModel<F>).predict !== 'function') {
       throw new InvalidArgumentError(`models[${i}]`, `must be a model with fit and predict (${name})`, m);
     }
     const g = (m as TunableModel<F>).guarantee;
-    if (typeof g !== 'object' || g === null || g.neighbors !== 'bounded') {
-      throw new InvalidArgumentError(`models[${i}].guarantee`, 'must be a guarantee for bounded (replace-one) neighbours: the positional split needs it');
+    if (typeof g !== 'object' || g === null || (g.neighbors !== 'bounded' && g.neighbors !== 'unbounded') || !(g.eps > 0) || !(g.delta >= 0)) {
+      throw new InvalidArgumentError(`models[${i}].guarantee`, 'must be a guarantee { eps, delta, neighbors }', g);
     }
     if (i === 0) {
       eps = g.eps;
       delta = g.delta;
-    } else if (g.eps !== eps || g.delta !== delta) {
-      throw new InvalidArgumentError(`models[${i}]`, `must have the same eps and delta as models[0] (${eps}, ${delta}) for parallel composition`, `(${g.eps}, ${g.delta})`);
+      neighbors = g.neighbors;
+    } else if (g.eps !== eps || g.delta !== delta || g.neighbors !== neighbors) {
+      throw new InvalidArgumentError(`models[${i}]`, `must have the same eps, delta and neighbours as models[0] (${eps}, ${delta}, ${neighbors}) for parallel composition`, `(${g.eps}, ${g.delta}, ${g.neighbors})`);
     }
   });
-  return { models: models as TunableModel<F>[], eps, delta };
+  return { models: models as TunableModel<F>[], eps, delta, neighbors };
 }
 
 /** Runs `body`; if it throws, the models' own properties are restored (no fitted state leaks unpaid). */
@@ -93,13 +102,44 @@ function restoringOnFailure<T>(models: readonly object[], body: () => T): T {
   }
 }
 
-/** Row indices split into `parts` disjoint consecutive blocks of a (shuffled) order. */
-function splitRows(n: number, parts: number, shuffled: boolean, rng: Rng): Int32Array[] {
+/** A uniform integer in [0, k) (rejection on 32-bit words; k <= 2^32). */
+function uniformBelow(rng: Rng, k: number): number {
+  const limit = 4294967296 - (4294967296 % k);
+  for (;;) {
+    const w = rng.nextUint32();
+    if (w < limit) return w % k;
+  }
+}
+
+/**
+ * Row indices split into `parts` disjoint parts: consecutive blocks of a (shuffled) order for
+ * bounded neighbours, independent uniform assignment for unbounded neighbours.
+ */
+function splitRows(n: number, parts: number, shuffled: boolean, rng: Rng, neighbors: Neighbors): Int32Array[] {
+  if (neighbors === 'unbounded') {
+    const which = new Int32Array(n);
+    const sizes = new Int32Array(parts);
+    for (let i = 0; i < n; i++) {
+      const k = uniformBelow(rng, parts);
+      which[i] = k;
+      sizes[k]!++;
+    }
+    const out = Array.from(sizes, (s) => new Int32Array(s));
+    const fill = new Int32Array(parts);
+    for (let i = 0; i < n; i++) {
+      const k = which[i]!;
+      out[k]![fill[k]!++] = i;
+    }
+    for (let k = 0; k < parts; k++) {
+      if (out[k]!.length === 0) throw new InfeasibleError(`private tuning: random part ${k} of ${parts} is empty (too few rows for ${parts - 1} models); nothing was spent`);
+    }
+    return out;
+  }
   const perm = new Int32Array(n);
   for (let i = 0; i < n; i++) perm[i] = i;
   if (!shuffled) {
     for (let i = n - 1; i > 0; i--) {
-      const j = Number(rng.nextBigIntBelow(BigInt(i + 1)));
+      const j = uniformBelow(rng, i + 1);
       const t = perm[i]!;
       perm[i] = perm[j]!;
       perm[j] = t;
@@ -138,7 +178,7 @@ function subVector(v: Float64Array, idx: Int32Array): Float64Array {
  */
 export function tuneClassificationModel<M extends TunableModel<TuneClassificationOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options?: TuneClassificationOptions): M {
   const o = checkOptionsObject<TuneClassificationOptions>(options, 'options');
-  const { models: ms, eps, delta } = checkModels<TuneClassificationOptions>(models, 'classification');
+  const { models: ms, eps, delta, neighbors } = checkModels<TuneClassificationOptions>(models, 'classification');
   const { n, d } = matrixShape(X, 'X');
   const m = ms.length;
   if (n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
@@ -148,8 +188,8 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
   if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
   const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
-  const index = runRelease(o, { eps, delta, neighbors: 'bounded', mechanism: 'private-tuning-exponential', name: 'tuneClassificationModel' }, (rng) => restoringOnFailure(ms, () => {
-    const parts = splitRows(n, m + 1, o.shuffled ?? false, rng);
+  const index = runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: 'tuneClassificationModel' }, (rng) => restoringOnFailure(ms, () => {
+    const parts = splitRows(n, m + 1, o.shuffled ?? false, rng, neighbors);
     const scoreIdx = parts[m]!;
     const Xs = subMatrix(data, d, scoreIdx);
     const ys = subVector(labels, scoreIdx);
@@ -170,7 +210,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
       for (let r = 0; r < ys.length; r++) if (pred[r] !== ys[r]) errors++;
       utility[i] = -errors;
     }
-    return exponentialMechanism(utility, eps, 1, { rng });
+    return exponentialMechanism(utility, eps, 1, { rng, neighbors });
   }));
   return models[index]!;
 }
@@ -182,7 +222,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
  */
 export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegressionOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options: TuneLinearRegressionOptions): M {
   const o = checkOptionsObject<TuneLinearRegressionOptions>(options, 'options');
-  const { models: ms, eps, delta } = checkModels<TuneLinearRegressionOptions>(models, 'linear regression');
+  const { models: ms, eps, delta, neighbors } = checkModels<TuneLinearRegressionOptions>(models, 'linear regression');
   const { n, d } = matrixShape(X, 'X');
   const m = ms.length;
   if (n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
@@ -196,8 +236,8 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
   const sensitivity = (uy - ly) * (uy - ly);
-  const index = runRelease(o, { eps, delta, neighbors: 'bounded', mechanism: 'private-tuning-exponential', name: 'tuneLinearRegressionModel' }, (rng) => restoringOnFailure(ms, () => {
-    const parts = splitRows(n, m + 1, o.shuffled ?? false, rng);
+  const index = runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: 'tuneLinearRegressionModel' }, (rng) => restoringOnFailure(ms, () => {
+    const parts = splitRows(n, m + 1, o.shuffled ?? false, rng, neighbors);
     const scoreIdx = parts[m]!;
     const Xs = subMatrix(data, d, scoreIdx);
     const ys = subVector(yv, scoreIdx);
@@ -216,7 +256,7 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
       }
       utility[i] = -sse;
     }
-    return exponentialMechanism(utility, eps, sensitivity, { rng });
+    return exponentialMechanism(utility, eps, sensitivity, { rng, neighbors });
   }));
   return models[index]!;
 }

@@ -82,7 +82,7 @@ describe('LinearRegressionDP', () => {
     expect(errs[3]!).toBeLessThan(errs[1]! / 10);
   });
 
-  it('charges (eps, delta) with bounded neighbours and accepts a column-major matrix', () => {
+  it('charges (eps, delta) with unbounded (add/remove) neighbours, as KST prove, and accepts a column-major matrix', () => {
     const Xs = X.slice(0, 2000);
     const ys = y.slice(0, 2000);
     const acc = new PrivacyAccountant({ eps: 1, delta: 1e-5 });
@@ -96,8 +96,8 @@ describe('LinearRegressionDP', () => {
     const b = new LinearRegressionDP({ eps: 0.5, delta: 1e-6, gamma: 1 }).fit(columnMajor(cm, n, 2), ys, { lower: LOWER, upper: UPPER, addBias: true, rng: seededRng(3) });
     expect(b.coeff).toEqual(a.coeff);
     expect(acc.spent()).toEqual({ eps: 0.5, delta: 1e-6 });
-    expect(acc.ledger()[0]!.neighbors).toBe('bounded');
-    expect(a.guarantee).toEqual({ eps: 0.5, delta: 1e-6, neighbors: 'bounded' });
+    expect(acc.ledger()[0]!.neighbors).toBe('unbounded');
+    expect(a.guarantee).toEqual({ eps: 0.5, delta: 1e-6, neighbors: 'unbounded' });
     const big = new LinearRegressionDP({ eps: 0.6, gamma: 1 });
     expect(() => big.fit(Xs, ys, { lower: LOWER, upper: UPPER, rng: seededRng(4), accountant: acc })).toThrow(BudgetExceededError);
     expect(acc.spent().eps).toBe(0.5);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
-import { BudgetExceededError, ConvergenceError, InvalidArgumentError } from '../../src/errors.js';
+import { BudgetExceededError, ConvergenceError, InfeasibleError, InvalidArgumentError } from '../../src/errors.js';
 import { LinearRegressionDP } from '../../src/models/linear.js';
 import { LogisticRegressionDP } from '../../src/models/logistic.js';
 import type { MatrixInput } from '../../src/models/matrix.js';
@@ -58,6 +58,40 @@ describe('tuneClassificationModel', () => {
     // shuffled: true keeps the order
     tuneClassificationModel(spies, X, y, { rng: seededRng(1), shuffled: true });
     expect(spies[0]!.fittedOn).toEqual(Array.from({ length: 25 }, (_, i) => i));
+  });
+
+  it('unbounded models: every row goes to an independent uniform part (random sizes), parts disjoint', () => {
+    const n = 4000;
+    const X = Array.from({ length: n }, (_, i) => [i]);
+    const y = X.map((_, i) => i % 2);
+    const ub: Guarantee = { eps: 1, delta: 0, neighbors: 'unbounded' };
+    const spies = [new SpyModel(0, ub), new SpyModel(1, ub), new SpyModel(0, ub)];
+    const acc = new PrivacyAccountant({ eps: 1 });
+    tuneClassificationModel(spies, X, y, { rng: seededRng(3), accountant: acc });
+    expect(acc.ledger()[0]!.neighbors).toBe('unbounded');
+    const seen = new Set<number>();
+    const sizes = spies.map((s) => s.fittedOn.length);
+    for (const s of spies) for (const r of s.fittedOn) {
+      expect(seen.has(r)).toBe(false);
+      seen.add(r);
+    }
+    // multinomial(4000, 1/4): each size within 6 sd (sd = 27.4) of 1000, and not all equal to the block sizes
+    for (const k of sizes) expect(Math.abs(k - 1000)).toBeLessThan(6 * 27.4);
+    expect(sizes.every((k) => k === 1000)).toBe(false);
+    // too few rows: an empty random part is reported and nothing is spent
+    const acc2 = new PrivacyAccountant({ eps: 100 });
+    const few = Array.from({ length: 4 }, (_, i) => [i]);
+    let empties = 0;
+    for (let s = 0; s < 20; s++) {
+      try {
+        tuneClassificationModel(spies, few, [0, 1, 0, 1], { rng: seededRng(100 + s), accountant: acc2 });
+      } catch (e) {
+        expect(e).toBeInstanceOf(InfeasibleError);
+        empties++;
+      }
+    }
+    expect(empties).toBeGreaterThan(0);
+    expect(acc2.ledger()).toHaveLength(20 - empties);
   });
 
   it('selects with the exponential mechanism: P(i) proportional to exp(-eps errors_i / 2) (chi-square)', () => {
@@ -126,7 +160,8 @@ describe('tuneClassificationModel', () => {
     expect(() => tuneClassificationModel([], X, y, { rng })).toThrow(/models/);
     expect(() => tuneClassificationModel([{} as SpyModel], X, y, { rng })).toThrow(/models\[0\]/);
     expect(() => tuneClassificationModel([new LogisticRegressionDP({ eps: 1, gamma: 1 }), new LogisticRegressionDP({ eps: 2, gamma: 1 })], X, y, { rng })).toThrow(/same eps/);
-    expect(() => tuneClassificationModel([new SpyModel(0, { eps: 1, delta: 0, neighbors: 'unbounded' })], X, y, { rng })).toThrow(/bounded/);
+    expect(() => tuneClassificationModel([new SpyModel(0), new SpyModel(0, { eps: 1, delta: 0, neighbors: 'unbounded' })], X, y, { rng })).toThrow(/neighbours/);
+    expect(() => tuneClassificationModel([new SpyModel(0, { eps: 1, delta: 0, neighbors: 'local' as 'bounded' })], X, y, { rng })).toThrow(/guarantee/);
     expect(() => tuneClassificationModel([new SpyModel(0)], X.slice(0, 1), y.slice(0, 1), { rng })).toThrow(/m \+ 1/);
     expect(() => tuneClassificationModel([new SpyModel(0)], X, y.map(() => 3), { rng })).toThrow(/y\[0\]/);
     expect(() => tuneClassificationModel([new SpyModel(0)], X, y, { rng, lower: [0], upper: [1] })).toThrow(/lower/);

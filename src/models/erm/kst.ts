@@ -5,7 +5,12 @@
  *
  * Assumptions: the loss l(theta; x, y) is convex in theta, zeta-Lipschitz on F (||grad l|| <=
  * zeta) and lambda-smooth with a Hessian of rank at most one (||Hess l|| <= lambda), R convex.
- * Neighbouring data sets differ in one replaced record (bounded neighbours).
+ * Neighbours: KST's guarantee is for data sets differing by one added or removed record (unbounded
+ * neighbours): one record moves the gradient of n J by at most zeta, which the noise absorbs at
+ * cost eps/2, and its rank-one Hessian changes the Jacobian by a factor <= 1 + lambda/Delta =
+ * 1 + eps/2 <= e^{eps/2}. As Awan & Slavkovic (seed 002, Sec. 4) point out, a replace-one guarantee
+ * would need zeta replaced by the bound on the DIFFERENCE of two records' gradients (up to
+ * 2 zeta); with this calibration replace-one holds at (2 eps, (1 + e^eps) delta) by group privacy.
  *
  *   Delta = 2 lambda / eps;
  *   pure eps-DP: b with density proportional to exp(-eps ||b||/(2 zeta)), i.e. ||b|| ~ Gamma(d,
@@ -49,7 +54,7 @@ export function kstParameters(eps: number, delta: number, zeta: number, lambda: 
  * KST objective perturbation (Algorithm 1) on a preprocessed problem: Delta = 2 lambda/eps, b with
  * ||b|| ~ Gamma(d, eps/(2 zeta)) (delta = 0, eps-DP) or b ~ N(0, zeta^2 (8 ln(2/delta) + 4 eps)/eps^2
  * I) ((eps, delta)-DP), then the exact argmin over F of J + Delta ||theta||^2/(2n) + (b . theta)/n.
- * Replace-one neighbours; the l2-sensitivity of the data gradient is 2 zeta (KST Theorem 2).
+ * Add/remove-one (unbounded) neighbours: one record's gradient has norm <= zeta.
  */
 export function kstObjectivePerturbation(p: ErmProblem, o: KstOptions, rng: Rng): PerturbedFit & { Delta: number; sigma: number } {
   const delta = o.delta ?? 0;
