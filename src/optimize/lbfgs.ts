@@ -330,7 +330,9 @@ export function minimizeProjected(fg: ObjectiveGradient, x0: Float64Array, proje
   // SPG from the projection of the better of start and the unconstrained result.
   const x = new Float64Array(n);
   x.set(tmp);
-  let f = fg(x, g);
+  let finite = true;
+  for (let i = 0; i < n; i++) if (!Number.isFinite(x[i]!)) finite = false;
+  let f = finite ? fg(x, g) : NaN;
   evaluations++;
   if (!(f <= f0)) {
     x.set(start);

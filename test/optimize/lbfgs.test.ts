@@ -223,6 +223,24 @@ describe('minimizeProjected', () => {
     expect(active).toBeGreaterThan(0);
   });
 
+  it('minimises a linear objective (unbounded below without the constraint) over a ball and a box', () => {
+    const c = [1, -2, 0.5];
+    const fg = (x: Float64Array, g: Float64Array) => {
+      let f = 0;
+      for (let i = 0; i < 3; i++) {
+        g[i] = c[i]!;
+        f += c[i]! * x[i]!;
+      }
+      return f;
+    };
+    const ball = minimizeProjected(fg, new Float64Array(3), ballProjection(1));
+    expect(ball.converged).toBe(true);
+    const nc = Math.hypot(...c);
+    for (let i = 0; i < 3; i++) expect(ball.x[i]).toBeCloseTo(-c[i]! / nc, 9);
+    const box = minimizeProjected(fg, new Float64Array(3), boxProjection([-1, -1, -1], [1, 1, 1]));
+    expect(Array.from(box.x)).toEqual([-1, 1, -1]);
+  });
+
   it('validates the projection', () => {
     expect(() => minimizeProjected(rosenbrock, Float64Array.of(1, 1), 3 as unknown as (x: Float64Array) => void)).toThrow(InvalidArgumentError);
     expect(() => ballProjection(-1)).toThrow(/radius/);
