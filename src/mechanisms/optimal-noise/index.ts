@@ -28,3 +28,4 @@ export {
   type DataDependentOptions,
   type DataDependentProgress,
 } from './data-dependent.js';
+export { stepPlotSvg, type StepPlotOptions, type StepSeries } from './plot.js';
