@@ -1,0 +1,287 @@
+/**
+ * 0/1-loss oracles for linear classifiers over the lattice W_tau as mixed-integer programs solved by
+ * HiGHS (through the LP/MIP bridge src/optimize/lp.ts; pass `backend: workerLpBackend()` from
+ * dpkit/node to run the solves in a worker thread).
+ *
+ * Model (Neel, Roth, Vietri & Wu 2019, Appendix D.2, programs (11) and (13), made exact for HiGHS):
+ *
+ *   variables  k_j in [-K, K]                   w_j = tau k_j
+ *              z_{j,v} in {0,1}, v = -K..K     one-hot encoding of k_j: sum_v z_{j,v} = 1, k_j = sum_v v z_{j,v}
+ *              u_t in {0,1}, t = 0..T          one-hot encoding of the integer |k|^2 = sum_j sum_v v^2 z_{j,v}
+ *                                               = sum_t t u_t, sum_t u_t = 1, T = floor(D^2 / tau^2)
+ *              e_i in {0,1}                    loss indicator of example i
+ *   rows       p_i > 0: y_i <w, x_i> + c_i e_i >= margin    (e_i = 0 only if the example is classified with margin)
+ *              p_i < 0: y_i <w, x_i> - c_i' (1 - e_i) <= margin - xi   (e_i = 1 only if it is misclassified)
+ *   objective  sum_i p_i e_i - tau sum_j a_j k_j - h sum_t sqrt(D^2 - tau^2 t) u_t
+ *
+ * so it minimises sum_i p_i 1[y_i <w, x_i> < margin] - <a, w> - h sqrt(D^2 - |w|_2^2) exactly over
+ * W_tau = {w in tau Z^d : |w_j| <= B, |w|_2 <= D}: the paper's quadratic constraint
+ * lambda^2 + |w|^2 <= D^2 (which HiGHS cannot express) is replaced by the one-hot encoding of the
+ * integer |k|^2, which turns the concave term sqrt(D^2 - |w|^2) into a linear one. The big-M
+ * constants are per row: c_i = margin + min(tau K |x_i|_1, D |x_i|_2) >= margin - y_i <w, x_i>.
+ *
+ * - OPDisc's projected oracle (Definition 2.2): a = eta_{1..d} / D, h = eta_{d+1} / D, p_i = 1.
+ * - RSPM's weighted oracle (Definition A.2): a = 0, h = 0, real weights p_i (the separator examples
+ *   carry Gaussian weights). A negative weight needs the second row, which is exact up to xi = 1e-7:
+ *   an example with margin - xi < y_i <w, x_i> < margin cannot be counted as an error (this never
+ *   occurs for the unit-vector separator examples on an integer lattice, whose scores are integers).
+ * - When the coordinate box alone is the space (D >= tau K sqrt(d)) and h = 0, the one-hot
+ *   encodings are omitted and k_j are plain integer variables.
+ *
+ * Certificate: HiGHS' status and final gap; the returned w is rounded to the lattice and its
+ * objective recomputed exactly. `bound` = MIP objective - gap max(1, |objective|) (a lower bound on the
+ * model's minimum), `alpha` = recomputed objective - bound, `certified` when HiGHS proved optimality
+ * and alpha <= `alphaTolerance` (default 1e-6).
+ */
+import { InvalidArgumentError } from '../../errors.js';
+import { inProcessLpBackend, LpBuilder, solveLp, type LpBackend, type LpResult } from '../lp.js';
+import { checkClassificationData, checkMargin, makeLattice, zeroOneLoss, type ClassificationData, type Lattice, type LatticeSpec, type OracleResult, type OracleStatus, type ProjectedOracle, type LinearOracle } from './types.js';
+
+export interface ZeroOneMipOptions {
+  /** The classifier lattice W_tau. */
+  lattice: LatticeSpec;
+  /** Loss margin: l_i(w) = 1[y_i <w, x_i> < margin] (default 1e-4). */
+  margin?: number;
+  /** Per-solve wall-clock limit in seconds (default 60). */
+  timeLimit?: number;
+  /** Accept a certificate when objective - bound <= alphaTolerance (default 1e-6). */
+  alphaTolerance?: number;
+  /** Where HiGHS runs (default in-process; dpkit/node's workerLpBackend() for a worker thread). */
+  backend?: LpBackend;
+  /** Extra HiGHS options (snake_case), e.g. { threads: 1 }. */
+  highsOptions?: Record<string, boolean | number | string>;
+}
+
+/** The objective's perturbation terms: -<a, w> - h sqrt(D^2 - |w|^2). */
+export interface ZeroOneObjective {
+  /** Linear coefficients a (length d); default 0. */
+  linear?: ArrayLike<number>;
+  /** Coefficient h of sqrt(D^2 - |w|_2^2); default 0. */
+  sphere?: number;
+}
+
+const XI = 1e-7;
+
+interface Checked {
+  data: ClassificationData;
+  lat: Lattice;
+  margin: number;
+  timeLimit: number;
+  alphaTol: number;
+  backend: LpBackend;
+  highsOptions: Record<string, boolean | number | string>;
+}
+
+function checkOptions(data: ClassificationData, o: ZeroOneMipOptions): Checked {
+  checkClassificationData(data);
+  if (typeof o !== 'object' || o === null) throw new InvalidArgumentError('options', 'must be an object { lattice, ... }', o);
+  const lat = makeLattice(o.lattice, data.d);
+  const margin = checkMargin(o.margin);
+  const timeLimit = o.timeLimit ?? 60;
+  if (typeof timeLimit !== 'number' || !(timeLimit > 0)) throw new InvalidArgumentError('timeLimit', 'must be a number > 0 (seconds)', timeLimit);
+  const alphaTol = o.alphaTolerance ?? 1e-6;
+  if (typeof alphaTol !== 'number' || !(alphaTol >= 0) || !Number.isFinite(alphaTol)) throw new InvalidArgumentError('alphaTolerance', 'must be a finite number >= 0', alphaTol);
+  return { data, lat, margin, timeLimit, alphaTol, backend: o.backend ?? inProcessLpBackend, highsOptions: o.highsOptions ?? {} };
+}
+
+/** The objective sum_i p_i l_i(w) - <a, w> - h sqrt(D^2 - |w|^2), evaluated exactly. */
+export function zeroOneObjective(data: ClassificationData, w: ArrayLike<number>, margin: number, radius: number, obj: ZeroOneObjective = {}): number {
+  let v = zeroOneLoss(data, w, margin);
+  let s = 0;
+  for (let j = 0; j < data.d; j++) {
+    if (obj.linear) v -= obj.linear[j]! * w[j]!;
+    s += w[j]! * w[j]!;
+  }
+  if (obj.sphere) v -= obj.sphere * Math.sqrt(Math.max(0, radius * radius - s));
+  return v;
+}
+
+/** Build the MIP (exported for tests and benchmarks). Column layout: k (d), then z, u, e. */
+export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: number, obj: ZeroOneObjective): { builder: LpBuilder; kIndex: number } {
+  const { n, d, X, y, weights } = data;
+  const { tau, K, radius: D, T } = lat;
+  const h = obj.sphere ?? 0;
+  const b = new LpBuilder();
+  const needOneHot = h !== 0 || T < K * K * d;
+  const k0 = b.addVariables(d, { lower: -K, upper: K, integer: !needOneHot });
+  for (let j = 0; j < d; j++) {
+    const a = obj.linear ? obj.linear[j]! : 0;
+    if (!Number.isFinite(a)) throw new InvalidArgumentError(`linear[${j}]`, 'must be finite', a);
+    b.setCost(k0 + j, -tau * a);
+  }
+  if (!Number.isFinite(h)) throw new InvalidArgumentError('sphere', 'must be finite', h);
+  if (needOneHot) {
+    const V = 2 * K + 1;
+    const z0 = b.addVariables(d * V, { lower: 0, upper: 1, integer: true });
+    const u0 = b.addVariables(T + 1, { lower: 0, upper: 1, integer: true });
+    for (let t = 0; t <= T; t++) b.setCost(u0 + t, -h * Math.sqrt(Math.max(0, D * D - tau * tau * t)));
+    const idx: number[] = [];
+    const val: number[] = [];
+    for (let j = 0; j < d; j++) {
+      idx.length = 0;
+      val.length = 0;
+      for (let v = 0; v < V; v++) {
+        idx.push(z0 + j * V + v);
+        val.push(1);
+      }
+      b.addRow(idx, val, 1, 1);
+      idx.length = 0;
+      val.length = 0;
+      idx.push(k0 + j);
+      val.push(1);
+      for (let v = 0; v < V; v++) {
+        if (v === K) continue;
+        idx.push(z0 + j * V + v);
+        val.push(-(v - K));
+      }
+      b.addRow(idx, val, 0, 0);
+    }
+    idx.length = 0;
+    val.length = 0;
+    for (let t = 0; t <= T; t++) {
+      idx.push(u0 + t);
+      val.push(1);
+    }
+    b.addRow(idx, val, 1, 1);
+    idx.length = 0;
+    val.length = 0;
+    for (let t = 1; t <= T; t++) {
+      idx.push(u0 + t);
+      val.push(t);
+    }
+    for (let j = 0; j < d; j++) {
+      for (let v = 0; v < V; v++) {
+        if (v === K) continue;
+        idx.push(z0 + j * V + v);
+        val.push(-((v - K) * (v - K)));
+      }
+    }
+    b.addRow(idx, val, 0, 0);
+  }
+  const idx = new Array<number>(d + 1);
+  const val = new Array<number>(d + 1);
+  for (let i = 0; i < n; i++) {
+    const p = weights ? weights[i]! : 1;
+    if (p === 0) continue;
+    let l1 = 0;
+    let l2 = 0;
+    const o = i * d;
+    for (let j = 0; j < d; j++) {
+      const x = X[o + j]!;
+      l1 += Math.abs(x);
+      l2 += x * x;
+    }
+    const M = Math.min(tau * K * l1, D * Math.sqrt(l2)) * (1 + 1e-9);
+    const e = b.addVariable({ lower: 0, upper: 1, integer: true, cost: p });
+    let q = 0;
+    for (let j = 0; j < d; j++) {
+      const x = X[o + j]!;
+      if (x === 0) continue;
+      idx[q] = k0 + j;
+      val[q] = y[i]! * tau * x;
+      q++;
+    }
+    idx.length = q + 1;
+    val.length = q + 1;
+    idx[q] = e;
+    if (p > 0) {
+      // y <w,x> + c e >= margin, c = margin + M
+      val[q] = margin + M;
+      b.addRow(idx, val, margin, Infinity);
+    } else {
+      // y <w,x> + c' e <= margin - xi + c', c' = M - margin + xi (>= max y<w,x> - margin + xi)
+      const c = Math.max(0, M - margin + XI);
+      val[q] = c;
+      b.addRow(idx, val, -Infinity, margin - XI + c);
+    }
+    idx.length = d + 1;
+    val.length = d + 1;
+  }
+  return { builder: b, kIndex: k0 };
+}
+
+function statusOf(r: LpResult): OracleStatus {
+  switch (r.status) {
+    case 'optimal':
+      return 'optimal';
+    case 'time-limit':
+      return 'time-limit';
+    case 'iteration-limit':
+      return 'iteration-limit';
+    case 'infeasible':
+      return 'infeasible';
+    default:
+      return 'error';
+  }
+}
+
+/**
+ * Solve min_w sum_i p_i 1[y_i <w, x_i> < margin] - <a, w> - h sqrt(D^2 - |w|^2) over W_tau exactly
+ * with HiGHS (see the module comment for the model and the certificate).
+ */
+export async function solveZeroOneMip(data: ClassificationData, options: ZeroOneMipOptions, obj: ZeroOneObjective = {}): Promise<OracleResult> {
+  const c = checkOptions(data, options);
+  return solveChecked(c, obj);
+}
+
+async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleResult> {
+  const { data, lat, margin } = c;
+  const { builder, kIndex } = buildZeroOneMip(data, lat, margin, obj);
+  const r = await solveLp(
+    builder.build(),
+    {
+      timeLimit: c.timeLimit,
+      mipRelGap: 0,
+      highsOptions: { mip_abs_gap: 1e-9, mip_feasibility_tolerance: 1e-7, primal_feasibility_tolerance: 1e-8, ...c.highsOptions },
+    },
+    c.backend,
+  );
+  const status = statusOf(r);
+  const d = data.d;
+  const w = new Float64Array(d);
+  if (r.x === null) {
+    return { w, objective: NaN, bound: -Infinity, alpha: Infinity, status: status === 'optimal' ? 'error' : status, certified: false, timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
+  }
+  for (let j = 0; j < d; j++) {
+    const k = Math.max(-lat.K, Math.min(lat.K, Math.round(r.x[kIndex + j]!)));
+    w[j] = k === 0 ? 0 : lat.tau * k;
+  }
+  // Rounding could leave the l2 ball only through solver tolerance; pull back towards 0 if so.
+  let s = 0;
+  for (let j = 0; j < d; j++) s += (w[j]! / lat.tau) ** 2;
+  if (s > lat.T) return { w, objective: NaN, bound: -Infinity, alpha: Infinity, status: 'error', certified: false, timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
+  const objective = zeroOneObjective(data, w, margin, lat.radius, obj);
+  const gap = Number.isFinite(r.mipGap) ? Math.max(0, r.mipGap) : Infinity;
+  const bound = status === 'optimal' ? r.objective - gap * Math.max(1, Math.abs(r.objective)) - 1e-9 * Math.max(1, Math.abs(r.objective)) : -Infinity;
+  const alpha = Math.max(0, objective - bound);
+  return { w, objective, bound, alpha, status, certified: status === 'optimal' && alpha <= c.alphaTol, timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
+}
+
+/**
+ * OPDisc's projected oracle over W_tau (Definition 2.2) for the 0/1 loss: eta (length d + 1) ->
+ * argmin_w L(D, w) - <eta, pi(w)>, pi(w) = (w, sqrt(D^2 - |w|^2)) / D, D the lattice radius.
+ */
+export function zeroOneProjectedOracle(data: ClassificationData, options: ZeroOneMipOptions): ProjectedOracle {
+  const c = checkOptions(data, options);
+  const D = c.lat.radius;
+  return async (eta: Float64Array) => {
+    if (!(eta instanceof Float64Array) || eta.length !== data.d + 1) throw new InvalidArgumentError('eta', `must be a Float64Array of length d + 1 = ${data.d + 1}`, eta);
+    const linear = new Float64Array(data.d);
+    for (let j = 0; j < data.d; j++) linear[j] = eta[j]! / D;
+    return solveChecked(c, { linear, sphere: eta[data.d]! / D });
+  };
+}
+
+/** The linear oracle (Definition 2.1) for the 0/1 loss over W_tau: sigma -> argmin L(D, w) - <sigma, w>. */
+export function zeroOneLinearOracle(data: ClassificationData, options: ZeroOneMipOptions): LinearOracle {
+  const c = checkOptions(data, options);
+  return async (sigma: Float64Array) => {
+    if (!(sigma instanceof Float64Array) || sigma.length !== data.d) throw new InvalidArgumentError('sigma', `must be a Float64Array of length d = ${data.d}`, sigma);
+    return solveChecked(c, { linear: sigma });
+  };
+}
+
+/** The weighted 0/1 oracle (Definition A.2): argmin_w sum_i p_i l_i(w) over W_tau (data.weights = p). */
+export function weightedZeroOneOracle(data: ClassificationData, options: ZeroOneMipOptions): Promise<OracleResult> {
+  return solveZeroOneMip(data, options, {});
+}

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../../src/errors.js';
+import { enumerateLattice, enumerateProblem, enumeratedArgmin, enumerationProjectedOracle } from '../../../src/optimize/oracles/enumeration.js';
+import { solveZeroOneMip, zeroOneObjective, zeroOneProjectedOracle, weightedZeroOneOracle } from '../../../src/optimize/oracles/mip.js';
+import { makeLattice, projectToSphere, type ClassificationData, type LatticeSpec } from '../../../src/optimize/oracles/types.js';
+import { fillNormal } from '../../../src/random/continuous.js';
+import { seededRng, type Rng } from '../../../src/random/rng.js';
+
+function randomData(rng: Rng, n: number, d: number, weighted = false): ClassificationData {
+  const X = fillNormal(rng, new Float64Array(n * d));
+  const w0 = fillNormal(rng, new Float64Array(d));
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let z = 0;
+    for (let j = 0; j < d; j++) z += X[i * d + j]! * w0[j]!;
+    // labels follow a random hyperplane with 20% flips: the optimum is neither trivial nor zero-loss
+    y[i] = (z >= 0) !== rng.nextDouble() < 0.2 ? 1 : -1;
+  }
+  const data: ClassificationData = { n, d, X, y };
+  if (weighted) data.weights = fillNormal(rng, new Float64Array(n), 2);
+  return data;
+}
+
+describe('lattice enumeration', () => {
+  it('counts the points of W_tau exactly', () => {
+    // {-2..2}^2 within radius 2: 13 points (k1^2 + k2^2 <= 4)
+    expect(enumerateLattice(makeLattice({ tau: 1, bound: 2, radius: 2 }, 2)).count).toBe(13);
+    // {-1,0,1}^3 with the default radius (the whole box): 27
+    expect(enumerateLattice(makeLattice({ tau: 1, bound: 1 }, 3)).count).toBe(27);
+    // tau = 0.5, bound 1: k in {-2..2}, radius 1 -> |k|^2 <= 4 in 1 dim: 5 points
+    expect(enumerateLattice(makeLattice({ tau: 0.5, bound: 1, radius: 1 }, 1)).count).toBe(5);
+  });
+  it('rejects bad lattices', () => {
+    expect(() => makeLattice({ tau: 0, bound: 1 }, 2)).toThrow(InvalidArgumentError);
+    expect(() => makeLattice({ tau: 1, bound: 0.5 }, 2)).toThrow(/bound/);
+    expect(() => makeLattice({ tau: 1, bound: 1, radius: -1 }, 2)).toThrow(/radius/);
+  });
+});
+
+describe('0/1 MIP oracles agree with brute-force enumeration (d <= 3, n <= 30)', () => {
+  const cases: { d: number; n: number; lattice: LatticeSpec; weighted?: boolean }[] = [
+    { d: 1, n: 12, lattice: { tau: 1, bound: 3, radius: 2.5 } },
+    { d: 2, n: 30, lattice: { tau: 1, bound: 2, radius: Math.SQRT2 * 1.5 } },
+    { d: 2, n: 20, lattice: { tau: 0.5, bound: 1, radius: 1 } },
+    { d: 3, n: 25, lattice: { tau: 1, bound: 1, radius: Math.sqrt(3) } },
+    { d: 3, n: 30, lattice: { tau: 1, bound: 2, radius: 2 } },
+    { d: 3, n: 20, lattice: { tau: 1, bound: 1 }, weighted: true },
+  ];
+  for (const [ci, c] of cases.entries()) {
+    it(`case ${ci}: d=${c.d}, n=${c.n}, tau=${c.lattice.tau}, B=${c.lattice.bound}, D=${c.lattice.radius?.toFixed(3) ?? 'box'}${c.weighted ? ', weighted' : ''}`, async () => {
+      const rng = seededRng(`mip-${ci}`);
+      const data = randomData(rng, c.n, c.d, c.weighted);
+      const enumd = enumerateProblem(data, c.lattice);
+      const D = enumd.lattice.radius;
+      for (let rep = 0; rep < 3; rep++) {
+        // perturbations of the size OPDisc uses relative to n (sd comparable to the loss range)
+        const eta = fillNormal(rng, new Float64Array(c.d + 1), rep === 0 ? 0.5 : 4);
+        const linear = new Float64Array(c.d);
+        for (let j = 0; j < c.d; j++) linear[j] = eta[j]! / D;
+        const h = c.weighted ? 0 : eta[c.d]! / D;
+        const ref = enumeratedArgmin(enumd, linear, h);
+        const r = await solveZeroOneMip(data, { lattice: c.lattice }, { linear, sphere: h });
+        expect(r.status).toBe('optimal');
+        expect(r.certified).toBe(true);
+        expect(Math.abs(r.objective - ref.value)).toBeLessThan(1e-6);
+        expect(r.bound).toBeLessThanOrEqual(ref.value + 1e-9);
+        if (ref.second - ref.value > 1e-6) expect(Array.from(r.w)).toEqual(Array.from(enumd.points.slice(ref.index * c.d, ref.index * c.d + c.d)));
+        expect(zeroOneObjective(data, r.w, 1e-4, D, { linear, sphere: h })).toBeCloseTo(r.objective, 12);
+      }
+    });
+  }
+
+  it('the projected oracle matches the enumeration oracle on eta and the projected objective', async () => {
+    const rng = seededRng('mip-proj');
+    const data = randomData(rng, 25, 2);
+    const lattice = { tau: 1, bound: 2, radius: 2 };
+    const mip = zeroOneProjectedOracle(data, { lattice });
+    const en = enumerationProjectedOracle(data, lattice);
+    for (let rep = 0; rep < 3; rep++) {
+      const eta = fillNormal(rng, new Float64Array(3), 6);
+      const a = await mip(eta);
+      const b = await en(eta);
+      expect(Math.abs(a.objective - b.objective)).toBeLessThan(1e-6);
+      // the objective is L(w) - <eta, pi(w)>
+      const pi = projectToSphere(b.w, 2);
+      let lin = 0;
+      for (let j = 0; j < 3; j++) lin += eta[j]! * pi[j]!;
+      expect(b.objective).toBeCloseTo(zeroOneObjective(data, b.w, 1e-4, 2, {}) - lin, 9);
+    }
+  });
+
+  it('weighted oracle with the unit-vector separator examples (negative weights) is exact', async () => {
+    const rng = seededRng('mip-sep');
+    const base = randomData(rng, 15, 3);
+    const d = 3;
+    const m = 2 * d;
+    const n = base.n + m;
+    const X = new Float64Array(n * d);
+    X.set(base.X);
+    const y = new Float64Array(n);
+    y.set(base.y);
+    const weights = new Float64Array(n).fill(1);
+    const eta = fillNormal(rng, new Float64Array(m), 3);
+    for (let k = 0; k < m; k++) {
+      const j = k >> 1;
+      X[(base.n + k) * d + j] = 1;
+      y[base.n + k] = k % 2 === 0 ? 1 : -1;
+      weights[base.n + k] = eta[k]!;
+    }
+    const data = { n, d, X, y, weights };
+    const lattice = { tau: 1, bound: 1 };
+    const r = await weightedZeroOneOracle(data, { lattice });
+    const ref = enumeratedArgmin(enumerateProblem(data, lattice), null, 0);
+    expect(r.certified).toBe(true);
+    expect(Math.abs(r.objective - ref.value)).toBeLessThan(1e-9);
+  });
+
+  it('reports a time limit honestly (not certified)', async () => {
+    const rng = seededRng('mip-time');
+    const data = randomData(rng, 400, 8);
+    const r = await solveZeroOneMip(data, { lattice: { tau: 1, bound: 3, radius: 5 }, timeLimit: 0.001 }, { linear: new Float64Array(8).fill(0.1), sphere: 1 });
+    expect(r.status).not.toBe('optimal');
+    expect(r.certified).toBe(false);
+  });
+
+  it('validates its inputs', async () => {
+    const data = randomData(seededRng(1), 5, 2);
+    await expect(solveZeroOneMip(data, { lattice: { tau: 1, bound: 1 }, margin: 0 })).rejects.toThrow(/margin/);
+    await expect(solveZeroOneMip({ ...data, y: new Float64Array(5) }, { lattice: { tau: 1, bound: 1 } })).rejects.toThrow(/data\.y\[0\]/);
+    expect(() => zeroOneProjectedOracle(data, { lattice: { tau: 1, bound: 1 }, timeLimit: -1 })).toThrow(/timeLimit/);
+    await expect(zeroOneProjectedOracle(data, { lattice: { tau: 1, bound: 1 } })(new Float64Array(2))).rejects.toThrow(/eta/);
+  });
+});
