@@ -48,14 +48,21 @@ export interface BothReleases<T> {
   unbounded: T;
 }
 
-/** The result type of a statistic for its options: a value, a Release, or both of either. */
-export type StatResult<T, O> = O extends { neighbors: 'both' }
-  ? O extends { details: true }
-    ? BothReleases<Release<T>>
-    : BothReleases<T>
-  : O extends { details: true }
-    ? Release<T>
-    : T;
+type Prop<O, K extends string> = K extends keyof O ? Exclude<O[K & keyof O], undefined> : never;
+/** 'yes' when the option is statically V, 'maybe' when it may be V (a widened type), else 'no'. */
+type Flag<O, K extends string, V> = [Prop<O, K>] extends [never] ? 'no' : [Prop<O, K>] extends [V] ? 'yes' : V extends Prop<O, K> ? 'maybe' : 'no';
+type WithDetails<T, O> = Flag<O, 'details', true> extends 'yes' ? Release<T> : Flag<O, 'details', true> extends 'maybe' ? T | Release<T> : T;
+
+/**
+ * The result type of a statistic for its options: a value, a Release (`details: true`), or both of
+ * either (`neighbors: 'both'`). Options typed as a wide interface (e.g. `details?: boolean`) give the
+ * union of the possibilities.
+ */
+export type StatResult<T, O> = Flag<O, 'neighbors', 'both'> extends 'yes'
+  ? BothReleases<WithDetails<T, O>>
+  : Flag<O, 'neighbors', 'both'> extends 'maybe'
+    ? WithDetails<T, O> | BothReleases<WithDetails<T, O>>
+    : WithDetails<T, O>;
 
 export interface ParsedNoise {
   eps: number;
