@@ -168,3 +168,23 @@ export function workerLpBackend(): WorkerLpBackend {
     },
   };
 }
+
+/**
+ * A terminal progress line for long optimal-noise solves: pass the returned function as
+ * `onProgress` (it rewrites one stderr line per LP solve with the phase, iteration, bound and
+ * remaining violation or gap) and call `done()` at the end.
+ */
+export function progressBar(label = 'optimal noise', stream: { write(s: string): unknown; isTTY?: boolean } = process.stderr): ((p: { iteration: number; elapsedMs: number; phase?: string; lpObjective?: number; maxViolation?: number; gap?: number; upperBound?: number; lowerBound?: number }) => void) & { done(): void } {
+  const width = 24;
+  const f = (p: { iteration: number; elapsedMs: number; phase?: string; lpObjective?: number; maxViolation?: number; gap?: number; upperBound?: number; lowerBound?: number }) => {
+    // progress: the gap (data-dependent) or the violation (data-independent) on a log scale towards 1e-12
+    const remaining = p.gap ?? Math.max(p.maxViolation ?? 1, 1e-12);
+    const frac = Math.min(1, Math.max(0, -Math.log10(Math.max(remaining, 1e-12)) / 12));
+    const filled = Math.round(frac * width);
+    const bar = '#'.repeat(filled) + '-'.repeat(width - filled);
+    const bound = p.gap !== undefined ? `UB ${p.upperBound?.toFixed(6)} LB ${p.lowerBound?.toFixed(6)} gap ${(100 * p.gap).toFixed(2)}%` : `${p.phase ?? ''} obj ${p.lpObjective?.toFixed(8)} viol ${(p.maxViolation ?? 0).toExponential(1)}`;
+    const line = `${label} [${bar}] it ${p.iteration} ${bound} ${(p.elapsedMs / 1000).toFixed(1)}s`;
+    stream.write(stream.isTTY ? `\r${line}\x1b[K` : `${line}\n`);
+  };
+  return Object.assign(f, { done: () => void (stream.isTTY ? stream.write('\n') : undefined) });
+}
