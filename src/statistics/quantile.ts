@@ -171,7 +171,8 @@ function quantileCore(x: ArrayLike<number>, q: number, opts: QuantileOptions, na
       const value = quantileFromSorted(sorted, q, eps, l, u, rng, uniformSampling);
       const rel: Release<number> = {
         value,
-        mechanism: 'exponential',
+        // The endpoint variant returns a data value: only the choice of the interval is eps-DP.
+        mechanism: uniformSampling ? 'exponential' : 'exponential-endpoint',
         guarantee: { eps, delta: 0, neighbors: relation },
         sensitivity: 1,
         scale: 2 / eps,

@@ -58,6 +58,9 @@ export function localSensitivityMedian(x: ArrayLike<number>, opts: MedianBoundsO
  * Divide and conquer on i with the j-range split at the middle row's maximiser gives O(n log n) after
  * the O(n log n) sort (the naive double loop is O(n^2)). Values are compared in log space, so large
  * k never underflows the comparison.
+ *
+ * Not a release: S*(x) is computed from the data and is NOT private. Publish only the output of
+ * {@link smoothMedianDP}, which uses S*(x) to scale its noise.
  */
 export function smoothSensitivityMedian(x: ArrayLike<number>, beta: number, opts: MedianBoundsOptions): number {
   checkPositive(beta, 'beta');
