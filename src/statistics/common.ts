@@ -109,7 +109,9 @@ export function parseNoiseOptions(opts: NoisyStatOptions): ParsedNoise {
 export function parseBounds(opts: { lower?: unknown; upper?: unknown }, lowerName = 'lower', upperName = 'upper'): [number, number] {
   if (opts.lower === undefined) throw new InvalidArgumentError(lowerName, 'is required (a public lower bound on the data)');
   if (opts.upper === undefined) throw new InvalidArgumentError(upperName, 'is required (a public upper bound on the data)');
-  return checkBounds(opts.lower, opts.upper, lowerName, upperName);
+  const [l, u] = checkBounds(opts.lower, opts.upper, lowerName, upperName);
+  if (!Number.isFinite(u - l)) throw new InvalidArgumentError(`${lowerName}/${upperName}`, `must have a finite range ${upperName} - ${lowerName}`, `${u} - ${l}`);
+  return [l, u];
 }
 
 /** An array or typed array (contents are checked during the single data pass, after the budget check). */

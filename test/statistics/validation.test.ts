@@ -40,6 +40,7 @@ describe('validation', () => {
     throwsArg(() => meanDP([1], { eps: 1, lower: 1, upper: 0 } as never), /lower/);
     throwsArg(() => meanDP([1], { eps: 1, upper: 1 } as never), 'lower');
     throwsArg(() => meanDP([1], { eps: 1, lower: 0, upper: Infinity }), 'upper');
+    throwsArg(() => quantileDP([1], 0.5, { eps: 1, lower: -1e308, upper: 1e308 }), 'lower/upper');
   });
   it('rejects bad data with the index of the offending element', () => {
     throwsArg(() => meanDP([], { ...b, eps: 1 }), 'x');
