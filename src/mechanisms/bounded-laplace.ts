@@ -49,6 +49,7 @@ export function boundedLaplaceScale(eps: number, delta: number, sensitivity: num
   checkDelta(delta, 'delta', { allowZero: true });
   checkPositive(sensitivity, 'sensitivity');
   const [l, u] = checkBounds(lower, upper);
+  if (!Number.isFinite(u - l)) throw new InvalidArgumentError('lower/upper', 'must have a finite range upper - lower', `${u} - ${l}`);
   if (!(sensitivity <= u - l)) throw new InvalidArgumentError('sensitivity', `must be <= upper - lower = ${u - l} (no query on [lower, upper] moves further)`, sensitivity);
   const logOneMinusDelta = Math.log1p(-delta);
   const gap = (b: number): number => {
