@@ -124,6 +124,17 @@ export function checkNumericContainer(x: unknown, name: string, minLength = 1): 
   return a;
 }
 
+/**
+ * A plain JavaScript array may hold non-numbers that comparisons would silently coerce (null to 0):
+ * one typeof pass rejects them (typed arrays hold numbers by construction and skip it).
+ */
+export function checkPlainArrayNumbers(x: ArrayLike<unknown>, name: string): void {
+  if (!Array.isArray(x)) return;
+  for (let i = 0; i < x.length; i++) {
+    if (typeof x[i] !== 'number') throw new InvalidArgumentError(`${name}[${i}]`, 'must be a finite number', x[i]);
+  }
+}
+
 /** The error for a non-finite element met during a data pass. */
 export function nonFinite(name: string, x: ArrayLike<unknown>): InvalidArgumentError {
   for (let i = 0; i < x.length; i++) {
@@ -141,6 +152,7 @@ export function nonFinite(name: string, x: ArrayLike<unknown>): InvalidArgumentE
  * sum).
  */
 export function clippedSum(x: ArrayLike<number>, l: number, u: number, name: string): number {
+  checkPlainArrayNumbers(x, name);
   const n = x.length;
   let s = 0;
   let i = 0;
@@ -177,6 +189,7 @@ function clippedSumFrom(x: ArrayLike<number>, from: number, l: number, u: number
  * clipping in place only where needed; other arrays are converted element by element.
  */
 export function clipToFloat64(x: ArrayLike<number>, l: number, u: number, name: string): Float64Array {
+  checkPlainArrayNumbers(x, name);
   const n = x.length;
   const out = x instanceof Float64Array ? x.slice() : Float64Array.from(x as ArrayLike<number>);
   for (let i = 0; i < n; i++) {

@@ -4,7 +4,7 @@
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Rng } from '../random/rng.js';
-import { checkNumericContainer, checkOptionsObject, nonFinite, parseBounds, parseNoiseOptions, runStatistic, type NoisyStatOptions, type ParsedNoise, type StatResult } from './common.js';
+import { checkNumericContainer, checkOptionsObject, checkPlainArrayNumbers, nonFinite, parseBounds, parseNoiseOptions, runStatistic, type NoisyStatOptions, type ParsedNoise, type StatResult } from './common.js';
 import { applyNoise, makeRelease, planNoise, type NoisePlan } from './noise.js';
 
 export interface HistogramOptions extends NoisyStatOptions {
@@ -127,6 +127,7 @@ export function histogramDP<O extends HistogramOptions>(x: ArrayLike<number>, op
 
 /** Counts in K equal-width right-closed bins of [l, u] (values clipped first). */
 function countUniform(x: ArrayLike<number>, l: number, u: number, K: number): Float64Array {
+  checkPlainArrayNumbers(x, 'x');
   const counts = new Float64Array(K);
   const scale = K / (u - l);
   const last = K - 1;
@@ -147,6 +148,7 @@ function countUniform(x: ArrayLike<number>, l: number, u: number, K: number): Fl
 
 /** Counts in right-closed bins with explicit edges (binary search; values clipped first). */
 function countEdges(x: ArrayLike<number>, edges: Float64Array): Float64Array {
+  checkPlainArrayNumbers(x, 'x');
   const K = edges.length - 1;
   const counts = new Float64Array(K);
   const n = x.length;
