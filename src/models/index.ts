@@ -11,3 +11,4 @@ export * from './naive-bayes.js';
 export * from './knorm-logistic.js';
 export * from './functional-linear.js';
 export * from './tuning.js';
+export * from './oracle-perturbation/index.js';

@@ -2,3 +2,4 @@
 export * from './lbfgs.js';
 export * from './projections.js';
 export * from './lp.js';
+export * from './oracles/index.js';

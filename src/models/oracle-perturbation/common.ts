@@ -1,0 +1,75 @@
+/**
+ * Shared pieces of the oracle-perturbation algorithms (OPDisc, RSPM, OPSamp): classification data
+ * from user inputs, release options, and the asynchronous check-then-spend wrapper.
+ */
+import type { PrivacyAccountant, SpendRequest } from '../../accounting/accountant.js';
+import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
+import type { OracleResult } from '../../optimize/oracles/types.js';
+import { resolveRng, type Rng } from '../../random/rng.js';
+import type { ReleaseOptions } from '../../release.js';
+import { toRowMajor, type MatrixInput } from '../matrix.js';
+import type { ClassificationData } from '../../optimize/oracles/types.js';
+
+/** What to do when the oracle did not certify optimality (time limit, solver error, gap > tolerance). */
+export type UncertifiedPolicy = 'throw' | 'return';
+
+export interface OracleReleaseOptions extends ReleaseOptions {
+  /**
+   * 'throw' (default): a ConvergenceError. 'return': the release is returned with `certified: false`
+   * and its guarantee does NOT hold (the privacy proofs assume an exact oracle). Either way the
+   * budget IS charged: the solver ran on the data and whether it finished depends on them.
+   */
+  onUncertified?: UncertifiedPolicy;
+}
+
+/** Rows X (any MatrixInput) and labels in {0, 1} or {-1, +1} to ClassificationData (labels +-1). */
+export function classificationData(X: MatrixInput, y: ArrayLike<number>): ClassificationData {
+  const { n, d, data } = toRowMajor(X, 'X');
+  if (!y || typeof y.length !== 'number' || y.length !== n) throw new InvalidArgumentError('y', `must have one label per row (${n})`, y);
+  const labels = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = y[i];
+    if (v === 1) labels[i] = 1;
+    else if (v === 0 || v === -1) labels[i] = -1;
+    else throw new InvalidArgumentError(`y[${i}]`, 'must be a label in {0, 1} or {-1, +1}', v);
+  }
+  for (let k = 0; k < data.length; k++) if (!Number.isFinite(data[k]!)) throw new InvalidArgumentError(`X[${Math.floor(k / d)}][${k % d}]`, 'must be finite', data[k]);
+  return { n, d, X: data, y: labels };
+}
+
+export function checkPolicy(p: unknown): UncertifiedPolicy {
+  const v = p ?? 'throw';
+  if (v !== 'throw' && v !== 'return') throw new InvalidArgumentError('onUncertified', "must be 'throw' or 'return'", v);
+  return v;
+}
+
+/**
+ * Asynchronous check-then-spend: budget checked before `compute` touches the data, charged after
+ * it ran (also when the oracle was not certified: see {@link OracleReleaseOptions.onUncertified});
+ * nothing is charged when `compute` throws before running the solver on the data (validation).
+ */
+export async function runOracleRelease<T>(opts: ReleaseOptions | undefined, request: SpendRequest, compute: (rng: Rng) => Promise<T>): Promise<T> {
+  if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
+  const rng = resolveRng(opts?.rng);
+  const accountant: PrivacyAccountant | undefined = opts?.accountant;
+  const req: SpendRequest = { ...request, name: opts?.name ?? request.name };
+  accountant?.check(req);
+  let result: T;
+  try {
+    result = await compute(rng);
+  } catch (e) {
+    if (e instanceof UncertifiedOracleError) accountant?.spend(req);
+    throw e;
+  }
+  accountant?.spend(req);
+  return result;
+}
+
+/** The oracle did not certify optimality; the privacy guarantee cannot be claimed (budget charged). */
+export class UncertifiedOracleError extends ConvergenceError {
+  readonly oracle: OracleResult;
+  constructor(what: string, r: OracleResult) {
+    super(`${what}: the optimisation oracle ended with status '${r.status}' (certified approximation ${r.alpha}); the release was withheld and its privacy cannot be claimed. The budget was charged: the solver ran on the data`);
+    this.oracle = r;
+  }
+}
