@@ -29,3 +29,4 @@ export {
   type DataDependentProgress,
 } from './data-dependent.js';
 export { stepPlotSvg, type StepPlotOptions, type StepSeries } from './plot.js';
+export { optimizedNoiseFactory, truncatedLaplaceNoiseFactory, type AdditiveNoiseAdder, type AdditiveNoiseFactory } from './noise-adders.js';
