@@ -5,15 +5,15 @@
  * so a file larger than memory works. Only what must be local is streamed into typed arrays: sorted
  * values for quantiles and rows for iterative models.
  *
- * Exact, order-independent clamped sums. A clamped value is rounded to a fixed-point grid of 10^-k
- * (k chosen from the public bounds so that nothing can overflow), cast to DECIMAL(18, k) and summed
- * by DuckDB with 128-bit integer accumulation, which is exact: the result does not depend on the
- * order in which threads or row groups are combined. Each record's contribution g(x) =
- * round_k(clamp(x, l, u)) lies in [round_k(l), round_k(u)], so the sensitivity of the sum is
- * round_k(u) - round_k(l) (equal to u - l when the bounds are on the grid, as integers and short
- * decimals are); callers use {@link gridWidth} for it. Sums of squares and cross products are
- * exact in the same way (DECIMAL(38, 2k)). The exact sums are converted to doubles once, with
- * correct rounding, at the end.
+ * Exact, order-independent clamped sums. A clamped value x is mapped to the integer
+ * s(x) = round(clamp(x, l, u) * 10^k) (k chosen from the public bounds so that |s| <= 3e9 and s^2
+ * fits a 64-bit integer), and DuckDB sums the integers s and s^2 (and s_a s_b) with 128-bit
+ * accumulation, which is exact: the result does not depend on the order in which threads or row
+ * groups are combined. Each record contributes g(x) = s(x) / 10^k, a deterministic function with
+ * values in [floor(l 10^k), ceil(u 10^k)] / 10^k, so the sensitivity of the sum is at most
+ * {@link gridWidth} (equal to u - l when the bounds are on the grid, as integers and short
+ * decimals are). Moments, variances and covariances are then computed from the exact integer sums
+ * with BigInt arithmetic and converted to doubles once, with correct rounding, at the end.
  *
  * Missing values. Every column used by a release has a declared policy: `drop` (rows where the
  * column is missing are not used; n then counts the non-missing values, which DPpack's bounded
@@ -80,29 +80,37 @@ function num(x: number): string {
   return `CAST(${JSON.stringify(x)} AS DOUBLE)`;
 }
 
+/** Largest |s| with s^2 < 2^63: sums of squares of the scaled integers stay in BIGINT per row. */
+const MAX_SCALED = 3e9;
+
 /**
- * Fixed-point scale k for exact sums of values within [l, u]: the integer part needs d digits,
- * sums of squares 2d + 2k digits plus 13 digits of row count (1e13 rows) within DECIMAL(38).
+ * Fixed-point scale k for exact sums of values within [l, u]: the largest k in [0, 9] with
+ * max(|l|, |u|) 10^k <= 3e9 (k = 0 beyond that; bounds are limited to +-1e12 so that sums of
+ * squares over 1e13 rows fit 128 bits).
  */
 export function fixedPointScale(lower: number, upper: number): number {
-  const m = Math.max(Math.abs(lower), Math.abs(upper), 1);
-  const d = Math.floor(Math.log10(m)) + 1;
-  const k = Math.min(9, Math.floor((38 - 13 - 2 * d) / 2));
-  if (k < 0) throw new InvalidArgumentError('lower/upper', `must be within +-1e12 for exact accumulation`, `[${lower}, ${upper}]`);
+  const m = Math.max(Math.abs(lower), Math.abs(upper), 1e-9);
+  if (m > 1e12) throw new InvalidArgumentError('lower/upper', `must be within +-1e12 for exact accumulation`, `[${lower}, ${upper}]`);
+  let k = 9;
+  while (k > 0 && m * 10 ** k > MAX_SCALED) k--;
   return k;
 }
 
-function roundTo(x: number, k: number): number {
-  return parseFloat(x.toFixed(k));
-}
-
 /**
- * Width of the range of g(x) = round_k(clamp(x, l, u)): the sensitivity of an exact clamped sum
- * (u - l when the bounds are on the grid).
+ * Width of the range of g(x) = round(clamp(x, l, u) 10^k) / 10^k: an upper bound on the
+ * sensitivity of an exact clamped sum (u - l when the bounds are on the grid).
  */
 export function gridWidth(lower: number, upper: number): number {
   const k = fixedPointScale(lower, upper);
-  return Math.max(upper - lower, roundTo(upper, k) - roundTo(lower, k));
+  const p = 10 ** k;
+  return Math.max(upper - lower, (Math.ceil(upper * p) - Math.floor(lower * p)) / p);
+}
+
+/** max(|g(x)|) over [l, u]: the largest magnitude of a grid-rounded clamped value. */
+export function gridMaxAbs(lower: number, upper: number): number {
+  const k = fixedPointScale(lower, upper);
+  const p = 10 ** k;
+  return Math.max(Math.abs(lower), Math.abs(upper), Math.abs(Math.floor(lower * p)) / p, Math.abs(Math.ceil(upper * p)) / p);
 }
 
 /** A scaled decimal (value / 10^scale) converted to the nearest double. */
@@ -123,16 +131,13 @@ export function ratioToNumber(numer: bigint, denom: bigint): number {
   return decimalToNumber(q, digits);
 }
 
-function asBigDecimal(v: DuckDBValue, scale: number): bigint {
+/** An exact integer SQL value (BIGINT/HUGEINT sum; NULL for an empty sum). */
+function asBigInt(v: DuckDBValue): bigint {
   if (v === null) return 0n;
-  if (typeof v === 'bigint') return v * 10n ** BigInt(scale);
-  if (typeof v === 'number') return BigInt(Math.round(v)) * 10n ** BigInt(scale);
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
   const d = v as unknown as { value?: unknown; scale?: unknown };
-  if (typeof d.value === 'bigint' && typeof d.scale === 'number') {
-    if (d.scale === scale) return d.value;
-    if (d.scale < scale) return d.value * 10n ** BigInt(scale - d.scale);
-    throw new DataSourceError(`unexpected decimal scale ${d.scale} (expected ${scale})`);
-  }
+  if (typeof d.value === 'bigint' && d.scale === 0) return d.value;
   throw new DataSourceError(`unexpected SQL value ${String(v)} for an exact sum`);
 }
 
@@ -168,15 +173,29 @@ export function sourceSql(spec: DataSourceSpec): string {
   return `read_json_auto(${p})`;
 }
 
-/** SQL expression of a numeric column with its missing policy (NULL when missing and dropped). */
-function numericExpr(column: string, missing: MissingPolicy): string {
-  const base = `TRY_CAST(${ident(column)} AS DOUBLE)`;
-  const clean = `(CASE WHEN isnan(${base}) THEN NULL ELSE ${base} END)`;
+/** The cleaned value of raw double `r` (NaN is missing) with the column's missing policy. */
+function cleanExpr(r: string, column: string, missing: MissingPolicy): string {
+  const clean = `(CASE WHEN isnan(${r}) THEN NULL ELSE ${r} END)`;
   if (missing === 'drop') return clean;
   if (typeof missing.impute !== 'number' || !Number.isFinite(missing.impute)) {
     throw new InvalidArgumentError(`missing.impute of ${column}`, 'must be a finite number for a numeric column', missing.impute);
   }
   return `coalesce(${clean}, ${num(missing.impute)})`;
+}
+
+/**
+ * A FROM clause over `src` that computes, once per row, for numeric request i: `__x{i}` the cleaned
+ * value (NULL when missing and dropped), `__c{i}` the clamped value, `__s{i}` the scaled integer
+ * round(__c{i} 10^k); and for categorical column j: `__g{j}` its text with the missing policy.
+ * (Nesting the steps keeps DuckDB from re-evaluating the casts inside every aggregate.)
+ */
+function preparedFrom(nums: readonly NumericRequest[], cats: readonly { column: string; missing: MissingPolicy }[] = []): string {
+  const g = cats.map((_, j) => `__g${j}`);
+  const l1 = [...nums.map((r, i) => `TRY_CAST(${ident(r.column)} AS DOUBLE) AS __r${i}`), ...cats.map((c, j) => `${categoricalExpr(c.column, c.missing)} AS __g${j}`)];
+  const l2 = [...nums.map((r, i) => `${cleanExpr(`__r${i}`, r.column, r.missing)} AS __x${i}`), ...g];
+  const l3 = [...nums.map((r, i) => `__x${i}, ${clampExpr(`__x${i}`, r.lower, r.upper)} AS __c${i}`), ...g];
+  const l4 = [...nums.map((r, i) => `__x${i}, __c${i}, ${scaledExpr(`__c${i}`, fixedPointScale(r.lower, r.upper))} AS __s${i}`), ...g];
+  return `(SELECT ${l4.join(', ')} FROM (SELECT ${l3.join(', ')} FROM (SELECT ${l2.join(', ')} FROM (SELECT ${l1.join(', ')} FROM src))))`;
 }
 
 /** SQL expression of a categorical column (as text) with its missing policy. */
@@ -191,15 +210,37 @@ function clampExpr(e: string, lower: number, upper: number): string {
   return `(CASE WHEN ${e} IS NULL THEN NULL ELSE least(greatest(${e}, ${num(lower)}), ${num(upper)}) END)`;
 }
 
-function decimalExpr(e: string, k: number): string {
-  return `CAST(${e} AS DECIMAL(18, ${k}))`;
+/** The scaled integer s(x) = round(x 10^k) as BIGINT (NULL stays NULL). */
+function scaledExpr(e: string, k: number): string {
+  return `CAST(round(${e} * ${10 ** k}) AS BIGINT)`;
 }
 
-/** Histogram bin index for explicit increasing edges (R's hist convention: right-closed, lowest included). */
-function binIndexExpr(e: string, edges: readonly number[]): string {
-  const interior = edges.slice(1, -1);
-  if (interior.length === 0) return '0';
-  return interior.map((b) => `CAST(${e} > ${num(b)} AS INTEGER)`).join(' + ');
+/** s_a * s_b without overflow: BIGINT when both fit MAX_SCALED, else HUGEINT. */
+function productExpr(a: string, b: string, maxA: number, maxB: number): string {
+  return maxA <= MAX_SCALED && maxB <= MAX_SCALED ? `(${a} * ${b})` : `(CAST(${a} AS HUGEINT) * ${b})`;
+}
+
+function scaledMax(lower: number, upper: number, k: number): number {
+  return Math.max(Math.abs(lower), Math.abs(upper)) * 10 ** k + 1;
+}
+
+/**
+ * Histogram bin index of the clamped value `e` (NULL stays NULL), R's hist convention: bins (a, b],
+ * the first one also containing its lower edge.
+ * - equal-width bins (`uniform`): ceil((e - l) K / (u - l)) - 1 clamped to [0, K-1], the formula of
+ *   histogramDP, evaluated in the same IEEE double arithmetic, so both bin identically;
+ * - explicit edges: a CASE chain of comparisons with the edges.
+ */
+function binIndexExpr(e: string, edges: readonly number[], uniform: boolean): string {
+  const K = edges.length - 1;
+  if (K === 1) return `(CASE WHEN ${e} IS NULL THEN NULL ELSE 0 END)`;
+  if (uniform) {
+    const l = edges[0]!;
+    const scale = K / (edges[K]! - l);
+    return `least(greatest(CAST(ceil((${e} - ${num(l)}) * ${num(scale)}) AS INTEGER) - 1, 0), ${K - 1})`;
+  }
+  const whens = edges.slice(1, -1).map((b, j) => `WHEN ${e} <= ${num(b)} THEN ${j}`);
+  return `(CASE WHEN ${e} IS NULL THEN NULL ${whens.join(' ')} ELSE ${K - 1} END)`;
 }
 
 export interface NumericRequest {
@@ -212,6 +253,8 @@ export interface NumericRequest {
 /** Histogram request: counts per bin of the clamped values, for explicit edges (edges[0] = lower, last = upper). */
 export interface HistogramRequest extends NumericRequest {
   edges: readonly number[];
+  /** The edges are equal-width (lower + (upper - lower) i / K): binned with histogramDP's formula. */
+  uniform?: boolean;
 }
 
 /** An open data source. Always {@link DataEngine.close} it. */
@@ -229,9 +272,13 @@ export class DataEngine {
     this.description = description;
   }
 
-  /** Open a data source; the file is not read yet (DuckDB reads lazily in each query). */
-  static async open(spec: DataSourceSpec, opts: { progress?: ProgressSink; threads?: number } = {}): Promise<DataEngine> {
+  /** Open a data source (small text files are parsed once; other sources are read lazily by each query). */
+  static async open(spec: DataSourceSpec, opts: { progress?: ProgressSink; threads?: number; materializeBelowBytes?: number } = {}): Promise<DataEngine> {
     const from = sourceSql(spec);
+    // Text files (CSV, JSON) are parsed on every scan; below a size limit (default 256 MiB) they are
+    // parsed once into an in-memory DuckDB table. Parquet and larger files stay lazy views (streamed).
+    const limit = opts.materializeBelowBytes ?? 256 * 1024 * 1024;
+    const materialize = 'path' in spec && (spec.format ?? detectFormat(spec.path)) !== 'parquet' && fs.statSync(spec.path).size < limit;
     const config: Record<string, string> = {};
     if (opts.threads !== undefined) config.threads = String(opts.threads);
     const instance = await DuckDBInstance.create(':memory:', config);
@@ -239,7 +286,7 @@ export class DataEngine {
     const engine = new DataEngine(instance, con, 'sql' in spec ? 'SQL query' : spec.path);
     engine.progress = opts.progress;
     try {
-      await con.run(`CREATE VIEW src AS SELECT * FROM ${from}`);
+      await con.run(materialize ? `CREATE TEMP TABLE src AS SELECT * FROM ${from}` : `CREATE VIEW src AS SELECT * FROM ${from}`);
     } catch (e) {
       engine.close();
       throw new DataSourceError(`cannot read ${engine.description}: ${firstLine(e)}`);
@@ -310,16 +357,16 @@ export class DataEngine {
     for (const r of reqs) {
       const k = fixedPointScale(r.lower, r.upper);
       scales.push(k);
-      const e = numericExpr(r.column, r.missing);
-      const d = decimalExpr(clampExpr(e, r.lower, r.upper), k);
-      parts.push(`count(${e})`, `sum(${d})`, `sum(CAST(${d} AS DECIMAL(38, ${k})) * ${d})`);
+      const i = scales.length - 1;
+      const m = scaledMax(r.lower, r.upper, k);
+      parts.push(`count(__x${i})`, `sum(__s${i})`, `sum(${productExpr(`__s${i}`, `__s${i}`, m, m)})`);
     }
-    const row = (await this.query(`SELECT ${parts.join(', ')} FROM src`))[0]!;
+    const row = (await this.query(`SELECT ${parts.join(', ')} FROM ${preparedFrom(reqs)}`))[0]!;
     return reqs.map((_, i) => {
       const k = scales[i]!;
       const n = toNumber(row[3 * i]!);
-      const s = asBigDecimal(row[3 * i + 1]!, k);
-      const ss = asBigDecimal(row[3 * i + 2]!, 2 * k);
+      const s = asBigInt(row[3 * i + 1]!);
+      const ss = asBigInt(row[3 * i + 2]!);
       const bn = BigInt(n);
       const scale = 10n ** BigInt(k);
       const sum = decimalToNumber(s, k);
@@ -335,15 +382,12 @@ export class DataEngine {
   async crossMoments(a: NumericRequest, b: NumericRequest): Promise<{ n: number; meanA: number; meanB: number; covariance: number }> {
     const ka = fixedPointScale(a.lower, a.upper);
     const kb = fixedPointScale(b.lower, b.upper);
-    const ea = numericExpr(a.column, a.missing);
-    const eb = numericExpr(b.column, b.missing);
-    const da = decimalExpr(clampExpr(ea, a.lower, a.upper), ka);
-    const db = decimalExpr(clampExpr(eb, b.lower, b.upper), kb);
-    const row = (await this.query(`SELECT count(*), sum(${da}), sum(${db}), sum(CAST(${da} AS DECIMAL(38, ${ka})) * ${db}) FROM src WHERE ${ea} IS NOT NULL AND ${eb} IS NOT NULL`))[0]!;
+    const prod = productExpr('__s0', '__s1', scaledMax(a.lower, a.upper, ka), scaledMax(b.lower, b.upper, kb));
+    const row = (await this.query(`SELECT count(*), sum(__s0), sum(__s1), sum(${prod}) FROM ${preparedFrom([a, b])} WHERE __x0 IS NOT NULL AND __x1 IS NOT NULL`))[0]!;
     const n = toNumber(row[0]!);
-    const sa = asBigDecimal(row[1]!, ka);
-    const sb = asBigDecimal(row[2]!, kb);
-    const sab = asBigDecimal(row[3]!, ka + kb);
+    const sa = asBigInt(row[1]!);
+    const sb = asBigInt(row[2]!);
+    const sab = asBigInt(row[3]!);
     const bn = BigInt(n);
     const scale = 10n ** BigInt(ka + kb);
     return {
@@ -356,7 +400,7 @@ export class DataEngine {
 
   /** Exact histogram counts of several columns in ONE scan (clamped values, explicit edges). */
   async histograms(reqs: readonly HistogramRequest[]): Promise<number[][]> {
-    const key = (r: HistogramRequest) => `h:${JSON.stringify([r.column, r.lower, r.upper, r.missing, r.edges])}`;
+    const key = (r: HistogramRequest) => `h:${JSON.stringify([r.column, r.lower, r.upper, r.missing, r.edges, r.uniform ?? false])}`;
     const todo = reqs.filter((r) => !this.cache.has(key(r)));
     if (todo.length > 0) {
       const fresh = await this.histogramsUncached(todo);
@@ -367,19 +411,15 @@ export class DataEngine {
 
   private async histogramsUncached(reqs: readonly HistogramRequest[]): Promise<number[][]> {
     if (reqs.length === 0) return [];
-    const parts: string[] = [];
-    for (const r of reqs) {
-      const e = clampExpr(numericExpr(r.column, r.missing), r.lower, r.upper);
-      const b = binIndexExpr(e, r.edges);
-      for (let j = 0; j < r.edges.length - 1; j++) parts.push(`count(*) FILTER (WHERE ${e} IS NOT NULL AND (${b}) = ${j})`);
-    }
-    const row = (await this.query(`SELECT ${parts.join(', ')} FROM src`))[0]!;
-    let off = 0;
-    return reqs.map((r) => {
-      const out: number[] = [];
-      for (let j = 0; j < r.edges.length - 1; j++) out.push(toNumber(row[off++]!));
-      return out;
-    });
+    // One GROUP BY on the bin index per column, all in one statement (DuckDB reads each column once).
+    const parts = reqs.map(
+      (r, i) =>
+        `SELECT ${i} AS __dpkit_h, __dpkit_b, count(*) FROM (SELECT ${binIndexExpr('__c0', r.edges, r.uniform ?? false)} AS __dpkit_b FROM ${preparedFrom([r])}) WHERE __dpkit_b IS NOT NULL GROUP BY __dpkit_b`,
+    );
+    const rows = await this.query(parts.join(' UNION ALL '));
+    const out = reqs.map((r) => new Array<number>(r.edges.length - 1).fill(0));
+    for (const row of rows) out[toNumber(row[0]!)]![toNumber(row[1]!)] = toNumber(row[2]!);
+    return out;
   }
 
   /**
@@ -407,19 +447,17 @@ export class DataEngine {
    * GROUP BY). Rows whose group is not a declared level are not used.
    */
   async groupedMoments(group: { column: string; levels: readonly string[]; missing: MissingPolicy }, value: NumericRequest): Promise<Moments[]> {
-    const g = categoricalExpr(group.column, group.missing);
     const k = fixedPointScale(value.lower, value.upper);
-    const e = numericExpr(value.column, value.missing);
-    const d = decimalExpr(clampExpr(e, value.lower, value.upper), k);
+    const m = scaledMax(value.lower, value.upper, k);
     const rows = await this.query(
-      `SELECT ${g} AS __dpkit_g, count(${e}), sum(${d}), sum(CAST(${d} AS DECIMAL(38, ${k})) * ${d}) FROM src WHERE ${g} IN (${group.levels.map(literal).join(', ')}) GROUP BY ALL`,
+      `SELECT __g0, count(__x0), sum(__s0), sum(${productExpr('__s0', '__s0', m, m)}) FROM ${preparedFrom([value], [group])} WHERE __g0 IN (${group.levels.map(literal).join(', ')}) GROUP BY __g0`,
     );
     const scale = 10n ** BigInt(k);
     const byLevel = new Map<string, Moments>();
     for (const r of rows) {
       const n = toNumber(r[1]!);
-      const s = asBigDecimal(r[2]!, k);
-      const ss = asBigDecimal(r[3]!, 2 * k);
+      const s = asBigInt(r[2]!);
+      const ss = asBigInt(r[3]!);
       const bn = BigInt(n);
       byLevel.set(String(r[0]), {
         n,
@@ -434,8 +472,7 @@ export class DataEngine {
 
   /** The clamped values of a column, sorted ascending, in a Float64Array (streamed in chunks). */
   async sortedValues(req: NumericRequest): Promise<Float64Array> {
-    const e = clampExpr(numericExpr(req.column, req.missing), req.lower, req.upper);
-    return (await this.readColumns(`SELECT ${e} AS __dpkit_v FROM src WHERE ${e} IS NOT NULL ORDER BY 1`, 1))[0]!;
+    return (await this.readColumns(`SELECT __c0 FROM ${preparedFrom([req])} WHERE __c0 IS NOT NULL ORDER BY 1`, 1))[0]!;
   }
 
   /**
@@ -443,18 +480,16 @@ export class DataEngine {
    * removed) as one Float64Array per column, for iterative models.
    */
   async numericColumns(reqs: readonly NumericRequest[]): Promise<Float64Array[]> {
-    const exprs = reqs.map((r) => clampExpr(numericExpr(r.column, r.missing), r.lower, r.upper));
-    const where = exprs.map((e) => `${e} IS NOT NULL`).join(' AND ');
-    return this.readColumns(`SELECT ${exprs.map((e, i) => `${e} AS __dpkit_c${i}`).join(', ')} FROM src WHERE ${where}`, reqs.length);
+    const cols = reqs.map((_, i) => `__c${i}`);
+    return this.readColumns(`SELECT ${cols.join(', ')} FROM ${preparedFrom(reqs)} WHERE ${cols.map((c) => `${c} IS NOT NULL`).join(' AND ')}`, reqs.length);
   }
 
   /** A categorical column (as strings) aligned with {@link numericColumns} of the same filter. */
   async rowsWithLabel(reqs: readonly NumericRequest[], label: { column: string; positive: string; missing: MissingPolicy }): Promise<{ x: Float64Array[]; y: Float64Array }> {
-    const exprs = reqs.map((r) => clampExpr(numericExpr(r.column, r.missing), r.lower, r.upper));
-    const l = categoricalExpr(label.column, label.missing);
-    const where = [...exprs.map((e) => `${e} IS NOT NULL`), `${l} IS NOT NULL`].join(' AND ');
+    const xs = reqs.map((_, i) => `__c${i}`);
+    const where = [...xs.map((c) => `${c} IS NOT NULL`), '__g0 IS NOT NULL'].join(' AND ');
     const cols = await this.readColumns(
-      `SELECT ${exprs.map((e, i) => `${e} AS __dpkit_c${i}`).join(', ')}, CAST(${l} = ${literal(label.positive)} AS DOUBLE) AS __dpkit_y FROM src WHERE ${where}`,
+      `SELECT ${xs.join(', ')}, CAST(__g0 = ${literal(label.positive)} AS DOUBLE) AS __dpkit_y FROM ${preparedFrom(reqs, [label])} WHERE ${where}`,
       reqs.length + 1,
     );
     return { x: cols.slice(0, reqs.length), y: cols[reqs.length]! };

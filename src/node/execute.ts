@@ -217,7 +217,7 @@ async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: Ex
     case 'histogram': {
       const q = numericReq(schema, r.column);
       const edges = r.edges ?? equalEdges(q.lower, q.upper, r.bins ?? q.col.bins);
-      const counts = (await engine.histograms([{ ...q, edges }]))[0]!;
+      const counts = (await engine.histograms([{ ...q, edges, uniform: r.edges === undefined }]))[0]!;
       const c = releaseCounts(counts, r, rng, alpha, r.normalize);
       res = {
         ...base(r, [r.column], alpha),
@@ -357,13 +357,13 @@ async function groupedMean(r: ReleaseSpec & { stat: 'mean' | 'variance' | 'sd' }
  */
 async function prefetch(a: Analysis, engine: DataEngine): Promise<void> {
   const moments: NumericRequest[] = [];
-  const hists: (NumericRequest & { edges: number[] })[] = [];
+  const hists: (NumericRequest & { edges: number[]; uniform: boolean })[] = [];
   for (const r of a.releases) {
     if ((r.stat === 'mean' || r.stat === 'variance' || r.stat === 'sd') && !r.by) moments.push(numericReq(a.schema, r.column));
     if (r.stat === 'count' && !r.by && r.column && a.schema.columns.get(r.column)?.type === 'numeric') moments.push(numericReq(a.schema, r.column));
     if (r.stat === 'histogram') {
       const q = numericReq(a.schema, r.column);
-      hists.push({ ...q, edges: r.edges ?? equalEdges(q.lower, q.upper, r.bins ?? q.col.bins) });
+      hists.push({ ...q, edges: r.edges ?? equalEdges(q.lower, q.upper, r.bins ?? q.col.bins), uniform: r.edges === undefined });
     }
   }
   await engine.moments(moments);

@@ -17,7 +17,7 @@
  * The grouped rows hold because a replaced record can leave one group and join another (two cells
  * change by one record each), while adding or removing a record changes one cell.
  */
-import { gridWidth, fixedPointScale } from './data.js';
+import { gridMaxAbs, gridWidth } from './data.js';
 
 export interface Sensitivity {
   /** l1 sensitivity (Laplace). */
@@ -54,9 +54,7 @@ export function countSensitivity(): Sensitivity {
 
 /** Clamped sums of a partition (one sum per group). */
 export function groupSumsSensitivity(lower: number, upper: number, rel: Rel): Sensitivity {
-  const k = fixedPointScale(lower, upper);
-  const round = (x: number) => parseFloat(x.toFixed(k));
-  const m = Math.max(Math.abs(round(lower)), Math.abs(round(upper)), Math.abs(lower), Math.abs(upper));
+  const m = gridMaxAbs(lower, upper);
   if (rel === 'unbounded') return same(m);
   return { l1: 2 * m, l2: Math.max(Math.SQRT2 * m, gridWidth(lower, upper)) };
 }

@@ -45,9 +45,12 @@ describe('fixed-point helpers', () => {
     expect(decimalToNumber(-5n, 4)).toBe(-0.0005);
     expect(ratioToNumber(1n, 3n)).toBe(1 / 3);
     expect(ratioToNumber(-2n, 3n)).toBe(-2 / 3);
-    expect(fixedPointScale(0, 100)).toBe(9);
-    expect(fixedPointScale(-1e6, 1e6)).toBe(5);
+    expect(fixedPointScale(0, 100)).toBe(7);
+    expect(fixedPointScale(-1e6, 1e6)).toBe(3);
+    expect(fixedPointScale(0, 1)).toBe(9);
+    expect(fixedPointScale(0, 1e11)).toBe(0);
     expect(() => fixedPointScale(0, 1e13)).toThrow(/within \+-1e12/);
+    expect(gridWidth(0, 0.123456789123)).toBeCloseTo(0.123456790, 12);
     expect(gridWidth(17, 90)).toBe(73);
     expect(gridWidth(0, 1 / 3)).toBeGreaterThanOrEqual(1 / 3);
   });
