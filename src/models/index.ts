@@ -12,3 +12,4 @@ export * from './knorm-logistic.js';
 export * from './functional-linear.js';
 export * from './tuning.js';
 export * from './oracle-perturbation/index.js';
+export * from './coordinate-descent.js';
