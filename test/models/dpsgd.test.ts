@@ -85,6 +85,36 @@ describe('noise and sampling distributions', () => {
     expect(ksTest(noise, (x) => normalCdf(x / (1.3 * sd))).pValue).toBeLessThan(1e-6);
   });
 
+  it("'safe' noise (default) releases lattice points: one step's output is a multiple of 2^k, k = floor(log2(sigma C)) - 40", () => {
+    const sigma = 1.3;
+    const clip = 0.7;
+    const d = 2000;
+    const X = [Array.from({ length: d }, (_, j) => ((j % 7) - 3) / 10)];
+    // squared loss at theta = 0 with y = 5: gradient -5 x, clipped to norm C: a non-lattice real sum
+    const model = new DpSgdRegressor({ q: 1, steps: 1, sigma, delta: 1e-5, clip, learningRate: 1, normalizer: 1 });
+    const out = model.fit(X, [5], { rng: seededRng('lattice') }).coeff!;
+    const k = Math.floor(Math.log2(sigma * clip)) - 40;
+    for (const v of out) expect(Number.isInteger(v * 2 ** -k)).toBe(true);
+    expect(model.noise).toBe('safe');
+    // 'float' (simulations only) gives Box-Muller doubles, essentially never on that grid
+    const fl = new DpSgdRegressor({ q: 1, steps: 1, sigma, delta: 1e-5, clip, learningRate: 1, normalizer: 1, noise: 'float' });
+    const outF = fl.fit(X, [5], { rng: seededRng('lattice') }).coeff!;
+    expect(outF.filter((v) => Number.isInteger(v * 2 ** -k)).length).toBeLessThan(10);
+  });
+
+  it("'float' mode noise is also N(0, (sigma C)^2) (KS; x0.7 and x1.3 rejected)", () => {
+    const d = 20000;
+    const sigma = 0.8;
+    const clip = 2;
+    const model = new DpSgdClassifier({ loss: 'logistic', q: 1, steps: 1, sigma, delta: 1e-5, clip, learningRate: 1, normalizer: 1, noise: 'float' });
+    model.fit([new Array<number>(d).fill(0)], [0], { rng: seededRng('noise-float') });
+    const noise = model.coeff!.map((c) => -c);
+    const sd = sigma * clip;
+    expect(ksTest(noise, (x) => normalCdf(x / sd)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(noise, (x) => normalCdf(x / (0.7 * sd))).pValue).toBeLessThan(1e-6);
+    expect(ksTest(noise, (x) => normalCdf(x / (1.3 * sd))).pValue).toBeLessThan(1e-6);
+  });
+
   it('Poisson subsampling includes each row with probability q (batch size ~ Binomial(n, q))', () => {
     // Squared loss with x = 1, y = -1: each included row contributes a clipped gradient of exactly 1
     // at theta = 0; with negligible noise one step gives coeff = -(batch size).
@@ -110,12 +140,12 @@ describe('noise and sampling distributions', () => {
 
 describe('DpSgdClassifier: accounting', () => {
   it('reports the RDP eps of its parameters and charges the accountant exactly that, unbounded neighbours', () => {
-    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.01, steps: 10000, sigma: 1.1, delta: 1e-5, clip: 1, learningRate: 0.1 });
+    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.01, steps: 10000, sigma: 1.1, delta: 1e-5, clip: 1, expectedBatchSize: 100, learningRate: 0.1 });
     expect(model.privacy.eps).toBe(dpSgdEpsilon({ q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5 }).eps);
     expect(model.privacy.eps).toBeCloseTo(5.63875, 4);
     expect(model.guarantee.neighbors).toBe('unbounded');
     const acc = new PrivacyAccountant({ eps: 10, delta: 1e-4 });
-    const small = new DpSgdClassifier({ loss: 'logistic', q: 0.1, steps: 20, sigma: 2, delta: 1e-6, clip: 1, learningRate: 0.1 });
+    const small = new DpSgdClassifier({ loss: 'logistic', q: 0.1, steps: 20, sigma: 2, delta: 1e-6, clip: 1, expectedBatchSize: 1, learningRate: 0.1 });
     small.fit([[1], [2], [3]], [0, 1, 1], { rng: seededRng(1), accountant: acc });
     expect(acc.spent().eps).toBe(small.privacy.eps);
     expect(acc.spent().delta).toBe(1e-6);
@@ -125,7 +155,7 @@ describe('DpSgdClassifier: accounting', () => {
 
   it('a fit that would overspend throws BudgetExceededError, spends nothing and leaves the model unfitted', () => {
     const acc = new PrivacyAccountant({ eps: 0.5, delta: 1e-5 });
-    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.1, steps: 100, sigma: 1, delta: 1e-6, clip: 1, learningRate: 0.1 });
+    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.1, steps: 100, sigma: 1, delta: 1e-6, clip: 1, expectedBatchSize: 1, learningRate: 0.1 });
     expect(model.privacy.eps).toBeGreaterThan(0.5);
     expect(() => model.fit([[1], [2]], [0, 1], { rng: seededRng(1), accountant: acc })).toThrow(BudgetExceededError);
     expect(acc.spent().eps).toBe(0);
@@ -134,7 +164,7 @@ describe('DpSgdClassifier: accounting', () => {
 
   it('records the run in an RdpAccountant: two runs compose in RDP, tighter than summing eps', () => {
     const rdp = new RdpAccountant();
-    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.05, steps: 200, sigma: 1.2, delta: 1e-5, clip: 1, learningRate: 0.1 });
+    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.05, steps: 200, sigma: 1.2, delta: 1e-5, clip: 1, expectedBatchSize: 1, learningRate: 0.1 });
     model.fit([[1], [2]], [0, 1], { rng: seededRng(1), rdpAccountant: rdp });
     expect(rdp.getEpsilon(1e-5).eps).toBeCloseTo(model.privacy.eps, 12);
     model.fit([[1], [2]], [0, 1], { rng: seededRng(2), rdpAccountant: rdp });
@@ -145,7 +175,7 @@ describe('DpSgdClassifier: accounting', () => {
   });
 
   it('targetEps calibrates the smallest sigma meeting it', () => {
-    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.02, epochs: 3, targetEps: 1, delta: 1e-5, clip: 1, learningRate: 0.1 });
+    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.02, epochs: 3, targetEps: 1, delta: 1e-5, clip: 1, expectedBatchSize: 10, learningRate: 0.1 });
     expect(model.privacy.steps).toBe(150);
     expect(model.privacy.eps).toBeLessThanOrEqual(1);
     expect(model.privacy.sigma).toBe(calibrateDpSgdSigma({ q: 0.02, steps: 150, eps: 1, delta: 1e-5 }).sigma);
@@ -165,7 +195,7 @@ describe('DpSgdClassifier: accuracy', () => {
     });
     const Xt = gaussianRows(5000, d, 12);
     const yt = Xt.map((r) => (beta[0]! + r.reduce((s, v, j) => s + v * beta[j + 1]!, 0) > 0 ? 1 : 0));
-    const model = new DpSgdClassifier({ loss: 'logistic', q: 256 / n, epochs: 5, targetEps: 1, delta: 1e-5, clip: 1, learningRate: 1 });
+    const model = new DpSgdClassifier({ loss: 'logistic', q: 256 / n, epochs: 5, targetEps: 1, delta: 1e-5, clip: 1, expectedBatchSize: 256, learningRate: 1 });
     model.fit(X, y, { rng: seededRng('fit'), addBias: true });
     const pred = model.predict(Xt);
     const acc = pred.reduce((s, p, i) => s + (p === yt[i] ? 1 : 0), 0) / yt.length;
@@ -188,7 +218,7 @@ describe('DpSgdClassifier: accuracy', () => {
       X.push(r);
       y.push(beta[0]! + r[0]! * beta[1]! + r[1]! * beta[2]! + r[2]! * beta[3]! + 0.1 * (rng.nextDouble() - 0.5));
     }
-    const model = new DpSgdRegressor({ q: 200 / n, epochs: 8, targetEps: 2, delta: 1e-5, clip: 1, learningRate: (t) => 0.5 / Math.sqrt(1 + t / 100) });
+    const model = new DpSgdRegressor({ q: 200 / n, epochs: 8, targetEps: 2, delta: 1e-5, clip: 1, expectedBatchSize: 200, learningRate: (t) => 0.5 / Math.sqrt(1 + t / 100) });
     model.fit(X, y, { rng: seededRng('fitlin'), addBias: true, lower: [-1, -1, -1], upper: [1, 1, 1] });
     model.coeff!.forEach((c, j) => expect(Math.abs(c - beta[j]!)).toBeLessThan(0.02));
     const pred = model.predict([[0, 0, 0]]);
@@ -197,10 +227,21 @@ describe('DpSgdClassifier: accuracy', () => {
 
   it('divergence (learning rate x weight decay >> 1) is a ConvergenceError after the (post-processing) release is charged', () => {
     const acc = new PrivacyAccountant({ eps: 100, delta: 1e-3 });
-    const m = new DpSgdRegressor({ q: 1, steps: 200, sigma: 10, delta: 1e-5, clip: 1, learningRate: 1e5, l2: 1e5 });
+    const m = new DpSgdRegressor({ q: 1, steps: 200, sigma: 10, delta: 1e-5, clip: 1, normalizer: 2, learningRate: 1e5, l2: 1e5 });
     expect(() => m.fit([[1], [2]], [0, 1], { rng: seededRng(1), accountant: acc })).toThrow(ConvergenceError);
     expect(acc.spent().eps).toBe(m.privacy.eps);
     expect(m.coeff).toBeUndefined();
+  });
+
+  it('divergence to non-finite gradients with the safe noise: charged, ConvergenceError, the noise never sees a non-finite value', () => {
+    // x = 1e200: the score x theta overflows after one large step, so the next gradient sum is NaN
+    for (const noise of ['safe', 'float'] as const) {
+      const acc = new PrivacyAccountant({ eps: 100, delta: 1e-3 });
+      const m = new DpSgdRegressor({ q: 1, steps: 5, sigma: 1, delta: 1e-5, clip: 1, normalizer: 1e-300, learningRate: 1, noise });
+      expect(() => m.fit([[1e200]], [0], { rng: seededRng(4), accountant: acc })).toThrow(ConvergenceError);
+      expect(acc.spent().eps).toBe(m.privacy.eps);
+      expect(acc.ledger()).toHaveLength(1);
+    }
   });
 
   it('column-major input gives the same fit as rows', () => {
@@ -210,7 +251,7 @@ describe('DpSgdClassifier: accuracy', () => {
       [0.5, 0.5],
     ];
     const data = new Float64Array([1, 3, 0.5, 2, -1, 0.5]);
-    const opts = { loss: 'logistic' as const, q: 0.5, steps: 5, sigma: 1, delta: 1e-5, clip: 1, learningRate: 0.1 };
+    const opts = { loss: 'logistic' as const, q: 0.5, steps: 5, sigma: 1, delta: 1e-5, clip: 1, expectedBatchSize: 1.5, learningRate: 0.1 };
     const a = new DpSgdClassifier(opts).fit(rows, [0, 1, 1], { rng: seededRng(3) }).coeff!;
     const b = new DpSgdClassifier(opts).fit({ nrow: 3, ncol: 2, data }, [0, 1, 1], { rng: seededRng(3) }).coeff!;
     expect(b).toEqual(a);
@@ -218,7 +259,7 @@ describe('DpSgdClassifier: accuracy', () => {
 });
 
 describe('DpSgdClassifier: validation', () => {
-  const base = { loss: 'logistic' as const, q: 0.1, steps: 10, sigma: 1, delta: 1e-5, clip: 1, learningRate: 0.1 };
+  const base = { loss: 'logistic' as const, q: 0.1, steps: 10, sigma: 1, delta: 1e-5, clip: 1, expectedBatchSize: 1, learningRate: 0.1 };
   it('rejects bad options with typed errors', () => {
     expect(() => new DpSgdClassifier({ ...base, loss: 'hinge' as 'logistic' })).toThrow(InvalidArgumentError);
     expect(() => new DpSgdClassifier({ ...base, q: 0 })).toThrow(InvalidArgumentError);
@@ -232,6 +273,39 @@ describe('DpSgdClassifier: validation', () => {
     expect(() => new DpSgdClassifier({ ...base, learningRate: 0 })).toThrow(InvalidArgumentError);
     expect(() => new DpSgdClassifier({ ...base, l2: -1 })).toThrow(InvalidArgumentError);
     expect(() => new DpSgdClassifier(null as unknown as typeof base)).toThrow(InvalidArgumentError);
+    expect(() => new DpSgdClassifier({ ...base, noise: 'exact' as 'safe' })).toThrow(InvalidArgumentError);
+    expect(() => new DpSgdClassifier({ ...base, sigma: 2 ** -850 })).toThrow(InvalidArgumentError);
+    expect(() => new DpSgdClassifier({ ...base, clip: 2 ** 901 })).toThrow(InvalidArgumentError);
+    // the huge noise scale is only a problem for the lattice: the float simulation mode accepts it
+    expect(new DpSgdClassifier({ ...base, clip: 2 ** 901, noise: 'float' }).noise).toBe('float');
+  });
+
+  it('the step normaliser must be public: expectedBatchSize or normalizer is required, never q times the private row count', () => {
+    const { expectedBatchSize: _omit, ...rest } = base;
+    let err: unknown;
+    try {
+      new DpSgdClassifier(rest);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as Error).message).toMatch(/expectedBatchSize/);
+    expect((err as Error).message).toMatch(/normalizer/);
+    expect(() => new DpSgdClassifier({ ...rest, expectedBatchSize: 2, normalizer: 2 })).toThrow(InvalidArgumentError);
+    expect(() => new DpSgdClassifier({ ...rest, expectedBatchSize: 0 })).toThrow(InvalidArgumentError);
+    expect(() => new DpSgdClassifier({ ...rest, normalizer: -1 })).toThrow(InvalidArgumentError);
+    expect(new DpSgdClassifier({ ...rest, expectedBatchSize: 7 }).normalizer).toBe(7);
+    expect(new DpSgdClassifier({ ...rest, normalizer: 3 }).normalizer).toBe(3);
+  });
+
+  it('the normaliser does not depend on the row count: one step on data sets of different sizes divides by the same m', () => {
+    // Squared loss, x = 0: zero gradients, so one step from 0 releases -noise / m whatever n is.
+    const opts = { q: 1, steps: 1, sigma: 1, delta: 1e-5, clip: 1, learningRate: 1, expectedBatchSize: 4 };
+    const a = new DpSgdRegressor(opts).fit([[0]], [0], { rng: seededRng('m') }).coeff![0]!;
+    const b = new DpSgdRegressor(opts).fit([[0], [0], [0], [0], [0], [0], [0], [0]], new Array<number>(8).fill(0), { rng: seededRng('m') }).coeff![0]!;
+    expect(b).toBe(a);
+    const c = new DpSgdRegressor({ ...opts, expectedBatchSize: 1 }).fit([[0]], [0], { rng: seededRng('m') }).coeff![0]!;
+    expect(a).toBe(c / 4);
   });
 
   it('rejects bad data before the budget is checked', () => {

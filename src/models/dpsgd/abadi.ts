@@ -8,22 +8,60 @@
  *     (drawn with the Rng as geometric gaps between included rows);
  *  2. per-example gradients g_i = l'(x_i . theta, y_i) x_i, clipped to l2 norm C:
  *     g_i * min(1, C / ||g_i||_2);
- *  3. noisy sum: G = sum_{i in B_t} clip(g_i) + N(0, (sigma C)^2 I);
- *  4. theta <- theta - eta_t (G / m + lambda theta), m the public normaliser (default q n, the
- *     expected batch size) and lambda an optional (data-independent) l2 weight decay.
+ *  3. noisy sum: G~_t = sum_{i in B_t} clip(g_i) + N(0, (sigma C)^2 I) (released floating-point
+ *     safely, see "Noise" below);
+ *  4. theta <- theta - eta_t (G~_t / m + lambda theta), lambda an optional (data-independent) l2
+ *     weight decay and m a PUBLIC normaliser: `normalizer` (m itself) or `expectedBatchSize`
+ *     (m = the expected batch size q n that the user states from public knowledge). One of the two
+ *     is required. The normaliser is deliberately NOT defaulted to q n with the actual row count n:
+ *     under add/remove-one neighbours n is private, and a step size computed from it would scale
+ *     every update by a data-dependent factor that the accounting below does not cover.
  *
  * Guarantee: (eps, delta)-DP for add/remove-one (unbounded) neighbours, the whole trajectory
- * included. One step is the Poisson-subsampled Gaussian mechanism with noise multiplier sigma on a
- * sum of l2 sensitivity C (adding or removing a record changes the clipped sum by at most C); the
- * steps compose in RDP and convert to (eps, delta) with {@link dpSgdEpsilon} (Mironov, Talwar &
- * Zhang 2019; see src/accounting/rdp.ts). With the default normaliser m = q n the row count n is
- * treated as public, as in Opacus and TF-Privacy; pass `normalizer` to avoid that.
- * The Gaussian noise is drawn in floating point (like Opacus/TF-Privacy): the released coefficients
- * are the end of a long iteration, not a value plus directly exposed noise.
+ * included. Every iterate is a deterministic function of the public quantities (theta_0, eta_t, m,
+ * lambda) and of the released noisy sums G~_1..G~_T (post-processing), and each G~_t is the
+ * Poisson-subsampled Gaussian mechanism with noise multiplier sigma on a sum of l2 sensitivity C
+ * (adding or removing a record changes the clipped sum by at most C). The steps compose in RDP and
+ * convert to (eps, delta) with {@link dpSgdEpsilon} (Mironov, Talwar & Zhang 2019, "Renyi
+ * Differential Privacy of the Sampled Gaussian Mechanism" (MTZ); src/accounting/rdp.ts).
+ *
+ * Noise (`noise`, default 'safe'). Naive floating-point Gaussian noise (Box-Muller in doubles) is
+ * not a valid implementation of the Gaussian mechanism: the low-order bits of x + noise leak x
+ * (Mironov 2012; Jin, McMurtry, Rubinstein & Ohrimenko, S&P 2022, attacked Opacus this way). With
+ * 'safe', EVERY step's sum goes through the lattice Gaussian of src/mechanisms/noise.ts
+ * (`addGaussianNoise(sum, { scale: sigma C, sensitivity: C }, rng, 'safe')`, src/random/lattice.ts):
+ * the sum is rounded to the grid 2^k (k = floor(log2(sigma C)) - 40) and exact discrete Gaussian
+ * noise N_Z(0, s^2) is added in grid units, s = ceil(sigma (C/2^k + sqrt(d)) (1 + 2^-20) (1 + 2^-48)) >= sigma D
+ * with D = C/2^k + sqrt(d) the l2 sensitivity of the ROUNDED sum (rounding moves each coordinate by
+ * at most 1/2). So the iterates never contain a float noise sample: all are post-processing of lattice
+ * points. Why the continuous accounting applies to it (what we prove and what we rely on):
+ *  (a) one unsampled step: for an integer shift v, D_alpha(N_Z(m + v, s^2 I) || N_Z(m, s^2 I)) =
+ *      alpha ||v||^2 / (2 s^2) for ALL orders alpha (Canonne, Kamath & Steinke 2020, Prop. 5 and
+ *      Thm 14: the zCDP bound of the continuous Gaussian, with equality for integer shifts), so its
+ *      RDP curve is identical to the continuous Gaussian's with noise multiplier s/D >= sigma.
+ *  (b) one Poisson-subsampled step, direction D_alpha(P || Q) with P = (1-q) N_Z(m, s^2) + q N_Z(m+v, s^2)
+ *      and Q = N_Z(m, s^2) (m: the rounded sum of the other sampled records, conditioned on; the
+ *      average over them is handled by the joint quasi-convexity of Renyi divergence, van Erven &
+ *      Harremoes 2014, Thm 13), at INTEGER alpha >= 2: expanding MTZ's way,
+ *      E_Q[(P/Q)^alpha] = sum_j binom(alpha, j) (1-q)^(alpha-j) q^j exp((j-1) D_j(N_Z(m+v) || N_Z(m))),
+ *      a sum with nonnegative coefficients of terms that equal the continuous ones by (a); it grows
+ *      with ||v|| <= D, so the bound of the continuous subsampled Gaussian transfers EXACTLY.
+ *  (c) NOT proved here: MTZ's bound for the reverse direction D_alpha(Q || P) (their argument that it
+ *      is dominated by (b) is made for the continuous Gaussian) and their computation at fractional
+ *      orders, both carried over to the discrete Gaussian. We rely on them because the discrete
+ *      Gaussian at s >= 2^40 grid units is the continuous one up to lattice effects of relative size
+ *      far below the 2^-20 margin on s. A fully proved (looser) alternative is Zhu & Wang's (ICML
+ *      2019) general Poisson-subsampling RDP bound, which needs only the base mechanism's RDP, i.e. (a);
+ *      it is not what {@link dpSgdEpsilon} computes.
+ * The noise actually added has standard deviation s 2^k, above sigma C by a relative
+ * ~sqrt(d) sigma 2^-40 + 2^-20 (privacy only improves). `noise: 'float'` draws N(0, (sigma C)^2) in doubles (Box-Muller)
+ * instead: faster, for simulations and experiments only, NOT a valid DP release.
  */
 import { calibrateDpSgdSigma, DEFAULT_RDP_ORDERS, dpSgdEpsilon, RdpAccountant, type RdpConversion } from '../../accounting/rdp.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
+import { addGaussianNoise } from '../../mechanisms/noise.js';
 import { fillNormal } from '../../random/continuous.js';
+import { gridSampler, planGaussianGrid } from '../../random/lattice.js';
 import type { Rng } from '../../random/rng.js';
 import { runRelease, type Guarantee, type ReleaseOptions } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkPositive } from '../../validation.js';
@@ -50,13 +88,31 @@ export interface DpSgdOptions {
   learningRate: number | ((step: number) => number);
   /** l2 weight decay lambda >= 0 (default 0). */
   l2?: number;
-  /** Public gradient normaliser m > 0 (default q n). */
+  /**
+   * Public gradient normaliser m > 0 (the noisy sum is divided by m). Give this or
+   * `expectedBatchSize`; it must not be computed from the private data (e.g. from its row count).
+   */
   normalizer?: number;
+  /**
+   * Public expected batch size (q times a public size of the data set): used as the normaliser m.
+   * Give this or `normalizer`. Not computed from the data: under add/remove-one neighbours the row
+   * count n is private, so m = q n would not be covered by the guarantee.
+   */
+  expectedBatchSize?: number;
+  /**
+   * How each step's Gaussian noise is drawn: 'safe' (default; lattice discrete Gaussian,
+   * floating-point safe, see the module comment) or 'float' (Box-Muller in doubles: for
+   * simulations only, not a valid DP release).
+   */
+  noise?: DpSgdNoise;
   /** RDP orders (default {@link DEFAULT_RDP_ORDERS}). */
   orders?: readonly number[];
   /** RDP -> (eps, delta) conversion (default 'tight'). */
   conversion?: RdpConversion;
 }
+
+/** Noise generation of DP-SGD: 'safe' (lattice, default) or 'float' (simulations only). */
+export type DpSgdNoise = 'safe' | 'float';
 
 export interface DpSgdFitOptions extends ReleaseOptions {
   /** Prepend a bias column of 1s (coefficient 0 is then the intercept). Default false. */
@@ -100,7 +156,9 @@ export class DpSgdClassifier {
   readonly loss: DpSgdLoss;
   readonly clip: number;
   readonly l2: number;
-  readonly normalizer: number | undefined;
+  /** The public normaliser m (`normalizer` or `expectedBatchSize`). */
+  readonly normalizer: number;
+  readonly noise: DpSgdNoise;
   readonly privacy: DpSgdPrivacy;
   /** Coefficients on the scale of the inputs (intercept first with addBias); undefined before fit. */
   coeff: number[] | undefined;
@@ -122,7 +180,18 @@ export class DpSgdClassifier {
     const delta = checkDelta(o.delta);
     this.clip = checkPositive(o.clip, 'clip');
     this.l2 = o.l2 === undefined ? 0 : checkNonNegative(o.l2, 'l2');
-    this.normalizer = o.normalizer === undefined ? undefined : checkPositive(o.normalizer, 'normalizer');
+    if (o.normalizer !== undefined && o.expectedBatchSize !== undefined) throw new InvalidArgumentError('normalizer/expectedBatchSize', 'give one of them, not both (both set the public normaliser m)');
+    if (o.normalizer !== undefined) this.normalizer = checkPositive(o.normalizer, 'normalizer');
+    else if (o.expectedBatchSize !== undefined) this.normalizer = checkPositive(o.expectedBatchSize, 'expectedBatchSize');
+    else {
+      throw new InvalidArgumentError(
+        'expectedBatchSize',
+        'is required (or normalizer): a PUBLIC expected batch size q n (n a public size of the data set). The step normaliser cannot default to q times the actual row count, which is private under add/remove-one neighbours',
+      );
+    }
+    const noise = o.noise ?? 'safe';
+    if (noise !== 'safe' && noise !== 'float') throw new InvalidArgumentError('noise', "must be 'safe' (default) or 'float' (simulations only)", noise);
+    this.noise = noise;
     const lr = o.learningRate;
     if (typeof lr === 'number') {
       checkPositive(lr, 'learningRate');
@@ -138,8 +207,14 @@ export class DpSgdClassifier {
     } else if (o.targetEps !== undefined) {
       sigma = calibrateDpSgdSigma({ q, steps, eps: checkEpsilon(o.targetEps, 'targetEps'), delta, orders, conversion }).sigma;
     } else throw new InvalidArgumentError('sigma', 'is required (or targetEps)');
+    const noiseStd = sigma * this.clip;
+    // Safe noise: the lattice needs sigma C in [2^-900, 2^900]; sigma >= 2^-800 keeps every clipped sum
+    // (|G| <= n C < 2^53 C) representable on the grid 2^k ~ sigma C 2^-40, so the noise never fails on data.
+    if (noise === 'safe' && !(noiseStd >= 2 ** -900 && noiseStd <= 2 ** 900 && sigma >= 2 ** -800)) {
+      throw new InvalidArgumentError('sigma', `must be >= 2^-800 with sigma * clip in [2^-900, 2^900] for the safe lattice noise (sigma * clip = ${noiseStd})`, sigma);
+    }
     const { eps, order } = dpSgdEpsilon({ q, sigma, steps, delta, orders, conversion });
-    this.privacy = { eps, delta, order, sigma, q, steps, noiseStd: sigma * this.clip, conversion };
+    this.privacy = { eps, delta, order, sigma, q, steps, noiseStd, conversion };
   }
 
   /** The guarantee of a fit: (eps, delta)-DP, add/remove-one neighbours. */
@@ -164,20 +239,27 @@ export class DpSgdClassifier {
       for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) throw new InvalidArgumentError(`initialCoeff[${j}]`, 'must be a finite number', theta[j]);
     }
     if (options.rdpAccountant !== undefined && !(options.rdpAccountant instanceof RdpAccountant)) throw new InvalidArgumentError('rdpAccountant', 'must be an RdpAccountant', options.rdpAccountant);
-    const m = this.normalizer ?? this.privacy.q * n;
+    const m = this.normalizer;
     const { eps, delta, steps } = this.privacy;
+    // Validates the safe-noise plan (grid, sampler) before the budget check: no error can follow it
+    // except divergence, which is charged.
+    if (this.noise === 'safe') gridSampler('gaussian', planGaussianGrid(this.privacy.noiseStd, this.clip, d).gridScale);
     const rates = new Float64Array(steps);
     for (let t = 0; t < steps; t++) {
       const eta = this.lr(t);
       if (typeof eta !== 'number' || !(eta >= 0) || !Number.isFinite(eta)) throw new InvalidArgumentError(`learningRate(${t})`, 'must return a finite number >= 0', eta);
       rates[t] = eta;
     }
-    runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, (rng) => {
-      runDpSgd({ loss: this.loss, X: design.X, y: labels, n, d, theta, q: this.privacy.q, steps: this.privacy.steps, clip: this.clip, noiseStd: this.privacy.noiseStd, normalizer: m, l2: this.l2, rates, rng });
-    });
+    // A divergent run stops early and returns normally, so that runRelease charges it (the data were
+    // used); the ConvergenceError is thrown after the charge, as post-processing of the release.
+    const diverged = runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, (rng) =>
+      runDpSgd({ loss: this.loss, X: design.X, y: labels, n, d, theta, q: this.privacy.q, steps: this.privacy.steps, clip: this.clip, noiseStd: this.privacy.noiseStd, normalizer: m, l2: this.l2, rates, rng, noise: this.noise }).diverged,
+    );
     options.rdpAccountant?.composeSubsampledGaussian(this.privacy.q, this.privacy.sigma, steps);
     for (let j = 0; j < d; j++) theta[j]! /= design.divisor[j]!;
-    for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) throw new ConvergenceError('DP-SGD diverged (non-finite coefficients); use a smaller learning rate. The budget was charged: the run used the data, and this error is post-processing of its private output');
+    let finite = !diverged;
+    for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) finite = false;
+    if (!finite) throw new ConvergenceError('DP-SGD diverged (non-finite gradients or coefficients); use a smaller learning rate. The budget was charged: the run used the data, and this error is post-processing of its private output');
     this.coeff = Array.from(theta);
     this.addBias = options.addBias ?? false;
     this.dIn = design.dIn;
@@ -198,7 +280,14 @@ export class DpSgdRegressor extends DpSgdClassifier {
   }
 }
 
-/** The inner loop (exported for tests and benchmarks): runs DP-SGD in place on theta. */
+/**
+ * The inner loop (exported for tests and benchmarks): runs DP-SGD in place on theta. With
+ * `noise: 'safe'` (default) each step's clipped gradient sum is released through
+ * `addGaussianNoise(sum, { scale: noiseStd, sensitivity: clip }, rng, 'safe')` (lattice discrete
+ * Gaussian); 'float' adds Box-Muller noise in doubles (simulations only). If a gradient sum or an
+ * iterate becomes non-finite, the loop stops and returns `{ diverged: true }` (it never throws
+ * after touching the data, so the caller can charge the run before reporting the divergence).
+ */
 export function runDpSgd(p: {
   loss: DpSgdLoss;
   X: Float64Array;
@@ -215,12 +304,15 @@ export function runDpSgd(p: {
   /** Learning rate of each step (length >= steps). */
   rates: Float64Array;
   rng: Rng;
-}): void {
+  noise?: DpSgdNoise;
+}): { diverged: boolean; stepsRun: number } {
   const { loss, X, y, n, d, theta, q, steps, clip, noiseStd, normalizer, l2, rng } = p;
+  const safe = (p.noise ?? 'safe') === 'safe';
   // Row norms are computed when a row is first sampled (one epoch costs no extra pass over X).
   const norms = new Float64Array(n).fill(-1);
   const grad = new Float64Array(d);
-  const noise = new Float64Array(d);
+  const noisy = new Float64Array(d);
+  const spec = { scale: noiseStd, sensitivity: clip };
   const logNotQ = Math.log1p(-q);
   for (let t = 0; t < steps; t++) {
     grad.fill(0);
@@ -238,8 +330,15 @@ export function runDpSgd(p: {
         i += 1 + Math.floor(Math.log(1 - rng.nextDouble()) / logNotQ);
       }
     }
-    fillNormal(rng, noise, noiseStd);
+    for (let j = 0; j < d; j++) if (!Number.isFinite(grad[j]!)) return { diverged: true, stepsRun: t };
+    if (safe) addGaussianNoise(grad, spec, rng, 'safe', noisy);
+    else {
+      fillNormal(rng, noisy, noiseStd);
+      for (let j = 0; j < d; j++) noisy[j]! += grad[j]!;
+    }
     const eta = p.rates[t]!;
-    for (let j = 0; j < d; j++) theta[j]! -= eta * ((grad[j]! + noise[j]!) / normalizer + l2 * theta[j]!);
+    for (let j = 0; j < d; j++) theta[j]! -= eta * (noisy[j]! / normalizer + l2 * theta[j]!);
+    for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) return { diverged: true, stepsRun: t + 1 };
   }
+  return { diverged: false, stepsRun: steps };
 }
