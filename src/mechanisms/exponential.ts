@@ -36,7 +36,8 @@ const BLOCK = 1024;
 /**
  * Index sampled with P(i) proportional to measure_i * exp(coef * u_i), in log space:
  * l_i = coef * u_i + ln(measure_i), m = max_i l_i, w_i = exp(l_i - m) <= 1, then inverse CDF on the
- * partial sums of w. Two-level: the sums of blocks of 1024 weights are kept (n/1024 doubles, the only
+ * partial sums of w (with a measure, the equivalent log-free weights (mu_i/mu_max) exp(coef u_i - m0)
+ * are used unless they underflow). Two-level: the sums of blocks of 1024 weights are kept (n/1024 doubles, the only
  * allocation), the uniform r in [0, total) picks a block, and only that block's weights are
  * recomputed; the partial sums are fl(prefix_of_blocks + partial_within_block), which are monotone
  * and end exactly at the total, so the intervals [S_{i-1}, S_i) partition [0, total). About n + 1024
@@ -51,41 +52,82 @@ const BLOCK = 1024;
  */
 export function sampleLogLinearIndex(utility: ArrayLike<number>, coef: number, measure: ArrayLike<number> | undefined, rng: Rng): number {
   const n = utility.length;
-  let m = -Infinity;
+  const blockSums = new Float64Array(Math.ceil(n / BLOCK));
   if (measure === undefined) {
+    let m = -Infinity;
     for (let i = 0; i < n; i++) {
       const l = coef * utility[i]!;
       if (l > m) m = l;
     }
-  } else {
-    for (let i = 0; i < n; i++) {
-      const mu = measure[i]!;
-      if (mu > 0) {
-        const l = coef * utility[i]! + Math.log(mu);
-        if (l > m) m = l;
-      }
+    let total = 0;
+    for (let b = 0; b < blockSums.length; b++) {
+      const end = Math.min(n, (b + 1) * BLOCK);
+      let s = 0;
+      for (let i = b * BLOCK; i < end; i++) s += Math.exp(coef * utility[i]! - m);
+      blockSums[b] = s;
+      total += s;
+    }
+    return invertBlocks((i) => Math.exp(coef * utility[i]! - m), n, blockSums, total, rng);
+  }
+  // With a measure, first without logarithms: w_i = (mu_i / mu_max) exp(coef u_i - m0), m0 the max of
+  // coef u_i over mu_i > 0, so w_i <= 1. When the product underflows for every candidate (the best
+  // utilities carry a tiny measure), fall back to the log-space weights exp(coef u_i + ln mu_i - m).
+  let m0 = -Infinity;
+  let muMax = 0;
+  for (let i = 0; i < n; i++) {
+    const mu = measure[i]!;
+    if (mu > 0) {
+      const l = coef * utility[i]!;
+      if (l > m0) m0 = l;
+      if (mu > muMax) muMax = mu;
     }
   }
-  const weight = (i: number): number => {
-    if (measure === undefined) return Math.exp(coef * utility[i]! - m);
+  const inv = 1 / muMax;
+  if (Number.isFinite(inv)) {
+    const fast = (i: number): number => {
+      const mu = measure[i]!;
+      return mu > 0 ? mu * inv * Math.exp(coef * utility[i]! - m0) : 0;
+    };
+    const total = fillBlockSums(fast, n, blockSums);
+    if (total >= 1e-200) return invertBlocks(fast, n, blockSums, total, rng);
+  }
+  let m = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const mu = measure[i]!;
+    if (mu > 0) {
+      const l = coef * utility[i]! + Math.log(mu);
+      if (l > m) m = l;
+    }
+  }
+  const logWeight = (i: number): number => {
     const mu = measure[i]!;
     return mu > 0 ? Math.exp(coef * utility[i]! + Math.log(mu) - m) : 0;
   };
-  const blocks = Math.ceil(n / BLOCK);
-  const blockSums = new Float64Array(blocks);
+  return invertBlocks(logWeight, n, blockSums, fillBlockSums(logWeight, n, blockSums), rng);
+}
+
+/** Fills the block sums of the weights; returns their total (summed in block order). */
+function fillBlockSums(weight: (i: number) => number, n: number, blockSums: Float64Array): number {
   let total = 0;
-  for (let b = 0; b < blocks; b++) {
+  for (let b = 0; b < blockSums.length; b++) {
     const end = Math.min(n, (b + 1) * BLOCK);
     let s = 0;
-    if (measure === undefined) for (let i = b * BLOCK; i < end; i++) s += Math.exp(coef * utility[i]! - m);
-    else for (let i = b * BLOCK; i < end; i++) s += weight(i);
+    for (let i = b * BLOCK; i < end; i++) s += weight(i);
     blockSums[b] = s;
     total += s;
   }
+  return total;
+}
+
+/**
+ * Inverse CDF over block sums: r = U * total picks the block whose prefix range contains r, then the
+ * index inside it (partial sums fl(prefix + partial), the same arithmetic as the totals).
+ */
+function invertBlocks(weight: (i: number) => number, n: number, blockSums: Float64Array, total: number, rng: Rng): number {
   const r = rng.nextDouble() * total;
   let prefix = 0;
   let lastPositive = -1;
-  for (let b = 0; b < blocks; b++) {
+  for (let b = 0; b < blockSums.length; b++) {
     const next = prefix + blockSums[b]!;
     if (blockSums[b]! > 0) lastPositive = b;
     if (next > r) {

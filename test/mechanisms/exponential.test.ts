@@ -92,6 +92,20 @@ describe('exponentialMechanism: extremes', () => {
       expect(k === 2 || k === 3).toBe(true);
     }
   });
+  it('falls back to log-space weights when the measure-scaled weights underflow', () => {
+    // l_i = u_i/2 + ln(mu_i): both 0 (u_0 = -2 ln 1e-300), so P = (1/2, 1/2), while the log-free
+    // weights (mu_i/mu_max) exp(u_i/2 - max u/2) are both 1e-300.
+    const u = [-2 * Math.log(1e-300), 0];
+    const mu = [1e-300, 1];
+    const p = exponentialMechanismProbabilities(u, 1, 1, { measure: mu });
+    expect(p[0]).toBeCloseTo(0.5, 12);
+    const rng = seededRng(12);
+    let zeros = 0;
+    for (let i = 0; i < 4000; i++) if (sampleLogLinearIndex(u, 0.5, mu, rng) === 0) zeros++;
+    expect(Math.abs(zeros - 2000)).toBeLessThan(6 * Math.sqrt(1000));
+    // a subnormal largest measure (1/mu_max overflows) also takes the log path
+    expect(sampleLogLinearIndex([0, 1], 0.5, [0, 5e-324], rng)).toBe(1);
+  });
   it('handles a tiny eps (near uniform) and a huge utility gap (near argmax)', () => {
     const pTiny = exponentialMechanismProbabilities([0, 1e6], 1e-12, 1);
     expect(pTiny[0]).toBeCloseTo(0.5, 6);
