@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { ConvergenceError, InvalidArgumentError } from '../../src/errors.js';
 import { LaplaceSgdDP, laplaceSgdNoiseScales } from '../../src/models/dpsgd/laplace-sgd.js';
 import { seededRng } from '../../src/random/rng.js';
 import { ksTest } from '../helpers/gof.js';
@@ -96,5 +96,30 @@ describe('LaplaceSgdDP', () => {
     expect(() => m.fit([[1], [2]], [0, 3], { accountant: acc })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0);
     expect(() => m.predict([[1]])).toThrow(InvalidArgumentError);
+    // public step scales are checked before the budget: overflowing or off-lattice scales
+    expect(() => new LaplaceSgdDP({ ...base, learningRateScale: 1e307 }).fit([[1]], [0], { accountant: acc })).toThrow(InvalidArgumentError);
+    expect(() => new LaplaceSgdDP({ ...base, learningRateScale: 1e280 }).fit([[1]], [0], { accountant: acc })).toThrow(InvalidArgumentError);
+    expect(acc.spent().eps).toBe(0);
+    expect(acc.ledger()).toHaveLength(0);
+  });
+
+  it('an iterate that overflows (huge learningRateScale) is charged, then a ConvergenceError is thrown', () => {
+    // x = 1e100, squared loss: after one step of size ~1e250 the score x . beta overflows and the
+    // gradient is NaN. Before the fix the noise threw inside the release and nothing was charged.
+    for (const noiseMode of ['safe', 'float'] as const) {
+      for (const steps of [2, 5]) {
+        const acc = new PrivacyAccountant({ eps: 10 });
+        const m = new LaplaceSgdDP({ loss: 'squared', eps: 1, steps, clip: 1, learningRateScale: 1e250, noiseMode });
+        expect(() => m.fit([[1e100]], [0], { rng: seededRng(7), accountant: acc })).toThrow(ConvergenceError);
+        expect(acc.spent().eps).toBe(m.privacy.eps);
+        expect(acc.ledger()).toHaveLength(1);
+        expect(m.coeff).toBeUndefined();
+      }
+    }
+    // the same scale on benign data releases normally
+    const acc = new PrivacyAccountant({ eps: 10 });
+    const ok = new LaplaceSgdDP({ loss: 'squared', eps: 1, steps: 2, clip: 1, learningRateScale: 1e250 }).fit([[0]], [0], { rng: seededRng(7), accountant: acc });
+    expect(ok.coeff!.every((v) => Number.isFinite(v))).toBe(true);
+    expect(acc.spent().eps).toBe(1);
   });
 });

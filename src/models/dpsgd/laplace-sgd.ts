@@ -33,10 +33,16 @@
  * The last step's noise is the one the guarantee rests on: it is released floating-point safely
  * through {@link addLaplaceNoise} (lattice release, default `noiseMode: 'safe'`); earlier steps' noise
  * is drawn in floating point (it does not enter the proof).
+ *
+ * Divergence: the step scales c gamma_{h-1} and c gamma_{h-1} theta_h are public and validated
+ * before the budget check. If an iterate becomes non-finite (or too large for the lattice of the
+ * last step's noise), the run stops and is charged (the data were used), and then a
+ * ConvergenceError is thrown: the error is post-processing of a charged run.
  */
-import { InvalidArgumentError } from '../../errors.js';
+import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import { addLaplaceNoise } from '../../mechanisms/noise.js';
 import { fillLaplace } from '../../random/continuous.js';
+import { planLaplaceGrid } from '../../random/lattice.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../../release.js';
 import { checkEpsilon, checkInteger, checkOpenUnit, checkPositive } from '../../validation.js';
 import type { MatrixInput } from '../matrix.js';
@@ -169,7 +175,20 @@ export class LaplaceSgdDP {
     const { n, d } = design;
     const N = this.steps;
     const c = this.learningRateScale;
-    const beta = runRelease(options, { eps: this.privacy.eps, delta: 0, neighbors: 'bounded', mechanism: 'laplace-sgd', name: 'LaplaceSgdDP.fit' }, (rng) => {
+    // Public checks before the budget: every step's scales are finite, the last one fits the lattice.
+    for (let h = 1; h <= N; h++) {
+      const step = c * this.gamma[h - 1]!;
+      const scale = step * this.theta[h - 1]!;
+      if (!(step > 0 && Number.isFinite(step) && scale > 0 && Number.isFinite(scale))) {
+        throw new InvalidArgumentError('learningRateScale', `gives a non-finite or zero step at h = ${h} (step ${step}, noise scale ${scale})`, c);
+      }
+    }
+    const lastScale = c * this.gamma[N - 1]! * this.theta[N - 1]!;
+    if (this.noiseMode === 'safe' && !(lastScale >= 2 ** -900 && lastScale <= 2 ** 900)) {
+      throw new InvalidArgumentError('learningRateScale', `gives a last-step noise scale ${lastScale} outside [2^-900, 2^900], the range of the safe lattice noise`, c);
+    }
+    const gridInv = this.noiseMode === 'safe' ? Math.pow(2, -planLaplaceGrid(lastScale, this.privacy.eps * lastScale, d).k) : 1;
+    const result = runRelease(options, { eps: this.privacy.eps, delta: 0, neighbors: 'bounded', mechanism: 'laplace-sgd', name: 'LaplaceSgdDP.fit' }, (rng) => {
       const norms = rowNorms(design.X, n, d, 1);
       const b = new Float64Array(d);
       const grad = new Float64Array(d);
@@ -183,16 +202,23 @@ export class LaplaceSgdDP {
         if (h < N) {
           fillLaplace(rng, z, 1);
           for (let j = 0; j < d; j++) b[j]! -= step * grad[j]! + scale * z[j]!;
+          for (let j = 0; j < d; j++) if (!Number.isFinite(b[j]!)) return { beta: b, diverged: true };
         } else {
           // The released step: centre m = beta^(N-1) - gamma grad, Laplace of scale gamma theta_N,
           // calibrated to the l1 shift eps a_N * scale between coupled runs.
           for (let j = 0; j < d; j++) b[j]! -= step * grad[j]!;
+          // a centre that is non-finite or off the lattice would make the noise throw: stop (charged) instead
+          for (let j = 0; j < d; j++) if (!Number.isFinite(b[j]! * gridInv)) return { beta: b, diverged: true };
           const out = addLaplaceNoise(b, { scale, sensitivity: this.privacy.eps * scale }, rng, this.noiseMode);
           b.set(out);
         }
       }
-      return b;
+      return { beta: b, diverged: false };
     });
+    if (result.diverged) {
+      throw new ConvergenceError('LaplaceSgdDP diverged (non-finite iterate); use a smaller learningRateScale. The budget was charged: the run used the data, and this error is post-processing of its private output');
+    }
+    const beta = result.beta;
     for (let j = 0; j < d; j++) beta[j]! /= design.divisor[j]!;
     this.coeff = Array.from(beta);
     this.addBias = options.addBias ?? false;
