@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Rng } from '../../src/random/rng.js';
-import { auditDP, auditSampleMultiplier, clopperPearsonLower, clopperPearsonUpper, formatAudit } from './harness.js';
+import { auditDP, auditSampleMultiplier, auditSampleSize, clopperPearsonLower, clopperPearsonUpper, formatAudit } from './harness.js';
 
 /** Float Laplace by inversion with a 53-bit uniform. */
 function laplaceFloat(rng: Rng, b: number): number {
@@ -208,6 +208,10 @@ describe('auditDP mechanics', () => {
       const m = (x: number, rng: Rng) => x + laplaceFloat(rng, 1);
       expect(auditDP({ mechanism: m, neighbors: [0, 1], eps: 1, samples: 300, seed: 1 }).samples).toBe(1200);
       expect(auditDP({ mechanism: m, neighbors: [0, 1], eps: 1, samples: 300, seed: 1, allowLong: false }).samples).toBe(300);
+      process.env.DPKIT_AUDIT_LONG = '1000';
+      expect(auditSampleSize(2000)).toBe(1_000_000); // capped at 1e6 per neighbour
+      expect(auditSampleSize(2_000_000)).toBe(2_000_000); // never below the requested size
+      expect(auditSampleSize(2000, false)).toBe(2000);
       process.env.DPKIT_AUDIT_LONG = '0';
       expect(auditSampleMultiplier()).toBe(1);
       delete process.env.DPKIT_AUDIT_LONG;

@@ -39,7 +39,7 @@
  *
  * Sample sizes are CI-friendly by default (`samples` per neighbour, split in halves); setting the
  * environment variable DPKIT_AUDIT_LONG=1 (`npm run audit`) multiplies them by 10 (or by the
- * variable's value when it is a number >= 2).
+ * variable's value when it is a number >= 2), up to 1e6 per neighbour (or the given size if larger).
  */
 import { betaQuantile, normalQuantile } from '../../src/math/special.js';
 import { seededRng, type Rng } from '../../src/random/rng.js';
@@ -116,6 +116,8 @@ export interface AuditResult {
 }
 
 const DEFAULT_SAMPLES = 40_000;
+/** The most samples per neighbour a long run (DPKIT_AUDIT_LONG) multiplies up to. */
+const LONG_CAP = 1_000_000;
 const THRESHOLD_GRID = 512;
 const INTERVAL_GRID = 48;
 const HIST_BINS = 64;
@@ -129,6 +131,15 @@ export function auditSampleMultiplier(): number {
   const n = Number(v);
   if (Number.isFinite(n) && n >= 2) return Math.floor(n);
   return 10;
+}
+
+/**
+ * The samples per neighbour actually drawn: `base`, times {@link auditSampleMultiplier} in long runs
+ * (when allowed), but never beyond max(base, 1e6) (memory: features x samples doubles per side).
+ */
+export function auditSampleSize(base: number, allowLong = true): number {
+  const multiplier = allowLong ? auditSampleMultiplier() : 1;
+  return Math.floor(multiplier === 1 ? base : Math.min(base * multiplier, Math.max(base, LONG_CAP)));
 }
 
 /** Clopper-Pearson one-sided lower bound for a binomial proportion at level alpha. */
@@ -300,8 +311,7 @@ export function auditDP<I>(opts: AuditOptions<I>): AuditResult {
   const confidence = opts.confidence ?? 1 - 1e-6;
   if (!(confidence > 0 && confidence < 1)) throw new Error(`auditDP: confidence must be in (0, 1), got ${confidence}`);
   const alpha = 1 - confidence;
-  const multiplier = opts.allowLong === false ? 1 : auditSampleMultiplier();
-  const samples = Math.floor((opts.samples ?? DEFAULT_SAMPLES) * multiplier);
+  const samples = auditSampleSize(opts.samples ?? DEFAULT_SAMPLES, opts.allowLong !== false);
   if (!(samples >= 200)) throw new Error(`auditDP: samples must be >= 200, got ${samples}`);
   const K = Math.max(1, Math.floor(opts.candidates ?? 6));
   const nSel = samples >> 1;
