@@ -5,6 +5,7 @@
  *   dpkit run <analysis.yaml> [--dry-run]     a declared plan of private releases under a ledger
  *   dpkit describe <data> --eps E ...         a private summary of every column
  *   dpkit ledger <ledger>                     what was spent, when, on what, and what remains
+ *   dpkit noise optimize|compare ...          the optimal-noise optimiser (JSON out, HTML plot)
  *
  * Errors are printed as one line `dpkit: error: <message>` (the stack only with --debug) and map to
  * exit codes: 0 success, 1 unexpected error, 2 usage or invalid input (arguments, schema, analysis),
@@ -24,6 +25,7 @@ import { FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledge
 import { LockError } from './lock.js';
 import { fmt, renderReport, type NoiseDensityPlot } from './report.js';
 import { makeProgress, resultsTable } from './terminal.js';
+import { noiseCommand } from './noise-cli.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, error: 1, usage: 2, budget: 3, ledger: 4, data: 5 } as const;
@@ -423,6 +425,10 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
       setCode(showLedger(file, Boolean(opts.json), io));
     });
 
+  // Commands built with `new Command` do not inherit the output and exit settings: copy them.
+  const noise = noiseCommand(io, setCode).copyInheritedSettings(program);
+  for (const sub of noise.commands) sub.copyInheritedSettings(noise);
+  program.addCommand(noise);
   return program;
 }
 

@@ -24,6 +24,8 @@ export interface ReportInput {
   /** Releases planned but not completed (an error stopped the run). */
   failed?: { name: string; error: string };
   warnings?: string[];
+  /** Free-text paragraphs shown under the title. */
+  notes?: string[];
   densities?: NoiseDensityPlot[];
 }
 
@@ -231,30 +233,35 @@ export function renderReport(input: ReportInput): string {
   parts.push(`<h1>${esc(input.title)}</h1><p class="meta">Differentially private report by dpkit · data: ${esc(input.dataDescription)} · generated ${esc(input.generated)}</p>`);
   if (nonPrivate) {
     parts.push(`<p class="flag">NOT PRIVATE: some bounds or category levels were computed from the data (--bounds-from-data). The results marked below do not carry the stated guarantee.</p>`);
-  } else {
+  } else if (r.length > 0) {
     parts.push(`<p class="ok">Every number in this report is a differentially private release; no exact value computed from the data is shown.</p>`);
   }
   for (const w of input.warnings ?? []) parts.push(`<p class="warn">${esc(w)}</p>`);
+  for (const n of input.notes ?? []) parts.push(`<p>${esc(n)}</p>`);
   if (input.failed) parts.push(`<p class="flag">The run stopped at "${esc(input.failed.name)}": ${esc(input.failed.error)}. The releases above it were completed and charged.</p>`);
 
-  parts.push('<h2>Budget</h2><div class="card">');
-  parts.push(`<p>This run: <b>ε = ${esc(fmt(runEps))}</b>${runDelta ? `, δ = ${esc(fmt(runDelta))}` : ''} over ${r.length} release(s) (sequential composition; grouped releases use one budget for the whole partition).</p>`);
-  if (input.ledger) {
-    const l = input.ledger;
-    const used = Math.min(1, l.spentAfter.eps / l.budget.eps);
-    parts.push(`<p>Ledger <code>${esc(l.path)}</code>: total budget ε = ${esc(fmt(l.budget.eps))}${l.budget.delta ? `, δ = ${esc(fmt(l.budget.delta))}` : ''}; spent before this run ε = ${esc(fmt(l.spentBefore.eps))}; spent now ε = ${esc(fmt(l.spentAfter.eps))}${l.spentAfter.delta ? `, δ = ${esc(fmt(l.spentAfter.delta))}` : ''}; remaining ε = ${esc(fmt(Math.max(0, l.budget.eps - l.spentAfter.eps)))}.</p>`);
-    parts.push(`<div class="gauge" title="share of the total budget spent"><div style="width:${(100 * used).toFixed(1)}%"></div></div>`);
+  if (r.length > 0 || input.ledger) {
+    parts.push('<h2>Budget</h2><div class="card">');
+    parts.push(`<p>This run: <b>ε = ${esc(fmt(runEps))}</b>${runDelta ? `, δ = ${esc(fmt(runDelta))}` : ''} over ${r.length} release(s) (sequential composition; grouped releases use one budget for the whole partition).</p>`);
+    if (input.ledger) {
+      const l = input.ledger;
+      const used = Math.min(1, l.spentAfter.eps / l.budget.eps);
+      parts.push(`<p>Ledger <code>${esc(l.path)}</code>: total budget ε = ${esc(fmt(l.budget.eps))}${l.budget.delta ? `, δ = ${esc(fmt(l.budget.delta))}` : ''}; spent before this run ε = ${esc(fmt(l.spentBefore.eps))}; spent now ε = ${esc(fmt(l.spentAfter.eps))}${l.spentAfter.delta ? `, δ = ${esc(fmt(l.spentAfter.delta))}` : ''}; remaining ε = ${esc(fmt(Math.max(0, l.budget.eps - l.spentAfter.eps)))}.</p>`);
+      parts.push(`<div class="gauge" title="share of the total budget spent"><div style="width:${(100 * used).toFixed(1)}%"></div></div>`);
+    }
+    if (r.length > 0) parts.push(budgetChart(r, input.ledger?.budget.eps));
+    parts.push('</div>');
   }
-  if (r.length > 0) parts.push(budgetChart(r, input.ledger?.budget.eps));
-  parts.push('</div>');
 
-  parts.push('<h2>Plan and results</h2>');
-  parts.push(`<table class="results"><tr><th>release</th><th>private value</th><th>${esc(`${fmt(100 * (r[0]?.level ?? 0.95))}%`)} interval</th><th>mechanism</th><th>noise scale</th><th>sensitivity</th><th>ε / δ</th></tr>`);
-  for (const x of r) parts.push(resultRows(x));
-  parts.push('</table>');
-  parts.push(`<p class="note">Intervals: value ± the half-width w with P(|noise| ≤ w) ≥ 1 - α, so they cover the true (clamped) statistic with probability at least 1 - α (per element for vectors). They describe the noise only, not sampling error or clamping bias.</p>`);
-  const withNotes = r.filter((x) => x.value !== undefined && x.notes.length > 0);
-  if (withNotes.length) parts.push(`<ul class="note">${withNotes.map((x) => `<li>${esc(x.name)}: ${esc(x.notes.join('; '))}</li>`).join('')}</ul>`);
+  if (r.length > 0) {
+    parts.push('<h2>Plan and results</h2>');
+    parts.push(`<table class="results"><tr><th>release</th><th>private value</th><th>${esc(`${fmt(100 * r[0]!.level)}%`)} interval</th><th>mechanism</th><th>noise scale</th><th>sensitivity</th><th>ε / δ</th></tr>`);
+    for (const x of r) parts.push(resultRows(x));
+    parts.push('</table>');
+    parts.push(`<p class="note">Intervals: value ± the half-width w with P(|noise| ≤ w) ≥ 1 - α, so they cover the true (clamped) statistic with probability at least 1 - α (per element for vectors). They describe the noise only, not sampling error or clamping bias.</p>`);
+    const withNotes = r.filter((x) => x.value !== undefined && x.notes.length > 0);
+    if (withNotes.length) parts.push(`<ul class="note">${withNotes.map((x) => `<li>${esc(x.name)}: ${esc(x.notes.join('; '))}</li>`).join('')}</ul>`);
+  }
 
   const details = r.filter((x) => x.values && x.labels);
   if (details.length) {

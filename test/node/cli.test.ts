@@ -52,11 +52,11 @@ const SMALL = `  - stat: mean
 `;
 
 describe('dpkit --help', () => {
-  it.each([[], ['run'], ['describe'], ['ledger']])('help of %j exits 0 and describes the command', async (...cmd) => {
+  it.each([[], ['run'], ['describe'], ['ledger'], ['noise'], ['noise', 'optimize'], ['noise', 'compare']])('help of %j exits 0 and describes the command', async (...cmd) => {
     const r = await cli(...(cmd as string[]), '--help');
     expect(r.code).toBe(EXIT.ok);
     expect(r.out).toMatch(/Usage: dpkit/);
-    if ((cmd as string[]).length) expect(r.out).toContain(`dpkit ${(cmd as string[])[0]}`);
+    if ((cmd as string[]).length) expect(r.out).toContain(`dpkit ${(cmd as string[]).join(' ')}`);
   });
 
   it('an unknown command or a missing argument is a usage error (exit 2)', async () => {
@@ -255,5 +255,28 @@ describe('dpkit ledger', () => {
     expect(JSON.parse(j.out).entries).toHaveLength(2);
     const missing = await cli('ledger', path.join(dir, 'nope'));
     expect(missing.err).toEqual([`dpkit: error: ledger ${path.join(dir, 'nope')} does not exist`]);
+  });
+});
+
+describe('dpkit noise', () => {
+  it('optimize prints the distribution as JSON and writes the density plot', async () => {
+    const dir = tmpDir();
+    const report = path.join(dir, 'noise.html');
+    const r = await cli('noise', 'optimize', '--eps', '1', '--delta', '0.01', '--beta', '0.5', '--no-certificate', '--report', report);
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    const j = JSON.parse(r.out);
+    expect(j.eps).toBe(1);
+    expect(j.expectedLoss).toBeGreaterThan(0.5);
+    expect(j.expectedLoss).toBeLessThan(1); // Laplace(1) has E|X| = 1; the optimum with delta > 0 is below
+    expect(j.distribution.type).toBe('dpkit.optimizedNoise');
+    const html = fs.readFileSync(report, 'utf8');
+    expect(html).toContain('Optimal noise');
+    expect(html).toContain('<path d="M');
+  });
+
+  it('bad parameters are one error line', async () => {
+    const r = await cli('noise', 'optimize', '--eps', '-1', '--delta', '0.01');
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toEqual(['dpkit: error: --eps must be a number > 0, got "-1"']);
   });
 });
