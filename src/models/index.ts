@@ -13,3 +13,4 @@ export * from './functional-linear.js';
 export * from './tuning.js';
 export * from './oracle-perturbation/index.js';
 export * from './coordinate-descent.js';
+export * from './linear-classifier.js';

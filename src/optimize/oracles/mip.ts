@@ -31,7 +31,8 @@
  * Certificate: HiGHS' status and final gap; the returned w is rounded to the lattice and its
  * objective recomputed exactly. `bound` = MIP objective - gap max(1, |objective|) (a lower bound on the
  * model's minimum), `alpha` = recomputed objective - bound, `certified` when HiGHS proved optimality
- * and alpha <= `alphaTolerance` (default 1e-6).
+ * and alpha <= `alphaTolerance` max(1, |objective|) (default 1e-6: HiGHS' tolerances are relative to the
+ * objective, which carries the noise term). No floating-point solver proves exactness beyond that.
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { inProcessLpBackend, LpBuilder, solveLp, type LpBackend, type LpResult } from '../lp.js';
@@ -44,7 +45,7 @@ export interface ZeroOneMipOptions {
   margin?: number;
   /** Per-solve wall-clock limit in seconds (default 60). */
   timeLimit?: number;
-  /** Accept a certificate when objective - bound <= alphaTolerance (default 1e-6). */
+  /** Accept a certificate when objective - bound <= alphaTolerance max(1, |objective|) (default 1e-6; floating-point solver tolerances are relative). */
   alphaTolerance?: number;
   /** Where HiGHS runs (default in-process; dpkit/node's workerLpBackend() for a worker thread). */
   backend?: LpBackend;
@@ -231,8 +232,8 @@ async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleRe
     builder.build(),
     {
       timeLimit: c.timeLimit,
-      mipRelGap: 0,
-      highsOptions: { mip_abs_gap: 1e-9, mip_feasibility_tolerance: 1e-7, primal_feasibility_tolerance: 1e-8, ...c.highsOptions },
+      mipRelGap: 1e-7,
+      highsOptions: { mip_abs_gap: 1e-6, mip_feasibility_tolerance: 1e-7, primal_feasibility_tolerance: 1e-8, ...c.highsOptions },
     },
     c.backend,
   );
@@ -252,9 +253,10 @@ async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleRe
   if (s > lat.T) return { w, objective: NaN, bound: -Infinity, alpha: Infinity, status: 'error', certified: false, timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
   const objective = zeroOneObjective(data, w, margin, lat.radius, obj);
   const gap = Number.isFinite(r.mipGap) ? Math.max(0, r.mipGap) : Infinity;
-  const bound = status === 'optimal' ? r.objective - gap * Math.max(1, Math.abs(r.objective)) - 1e-9 * Math.max(1, Math.abs(r.objective)) : -Infinity;
+  const scale = Math.max(1, Math.abs(r.objective));
+  const bound = status === 'optimal' ? r.objective - gap * scale - 1e-9 * scale : -Infinity;
   const alpha = Math.max(0, objective - bound);
-  return { w, objective, bound, alpha, status, certified: status === 'optimal' && alpha <= c.alphaTol, timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
+  return { w, objective, bound, alpha, status, certified: status === 'optimal' && alpha <= c.alphaTol * Math.max(1, Math.abs(objective)), timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
 }
 
 /**

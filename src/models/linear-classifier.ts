@@ -1,0 +1,164 @@
+/**
+ * LinearClassifierDP: one fit/predict API over four private linear classifiers.
+ *
+ * - 'opdisc': OPDisc (Neel, Roth, Vietri & Wu 2019, Algorithm 1) on the 0/1 loss over the lattice
+ *   W_tau = {w in tau Z^d : |w_j| <= B, |w|_2 <= D} (default the paper's Section 5 choice tau = 1,
+ *   B = floor(sqrt(d)), D = sqrt(d)); sigma = 7 D^2 sqrt(ln(1/delta)) / (tau^2 eps) (G = 1/tau).
+ *   (eps, delta)-DP, replace-one neighbours, for any features (the 0/1 loss is bounded). HiGHS MIP oracle.
+ * - 'rspm': Gaussian RSPM (Neel, Roth & Wu 2018) over {-1, 0, 1}^d with the 2d unit-vector separator
+ *   examples; sigma = 7 sqrt(2d ln(1/delta)) / eps. (eps, delta)-DP, replace-one neighbours.
+ * - 'dpsgd': logistic regression by DP-SGD (Abadi et al. 2016) with the RDP accountant
+ *   ({@link DpSgdClassifier}; sigma calibrated to eps); (eps, delta)-DP, add/remove-one neighbours.
+ * - 'objective': logistic regression by CMS objective perturbation ({@link LogisticRegressionDP});
+ *   eps-DP (delta = 0), replace-one neighbours; needs public column bounds `lower`/`upper`.
+ *
+ * Labels are {0, 1} or {-1, +1}; predict returns labels in the coding seen at fit. `coeff` has the
+ * intercept first when `addBias`. fit is asynchronous (the MIP oracles run in HiGHS); with
+ * `mip.backend = workerLpBackend()` (dpkit/node) the solves run in a worker thread. The privacy
+ * accounting of each method is its own (see the linked implementations); an uncertified oracle
+ * (time limit) throws UncertifiedOracleError by default, after charging the budget.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { ZeroOneMipOptions } from '../optimize/oracles/mip.js';
+import type { LatticeSpec, OracleResult } from '../optimize/oracles/types.js';
+import type { Guarantee } from '../release.js';
+import { checkDelta, checkEpsilon } from '../validation.js';
+import { DpSgdClassifier, type DpSgdFitOptions, type DpSgdOptions } from './dpsgd/abadi.js';
+import { LogisticRegressionDP } from './logistic.js';
+import { matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
+import type { OracleReleaseOptions } from './oracle-perturbation/common.js';
+import { opDiscClassifier } from './oracle-perturbation/opdisc.js';
+import { rspmClassifier } from './oracle-perturbation/rspm.js';
+
+export type LinearClassifierMethod = 'opdisc' | 'rspm' | 'dpsgd' | 'objective';
+
+export interface LinearClassifierOptions {
+  method: LinearClassifierMethod;
+  eps: number;
+  /** Required for 'opdisc', 'rspm', 'dpsgd'; ignored by 'objective' (pure eps-DP). */
+  delta?: number;
+  /** 'opdisc': the lattice (default tau = 1, bound = floor(sqrt(d)), radius = sqrt(d), d counting the bias). */
+  lattice?: LatticeSpec;
+  /** 'opdisc' / 'rspm': 0/1 loss margin (default 1e-4). */
+  margin?: number;
+  /** 'opdisc' / 'rspm': oracle ('mip' default, 'enumeration' for tiny d). */
+  solver?: 'mip' | 'enumeration';
+  /** 'opdisc' / 'rspm': HiGHS options (timeLimit, backend, highsOptions). */
+  mip?: Omit<ZeroOneMipOptions, 'lattice' | 'margin'>;
+  /** 'dpsgd': the DP-SGD configuration (q, steps | epochs, clip, learningRate, a PUBLIC expectedBatchSize or normalizer, ...). */
+  dpsgd?: Omit<DpSgdOptions, 'loss' | 'targetEps' | 'sigma' | 'delta'>;
+  /** 'objective': regularisation gamma (default 1). */
+  gamma?: number;
+}
+
+export interface LinearClassifierFitOptions extends OracleReleaseOptions {
+  /** Prepend a bias column of 1s (coeff[0] is then the intercept). Default false. */
+  addBias?: boolean;
+  /** Public column bounds (required by 'objective', optional for 'dpsgd'). */
+  lower?: ArrayLike<number>;
+  upper?: ArrayLike<number>;
+}
+
+const METHODS: readonly LinearClassifierMethod[] = ['opdisc', 'rspm', 'dpsgd', 'objective'];
+
+export class LinearClassifierDP {
+  readonly method: LinearClassifierMethod;
+  readonly eps: number;
+  readonly delta: number;
+  /** Coefficients (intercept first with addBias); undefined before fit. */
+  coeff: number[] | undefined;
+  /** The oracle's report of the last 'opdisc' / 'rspm' fit (status, time, certified gap). */
+  oracle: OracleResult | undefined;
+  private readonly o: LinearClassifierOptions;
+  private addBias = false;
+  private dIn = 0;
+  private signed = false;
+
+  constructor(options: LinearClassifierOptions) {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', "must be an object { method, eps, delta?, ... }", options);
+    if (!METHODS.includes(options.method)) throw new InvalidArgumentError('method', "must be 'opdisc', 'rspm', 'dpsgd' or 'objective'", options.method);
+    this.method = options.method;
+    this.eps = checkEpsilon(options.eps);
+    this.delta = options.method === 'objective' ? 0 : checkDelta(options.delta);
+    if (options.method === 'dpsgd' && (typeof options.dpsgd !== 'object' || options.dpsgd === null)) throw new InvalidArgumentError('dpsgd', "is required for method 'dpsgd' ({ q, epochs | steps, clip, learningRate })", options.dpsgd);
+    this.o = options;
+  }
+
+  /** The guarantee of a fit. */
+  get guarantee(): Guarantee {
+    return { eps: this.eps, delta: this.delta, neighbors: this.method === 'dpsgd' ? 'unbounded' : 'bounded' };
+  }
+
+  /** Fit privately (see the module comment for each method's guarantee). */
+  async fit(X: MatrixInput, y: ArrayLike<number>, options: LinearClassifierFitOptions = {}): Promise<this> {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
+    const { n, d: dIn } = matrixShape(X, 'X');
+    if (!y || typeof y.length !== 'number' || y.length !== n) throw new InvalidArgumentError('y', `must have one label per row (${n})`, y);
+    let signed = false;
+    const y01 = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const v = y[i];
+      if (v === -1) signed = true;
+      if (v !== 0 && v !== 1 && v !== -1) throw new InvalidArgumentError(`y[${i}]`, 'must be a label in {0, 1} or {-1, +1}', v);
+      y01[i] = v === 1 ? 1 : 0;
+    }
+    if (options.addBias !== undefined && typeof options.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', options.addBias);
+    const addBias = options.addBias ?? false;
+    const o = this.o;
+    let coeff: number[];
+    if (o.method === 'opdisc' || o.method === 'rspm') {
+      const { data } = toRowMajor(X, 'X', addBias ? 1 : 0);
+      const d = dIn + (addBias ? 1 : 0);
+      const rows: Float64Array[] = [];
+      for (let i = 0; i < n; i++) {
+        if (addBias) data[i * d] = 1;
+        rows.push(data.subarray(i * d, (i + 1) * d));
+      }
+      const common = { ...options, eps: this.eps, delta: this.delta, ...(o.margin !== undefined ? { margin: o.margin } : {}), ...(o.solver !== undefined ? { solver: o.solver } : {}), ...(o.mip !== undefined ? { mip: o.mip } : {}) };
+      const r = o.method === 'opdisc' ? await opDiscClassifier(rows, y01, { ...common, lattice: o.lattice ?? { tau: 1, bound: Math.max(1, Math.floor(Math.sqrt(d))), radius: Math.sqrt(d) } }) : await rspmClassifier(rows, y01, common);
+      coeff = Array.from(r.w);
+      this.oracle = r.oracle;
+    } else if (o.method === 'dpsgd') {
+      const m = new DpSgdClassifier({ ...o.dpsgd!, loss: 'logistic', targetEps: this.eps, delta: this.delta });
+      const fo: DpSgdFitOptions = { addBias, ...(options.rng ? { rng: options.rng } : {}), ...(options.accountant ? { accountant: options.accountant } : {}), ...(options.name ? { name: options.name } : {}), ...(options.lower !== undefined ? { lower: options.lower, upper: options.upper! } : {}) };
+      m.fit(X, y01, fo);
+      coeff = m.coeff!;
+    } else {
+      const m = new LogisticRegressionDP({ eps: this.eps, gamma: o.gamma ?? 1 });
+      m.fit(X, y01, { addBias, ...(options.rng ? { rng: options.rng } : {}), ...(options.accountant ? { accountant: options.accountant } : {}), ...(options.name ? { name: options.name } : {}), ...(options.lower !== undefined ? { lower: options.lower } : {}), ...(options.upper !== undefined ? { upper: options.upper } : {}) });
+      coeff = m.coeff!;
+    }
+    this.coeff = coeff;
+    this.addBias = addBias;
+    this.dIn = dIn;
+    this.signed = signed;
+    return this;
+  }
+
+  /** Raw scores x . coeff (post-processing: no privacy cost). */
+  decisionFunction(X: MatrixInput): Float64Array {
+    if (this.coeff === undefined) throw new InvalidArgumentError('LinearClassifierDP', 'must be fitted before predict');
+    const { n, d } = matrixShape(X, 'X');
+    if (d !== this.dIn) throw new InvalidArgumentError('X', `must have ${this.dIn} columns (as at fit)`, d);
+    const { data } = toRowMajor(X, 'X');
+    const off = this.addBias ? 1 : 0;
+    const z = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let s = off ? this.coeff[0]! : 0;
+      for (let j = 0; j < d; j++) s += data[i * d + j]! * this.coeff[off + j]!;
+      z[i] = s;
+    }
+    return z;
+  }
+
+  /**
+   * Predicted labels: 1 when x . coeff > 0 (>= 0 for the logistic methods), else 0 (or -1 when the
+   * fit labels were +-1). OPDisc and RSPM count a score of 0 as an error for both classes (margin).
+   */
+  predict(X: MatrixInput): number[] {
+    const z = this.decisionFunction(X);
+    const neg = this.signed ? -1 : 0;
+    const strict = this.method === 'opdisc' || this.method === 'rspm';
+    return Array.from(z, (s) => ((strict ? s > 0 : s >= 0) ? 1 : neg));
+  }
+}
