@@ -3,11 +3,14 @@
  * on add/remove-one neighbours: D = two records (x = 1, y = 0), D' = D plus a third copy. At
  * theta = 0 each logistic gradient is exactly 0.5 = C, so the added record shifts the clipped sum
  * by the full sensitivity C whenever it is sampled. The released coefficient after one step with
- * eta = 1 and normaliser 1 is -(clipped sum + N(0, (sigma C)^2)). Claimed: the RDP accountant's eps
- * at delta = 1e-3 (0.98). The broken variant uses sigma/4 while claiming the same eps.
+ * eta = 1 and the public normaliser 1 (DP-SGD requires a public `normalizer` or `expectedBatchSize`;
+ * it never divides by q times the private row count) is -(clipped sum + Gaussian noise of standard
+ * deviation sigma C), the noise drawn by the default floating-point-safe lattice discrete Gaussian.
+ * Claimed: the RDP accountant's eps at delta = 1e-3 (0.98). The broken variant uses sigma/4 while
+ * claiming the same eps.
  */
 import { describe, expect, it } from 'vitest';
-import { DpSgdClassifier } from '../../src/models/dpsgd/abadi.js';
+import { DpSgdClassifier, DpSgdRegressor } from '../../src/models/dpsgd/abadi.js';
 import { LaplaceSgdDP } from '../../src/models/dpsgd/laplace-sgd.js';
 import type { Rng } from '../../src/random/rng.js';
 import { auditDP, formatAudit } from './harness.js';
@@ -70,6 +73,35 @@ describe('audit: lecture-notes Laplace SGD, one step', () => {
   });
   it('flags noise calibrated to twice the claimed eps', () => {
     const r = auditDP({ mechanism: mech(2), neighbors: [1, -1], eps: 1, seed: 44 });
+    expect(r.passed, formatAudit(r)).toBe(false);
+  });
+});
+
+/**
+ * DP-SGD over several steps (T = 3, q = 0.5, sigma = 2, C = 0.5, eta = 1, public normaliser 1, safe
+ * lattice noise) on add/remove-one neighbours: D = two records (x = 1, y = 1000), D' = D plus a
+ * third copy, least squares. While |theta| << 1000 every per-example gradient (theta - 1000) x is
+ * clipped to exactly -C, so the added record shifts each step's clipped sum by the full sensitivity
+ * C whenever it is sampled, at every step, and the released theta_3 = sum_t (C |B_t| - Z_t) adds up
+ * the three subsampled-Gaussian releases. Claimed: the RDP accountant's eps for 3 steps at
+ * delta = 1e-3 (1.66). Broken variant: sigma/4 while claiming the same eps. Measured lower bounds
+ * with these seeds: 0.68 (correct), 2.84 (broken).
+ */
+describe('audit: DP-SGD, 3 steps with saturated clipping', () => {
+  const make = (sigma: number) => new DpSgdRegressor({ q: 0.5, steps: 3, sigma, delta, clip: 0.5, learningRate: 1, normalizer: 1 });
+  const good = make(2);
+  const mech = (m: DpSgdRegressor) => (X: number[][], rng: Rng) => m.fit(X, new Array<number>(X.length).fill(1000), { rng }).coeff![0]!;
+
+  it('passes at the accountant eps for 3 steps', () => {
+    expect(good.privacy.steps).toBe(3);
+    expect(good.privacy.eps).toBeGreaterThan(1.6);
+    expect(good.privacy.eps).toBeLessThan(1.7);
+    const r = auditDP({ mechanism: mech(good), neighbors: [D, Dp], eps: good.privacy.eps, delta, seed: 45, samples: 60_000 });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
+
+  it('flags the variant with sigma/4', () => {
+    const r = auditDP({ mechanism: mech(make(0.5)), neighbors: [D, Dp], eps: good.privacy.eps, delta, seed: 46, samples: 60_000 });
     expect(r.passed, formatAudit(r)).toBe(false);
   });
 });
