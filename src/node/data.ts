@@ -443,6 +443,47 @@ export class DataEngine {
   }
 
   /**
+   * Exact X^T X and X^T y of clamped columns in ONE scan (rows where every column is kept), with an
+   * intercept column of 1s first: `xtx` is (d+1) x (d+1) row-major, `xty` has d+1 entries, `n` rows.
+   * The sufficient statistics of linear regression (e.g. for sufficient-statistics perturbation),
+   * computed in SQL so a file larger than memory works; exact like {@link moments}.
+   */
+  async gram(features: readonly NumericRequest[], y: NumericRequest): Promise<{ n: number; xtx: number[]; xty: number[] }> {
+    const all = [...features, y];
+    const ks = all.map((r) => fixedPointScale(r.lower, r.upper));
+    const ms = all.map((r, i) => scaledMax(r.lower, r.upper, ks[i]!));
+    const d = features.length;
+    const parts: string[] = ['count(*)'];
+    const cells: [number, number][] = [];
+    // Column index -1 is the intercept (s = 1, scale 10^0).
+    for (let a = -1; a < d; a++) {
+      for (let b = a; b <= d; b++) {
+        if (a === -1 && b === -1) continue;
+        cells.push([a, b]);
+        if (a === -1) parts.push(`sum(__s${b})`);
+        else parts.push(`sum(${productExpr(`__s${a}`, `__s${b}`, ms[a]!, ms[b]!)})`);
+      }
+    }
+    const where = all.map((_, i) => `__x${i} IS NOT NULL`).join(' AND ');
+    const row = (await this.query(`SELECT ${parts.join(', ')} FROM ${preparedFrom(all)} WHERE ${where}`))[0]!;
+    const n = toNumber(row[0]!);
+    const p = d + 1;
+    const xtx = new Array<number>(p * p).fill(0);
+    const xty = new Array<number>(p).fill(0);
+    xtx[0] = n;
+    cells.forEach(([a, b], c) => {
+      const v = decimalToNumber(asBigInt(row[c + 1]!), (a === -1 ? 0 : ks[a]!) + ks[b]!);
+      if (b === d) {
+        xty[a + 1] = v;
+      } else {
+        xtx[(a + 1) * p + (b + 1)] = v;
+        xtx[(b + 1) * p + (a + 1)] = v;
+      }
+    });
+    return { n, xtx, xty };
+  }
+
+  /**
    * Per public group level: the count and exact clamped moments of a numeric column (one scan,
    * GROUP BY). Rows whose group is not a declared level are not used.
    */

@@ -142,6 +142,20 @@ describe('DataEngine', () => {
     expect(ms[3]!.n).toBe(0);
   });
 
+  it('X^T X and X^T y are exact sums over complete rows, with an intercept', async () => {
+    const x = { column: 'x', lower: 0, upper: 100, missing: 'drop' as const };
+    const y = { column: 'y', lower: 0, upper: 49, missing: 'drop' as const };
+    const g = await engine.gram([x], y);
+    const kept = rows.filter((r) => r.x !== null);
+    const xs = kept.map((r) => clamp(r.x!, 0, 100));
+    const ys = kept.map((r) => r.y);
+    const dot = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i]!, 0);
+    const sum = (a: number[]) => a.reduce((s, v) => s + v, 0);
+    expect(g.n).toBe(kept.length);
+    expect(g.xtx).toEqual([kept.length, sum(xs), sum(xs), dot(xs, xs)]);
+    expect(g.xty).toEqual([sum(ys), dot(xs, ys)]);
+  });
+
   it('sorted values stream into a Float64Array', async () => {
     const s = await engine.sortedValues({ column: 'x', lower: 0, upper: 100, missing: 'drop' });
     const want = Float64Array.from(rows.filter((r) => r.x !== null).map((r) => clamp(r.x!, 0, 100))).sort();
