@@ -11,7 +11,7 @@ import { sampleKNormNoise, type RejectionStats } from '../mechanisms/knorm/sampl
 import { runRelease } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import { checkEpsilon, checkInteger } from '../validation.js';
-import { readUnitRows } from './knorm-logistic.js';
+import { checkRowShape, readRowValues, readUnitRows } from './knorm-logistic.js';
 
 export type FunctionalNorm = 'l1' | 'linf' | 'optimal';
 
@@ -219,20 +219,30 @@ export class FunctionalLinearRegressionDP {
     this.norm = norm;
   }
 
+  /**
+   * Fits (see the class comment). Order (check-then-spend): the options and the SHAPES of X and y
+   * are validated first, then the budget is checked, then the data are read; a value outside
+   * [-1, 1] then throws an {@link InvalidArgumentError} naming only its index and the rule (never the
+   * value), before any noise is drawn, and nothing is charged.
+   */
   fit(X: ReadonlyArray<ArrayLike<number>>, y: ArrayLike<number>, opts: { rng?: Rng; accountant?: PrivacyAccountant; name?: string } = {}): this {
-    const { data, n, m: p } = readUnitRows(X, false);
+    if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object', opts);
+    const shape = checkRowShape(X, false);
+    const { n, m: p } = shape;
     if (!y || typeof y.length !== 'number' || y.length !== n) throw new InvalidArgumentError('y', `must have one value per row (${n})`, y?.length);
-    const yy = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const v = y[i]!;
-      if (typeof v !== 'number' || !(v >= -1 && v <= 1)) throw new InvalidArgumentError(`y[${i}]`, 'must be a number in [-1, 1] (rescale and truncate with public bounds first)', v);
-      yy[i] = v;
-    }
     const stats: RejectionStats = { proposals: 0, accepted: 0 };
     const beta = runRelease(
       { rng: opts.rng, accountant: opts.accountant, name: opts.name ?? 'FunctionalLinearRegressionDP.fit' },
       { eps: this.eps, delta: 0, name: 'FunctionalLinearRegressionDP.fit', neighbors: 'bounded', mechanism: `functional-knorm-${this.norm}` },
       (rng) => {
+        // The budget has been checked: now read the data (errors name the index and the rule only).
+        const data = readRowValues(X, shape, true, true);
+        const yy = new Float64Array(n);
+        for (let i = 0; i < n; i++) {
+          const v = y[i]!;
+          if (typeof v !== 'number' || !(v >= -1 && v <= 1)) throw new InvalidArgumentError(`y[${i}]`, 'must be a number in [-1, 1] (rescale and truncate with public bounds first)');
+          yy[i] = v;
+        }
         const T = functionalStatistic(data, yy, n, p);
         perturbFunctionalStatistic(rng, T, p, this.eps, this.norm, stats);
         return functionalRegressionCoefficients(T, n, p);

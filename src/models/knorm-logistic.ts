@@ -75,7 +75,18 @@ function softplus(z: number): number {
  * Guarantee: eps-DP (delta = 0), bounded neighbours (n fixed, one record (x, y) replaced), as in the
  * paper's Definition 2.2. The proof assumes the EXACT minimiser: the objective is strongly convex
  * and minimised by L-BFGS to ||grad|| <= gradTol * max(1, ||grad(0)||) (default 1e-9), checked, with a
- * {@link ConvergenceError} (and nothing charged) when it is not reached.
+ * {@link ConvergenceError} when it is not reached. That error is thrown AFTER eps is charged: the
+ * private output is the minimiser of the perturbed objective, a function of the data and of b, and
+ * the event "the minimisation failed" is a function of the same pair, so revealing it is treated as
+ * part of the (charged) release, never as a free data-dependent signal. (Like the returned
+ * coefficients, this rests on the idealisation that the solver's behaviour is a function of the
+ * minimiser; the paper's proof covers only the exact argmin.)
+ *
+ * Floating point: b is drawn by the float samplers of sample.ts. No lattice ("safe") variant is
+ * offered here, for any norm: discretising b breaks the change-of-variables proof of objective
+ * perturbation (b_X(theta) - b_X'(theta) is a gradient difference, not a lattice vector, so a lattice
+ * b would give some theta probability 0 under one neighbour and > 0 under the other). The output is
+ * an L-BFGS iterate in doubles, exposed to floating-point attacks like every continuous mechanism.
  */
 export class KNormLogisticRegressionDP {
   readonly eps: number;
@@ -105,25 +116,43 @@ export class KNormLogisticRegressionDP {
     this.gradTol = gradTol;
   }
 
-  /** Fits on X (rows in [-1, 1]^m) and labels y in {0, 1}; charges eps to the accountant. */
+  /**
+   * Fits on X (rows in [-1, 1]^m) and labels y in {0, 1}; charges eps to the accountant.
+   *
+   * Order (check-then-spend): options and the SHAPES of X and y are validated first; then the budget
+   * is checked; then the data are read. A value outside its range (X not in [-1, 1], y not 0/1) then
+   * throws an {@link InvalidArgumentError} naming only its index and the rule (never the value), before
+   * any noise is drawn, and nothing is charged. Once the noise b is drawn, the run is charged whatever
+   * happens: when the minimisation fails to converge, eps is charged and THEN a
+   * {@link ConvergenceError} is thrown (the failure is a function of the data and of b, like the
+   * minimiser itself, so it is treated as part of the charged release; its message holds only public
+   * settings).
+   */
   fit(X: ReadonlyArray<ArrayLike<number>>, y: ArrayLike<number>, opts: KNormFitOptions = {}): this {
+    if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object', opts);
     const addBias = opts.addBias ?? false;
-    const { data, n, m } = readUnitRows(X, addBias);
+    const shape = checkRowShape(X, addBias);
+    const { n, m } = shape;
     if (!y || typeof y.length !== 'number' || y.length !== n) throw new InvalidArgumentError('y', `must have one label per row (${n})`, y?.length);
-    const labels = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      if (y[i] !== 0 && y[i] !== 1) throw new InvalidArgumentError(`y[${i}]`, 'must be 0 or 1', y[i]);
-      labels[i] = y[i]!;
-    }
     const sensitivity = this.norm === 'linf' ? 2 : this.norm === 'l2' ? 2 * Math.sqrt(m) : 2 * m;
     const lambda = m / 4;
     const gamma = lambda / Math.expm1(this.eps * (1 - this.q));
     const noiseRate = (this.q * this.eps) / sensitivity;
     const reg = this.regularizer;
+    const gradTol = this.gradTol;
+    const maxIter = 20000;
     const result = runRelease(
       { rng: opts.rng, accountant: opts.accountant, name: opts.name ?? 'KNormLogisticRegressionDP.fit' },
       { eps: this.eps, delta: 0, name: 'KNormLogisticRegressionDP.fit', neighbors: 'bounded', mechanism: `objective-perturbation-knorm-${this.norm}` },
       (rng) => {
+        // The budget has been checked: now read the data (errors name the index and the rule only).
+        const data = readRowValues(X, shape, true, true);
+        const labels = new Float64Array(n);
+        for (let i = 0; i < n; i++) {
+          if (y[i] !== 0 && y[i] !== 1) throw new InvalidArgumentError(`y[${i}]`, 'must be 0 or 1');
+          labels[i] = y[i]!;
+        }
+        // From here on the run is charged (runRelease spends when this function returns).
         const b = sampleKNormNoise(rng, this.norm, m, noiseRate);
         const regGrad = new Float64Array(m);
         const invN = 1 / n;
@@ -154,13 +183,15 @@ export class KNormLogisticRegressionDP {
           }
           return f;
         };
-        const res = minimizeLbfgs(fg, new Float64Array(m), { gradTol: this.gradTol, maxIter: 20000 });
-        if (!res.converged || !res.x.every(Number.isFinite)) {
-          throw new ConvergenceError(`KNormLogisticRegressionDP: L-BFGS stopped at ||grad|| = ${res.gradNorm} > ${res.tolerance} after ${res.iterations} iterations; objective perturbation needs the exact minimiser`);
-        }
-        return res;
+        return minimizeLbfgs(fg, new Float64Array(m), { gradTol, maxIter });
       },
     );
+    if (!result.converged || !result.x.every(Number.isFinite)) {
+      // Charged above (the noise was drawn and the data used); the error carries public settings only.
+      throw new ConvergenceError(
+        `KNormLogisticRegressionDP: L-BFGS did not reach the relative gradient tolerance ${gradTol} (iteration cap ${maxIter}); objective perturbation needs the exact minimiser. eps = ${this.eps} WAS charged: the failure depends on the data and the noise`,
+      );
+    }
     this.addBias = addBias;
     this.coeff = Array.from(result.x);
     this.info = { m, n, sensitivity, lambda, gamma, noiseRate, iterations: result.iterations, gradNorm: result.gradNorm };
@@ -184,27 +215,58 @@ export class KNormLogisticRegressionDP {
   }
 }
 
-/** Rows to a row-major Float64Array (optionally with a leading 1), checking the [-1, 1] bound. */
-export function readUnitRows(X: ReadonlyArray<ArrayLike<number>>, addBias: boolean, checkRange = true): { data: Float64Array; n: number; m: number } {
+/** The shape of a row matrix: n rows of d columns (m = d + 1 with a bias column). */
+export interface RowShape {
+  n: number;
+  d: number;
+  m: number;
+  addBias: boolean;
+}
+
+/**
+ * Checks the SHAPE of X (a non-empty array of rows of equal length) without reading any value, so
+ * that it can run before the budget check (the guide: validate, check the budget, then touch the data).
+ */
+export function checkRowShape(X: ReadonlyArray<ArrayLike<number>>, addBias: boolean): RowShape {
   if (!Array.isArray(X) || X.length === 0) throw new InvalidArgumentError('X', 'must be a non-empty array of rows', X);
   const d = X[0]?.length;
   if (typeof d !== 'number' || d < (addBias ? 0 : 1)) throw new InvalidArgumentError('X[0]', 'must be an array of numbers', X[0]);
   const m = d + (addBias ? 1 : 0);
   if (m < 1) throw new InvalidArgumentError('X', 'must have at least one column', d);
   const n = X.length;
-  const data = new Float64Array(n * m);
   for (let i = 0; i < n; i++) {
     const row = X[i];
-    if (!row || row.length !== d) throw new InvalidArgumentError(`X[${i}]`, `must have ${d} columns`, row?.length);
+    if (!row || typeof row.length !== 'number' || row.length !== d) throw new InvalidArgumentError(`X[${i}]`, `must have ${d} columns`, row?.length);
+  }
+  return { n, d, m, addBias };
+}
+
+/**
+ * Reads the VALUES of X (shape checked by {@link checkRowShape}) into a row-major Float64Array
+ * (optionally with a leading 1). With `privateData` (inside a release, after the budget check) a
+ * value breaking the rule throws an error naming only its index and the rule, never the value.
+ */
+export function readRowValues(X: ReadonlyArray<ArrayLike<number>>, shape: RowShape, checkRange: boolean, privateData: boolean): Float64Array {
+  const { n, d, m, addBias } = shape;
+  const data = new Float64Array(n * m);
+  const rule = checkRange ? 'must be a finite number in [-1, 1] (rescale and truncate with public bounds first)' : 'must be a finite number';
+  for (let i = 0; i < n; i++) {
+    const row = X[i]!;
     const off = i * m;
     if (addBias) data[off] = 1;
     for (let j = 0; j < d; j++) {
       const v = row[j]!;
       if (typeof v !== 'number' || !Number.isFinite(v) || (checkRange && (v < -1 || v > 1))) {
-        throw new InvalidArgumentError(`X[${i}][${j}]`, checkRange ? 'must be a finite number in [-1, 1] (rescale and truncate with public bounds first)' : 'must be a finite number', v);
+        throw new InvalidArgumentError(`X[${i}][${j}]`, rule, privateData ? undefined : v);
       }
       data[off + (addBias ? 1 : 0) + j] = v;
     }
   }
-  return { data, n, m };
+  return data;
+}
+
+/** Rows to a row-major Float64Array (optionally with a leading 1), checking the [-1, 1] bound (public data: predict). */
+export function readUnitRows(X: ReadonlyArray<ArrayLike<number>>, addBias: boolean, checkRange = true): { data: Float64Array; n: number; m: number } {
+  const shape = checkRowShape(X, addBias);
+  return { data: readRowValues(X, shape, checkRange, false), n: shape.n, m: shape.m };
 }

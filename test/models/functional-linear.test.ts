@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
+import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
 import { gammaP } from '../../src/math/special.js';
 import { normL1, normLinf } from '../../src/mechanisms/knorm/ball.js';
 import { gauge as gaugeOf } from '../../src/mechanisms/knorm/ball.js';
@@ -178,5 +179,45 @@ describe('FunctionalLinearRegressionDP', () => {
     expect(functionalRegressionSensitivity(5, 'linf')).toBe(2);
     expect(functionalRegressionSensitivity(5, 'optimal')).toBe(1);
     expect(() => functionalRegressionSensitivity(5, 'l2' as never)).toThrow(/norm/);
+  });
+
+  it('checks the budget before reading any data value, and names only the index of a bad value', () => {
+    let reads = 0;
+    const counted = (vals: number[]): ArrayLike<number> => {
+      const o: Record<number, number> & { length: number } = { length: vals.length };
+      vals.forEach((v, j) => Object.defineProperty(o, j, { get: () => (reads++, v) }));
+      return o;
+    };
+    const X = [counted([0.5, 0.25]), counted([-0.5, 0.75])];
+    const y = counted([0.1, -0.8765]);
+    const m = new FunctionalLinearRegressionDP({ eps: 1, norm: 'linf' });
+    const empty = new PrivacyAccountant({ eps: 0.5 });
+    expect(() => m.fit(X, y, { accountant: empty, rng: seededRng(1) })).toThrow(BudgetExceededError);
+    expect(() => m.fit(X, [0], { accountant: empty })).toThrow(/y must have one value per row/);
+    expect(() => m.fit([...X, [0]], [0, 0, 0], { accountant: empty })).toThrow(/X\[2\] must have 2 columns/);
+    expect(reads).toBe(0);
+    const acc = new PrivacyAccountant({ eps: 3 });
+    const grab = (f: () => unknown): InvalidArgumentError => {
+      try {
+        f();
+      } catch (e) {
+        return e as InvalidArgumentError;
+      }
+      throw new Error('no error');
+    };
+    const ex = grab(() => m.fit([[0.5, 0.25], [-0.5, -1.2345678]], [0, 0], { accountant: acc, rng: seededRng(1) }));
+    expect(ex).toBeInstanceOf(InvalidArgumentError);
+    expect(ex.argument).toBe('X[1][1]');
+    expect(ex.message).not.toMatch(/1\.23/);
+    const ey = grab(() => m.fit([[0.5, 0.25], [-0.5, 0.75]], [0.1, -1.8765], { accountant: acc, rng: seededRng(1) }));
+    expect(ey.argument).toBe('y[1]');
+    expect(ey.message).toMatch(/y\[1\] must be a number in \[-1, 1\]/);
+    expect(ey.message).not.toMatch(/1\.87/);
+    expect(acc.spent().eps).toBe(0);
+    expect(acc.ledger()).toHaveLength(0);
+    // The same counted data fit fine once the budget allows it (and are then read).
+    m.fit(X, y, { accountant: acc, rng: seededRng(1) });
+    expect(reads).toBeGreaterThan(0);
+    expect(acc.spent().eps).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { BudgetExceededError, ConvergenceError, InvalidArgumentError } from '../../src/errors.js';
 import { gammaP } from '../../src/math/special.js';
 import { gauge } from '../../src/mechanisms/knorm/ball.js';
 import { KNormLogisticRegressionDP } from '../../src/models/knorm-logistic.js';
@@ -114,5 +114,67 @@ describe('KNormLogisticRegressionDP', () => {
     expect(acc.spent().eps).toBe(0);
     const small = new PrivacyAccountant({ eps: 0.5 });
     expect(() => m.fit([[0.5]], [1], { accountant: small })).toThrow(/needs eps=1/);
+  });
+
+  it('checks the budget before reading any data value, and names only the index of a bad value', () => {
+    // Rows whose values can only be read through counting getters.
+    let reads = 0;
+    const row = (a: number, b: number): ArrayLike<number> => ({
+      length: 2,
+      get 0() {
+        reads++;
+        return a;
+      },
+      get 1() {
+        reads++;
+        return b;
+      },
+    });
+    const X = [row(0.5, 0.25), row(-0.5, 1.2345678)];
+    const m = new KNormLogisticRegressionDP({ eps: 1 });
+    const empty = new PrivacyAccountant({ eps: 0.5 });
+    expect(() => m.fit(X, [1, 0], { accountant: empty, rng: seededRng(1) })).toThrow(BudgetExceededError);
+    expect(reads).toBe(0);
+    // Shape errors come before the budget check (no value read either).
+    expect(() => m.fit(X, [1], { accountant: empty })).toThrow(/y must have one label per row/);
+    expect(() => m.fit([...X, row(0, 0), [0]], [1, 0, 1, 0], { accountant: empty })).toThrow(/X\[3\] must have 2 columns/);
+    expect(reads).toBe(0);
+    // With budget: the out-of-range value throws after the check, charges nothing, hides the value.
+    const acc = new PrivacyAccountant({ eps: 2 });
+    let err: unknown;
+    try {
+      m.fit(X, [1, 0], { accountant: acc, rng: seededRng(1) });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as InvalidArgumentError).argument).toBe('X[1][1]');
+    expect((err as Error).message).toMatch(/X\[1\]\[1\] must be a finite number in \[-1, 1\]/);
+    expect((err as Error).message).not.toMatch(/1\.23/);
+    expect(reads).toBeGreaterThan(0);
+    let yErr: unknown;
+    try {
+      m.fit([[0.5, 0.25]], [0.987], { accountant: acc, rng: seededRng(1) });
+    } catch (e) {
+      yErr = e;
+    }
+    expect((yErr as Error).message).toMatch(/y\[0\] must be 0 or 1/);
+    expect((yErr as Error).message).not.toMatch(/0\.987/);
+    expect(acc.spent().eps).toBe(0);
+    expect(acc.ledger()).toHaveLength(0);
+  });
+
+  it('charges eps BEFORE throwing a ConvergenceError (the failure depends on the data and the noise)', () => {
+    // An inconsistent regulariser (value 0, gradient 1e6) makes the line search fail after the noise is drawn.
+    const bad = new KNormLogisticRegressionDP({ eps: 1, regularizer: { value: () => 0, gradient: (_t, o) => void (o[0] = 1e6) } });
+    const acc = new PrivacyAccountant({ eps: 5 });
+    expect(() => bad.fit([[0.5, 0.2], [-0.3, 0.1], [0.2, -0.9]], [1, 0, 1], { rng: seededRng(1), accountant: acc })).toThrow(ConvergenceError);
+    expect(acc.spent().eps).toBe(1);
+    expect(acc.ledger()).toHaveLength(1);
+    expect(bad.coeff).toBeUndefined();
+    // Without the budget for it, the same fit is refused up front and nothing is charged.
+    const small = new PrivacyAccountant({ eps: 0.5 });
+    expect(() => bad.fit([[0.5, 0.2]], [1], { rng: seededRng(1), accountant: small })).toThrow(BudgetExceededError);
+    expect(small.spent().eps).toBe(0);
   });
 });
