@@ -2,3 +2,4 @@
 export * from './common.js';
 export * from './opdisc.js';
 export * from './rspm.js';
+export * from './opsamp.js';

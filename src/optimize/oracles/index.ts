@@ -2,3 +2,4 @@
 export * from './types.js';
 export * from './mip.js';
 export * from './enumeration.js';
+export * from './convex.js';
