@@ -59,7 +59,11 @@ export interface OptimizeNoiseOptions {
   support?: number;
   /** Density non-increasing away from 0. */
   monotone?: boolean;
-  /** p_j = p_{N-1-j} (requires a symmetric grid). */
+  /**
+   * p_j = p_{N-1-j} (requires a symmetric grid). Default: imposed automatically when the loss, the
+   * grid and the constraints are mirror-symmetric (no loss of optimality, by convexity); pass false
+   * to solve the unrestricted LP.
+   */
   symmetric?: boolean;
   /** Extra constraints E c_i(X) <= max_i (per-loss caps). */
   caps?: { loss: LossSpec; max: number }[];
@@ -235,7 +239,7 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
   const { grid, loss, eps, delta, sensitivity } = v;
   const E = Math.exp(eps);
   if (o.symmetric && !isSymmetricGrid(grid.edges)) throw new InvalidArgumentError('symmetric', 'needs a grid symmetric about 0');
-  const symmetric = o.symmetric === true || autoSymmetric(loss, o, grid.edges);
+  const symmetric = o.symmetric ?? autoSymmetric(loss, o, grid.edges);
   const { varOf, nv } = variableMap(grid.n, symmetric);
   const fams = families(grid, sensitivity, E, varOf, symmetric);
   const method = o.method ?? 'lazy';
