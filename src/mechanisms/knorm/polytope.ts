@@ -110,7 +110,19 @@ export class Polytope implements ConvexBody {
     return monteCarloVolume(this, opts.rng, opts.samples ?? 100_000);
   }
 
-  /** K = {u : A u <= b}; b > 0 (origin inside). The box comes from the vertices (m <= 3) or from 2m LPs. */
+  /**
+   * K = {u : A u <= b}; b > 0 (origin inside). The box comes from the vertices (m <= 3) or from 2m LPs
+   * (min and max of each u_i over K, by HiGHS) in dimension >= 4.
+   *
+   * The rejection sampler draws from the box and keeps the proposals in K, so the box MUST contain K:
+   * a box slightly too small cuts K, the sampled body is then K minus a sliver, whose gauge is larger
+   * than K's, so the caller's Delta_K (computed for K) understates the true sensitivity and the
+   * release is less private than claimed. Solver optima (HiGHS' tolerances are about 1e-7) and
+   * floating-point vertices can sit slightly INSIDE the true extremes, so the box is padded outward by
+   * {@link padBox} (1e-6 relative plus 1e-9 times the box scale; a larger box costs only acceptance
+   * rate, never privacy). Above 3-D the padded box is then CERTIFIED by LP duality
+   * ({@link certifyBox}), independently of the solver's tolerances.
+   */
   static async fromHalfspaces(A: number[][], b: number[]): Promise<Polytope> {
     const rows = checkPoints(A, 'A');
     const m = rows[0]!.length;
@@ -123,11 +135,16 @@ export class Polytope implements ConvexBody {
       const vertices = verticesFromHalfspaces(rows, b);
       const hv: HVPolytope = { A: rows, b, vertices };
       const volume = m === 2 ? polygonArea(orderPolygon(vertices)) : volume3D(hv);
-      return new Polytope(m, boxOf(vertices), form, { volume, vertices, halfspaces: { A: rows, b } });
+      // The vertices are computed in floating point (3x3 solves) and may sit a few ulps inside K: pad.
+      const box = boxOf(vertices);
+      padBox(box[0], box[1]);
+      return new Polytope(m, box, form, { volume, vertices, halfspaces: { A: rows, b } });
     }
     const h = await loadHighs();
     const lo = new Float64Array(m);
     const hi = new Float64Array(m);
+    // duals[2i] / duals[2i + 1]: row multipliers of the LPs min / max u_i (certificates, see boxCertificate).
+    const duals: Float64Array[] = [];
     for (let i = 0; i < m; i++) {
       for (const sense of ['minimize', 'maximize'] as const) {
         const objective = new Float64Array(m);
@@ -137,14 +154,18 @@ export class Polytope implements ConvexBody {
         try {
           const r = s.solve();
           if (r.status === 'unbounded' || r.status === 'infeasible-or-unbounded') throw new InfeasibleError('the polytope {A u <= b} is unbounded: it cannot be a norm ball');
-          const x = requireOptimal(r, 'polytope bounding box').x;
-          if (sense === 'minimize') lo[i] = x[i]!;
-          else hi[i] = x[i]!;
+          const opt = requireOptimal(r, 'polytope bounding box');
+          if (sense === 'minimize') lo[i] = opt.x[i]!;
+          else hi[i] = opt.x[i]!;
+          if (opt.rowDuals === null) throw new InfeasibleError('polytope bounding box: HiGHS returned no dual solution to certify the box');
+          duals.push(Float64Array.from(opt.rowDuals));
         } finally {
           s.dispose();
         }
       }
     }
+    padBox(lo, hi);
+    certifyBox(form, lo, hi, duals);
     return new Polytope(m, [lo, hi], form, { halfspaces: { A: rows, b } });
   }
 
@@ -189,6 +210,106 @@ function boxOf(points: number[][]): [Float64Array, Float64Array] {
       hi[i] = Math.max(hi[i]!, p[i]!);
     }
   return [lo, hi];
+}
+
+/**
+ * Pads a computed bounding box outward in place: each side moves by 1e-6 of its own magnitude plus
+ * 1e-9 times the scale max_i max(|lo_i|, |hi_i|) (so also sides at or near 0 move). Computed extremes
+ * (LP optima, vertices from linear solves) may lie slightly inside the true ones; a box that cuts K
+ * would raise the sampled body's gauge and understate Delta_K, while a larger box only lowers the
+ * acceptance rate (by a relative ~2e-6 per coordinate).
+ */
+export function padBox(lo: Float64Array, hi: Float64Array): void {
+  let scale = 0;
+  for (let i = 0; i < lo.length; i++) scale = Math.max(scale, Math.abs(lo[i]!), Math.abs(hi[i]!));
+  const abs = 1e-9 * scale;
+  for (let i = 0; i < lo.length; i++) {
+    lo[i] = lo[i]! - (1e-6 * Math.abs(lo[i]!) + abs);
+    hi[i] = hi[i]! + (1e-6 * Math.abs(hi[i]!) + abs);
+  }
+}
+
+/**
+ * Certifies, by LP duality, that the box [lo, hi] contains K = {u : A u <= b} (b > 0), enlarging it
+ * if needed (a few rounds), else throwing an InfeasibleError. For the side u_i <= hi_i take any
+ * y >= 0 (HiGHS' row duals of max u_i, clipped at 0; either sign convention is tried and the one with
+ * the smaller residual |r|_1 kept): for u in K,
+ *   u_i = y.A u + r.u <= y.b + sum_j |r_j| B_j,   r = e_i - A^T y,   B_j = max(|lo_j|, |hi_j|),
+ * whenever u also lies in the box; the floating-point error of this bound is covered by adding
+ * (rows + m + 4) 2^-52 times its absolute terms. If every side's bound is STRICTLY inside the box,
+ * then K is inside the box: otherwise some u in K is outside, and the segment [0, u] (in K by
+ * convexity, 0 being interior to the box) leaves the box at a point w of K in the box with w_i = hi_i
+ * (or lo_i) for some i, contradicting the strict bound. The certificate holds for ANY y >= 0, so it
+ * does not depend on the solver's accuracy (only its tightness does).
+ */
+export function certifyBox(form: { A: Float64Array[]; b: Float64Array }, lo: Float64Array, hi: Float64Array, duals: Float64Array[]): void {
+  const { A, b } = form;
+  const m = lo.length;
+  const R = A.length;
+  const gamma = (R + m + 4) * 2 ** -52;
+  const r = new Float64Array(m);
+  const bound = (i: number, sign: 1 | -1, y: Float64Array): { value: number; residual: number } => {
+    // sup over K within the box of sign * u_i, for the multipliers y (>= 0).
+    let yb = 0;
+    let ybAbs = 0;
+    r.fill(0);
+    r[i] = sign;
+    const rAbs = new Float64Array(m);
+    for (let k = 0; k < R; k++) {
+      const yk = y[k]!;
+      if (yk === 0) continue;
+      yb += yk * b[k]!;
+      ybAbs += Math.abs(yk * b[k]!);
+      const a = A[k]!;
+      for (let j = 0; j < m; j++) {
+        r[j] = r[j]! - yk * a[j]!;
+        rAbs[j] = rAbs[j]! + Math.abs(yk * a[j]!);
+      }
+    }
+    let tail = 0;
+    let tailAbs = ybAbs;
+    let residual = 0;
+    for (let j = 0; j < m; j++) {
+      const B = Math.max(Math.abs(lo[j]!), Math.abs(hi[j]!));
+      residual += Math.abs(r[j]!);
+      tail += Math.abs(r[j]!) * B;
+      tailAbs += (rAbs[j]! + 1) * B;
+    }
+    return { value: yb + tail + gamma * (tailAbs + ybAbs) + Number.MIN_VALUE, residual };
+  };
+  // Both sign conventions of the solver's duals give valid multipliers once clipped at 0; keep the
+  // one with the smaller residual |e_i - A^T y|_1 (the right convention has a residual near 0).
+  const best = (i: number, sign: 1 | -1, dual: Float64Array): number => {
+    let res = { value: Infinity, residual: Infinity };
+    for (const s of [1, -1]) {
+      const y = new Float64Array(R);
+      for (let k = 0; k < R; k++) y[k] = Math.max(0, s * dual[k]!);
+      const c = bound(i, sign, y);
+      if (c.residual < res.residual) res = c;
+    }
+    return res.value;
+  };
+  for (let round = 0; round < 5; round++) {
+    let ok = true;
+    const newLo = Float64Array.from(lo);
+    const newHi = Float64Array.from(hi);
+    for (let i = 0; i < m; i++) {
+      const up = best(i, 1, duals[2 * i + 1]!);
+      const down = best(i, -1, duals[2 * i]!);
+      if (!(up < hi[i]!)) {
+        ok = false;
+        newHi[i] = up + 1e-6 * Math.abs(up) + 1e-9;
+      }
+      if (!(-down > lo[i]!)) {
+        ok = false;
+        newLo[i] = -down - 1e-6 * Math.abs(down) - 1e-9;
+      }
+    }
+    if (ok) return;
+    lo.set(newLo);
+    hi.set(newHi);
+  }
+  throw new InfeasibleError('polytope bounding box: the LP duals do not certify a box containing K (badly scaled A?)');
 }
 
 function csr(A: number[][], b: number[], lower?: number[]): LpProblem['rows'] {
