@@ -3,18 +3,19 @@
  * section 3.1; lecture notes 001, Example 20 and equation (4)), and its local sensitivity for teaching.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { normalQuantile } from '../math/special.js';
 import {
-  heavyTailedHalfWidth,
   sampleHeavyTailed,
   smoothSensitivityCalibration,
   type SmoothNoiseFamily,
 } from '../mechanisms/smooth-sensitivity.js';
-import type { NoiseMode, Release, ReleaseOptions } from '../release.js';
+import type { Guarantee, NoiseMode, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
+import { fillLaplace, fillNormal } from '../random/continuous.js';
+import { discreteGaussianSampler, discreteLaplaceSampler } from '../random/exact.js';
+import { doubleToRational, floorLog2 } from '../random/lattice.js';
+import type { Rng } from '../random/rng.js';
 import { checkEpsilon, checkPositive } from '../validation.js';
-import { checkAlpha, checkNumericContainer, checkOptionsObject, clipToFloat64, parseBounds } from './common.js';
-import { addScalarNoise } from './noise.js';
+import { checkNumericContainer, checkOptionsObject, clipToFloat64, parseBounds } from './common.js';
 
 export interface MedianBoundsOptions {
   /** Public lower bound of the data (pads the order statistics below). */
@@ -107,10 +108,75 @@ export interface SmoothMedianOptions extends ReleaseOptions, MedianBoundsOptions
   noise?: SmoothNoiseFamily;
   /** gamma > 1 of the heavy-tailed family (default 4). */
   gamma?: number;
-  /** Sampling of the Laplace/Gaussian noise: 'safe' (default, lattice) or 'float' (simulations). The heavy-tailed family is sampled in floating point. */
+  /** Sampling of the Laplace/Gaussian noise: 'safe' (default, lattice with a PUBLIC grid) or 'float' (simulations). The heavy-tailed family is sampled in floating point. */
   noiseMode?: Exclude<NoiseMode, 'exact'>;
-  /** Return a {@link Release}. Its `scale` and `sensitivity` are computed from the data and are NOT private: do not publish them. */
+  /** Return a {@link SmoothMedianRelease} (public calibration only; nothing computed from the data besides the value). */
   details?: boolean;
+}
+
+/**
+ * What `details: true` returns. Only PUBLIC quantities besides the released value: the smooth
+ * sensitivity S(x), the noise scale c(x) = scaleFactor S(x) and any interval derived from them are
+ * functions of the data and are deliberately not reported (they would leak; 001, Example 12).
+ */
+export interface SmoothMedianRelease {
+  value: number;
+  /** 'smooth-sensitivity-laplace' | 'smooth-sensitivity-heavy-tailed' | 'smooth-sensitivity-gaussian'. */
+  mechanism: string;
+  guarantee: Guarantee;
+  /** The smoothness parameter the sensitivity bound was computed with (public). */
+  beta: number;
+  /** The noise scale is c(x) = scaleFactor * S(x) (public factor; S(x) itself is not released). */
+  scaleFactor: number;
+  /** The exponent k of the public release grid 2^k ('safe' Laplace/Gaussian), else undefined. */
+  gridExponent?: number;
+}
+
+/** Public floor of the smooth sensitivity, relative to the range u - l (see smoothMedianDP). */
+const S_FLOOR = 1e-100;
+/** Grid points per noise scale at the floor: the grid spacing is about scaleFactor (u - l) 1e-100 / 2^40. */
+const GRID_BITS = 40;
+const ROUNDING_MARGIN = 1 + 2 ** -48;
+/** Extra relative sigma of the safe discrete Gaussian, as in src/random/lattice.ts (GAUSSIAN_MARGIN). */
+const GAUSSIAN_MARGIN = 1 + 2 ** -20;
+
+/** x 2^e for any integer e, by steps that never overflow/underflow an intermediate power of two. */
+function mulPow2(x: number, e: number): number {
+  let r = x;
+  let k = e;
+  while (k > 512) {
+    r *= 2 ** 512;
+    k -= 512;
+  }
+  while (k < -512) {
+    r *= 2 ** -512;
+    k += 512;
+  }
+  return r * 2 ** k;
+}
+
+/** round(v / 2^k) for a finite double v and any integer k, exactly (BigInt; ties away from zero). */
+export function roundToGrid(v: number, k: number): bigint {
+  if (v === 0) return 0n;
+  const { num, den } = doubleToRational(v); // v = num / 2^e
+  const e = den.toString(2).length - 1;
+  const s = e + k; // v / 2^k = num / 2^s
+  if (s <= 0) return num << BigInt(-s);
+  const half = 1n << BigInt(s - 1);
+  const a = num < 0n ? -num : num;
+  const m = (a + half) >> BigInt(s);
+  return num < 0n ? -m : m;
+}
+
+/** The double nearest to z 2^k (a deterministic function of the integer z: post-processing). */
+export function gridToDouble(z: bigint, k: number): number {
+  if (z === 0n) return 0;
+  const a = z < 0n ? -z : z;
+  const bits = a.toString(2).length;
+  const sh = Math.max(0, bits - 1000);
+  const zz = Number(sh > 0 ? a >> BigInt(sh) : a);
+  const r = mulPow2(zz, k + sh);
+  return z < 0n ? -r : r;
 }
 
 /**
@@ -119,14 +185,34 @@ export interface SmoothMedianOptions extends ReleaseOptions, MedianBoundsOptions
  * at the family's beta and
  * - 'laplace' (default): c = 2 S/eps, beta = eps/(2 ln(2/delta')), delta' = 2 delta/(e^{eps/2}+1): (eps, delta)-DP;
  * - 'heavy-tailed': density proportional to 1/(1+|z|^gamma), c = 2 (gamma+1) S/eps, beta = eps/(2(gamma+1)): eps-DP;
- * - 'gaussian': c = 5 sqrt(2 ln(2/delta)) S/eps, beta = eps/(2 ln(2/delta)): (eps, delta)-DP.
+ * - 'gaussian': c = 5 sqrt(2 ln(2/delta)) S/eps, beta = eps/(2 ln(2/delta)): (eps, delta)-DP only where the
+ *   exact profile check of smooth-sensitivity.ts accepts (eps, delta); otherwise a typed error.
  * Neighbours: replacement of one record (bounded), data clipped to the public [lower, upper]; for even
  * n the released statistic is the lower median x_(n/2). The output is not clamped to [lower, upper].
- * S is floored at (u - l) 1e-100 (still a beta-smooth upper bound) so the scale never underflows.
+ * S is floored at (u - l) 1e-100 (a constant is beta-smooth, so the maximum is still a beta-smooth upper
+ * bound on the local sensitivity), so the scale never underflows.
+ *
+ * 'safe' release (Laplace and Gaussian families). The lattice must not depend on the data: a grid
+ * derived from c(x) (as the generic lattice adders do) makes the output's 2-adic valuation reveal c(x)
+ * (on Example 21's neighbours every output on one side is a multiple of 2^-39 while half of the other
+ * side's are odd multiples of 2^-40). Here the grid spacing 2^k is fixed by PUBLIC quantities only:
+ * k = floor(log2(scaleFactor (u - l) 1e-100)) - 40, i.e. 2^40 grid points per noise scale at the public
+ * floor of S. The median is rounded to m = round(median / 2^k) (exact BigInt arithmetic), and an exact
+ * integer noise Y is added: discrete Laplace (CKS 2020, Algorithm 2) with scale T(x), or discrete
+ * Gaussian (Algorithm 3) with sigma T(x), where T(x) = scaleFactor (S(x)/2^k + 1) (1 + 2^-48)
+ * [x (1 + 2^-20) for the Gaussian] is an exact rational (the double's value), possibly a huge BigInt
+ * numerator: the noise SCALE may depend on the data (that is the smooth-sensitivity framework), the
+ * lattice may not. Guarantee of the integer release m + Y: in grid units the median moves by at most
+ * LS(x)/2^k + 1 <= S(x)/2^k + 1 =: S_g(x) between neighbours, and S_g is beta-smooth (adding a constant
+ * preserves beta-smoothness), so T = scaleFactor S_g is the family's calibration for S_g (the margin 2^-48
+ * covers the rounding of the double arithmetic). The discrete Laplace's pmf ratios under a shift are
+ * those of the continuous one; under a dilation T -> T' its normaliser coth(1/(2T)) differs from the
+ * continuous 2T by a relative O(1/T^2) <= 2^-80 (T >= 2^40), a numerical argument, not a proof (as for the
+ * discrete Gaussian in lattice.ts). The released double is z 2^k rounded, a function of z = m + Y.
  */
-export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions & { details: true }): Release<number>;
+export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions & { details: true }): SmoothMedianRelease;
 export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions): number;
-export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions): number | Release<number> {
+export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions): number | SmoothMedianRelease {
   checkOptionsObject(opts);
   checkEpsilon(eps);
   const [l, u] = parseBounds(opts);
@@ -134,32 +220,49 @@ export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMe
   const cal = smoothSensitivityCalibration(eps, family, { delta: opts.delta, gamma: opts.gamma });
   const mode = opts.noiseMode ?? 'safe';
   if (mode !== 'safe' && mode !== 'float') throw new InvalidArgumentError('noiseMode', "must be 'safe' or 'float' (the median is real-valued)", mode);
+  const floorS = (u - l) * S_FLOOR;
+  const maxScale = cal.scaleFactor * (u - l);
+  if (!(floorS * cal.scaleFactor >= 2 ** -1000) || !Number.isFinite(maxScale)) {
+    throw new InvalidArgumentError('lower/upper', `must give a noise scale scaleFactor * (upper - lower) in [2^-1000 * 1e100, 2^1000] for eps = ${eps} (the range is too small or too large)`, `${l}, ${u}`);
+  }
   const data = checkNumericContainer(x, 'x');
   const mechanism = `smooth-sensitivity-${family}`;
+  const useGrid = mode === 'safe' && family !== 'heavy-tailed';
+  const k = floorLog2(cal.scaleFactor * floorS) - GRID_BITS;
   return runRelease(opts, { name: 'smoothMedianDP', eps, delta: cal.delta, neighbors: 'bounded', mechanism }, (rng) => {
     const { s, m } = sortedClipped(data, l, u);
-    // Floor: max(S, (u-l) 1e-100) is still a beta-smooth upper bound (a constant is beta-smooth) and keeps
-    // the noise scale a normal positive double when S underflows (e.g. 1e6 identical values).
-    const S = Math.max(smoothSensitivityMedianSorted(s, m, cal.beta, l, u), (u - l) * 1e-100);
-    const c = cal.scaleFactor * S;
+    const S = Math.max(smoothSensitivityMedianSorted(s, m, cal.beta, l, u), floorS);
     const median = s[m - 1]!;
     let value: number;
-    if (family === 'heavy-tailed') value = median + c * sampleHeavyTailed(rng, cal.gamma!);
-    else value = addScalarNoise(median, family, c, S, rng, mode);
+    if (useGrid) value = gridRelease(median, S, k, cal.scaleFactor, family as 'laplace' | 'gaussian', rng);
+    else if (family === 'heavy-tailed') value = median + cal.scaleFactor * S * sampleHeavyTailed(rng, cal.gamma!);
+    else value = median + cal.scaleFactor * S * (family === 'laplace' ? laplaceFloat(rng) : normalFloat(rng));
     if (!opts.details) return value;
-    const rel: Release<number> = {
-      value,
-      mechanism,
-      guarantee: { eps, delta: cal.delta, neighbors: 'bounded' },
-      sensitivity: S,
-      scale: c,
-      noiseHalfWidth: (alpha = 0.05) => {
-        checkAlpha(alpha);
-        if (family === 'laplace') return c * Math.log(1 / alpha);
-        if (family === 'gaussian') return c * normalQuantile(1 - alpha / 2);
-        return c * heavyTailedHalfWidth(cal.gamma!, alpha);
-      },
-    };
+    const rel: SmoothMedianRelease = { value, mechanism, guarantee: { eps, delta: cal.delta, neighbors: 'bounded' }, beta: cal.beta, scaleFactor: cal.scaleFactor };
+    if (useGrid) rel.gridExponent = k;
     return rel;
   });
+}
+
+/** The public-grid release of smoothMedianDP (see its doc comment). */
+function gridRelease(median: number, S: number, k: number, factor: number, family: 'laplace' | 'gaussian', rng: Rng): number {
+  const m = roundToGrid(median, k);
+  const T = factor * (mulPow2(S, -k) + 1) * ROUNDING_MARGIN * (family === 'gaussian' ? GAUSSIAN_MARGIN : 1);
+  const { num, den } = doubleToRational(T);
+  const y = BigInt((family === 'laplace' ? discreteLaplaceSampler(num, den) : discreteGaussianSampler(num * num, den * den))(rng));
+  return gridToDouble(m + y, k);
+}
+
+/** One Laplace(1) draw in floating point ('float' mode only: simulations). */
+function laplaceFloat(rng: Rng): number {
+  const a = new Float64Array(1);
+  fillLaplace(rng, a, 1);
+  return a[0]!;
+}
+
+/** One N(0, 1) draw in floating point ('float' mode only: simulations). */
+function normalFloat(rng: Rng): number {
+  const a = new Float64Array(1);
+  fillNormal(rng, a, 1);
+  return a[0]!;
 }

@@ -35,7 +35,10 @@
  *   when the sum lands in a higher binade than the noise, the rounding (ties to even) biases the low
  *   mantissa bits, a pattern that M(b) = b + noise shows and M(a) = a + noise does not at the same
  *   output values. It is opt-in because every float-valued release leaks a little there; mechanisms
- *   that release lattice points (the 'safe' default) are immune to it.
+ *   that release lattice points (the 'safe' default) are immune to it; and, with `latticePattern: true`,
+ *   the output's 2-adic valuation (the largest power of two dividing it). The last catches lattice
+ *   releases whose grid spacing 2^k depends on the data (e.g. on a data-dependent noise scale): every
+ *   output on one neighbour is a multiple of 2^k while outputs on the other are odd multiples of 2^(k-1).
  *
  * Sample sizes are CI-friendly by default (`samples` per neighbour, split in halves); setting the
  * environment variable DPKIT_AUDIT_LONG=1 (`npm run audit`) multiplies them by 10 (or by the
@@ -67,6 +70,11 @@ export interface AuditOptions<I> {
   confidence?: number;
   /** Also search set events on (sign, exponent, low mantissa bits) of the output (see the file comment). */
   floatPattern?: boolean;
+  /**
+   * Also search set events on the output's 2-adic valuation v(y) (the largest integer v with y / 2^v an
+   * odd integer; see the file comment). Catches lattice releases whose grid depends on the data.
+   */
+  latticePattern?: boolean;
   /** Number of (event, direction) pairs carried to the holdout, K (Bonferroni: each bound at alpha/(2K)); default 6. */
   candidates?: number;
   /** For vector outputs without a statistic: how many coordinates become features (default 8). */
@@ -154,7 +162,7 @@ export function clopperPearsonUpper(x: number, n: number, alpha: number): number
   return betaQuantile(1 - alpha, x + 1, n - x);
 }
 
-type KeyKind = 'value' | 'bin' | 'bits';
+type KeyKind = 'value' | 'bin' | 'bits' | 'twoAdic';
 
 type EventSpec =
   | { kind: 'gt'; feature: number; t: number }
@@ -180,6 +188,26 @@ function bitsKey(y: number): number {
   const lo = LITTLE_ENDIAN ? u32[0]! : u32[1]!;
   const hi = LITTLE_ENDIAN ? u32[1]! : u32[0]!;
   return (hi >>> 20) * 4 + (lo & 3);
+}
+
+/** The value of 0 under {@link twoAdicValuation} (0 is divisible by every power of two). */
+export const TWO_ADIC_ZERO = 2048;
+
+/**
+ * The 2-adic valuation of a finite double y != 0: the largest integer v such that y / 2^v is an odd
+ * integer, i.e. (binary exponent of the last significand bit) + (trailing zeros of the significand).
+ * Returns {@link TWO_ADIC_ZERO} for 0 and NaN for non-finite y.
+ */
+export function twoAdicValuation(y: number): number {
+  if (y === 0) return TWO_ADIC_ZERO;
+  if (!Number.isFinite(y)) return NaN;
+  f64[0] = y;
+  const lo = LITTLE_ENDIAN ? u32[0]! : u32[1]!;
+  const hi = LITTLE_ENDIAN ? u32[1]! : u32[0]!;
+  const e = (hi >>> 20) & 0x7ff;
+  const mHi = (hi & 0xfffff) | (e === 0 ? 0 : 0x100000); // the implicit leading bit of normal numbers
+  const tz = lo !== 0 ? 31 - Math.clz32(lo & -lo) : 32 + 31 - Math.clz32(mHi & -mHi);
+  return (e === 0 ? 1 : e) - 1075 + tz;
 }
 
 function lowerBound(a: Float64Array, t: number): number {
@@ -213,6 +241,7 @@ function binIndex(edges: Float64Array, y: number): number {
 function keyOf(spec: { keyKind: KeyKind; edges?: Float64Array }, y: number): number {
   if (spec.keyKind === 'value') return y;
   if (spec.keyKind === 'bits') return bitsKey(y);
+  if (spec.keyKind === 'twoAdic') return twoAdicValuation(y);
   return binIndex(spec.edges!, y);
 }
 
@@ -397,6 +426,7 @@ export function auditDP<I>(opts: AuditOptions<I>): AuditResult {
       keyKinds.push({ keyKind: 'bin', edges });
     } else keyKinds.push({ keyKind: 'value' });
     if (opts.floatPattern) keyKinds.push({ keyKind: 'bits' });
+    if (opts.latticePattern) keyKinds.push({ keyKind: 'twoAdic' });
     for (const kk of keyKinds) {
       const counts = new Map<number, [number, number]>();
       for (let side = 0; side < 2; side++) {
@@ -469,9 +499,9 @@ export function auditDP<I>(opts: AuditOptions<I>): AuditResult {
     else if (spec.kind === 'lt') e = `${y} < ${fmt(spec.t)}`;
     else if (spec.kind === 'interval') e = `${fmt(spec.lo)} <= ${y} < ${fmt(spec.hi)}`;
     else {
-      const shown = spec.keys.slice(0, 5).map((k) => (spec.keyKind === 'bits' ? `0x${k.toString(16)}` : fmt(k)));
+      const shown = spec.keys.slice(0, 5).map((k) => (spec.keyKind === 'bits' ? `0x${k.toString(16)}` : spec.keyKind === 'twoAdic' ? String(k) : fmt(k)));
       const more = spec.keys.length > 5 ? `, ... (${spec.keys.length} keys)` : '';
-      const what = spec.keyKind === 'value' ? y : spec.keyKind === 'bin' ? `bin(${y})` : `bits(${y})`;
+      const what = spec.keyKind === 'value' ? y : spec.keyKind === 'bin' ? `bin(${y})` : spec.keyKind === 'twoAdic' ? `v2(${y})` : `bits(${y})`;
       e = `${what} in {${shown.join(', ')}${more}}`;
     }
     return `${e} : ${ratio}`;
