@@ -254,7 +254,18 @@ export function runStatistic<V, T>(
   const accountant = opts.accountant;
   const label = opts.name ?? name;
   const k = cost.relations.length;
-  accountant?.check({ eps: cost.eps * k, delta: cost.delta * k, name: label });
+  if (accountant) {
+    // The total in the accountant's own neighbour relation (an add/remove-one release charged to a
+    // replace-one budget costs (2 eps, (1 + e^eps) delta)), checked before the data are touched.
+    let eps = 0;
+    let delta = 0;
+    for (const r of cost.relations) {
+      const c = accountant.costOf({ eps: cost.eps, delta: cost.delta, neighbors: r, name: label });
+      eps += c.eps;
+      delta += c.delta;
+    }
+    accountant.check({ eps, delta, name: label });
+  }
   const truth = computeTrue();
   const releases = cost.relations.map((r) => releaseOne(truth, r, rng));
   if (accountant) {

@@ -178,14 +178,14 @@ describe('budget splitting (per-step eps for a total)', () => {
 
 describe('spendParallel', () => {
   it('charges the max once, with check-then-spend', () => {
-    const acc = new PrivacyAccountant({ eps: 1, delta: 1e-5 });
+    const acc = new PrivacyAccountant({ eps: 1, delta: 1e-5 }, { neighbors: 'unbounded' });
     const e = spendParallel(acc, 'histogram by region', [
       { eps: 0.5, delta: 0 },
       { eps: 0.8, delta: 1e-6 },
     ]);
     expect(e).toMatchObject({ name: 'histogram by region', eps: 0.8, delta: 1e-6, neighbors: 'unbounded' });
     expect(acc.spent()).toEqual({ eps: 0.8, delta: 1e-6 });
-    expect(() => spendParallel(acc, 'again', [{ eps: 0.5, delta: 0 }], { neighbors: 'bounded' })).toThrow(BudgetExceededError);
+    expect(() => spendParallel(acc, 'again', [{ eps: 0.5, delta: 0 }], { neighbors: 'unbounded' })).toThrow(BudgetExceededError);
     expect(acc.ledger()).toHaveLength(1);
     expect(() => spendParallel(acc, 'x', [{ eps: 0.1, delta: 0 }], { neighbors: 'x' as 'bounded' })).toThrow(/neighbors/);
   });

@@ -164,7 +164,8 @@ describe('exponentialMechanism: validation and budget', () => {
     expect(acc.spent().eps).toBe(0);
     exponentialMechanism([1, 2], 0.5, 1, { rng, accountant: acc, neighbors: 'unbounded' });
     const [e] = acc.ledger();
-    expect(e).toMatchObject({ eps: 0.5, delta: 0, neighbors: 'unbounded', mechanism: 'exponential' });
+    // A bounded budget charges an add/remove-one release (2 eps, (1 + e^eps) delta), keeping its claim.
+    expect(e).toMatchObject({ eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'exponential', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
   });
   it('returns a Release with details', () => {
     const r = exponentialMechanism([1, 2, 3], 1, 2, { rng, details: true, candidates: ['x', 'y', 'z'] });

@@ -154,11 +154,12 @@ describe('laplaceMechanism: validation and budget', () => {
     expect(() => laplaceMechanism([1, Number.NaN], 0.5, 1, { accountant: acc, rng })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0);
     laplaceMechanism([1, 2], 0.5, 1, { accountant: acc, rng, neighbors: 'unbounded', name: 'two counts' });
-    expect(acc.spent()).toEqual({ eps: 0.5, delta: 0 });
-    expect(acc.ledger()[0]).toMatchObject({ name: 'two counts', eps: 0.5, delta: 0, neighbors: 'unbounded', mechanism: 'laplace' });
+    // A bounded budget charges an add/remove-one release (2 eps, (1 + e^eps) delta), keeping its claim.
+    expect(acc.spent()).toEqual({ eps: 1, delta: 0 });
+    expect(acc.ledger()[0]).toMatchObject({ name: 'two counts', eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'laplace', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
     const before = rng.calls;
     expect(() => laplaceMechanism(1, 0.6, 1, { accountant: acc, rng })).toThrow(BudgetExceededError);
     expect(rng.calls).toBe(before);
-    expect(acc.spent().eps).toBe(0.5);
+    expect(acc.spent().eps).toBe(1);
   });
 });

@@ -180,7 +180,8 @@ describe('reportNoisyMax: validation and budget', () => {
     expect(() => reportNoisyMax([1, NaN], 0.5, 1, { rng, accountant: acc })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0);
     reportNoisyMax([1, 2], 0.5, 1, { rng, accountant: acc, noise: 'gumbel', monotone: true, neighbors: 'unbounded' });
-    expect(acc.ledger()[0]).toMatchObject({ eps: 0.5, delta: 0, neighbors: 'unbounded', mechanism: 'report-noisy-max-gumbel-monotone' });
+    // A bounded budget charges an add/remove-one release (2 eps, (1 + e^eps) delta), keeping its claim.
+    expect(acc.ledger()[0]).toMatchObject({ eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'report-noisy-max-gumbel-monotone', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
     expect(() => reportNoisyMaxAccuracy('x' as NoisyMaxNoise, 1, 2, 1)).toThrow(/noise/);
     expect(() => reportNoisyMaxAccuracy('laplace', 1, 0, 1)).toThrow(/numCandidates/);
   });

@@ -56,7 +56,7 @@ describe('truncatedLaplaceMechanism', () => {
     expect(ksTest(xs, (x) => F(x / 1.3)).pValue).toBeLessThan(1e-6);
   });
   it('returns details and checks the budget before releasing', () => {
-    const acc = new PrivacyAccountant({ eps: 1, delta: 0.1 });
+    const acc = new PrivacyAccountant({ eps: 1, delta: 0.1 }, { neighbors: 'unbounded' });
     const r = truncatedLaplaceMechanism(0, 1, 0.05, 1, { rng: seededRng(1), accountant: acc, details: true, neighbors: 'unbounded' });
     expect(r.guarantee).toEqual({ eps: 1, delta: 0.05, neighbors: 'unbounded' });
     expect(r.scale).toBe(1);
@@ -64,7 +64,7 @@ describe('truncatedLaplaceMechanism', () => {
     const w = r.noiseHalfWidth(0.1) as number;
     const F = paperCdf(p.lambda, p.A, p.B);
     expect(2 * (1 - F(w))).toBeCloseTo(0.1, 12);
-    expect(() => truncatedLaplaceMechanism(0, 1, 0.05, 1, { accountant: acc })).toThrow(BudgetExceededError);
+    expect(() => truncatedLaplaceMechanism(0, 1, 0.05, 1, { accountant: acc, neighbors: 'unbounded' })).toThrow(BudgetExceededError);
     expect(acc.ledger()).toHaveLength(1);
     expect(() => truncatedLaplaceMechanism(Infinity, 1, 0.05, 1)).toThrow(InvalidArgumentError);
     expect(() => truncatedLaplaceMechanism(0, 1, 0.05, 1, { neighbors: 'both' as never })).toThrow(/neighbors/);

@@ -144,7 +144,7 @@ describe('DpSgdClassifier: accounting', () => {
     expect(model.privacy.eps).toBe(dpSgdEpsilon({ q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5 }).eps);
     expect(model.privacy.eps).toBeCloseTo(5.63875, 4);
     expect(model.guarantee.neighbors).toBe('unbounded');
-    const acc = new PrivacyAccountant({ eps: 10, delta: 1e-4 });
+    const acc = new PrivacyAccountant({ eps: 10, delta: 1e-4 }, { neighbors: 'unbounded' });
     const small = new DpSgdClassifier({ loss: 'logistic', q: 0.1, steps: 20, sigma: 2, delta: 1e-6, clip: 1, expectedBatchSize: 1, learningRate: 0.1 });
     small.fit([[1], [2], [3]], [0, 1, 1], { rng: seededRng(1), accountant: acc });
     expect(acc.spent().eps).toBe(small.privacy.eps);
@@ -226,7 +226,7 @@ describe('DpSgdClassifier: accuracy', () => {
   });
 
   it('divergence (learning rate x weight decay >> 1) is a ConvergenceError after the (post-processing) release is charged', () => {
-    const acc = new PrivacyAccountant({ eps: 100, delta: 1e-3 });
+    const acc = new PrivacyAccountant({ eps: 100, delta: 1e-3 }, { neighbors: 'unbounded' });
     const m = new DpSgdRegressor({ q: 1, steps: 200, sigma: 10, delta: 1e-5, clip: 1, normalizer: 2, learningRate: 1e5, l2: 1e5 });
     expect(() => m.fit([[1], [2]], [0, 1], { rng: seededRng(1), accountant: acc })).toThrow(ConvergenceError);
     expect(acc.spent().eps).toBe(m.privacy.eps);
@@ -236,7 +236,7 @@ describe('DpSgdClassifier: accuracy', () => {
   it('divergence to non-finite gradients with the safe noise: charged, ConvergenceError, the noise never sees a non-finite value', () => {
     // x = 1e200: the score x theta overflows after one large step, so the next gradient sum is NaN
     for (const noise of ['safe', 'float'] as const) {
-      const acc = new PrivacyAccountant({ eps: 100, delta: 1e-3 });
+      const acc = new PrivacyAccountant({ eps: 100, delta: 1e-3 }, { neighbors: 'unbounded' });
       const m = new DpSgdRegressor({ q: 1, steps: 5, sigma: 1, delta: 1e-5, clip: 1, normalizer: 1e-300, learningRate: 1, noise });
       expect(() => m.fit([[1e200]], [0], { rng: seededRng(4), accountant: acc })).toThrow(ConvergenceError);
       expect(acc.spent().eps).toBe(m.privacy.eps);

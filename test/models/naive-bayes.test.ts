@@ -197,7 +197,7 @@ describe('model, accounting and validation', () => {
   });
 
   it('charges eps (and delta) once, unbounded neighbours; refuses to overspend', () => {
-    const acc = new PrivacyAccountant({ eps: 1.2, delta: 1e-6 });
+    const acc = new PrivacyAccountant({ eps: 1.2, delta: 1e-6 }, { neighbors: 'unbounded' });
     const nb = new NaiveBayesDP({ eps: 1 });
     nb.fit([[1], [2], [3]], [0, 1, 1], { lower: [0], upper: [5], accountant: acc, rng: seededRng(4) });
     expect(acc.spent().eps).toBeCloseTo(1, 12);
@@ -211,7 +211,7 @@ describe('model, accounting and validation', () => {
   });
 
   it('a noise costing delta is charged its delta', () => {
-    const acc = new PrivacyAccountant({ eps: 2, delta: 1e-5 });
+    const acc = new PrivacyAccountant({ eps: 2, delta: 1e-5 }, { neighbors: 'unbounded' });
     const withDelta: NoiseFactory = ({ eps, delta }) => ({ name: 'laplace+delta', eps, delta, add: (v, s, r) => laplaceNoiseFactory()({ eps, delta: 0 }).add(v, s, r) });
     new NaiveBayesDP({ eps: 1, delta: 1e-6, type: 'categorical', noise: withDelta }).fit([[0], [1]], [0, 1], { levels: [2], accountant: acc, rng: seededRng(5) });
     expect(acc.spent().delta).toBeCloseTo(1e-6, 18);

@@ -66,7 +66,7 @@ describe('tuneClassificationModel', () => {
     const y = X.map((_, i) => i % 2);
     const ub: Guarantee = { eps: 1, delta: 0, neighbors: 'unbounded' };
     const spies = [new SpyModel(0, ub), new SpyModel(1, ub), new SpyModel(0, ub)];
-    const acc = new PrivacyAccountant({ eps: 1 });
+    const acc = new PrivacyAccountant({ eps: 1 }, { neighbors: 'unbounded' });
     tuneClassificationModel(spies, X, y, { rng: seededRng(3), accountant: acc });
     expect(acc.ledger()[0]!.neighbors).toBe('unbounded');
     const seen = new Set<number>();
@@ -180,7 +180,7 @@ describe('tuneLinearRegressionModel', () => {
       X.push([x]);
       y.push(Math.min(1, Math.max(-1, 0.8 * x - 0.2 + 0.05 * (rng.nextDouble() - 0.5))));
     }
-    const acc = new PrivacyAccountant({ eps: 4, delta: 1e-5 });
+    const acc = new PrivacyAccountant({ eps: 4, delta: 1e-5 }, { neighbors: 'unbounded' });
     let good = 0;
     // (checked offline: the fitting model is chosen in 200 of 200 runs)
     for (let s = 0; s < 4; s++) {
