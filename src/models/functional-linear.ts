@@ -8,6 +8,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { symmetricPinv } from '../math/symmetric-eigen.js';
 import type { ConvexBody } from '../mechanisms/knorm/ball.js';
 import { sampleKNormNoise, type RejectionStats } from '../mechanisms/knorm/sample.js';
+import { addLaplaceNoise, checkNoiseInputs, type NoiseSpec } from '../mechanisms/noise.js';
 import { runRelease } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import { checkEpsilon, checkInteger } from '../validation.js';
@@ -179,7 +180,11 @@ export function functionalRegressionCoefficients(T: ArrayLike<number>, n: number
   return beta;
 }
 
-/** Adds K-norm noise to T in place (validated inputs): rate eps / Delta for the chosen norm. */
+/**
+ * Adds K-norm noise to T in place (validated inputs): rate eps / Delta for the chosen norm. FLOAT
+ * samplers for every norm (simulations, audits); {@link FunctionalLinearRegressionDP} releases 'l1'
+ * through the floating-point-safe lattice path instead.
+ */
 export function perturbFunctionalStatistic(rng: Rng, T: Float64Array, p: number, eps: number, norm: FunctionalNorm, stats?: RejectionStats, body?: ConvexBody): void {
   const d = T.length;
   const rate = eps / functionalRegressionSensitivity(p, norm);
@@ -192,6 +197,12 @@ export interface FunctionalLinearOptions {
   eps: number;
   /** 'optimal' (default), 'linf' or 'l1'. */
   norm?: FunctionalNorm;
+  /**
+   * 'safe' (the default for 'l1': lattice Laplace through the shared floating-point-safe path) or
+   * 'float' (simulations; the only mode, and the default, for 'linf' and 'optimal', whose K-norm
+   * samplers release plain floats - see the class comment).
+   */
+  noise?: 'safe' | 'float';
 }
 
 /**
@@ -202,10 +213,21 @@ export interface FunctionalLinearOptions {
  *
  * Guarantee: eps-DP (delta = 0), bounded neighbours (n public and fixed, one record replaced), by
  * the K-norm mechanism (Hardt & Talwar 2010) and post-processing.
+ *
+ * Floating point: with 'l1' and `noise: 'safe'` (its default) T is released by the shared lattice
+ * Laplace path (`addLaplaceNoise(T, { scale: Delta_1/eps, sensitivity: Delta_1 }, rng, 'safe')`:
+ * rounding to the grid 2^k, k = floor(log2(Delta_1/eps)) - 40, exact discrete Laplace noise, the
+ * scale inflated for the rounding), which is floating-point safe. 'linf' and 'optimal' use the float
+ * K-norm samplers (Gamma radius times a uniform point of the cube or of K by rejection): their output
+ * is exposed to floating-point attacks (Mironov 2012) and their eps-DP holds for the ideal real-valued
+ * mechanism only; no floating-point-safe sampler for those norms is implemented (see
+ * kNormMechanism's doc comment), so they accept only `noise: 'float'`.
  */
 export class FunctionalLinearRegressionDP {
   readonly eps: number;
   readonly norm: FunctionalNorm;
+  /** 'safe' (l1 only) or 'float'. */
+  readonly noise: 'safe' | 'float';
   /** Coefficients, intercept first. */
   coeff: number[] | undefined;
   /** Rejection statistics of the last 'optimal' fit. */
@@ -217,6 +239,12 @@ export class FunctionalLinearRegressionDP {
     const norm = opts.norm ?? 'optimal';
     if (norm !== 'l1' && norm !== 'linf' && norm !== 'optimal') throw new InvalidArgumentError('norm', "must be 'l1', 'linf' or 'optimal'", norm);
     this.norm = norm;
+    const noise = opts.noise ?? (norm === 'l1' ? 'safe' : 'float');
+    if (noise !== 'safe' && noise !== 'float') throw new InvalidArgumentError('noise', "must be 'safe' or 'float'", noise);
+    if (noise === 'safe' && norm !== 'l1') {
+      throw new InvalidArgumentError('noise', `must be 'float' for norm '${norm}': only 'l1' has a floating-point-safe (lattice) sampler`, noise);
+    }
+    this.noise = noise;
   }
 
   /**
@@ -231,6 +259,12 @@ export class FunctionalLinearRegressionDP {
     const { n, m: p } = shape;
     if (!y || typeof y.length !== 'number' || y.length !== n) throw new InvalidArgumentError('y', `must have one value per row (${n})`, y?.length);
     const stats: RejectionStats = { proposals: 0, accepted: 0 };
+    const d = functionalStatisticDimension(p);
+    const sensitivity = functionalRegressionSensitivity(p, this.norm);
+    const spec: NoiseSpec = { scale: sensitivity / this.eps, sensitivity };
+    const safe = this.noise === 'safe';
+    // Every check of the lattice path, before the budget, on the PUBLIC bound |T_i| <= 2n.
+    if (safe) checkNoiseInputs('laplace', new Float64Array(d).fill(2 * n), spec, 'safe');
     const beta = runRelease(
       { rng: opts.rng, accountant: opts.accountant, name: opts.name ?? 'FunctionalLinearRegressionDP.fit' },
       { eps: this.eps, delta: 0, name: 'FunctionalLinearRegressionDP.fit', neighbors: 'bounded', mechanism: `functional-knorm-${this.norm}` },
@@ -244,6 +278,7 @@ export class FunctionalLinearRegressionDP {
           yy[i] = v;
         }
         const T = functionalStatistic(data, yy, n, p);
+        if (safe) return functionalRegressionCoefficients(addLaplaceNoise(T, spec, rng, 'safe'), n, p);
         perturbFunctionalStatistic(rng, T, p, this.eps, this.norm, stats);
         return functionalRegressionCoefficients(T, n, p);
       },

@@ -14,6 +14,7 @@ import {
   functionalStatisticDimension,
   perturbFunctionalStatistic,
 } from '../../src/models/functional-linear.js';
+import { addLaplaceNoise } from '../../src/mechanisms/noise.js';
 import { seededRng, type Rng } from '../../src/random/rng.js';
 import { ksTest } from '../helpers/gof.js';
 
@@ -219,5 +220,31 @@ describe('FunctionalLinearRegressionDP', () => {
     m.fit(X, y, { accountant: acc, rng: seededRng(1) });
     expect(reads).toBeGreaterThan(0);
     expect(acc.spent().eps).toBe(1);
+  });
+
+  it("'l1' releases T through the floating-point-safe lattice Laplace path by default; 'linf'/'optimal' are float only", () => {
+    const rng = seededRng('fl-data');
+    const n = 200;
+    const p = 2;
+    const X = Array.from({ length: n }, () => [2 * rng.nextDouble() - 1, 2 * rng.nextDouble() - 1]);
+    const y = X.map((r) => Math.max(-1, Math.min(1, 0.3 * r[0]! - 0.5 * r[1]! + 0.1 * (2 * rng.nextDouble() - 1))));
+    const m = new FunctionalLinearRegressionDP({ eps: 2, norm: 'l1' });
+    expect(m.noise).toBe('safe');
+    m.fit(X, y, { rng: seededRng('fl-noise') });
+    // The same computation by hand: T, then addLaplaceNoise(T, { scale: Delta_1/eps, sensitivity: Delta_1 }, rng, 'safe').
+    const T = functionalStatistic(Float64Array.from(X.flat()), Float64Array.from(y), n, p);
+    const D1 = functionalRegressionSensitivity(p, 'l1');
+    const noisy = addLaplaceNoise(T, { scale: D1 / 2, sensitivity: D1 }, seededRng('fl-noise'), 'safe');
+    const k = Math.floor(Math.log2(D1 / 2)) - 40;
+    for (const t of noisy) expect(Number.isInteger(t / 2 ** k)).toBe(true);
+    expect(m.coeff).toEqual(Array.from(functionalRegressionCoefficients(noisy, n, p)));
+    // 'float' stays available (simulations) and gives a different draw.
+    const f = new FunctionalLinearRegressionDP({ eps: 2, norm: 'l1', noise: 'float' }).fit(X, y, { rng: seededRng('fl-noise') });
+    expect(f.coeff).not.toEqual(m.coeff);
+    // No safe sampler for the other norms: refused at construction; 'float' is their default.
+    expect(() => new FunctionalLinearRegressionDP({ eps: 1, norm: 'linf', noise: 'safe' })).toThrow(/noise must be 'float' for norm 'linf'/);
+    expect(() => new FunctionalLinearRegressionDP({ eps: 1, norm: 'optimal', noise: 'safe' })).toThrow(/noise must be 'float'/);
+    expect(() => new FunctionalLinearRegressionDP({ eps: 1, noise: 'exact' as never })).toThrow(/noise must be 'safe' or 'float'/);
+    expect(new FunctionalLinearRegressionDP({ eps: 1 }).noise).toBe('float');
   });
 });

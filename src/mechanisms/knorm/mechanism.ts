@@ -3,7 +3,9 @@
  */
 import type { Neighbors } from '../../accounting/accountant.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { runRelease, type Release, type ReleaseOptions } from '../../release.js';
+import { runRelease, type NoiseMode, type Release, type ReleaseOptions } from '../../release.js';
+import { DEFAULT_GRID_BITS, planLaplaceGrid } from '../../random/lattice.js';
+import { addLaplaceNoise, checkNoiseInputs, effectiveNoiseScales, type NoiseSpec } from '../noise.js';
 import { checkEpsilon, checkFiniteArray, checkPositive } from '../../validation.js';
 import { checkNormSpec, coordinateBounds, type KNormSpec } from './ball.js';
 import { checkRejectionFeasible, gammaQuantile, sampleKNormInto, type RejectionOptions, type RejectionStats } from './sample.js';
@@ -17,6 +19,13 @@ export interface KNormMechanismOptions extends ReleaseOptions, RejectionOptions 
   neighbors?: Neighbors;
   /** Return a {@link KNormRelease} with provenance instead of the bare vector. */
   details?: boolean;
+  /**
+   * How the noise is produced (see {@link kNormMechanism}). 'l1': 'safe' (default; lattice release
+   * through the shared floating-point-safe Laplace path), 'exact' (integer values) or 'float'
+   * (simulations). 'l2', 'linf' and bodies: only 'float' (the default for them) - no
+   * floating-point-safe sampler exists for them here, and asking for one is an error.
+   */
+  noise?: NoiseMode;
 }
 
 export interface KNormRelease extends Release<number[]> {
@@ -26,6 +35,8 @@ export interface KNormRelease extends Release<number[]> {
   normQuantile(alpha?: number): number;
   /** Rejection-sampler counts (bodies only). */
   acceptance?: { proposals: number; accepted: number; rate: number };
+  /** The noise mode used: 'safe' / 'exact' (l1 only) or 'float' (not floating-point safe). */
+  noise: NoiseMode;
 }
 
 /**
@@ -44,6 +55,24 @@ export interface KNormRelease extends Release<number[]> {
  * Rejection for bodies: refused up front (InfeasibleError) when the known acceptance rate is below
  * `minAcceptance` (default 1e-6), and after `maxProposals` (default 1e6) failed proposals for one
  * draw; the observed acceptance is reported with `details: true`.
+ *
+ * Floating point (Mironov 2012). 'l1' is independent Laplace(Delta_1/eps) per coordinate, and with
+ * `noise: 'safe'` (its default) it goes through the shared lattice path
+ * (`addLaplaceNoise(value, { scale: Delta_1/eps, sensitivity: Delta_1 }, rng, 'safe')`, noise.ts and
+ * src/random/lattice.ts): the value is rounded to the grid 2^k, k = floor(log2(Delta_1/eps)) - 40,
+ * exact discrete Laplace noise is added on the grid, and the scale is inflated to cover the rounding
+ * (l1 sensitivity Delta_1 + m 2^k), so the release is eps-DP as computed, with no float leak. 'exact'
+ * (integer values, exact discrete Laplace) and 'float' (simulations only) are also accepted.
+ *
+ * 'l2', 'linf' and bodies (polytopes) are FLOATING-POINT samplers only (`noise: 'float'`, their
+ * default; 'safe' or 'exact' throw): their output is a double computed through Gamma, normal and
+ * uniform variates and, for bodies, rejection, and its low-order bits can depend on the value in a way
+ * that an attacker can exploit (Mironov 2012). Rounding the OUTPUT to a public grid coarser than the
+ * float resolution would not by itself repair this: a proof would need a bound on how far the float
+ * sampler's law, cell by cell of the grid, is from the ideal density (a multiplicative bound for pure
+ * DP), including its truncated tails, and we have no such bound for these samplers; so we claim
+ * eps-DP for the ideal real-valued mechanism only, as the paper does. A lattice version (e.g. a
+ * discrete exp(-eps |v|_inf / Delta) law on 2^k Z^m sampled exactly) is not implemented.
  */
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions & { details: true }): KNormRelease;
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions): number[];
@@ -60,29 +89,48 @@ export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNor
   if (!Number.isInteger(maxProposals) || maxProposals < 1) throw new InvalidArgumentError('maxProposals', 'must be an integer >= 1', maxProposals);
   if (typeof norm !== 'string') checkRejectionFeasible(norm, opts.minAcceptance);
   const normName = typeof norm === 'string' ? norm : 'body';
+  const noise: NoiseMode = opts.noise ?? (norm === 'l1' ? 'safe' : 'float');
+  if (noise !== 'safe' && noise !== 'exact' && noise !== 'float') throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", noise);
+  if (norm !== 'l1' && noise !== 'float') {
+    throw new InvalidArgumentError('noise', `must be 'float' for norm ${normName}: only 'l1' has a floating-point-safe (lattice) sampler; the ${normName} sampler releases plain floats (see the doc comment)`, noise);
+  }
   const rate = eps / delta;
   const stats: RejectionStats = { proposals: 0, accepted: 0 };
+  // l1 through the shared Laplace path (lattice in 'safe' mode): all its checks before the budget.
+  const spec: NoiseSpec = { scale: delta / eps, sensitivity: delta };
+  const latticeL1 = norm === 'l1' && noise !== 'float';
+  if (latticeL1) {
+    if (!Number.isFinite(delta / eps)) throw new InvalidArgumentError('sensitivity/eps', 'give a Laplace scale that overflows', delta / eps);
+    checkNoiseInputs('laplace', v, spec, noise);
+  }
   const out = runRelease(opts, { eps, delta: 0, name: 'kNormMechanism', neighbors, mechanism: `knorm-${normName}` }, (rng) => {
-    const noise = new Float64Array(m);
-    sampleKNormInto(rng, norm, m, rate, noise, 0, stats, maxProposals);
+    if (latticeL1) return Array.from(addLaplaceNoise(v, spec, rng, noise));
+    const noiseVec = new Float64Array(m);
+    sampleKNormInto(rng, norm, m, rate, noiseVec, 0, stats, maxProposals);
     const res = new Array<number>(m);
-    for (let i = 0; i < m; i++) res[i] = v[i]! + noise[i]!;
+    for (let i = 0; i < m; i++) res[i] = v[i]! + noiseVec[i]!;
     return res;
   });
   if (!opts.details) return out;
   const bounds = coordinateBounds(norm, m);
-  const scale = delta / eps;
+  // l1 on the lattice: the effective (inflated) scale, plus an allowance for the grid: the value is
+  // rounded by <= 2^(k-1) and a discrete Laplace |Y| on the grid is stochastically below |L| + 2^k
+  // for L ~ Laplace(effective scale) (P(|Y| >= j) = 2 e^(-j/t)/(1 + e^(-1/t)) <= e^(-(j-1)/t)).
+  const scale = latticeL1 ? effectiveNoiseScales('laplace', spec, m, noise)[0]! : delta / eps;
+  const slack = noise === 'safe' ? 2 * Math.pow(2, planLaplaceGrid(spec.scale as number, delta, m, DEFAULT_GRID_BITS).k) : noise === 'exact' ? 1 : 0;
+  const qRate = latticeL1 ? 1 / scale : rate;
   const release: KNormRelease = {
     value: out,
     mechanism: `knorm-${normName}`,
     norm: normName,
+    noise,
     guarantee: { eps, delta: 0, neighbors },
     sensitivity: delta,
     scale,
-    normQuantile: (alpha = 0.05) => gammaQuantile(1 - alpha, m, rate),
+    normQuantile: (alpha = 0.05) => gammaQuantile(1 - alpha, m, qRate) + m * slack,
     noiseHalfWidth: (alpha = 0.05) => {
-      // l1: each coordinate is Laplace(scale), exactly. Otherwise |V_i| <= |V|_K sup_{u in K} |u_i|.
-      if (norm === 'l1') return Array.from({ length: m }, () => scale * Math.log(1 / alpha));
+      // l1: each coordinate is Laplace(scale), exactly (plus the grid allowance). Otherwise |V_i| <= |V|_K sup_{u in K} |u_i|.
+      if (norm === 'l1') return Array.from({ length: m }, () => scale * Math.log(1 / alpha) + slack);
       const q = gammaQuantile(1 - alpha, m, rate);
       return Array.from(bounds, (c) => c * q);
     },

@@ -13,8 +13,11 @@
  * has density proportional to exp(-rate |v|_K); its norm |V|_K is Gamma(m, rate) (Lemma 3.4). With a
  * point on the boundary (|Z/|Z|_2|_2 = 1) the radius must itself be Gamma(m, rate).
  *
- * These are floating-point samplers (as in the paper): the released vector is a float, so like every
- * continuous mechanism it is exposed to floating-point attacks on its low-order bits (Mironov 2012).
+ * These are floating-point samplers (as in the paper): a vector released directly from them is a
+ * float, exposed to floating-point attacks on its low-order bits (Mironov 2012). kNormMechanism and
+ * FunctionalLinearRegressionDP therefore release 'l1' through the lattice Laplace path of
+ * src/mechanisms/noise.ts by default; for 'l2', 'linf' and bodies no floating-point-safe sampler is
+ * implemented (see kNormMechanism's doc comment for why rounding the output is not claimed to fix it).
  */
 import { InfeasibleError, InvalidArgumentError } from '../../errors.js';
 import { gammaP } from '../../math/special.js';

@@ -4,6 +4,8 @@ import { BudgetExceededError, InfeasibleError, InvalidArgumentError } from '../.
 import { kNormMechanism } from '../../../src/mechanisms/knorm/mechanism.js';
 import { Polytope } from '../../../src/mechanisms/knorm/polytope.js';
 import { seededRng } from '../../../src/random/rng.js';
+import { gammaP } from '../../../src/math/special.js';
+import { ksTest } from '../../helpers/gof.js';
 
 describe('kNormMechanism', () => {
   it('releases value + noise for each norm and charges the accountant once', async () => {
@@ -38,9 +40,13 @@ describe('kNormMechanism', () => {
       for (let k = 0; k < n; k++) if (Math.abs(kNormMechanism([0, 0, 0, 0], 1, { norm, sensitivity: 1, rng })[2]!) <= w[2]!) inside++;
       expect(inside / n).toBeGreaterThan(0.9 - 5 * Math.sqrt(0.09 / n));
     }
-    // l1 half-width is exact: Laplace(b) quantile.
-    const l1 = kNormMechanism([0], 2, { norm: 'l1', sensitivity: 1, rng: seededRng(1), details: true });
+    // l1 half-width is exact in 'float' mode: Laplace(b) quantile; 'safe' adds the grid allowance 2 * 2^k.
+    const l1 = kNormMechanism([0], 2, { norm: 'l1', sensitivity: 1, rng: seededRng(1), details: true, noise: 'float' });
     expect((l1.noiseHalfWidth(0.05) as number[])[0]).toBeCloseTo(0.5 * Math.log(20), 12);
+    const l1s = kNormMechanism([0], 2, { norm: 'l1', sensitivity: 1, rng: seededRng(1), details: true });
+    const w = (l1s.noiseHalfWidth(0.05) as number[])[0]!;
+    expect(w).toBeGreaterThanOrEqual(0.5 * Math.log(20) + 2 * 2 ** -41);
+    expect(w).toBeLessThan(0.5 * Math.log(20) * (1 + 1e-9));
   });
 
   it('validates before touching the budget; spends nothing on failure', () => {
@@ -70,5 +76,58 @@ describe('kNormMechanism', () => {
     const needle = { membership: (u: ArrayLike<number>) => Math.abs(u[0]!) + Math.abs(u[1]!) < 1e-12, box: [[-1, -1], [1, 1]] as [number[], number[]] };
     expect(() => kNormMechanism([1, 1], 0.5, { norm: needle, sensitivity: 1, accountant: acc, rng, maxProposals: 500 })).toThrow(InfeasibleError);
     expect(acc.spent().eps).toBe(0);
+  });
+
+  it("l1 is floating-point safe by default: outputs on the grid 2^k, k = floor(log2(Delta/eps)) - 40, scale inflated for the rounding", () => {
+    const value = [10.3, -2.7, 0.123456789];
+    const acc = new PrivacyAccountant({ eps: 1 });
+    const r = kNormMechanism(value, 0.5, { norm: 'l1', sensitivity: 2, rng: seededRng('grid'), accountant: acc, details: true });
+    expect(r.noise).toBe('safe');
+    expect(acc.spent().eps).toBe(0.5);
+    const unit = 2 ** (2 - 40); // Delta/eps = 4 = 2^2
+    for (const x of r.value) expect(Number.isInteger(x / unit)).toBe(true);
+    // The scale covers the l1 rounding error: (Delta + m 2^k) / eps, up to the lattice's integer rounding.
+    expect(r.scale as number).toBeGreaterThanOrEqual((2 + 3 * unit) / 0.5);
+    expect(r.scale as number).toBeLessThan(4 * (1 + 1e-9));
+    // 'float' is still available for simulations, and is not on the grid.
+    const f = kNormMechanism(value, 0.5, { norm: 'l1', sensitivity: 2, rng: seededRng('grid'), details: true, noise: 'float' });
+    expect(f.noise).toBe('float');
+    expect(f.scale).toBe(4);
+    expect(f.value.some((x) => !Number.isInteger(x / unit))).toBe(true);
+    // 'exact': integer values, integer outputs; non-integers refused before the budget.
+    const e = kNormMechanism([3, -7], 1, { norm: 'l1', sensitivity: 4, rng: seededRng('ex'), noise: 'exact' });
+    expect(e.every(Number.isInteger)).toBe(true);
+    expect(() => kNormMechanism([3.5, -7], 1, { norm: 'l1', sensitivity: 4, rng: seededRng('ex'), noise: 'exact', accountant: acc })).toThrow(InvalidArgumentError);
+    expect(acc.spent().eps).toBe(0.5);
+  });
+
+  it("l1 safe: |V|_1 ~ Gamma(m, eps/Delta) (KS), and the rate x0.7 / x1.3 is rejected", () => {
+    const rng = seededRng('l1-safe-ks');
+    const m = 3;
+    const N = 6000;
+    const norms = new Float64Array(N);
+    for (let t = 0; t < N; t++) {
+      const o = kNormMechanism([0, 0, 0], 0.8, { norm: 'l1', sensitivity: 2, rng });
+      norms[t] = Math.abs(o[0]!) + Math.abs(o[1]!) + Math.abs(o[2]!);
+    }
+    const rate = 0.8 / 2;
+    expect(ksTest(norms, (x) => gammaP(m, rate * x)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(norms, (x) => gammaP(m, 0.7 * rate * x)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(norms, (x) => gammaP(m, 1.3 * rate * x)).pValue).toBeLessThan(1e-6);
+  });
+
+  it("l2, linf and polytopes are float samplers only: 'safe' or 'exact' are refused (before the budget), 'float' is the default", async () => {
+    const K = await Polytope.fromVertices([[2, 0], [0, 1], [-2, 0], [0, -1]]);
+    const acc = new PrivacyAccountant({ eps: 1 });
+    for (const norm of ['l2', 'linf', K] as const) {
+      for (const noise of ['safe', 'exact'] as const) {
+        expect(() => kNormMechanism([0, 0], 0.5, { norm, sensitivity: 1, rng: seededRng(3), accountant: acc, noise })).toThrow(/noise must be 'float' for norm/);
+      }
+      const r = kNormMechanism([0, 0], 0.1, { norm, sensitivity: 1, rng: seededRng(3), accountant: acc, details: true });
+      expect(r.noise).toBe('float');
+      expect(kNormMechanism([0, 0], 0.1, { norm, sensitivity: 1, rng: seededRng(3), accountant: acc, noise: 'float' })).toEqual(r.value);
+    }
+    expect(() => kNormMechanism([0], 0.5, { norm: 'l1', sensitivity: 1, noise: 'fast' as never, accountant: acc })).toThrow(/noise must be/);
+    expect(acc.spent().eps).toBeCloseTo(0.6, 12);
   });
 });
