@@ -141,7 +141,7 @@ export class KNormLogisticRegressionDP {
     const reg = this.regularizer;
     const gradTol = this.gradTol;
     const maxIter = 20000;
-    const result = runRelease(
+    const outcome = runRelease(
       { rng: opts.rng, accountant: opts.accountant, name: opts.name ?? 'KNormLogisticRegressionDP.fit' },
       { eps: this.eps, delta: 0, name: 'KNormLogisticRegressionDP.fit', neighbors: 'bounded', mechanism: `objective-perturbation-knorm-${this.norm}` },
       (rng) => {
@@ -183,9 +183,17 @@ export class KNormLogisticRegressionDP {
           }
           return f;
         };
-        return minimizeLbfgs(fg, new Float64Array(m), { gradTol, maxIter });
+        // An exception from here on (e.g. thrown by a user regulariser) depends on the data and b:
+        // it is returned, so the run is charged, and rethrown below.
+        try {
+          return { res: minimizeLbfgs(fg, new Float64Array(m), { gradTol, maxIter }), thrown: undefined };
+        } catch (e) {
+          return { res: undefined, thrown: e };
+        }
       },
     );
+    if (outcome.thrown !== undefined || outcome.res === undefined) throw outcome.thrown;
+    const result = outcome.res;
     if (!result.converged || !result.x.every(Number.isFinite)) {
       // Charged above (the noise was drawn and the data used); the error carries public settings only.
       throw new ConvergenceError(

@@ -172,6 +172,20 @@ describe('KNormLogisticRegressionDP', () => {
     expect(acc.spent().eps).toBe(1);
     expect(acc.ledger()).toHaveLength(1);
     expect(bad.coeff).toBeUndefined();
+    // An exception thrown during the minimisation (here by the regulariser) is charged too, then rethrown.
+    const throwing = new KNormLogisticRegressionDP({
+      eps: 1,
+      regularizer: {
+        value: (t) => {
+          if (Math.abs(t[0]!) > 0) throw new RangeError('regulariser refuses theta');
+          return 0;
+        },
+        gradient: () => undefined,
+      },
+    });
+    expect(() => throwing.fit([[0.5, 0.2], [-0.3, 0.1]], [1, 0], { rng: seededRng(2), accountant: acc })).toThrow(RangeError);
+    expect(acc.spent().eps).toBe(2);
+    expect(throwing.coeff).toBeUndefined();
     // Without the budget for it, the same fit is refused up front and nothing is charged.
     const small = new PrivacyAccountant({ eps: 0.5 });
     expect(() => bad.fit([[0.5, 0.2]], [1], { rng: seededRng(1), accountant: small })).toThrow(BudgetExceededError);
