@@ -334,7 +334,10 @@ async function fromPointSet(pts: number[][], _orig: number[][]): Promise<Polytop
   if (m <= 3) {
     const hv = convexHullHV(pts);
     const volume = m === 2 ? polygonArea(hv.vertices) : volume3D(hv);
+    // Membership uses the computed facets (A, b), which are rounded: pad the vertex box so that it
+    // never cuts the region those facets define (see fromHalfspaces).
     const box = boxOf(hv.vertices);
+    padBox(box[0], box[1]);
     const form: PolytopeForm = { kind: 'h', A: hv.A.map((r) => Float64Array.from(r)), b: Float64Array.from(hv.b) };
     for (let r = 0; r < hv.b.length; r++) {
       if (!(hv.b[r]! > 0)) throw new InvalidArgumentError('points', 'must have a convex hull containing the origin in its interior');
