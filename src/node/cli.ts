@@ -132,7 +132,10 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   validatePlanNoise(a);
   const cost = planCost(a.releases);
   const dataDescription = o.dataDescription ?? ('path' in a.data ? path.relative(process.cwd(), a.data.path) || a.data.path : 'SQL query');
-  const rel = (p: string) => path.relative(process.cwd(), p) || p;
+  const rel = (p: string) => {
+    const r = path.relative(process.cwd(), p);
+    return r === '' || r.startsWith('..') ? p : r;
+  };
   if (o.dryRun) {
     io.out(`Plan: ${a.title}`);
     io.out(`Data: ${dataDescription}`);

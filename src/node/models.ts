@@ -69,12 +69,12 @@ export async function fitModel(
   return {
     mechanism: info?.mechanism ?? (r.perturbation === 'objective' ? 'cms-objective-perturbation' : 'cms-output-perturbation'),
     sensitivity: info?.sensitivity ?? null,
-    scale: info ? 1 / info.rate : null,
+    scale: null,
     labels,
     values: model.coeff!,
     intervals: model.coeff!.map(() => null),
     notes: [
-      `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}", n = ${n} complete rows used; the noise norm is Gamma(d, rate) in a uniform direction, so no per-coefficient interval is shown`,
+      `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}", n = ${n} complete rows used; the noise norm is Gamma(d, rate${info ? ` = ${+info.rate.toPrecision(4)}` : ''}) in a uniform direction, so no per-coefficient interval is shown`,
     ],
   };
 }

@@ -39,7 +39,7 @@ export function fmt(x: number | null | undefined): string {
   if (!Number.isFinite(x)) return x > 0 ? '∞' : '-∞';
   if (Number.isInteger(x) && Math.abs(x) < 1e9) return String(x);
   const a = Math.abs(x);
-  if (a !== 0 && (a < 1e-3 || a >= 1e7)) return x.toExponential(3);
+  if (a !== 0 && (a < 1e-3 || a >= 1e7)) return x.toExponential(3).replace(/\.?0+e/, 'e');
   return String(+x.toPrecision(4));
 }
 

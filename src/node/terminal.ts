@@ -45,11 +45,13 @@ function pad(s: string, w: number, right = false): string {
 /** The readable table of private results printed by `dpkit run` and `dpkit describe`. */
 export function resultsTable(results: ReleaseResult[]): string {
   const level = results[0]?.level ?? 0.95;
-  const head = ['release', 'eps', 'private value', `${fmt(100 * level)}% interval`, 'mechanism (scale)'];
+  const head = ['release', 'ε', 'private value', `${fmt(100 * level)}% interval`, 'mechanism, noise scale'];
   const rows: string[][] = [];
   for (const r of results) {
-    const mech = `${r.mechanism}${r.scale !== null ? ` (${Array.isArray(r.scale) ? r.scale.map(fmt).join('/') : fmt(r.scale)})` : ''}`;
-    const eps = r.delta ? `${fmt(r.eps)}, δ ${fmt(r.delta)}` : fmt(r.eps);
+    const sym = r.mechanism.startsWith('gaussian') ? 'σ' : r.mechanism === 'laplace' ? 'b' : r.mechanism === 'exponential' ? '2/ε' : 'scale';
+    const scale = r.scale === null ? '' : ` ${sym}=${Array.isArray(r.scale) ? r.scale.map(fmt).join('/') : fmt(r.scale)}`;
+    const mech = `${r.mechanism}${scale}${r.delta ? `, δ=${fmt(r.delta)}` : ''}`;
+    const eps = fmt(r.eps);
     if (r.value !== undefined) {
       rows.push([r.name + (r.nonPrivate ? ' [NOT PRIVATE input]' : ''), eps, fmt(r.value), fmtInterval(r.interval), mech]);
     } else {
