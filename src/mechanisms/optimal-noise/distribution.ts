@@ -8,6 +8,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import type { Rng } from '../../random/rng.js';
 import { checkDelta, checkEpsilon, checkPositive } from '../../validation.js';
 import { AliasTable } from './alias.js';
+import { latticeExponent, latticeToDouble, NoiseLattice } from './lattice.js';
 import { makeGrid, type GridSpec, type NoiseGrid } from './grid.js';
 import { resolveLoss, type LossSpec } from './loss.js';
 import { verifyDensity, type VerifyReport } from './verify.js';
@@ -62,6 +63,8 @@ export class OptimizedNoise {
   readonly stats: SolveStats | null;
   private alias: AliasTable | null = null;
   private report: VerifyReport | null = null;
+  private safeReport: VerifyReport | null = null;
+  private lat: NoiseLattice | null = null;
 
   constructor(args: { eps: number; delta: number; sensitivity: number; grid: GridSpec; weights: ArrayLike<number>; lossName: string; expectedLoss?: number; lowerBound?: number | null; stats?: SolveStats | null }) {
     this.eps = checkEpsilon(args.eps);
@@ -136,12 +139,46 @@ export class OptimizedNoise {
     return this.report;
   }
 
+  /**
+   * The public lattice 2^k Z of the safe release and its exact discrete sampler (lattice.ts): k is the
+   * largest exponent with 2^k dividing every edge and 2^k <= min width * delta * 2^-40. Cached.
+   */
+  lattice(): NoiseLattice {
+    this.lat ??= new NoiseLattice(this.grid, this.weights, latticeExponent(this.grid, this.delta));
+    return this.lat;
+  }
+
+  /**
+   * Exact check for the SAFE release: V(phi) <= delta for every |phi| <= sensitivity + 2^k (rounding
+   * the value to the lattice 2^k Z can add up to one lattice step to the sensitivity; lattice.ts
+   * proves that the discrete release has exactly the continuous profile at lattice shifts). Cached.
+   */
+  verifySafe(): VerifyReport {
+    this.safeReport ??= verifyDensity({ grid: this.grid, dens: this.weights }, this.eps, this.delta, this.sensitivity, this.lattice().spacing);
+    return this.safeReport;
+  }
+
+  /** One floating-point-safe draw: a lattice point T 2^k with P(T = t) = 2^k f(t 2^k) exactly. */
+  sampleSafe(rng: Rng): number {
+    const l = this.lattice();
+    return latticeToDouble(l.sampleIndex(rng), l.k);
+  }
+
+  /** Fill `out` with floating-point-safe draws (lattice points, see {@link sampleSafe}). */
+  sampleSafeInto(rng: Rng, out: Float64Array): Float64Array {
+    return this.lattice().sampleInto(rng, out);
+  }
+
   private table(): AliasTable {
     this.alias ??= new AliasTable(this.probabilities);
     return this.alias;
   }
 
-  /** One draw: a cell by the alias table, then uniform inside it. */
+  /**
+   * One FLOAT draw (simulations only): a cell by the alias table, then a 53-bit float uniform inside it.
+   * Released as value + draw it leaks through the low-order bits (Mironov 2012); the mechanisms use
+   * {@link sampleSafe}'s lattice by default.
+   */
   sample(rng: Rng): number {
     const j = this.table().sample(rng);
     const a = this.grid.edges[j]!;

@@ -4,24 +4,33 @@
  * interval with probability p_j, then a uniform point inside it).
  *
  * Guarantee: (eps, delta)-DP of the distribution for queries whose sensitivity |f(D) - f(D')| is at
- * most `noise.sensitivity` under the neighbouring relation the caller's sensitivity holds for
- * (`neighbors`, default 'bounded'). The distribution's guarantee is checked EXACTLY (rational
- * arithmetic over every shift in [-Delta, Delta], see verify.ts) before any release; a distribution
- * failing the check is refused. The sampler realises the verified mixture up to double rounding of
- * the alias thresholds and the uniform draw (relative 2^-53); the LP's delta is tightened by 1e-9
- * relative, which leaves that room. Like every float-valued additive mechanism, the released double
- * can leak through its low-order bits (Mironov 2012); the lattice-based 'safe' mode of the Laplace
- * and Gaussian mechanisms has no counterpart here.
+ * most Delta = `noise.sensitivity` under the neighbouring relation the caller's sensitivity holds for
+ * (`neighbors`, default 'bounded').
+ *
+ * - `noise: 'safe'` (default): floating-point-safe lattice release (lattice.ts). The value is rounded
+ *   exactly to the PUBLIC lattice 2^k Z (k from the grid and delta only), m = round(f(D) / 2^k), and
+ *   the output is (m + T) 2^k with T the exact discrete version of X (P(T = t) = 2^k f(t 2^k), drawn
+ *   from uniform integers only). The discrete profile equals the continuous V(phi) at lattice shifts,
+ *   and rounding adds at most one lattice step to the shift, so the distribution must satisfy
+ *   V(phi) <= delta for |phi| <= Delta + 2^k: checked EXACTLY (`noise.verifySafe()`, BigInt rationals)
+ *   before any release; a distribution failing it is refused.
+ * - `noise: 'float'` (simulations only): value + float draw (alias table and a 53-bit uniform in the
+ *   cell). Checked exactly for |phi| <= Delta (`noise.verify()`), but the released double leaks
+ *   through its low-order bits (Mironov 2012) and the alias thresholds are doubles (relative 2^-53).
  */
 import type { Neighbors } from '../../accounting/accountant.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { runRelease, type Release, type ReleaseOptions } from '../../release.js';
+import type { Rng } from '../../random/rng.js';
 import { checkFinite } from '../../validation.js';
 import { OptimizedNoise } from './distribution.js';
+import { roundToLattice } from './lattice.js';
 
 export interface OptimizedNoiseOptions extends ReleaseOptions {
   /** The neighbouring relation of the sensitivity (labels the guarantee); default 'bounded'. */
   neighbors?: Neighbors;
+  /** 'safe' (default): lattice release; 'float': plain float addition, for simulations only. */
+  noise?: 'safe' | 'float';
   /** Return a {@link Release} instead of the number. */
   details?: boolean;
 }
@@ -41,27 +50,47 @@ export function noiseHalfWidth(noise: OptimizedNoise, alpha = 0.05): number {
   return hi;
 }
 
-/** Throws unless the distribution passes the exact privacy check. */
-export function assertVerified(noise: OptimizedNoise, name = 'noise'): void {
+/**
+ * Throws unless the distribution passes the exact privacy check: for the safe lattice release
+ * (`safe`, default) over |phi| <= Delta + 2^k, for the float release over |phi| <= Delta.
+ */
+export function assertVerified(noise: OptimizedNoise, name = 'noise', safe = true): void {
   if (!(noise instanceof OptimizedNoise)) throw new InvalidArgumentError(name, 'must be an OptimizedNoise (from optimizeNoise or OptimizedNoise.fromJSON)', noise);
-  const r = noise.verify();
+  const r = safe ? noise.verifySafe() : noise.verify();
   if (!r.ok) {
-    throw new InvalidArgumentError(name, `fails the exact (eps=${noise.eps}, delta=${noise.delta}) privacy check: V(phi) - delta = ${r.worstExcess} > 0 at phi = ${r.worstShift}; refusing to release`);
+    const range = safe ? `|phi| <= Delta + 2^${noise.lattice().k} (safe lattice release)` : '|phi| <= Delta';
+    throw new InvalidArgumentError(name, `fails the exact (eps=${noise.eps}, delta=${noise.delta}) privacy check over ${range}: V(phi) - delta = ${r.worstExcess} > 0 at phi = ${r.worstShift}; refusing to release`);
   }
+}
+
+/** Validates the noise mode option. */
+export function noiseModeOf(mode: unknown): 'safe' | 'float' {
+  if (mode === undefined || mode === 'safe') return 'safe';
+  if (mode === 'float') return 'float';
+  throw new InvalidArgumentError('noise', "must be 'safe' (default) or 'float'", mode);
 }
 
 export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts: OptimizedNoiseOptions & { details: true }): Release<number>;
 export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts?: OptimizedNoiseOptions): number;
 /**
- * Release value + X, X ~ noise. Validation (value finite, noise verified) happens before the budget
- * check; the accountant is charged (noise.eps, noise.delta) only after a successful draw.
+ * Release value + X, X ~ noise: by default on the public lattice ((round(value / 2^k) + T) 2^k, see
+ * the module comment), with `noise: 'float'` in plain floating point. Validation (value finite, noise
+ * verified, value representable on the lattice) happens before the budget check; the accountant is
+ * charged (noise.eps, noise.delta) only after a successful draw.
  */
 export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts: OptimizedNoiseOptions = {}): number | Release<number> {
   checkFinite(value, 'value');
-  assertVerified(noise);
+  const mode = noiseModeOf(opts.noise);
+  assertVerified(noise, 'noise', mode === 'safe');
   const neighbors = opts.neighbors ?? 'bounded';
   if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
-  const out = runRelease(opts, { name: 'optimizedNoiseMechanism', eps: noise.eps, delta: noise.delta, neighbors, mechanism: 'optimized-noise' }, (rng) => value + noise.sample(rng));
+  let compute: (rng: Rng) => number;
+  if (mode === 'safe') {
+    const lat = noise.lattice();
+    const m = roundToLattice(value, lat.k); // validation: before the budget check
+    compute = (rng) => lat.release(m, rng);
+  } else compute = (rng) => value + noise.sample(rng);
+  const out = runRelease(opts, { name: 'optimizedNoiseMechanism', eps: noise.eps, delta: noise.delta, neighbors, mechanism: 'optimized-noise' }, compute);
   if (!opts.details) return out;
   return {
     value: out,

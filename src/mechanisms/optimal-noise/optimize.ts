@@ -14,7 +14,8 @@
  * The LP is solved with HiGHS by lazy constraint generation (default), the compact epigraph LP, or
  * the paper's cutting planes. The solution is cleaned, then checked EXACTLY (verify.ts); the LP uses
  * delta (1 - 1e-9) so solver tolerances never break the exact check (if they do, the LP is re-solved
- * with a tighter delta, and an error is thrown if that fails too).
+ * with a tighter delta, and an error is thrown if that fails too). The check covers both releases:
+ * |phi| <= Delta (float) and |phi| <= Delta + 2^k (the safe lattice release, lattice.ts).
  *
  * Certificate (lower bound on the optimum over ALL noise distributions, any support): project any
  * distribution onto a uniform grid of width beta' (L beta' <= Delta exactly) padded by L cells on each
@@ -284,7 +285,8 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
     }
     weights = clean(grid, result.P, varOf);
     const candidate = new OptimizedNoise({ eps, delta, sensitivity, grid: grid.spec, weights, lossName: loss.name, expectedLoss: 0 });
-    if (candidate.verify().ok) break;
+    // both the float release (|phi| <= Delta) and the safe lattice release (|phi| <= Delta + 2^k) must pass
+    if (candidate.verify().ok && candidate.verifySafe().ok) break;
     weights = null;
   }
   if (!weights || !result) throw new ConvergenceError('optimizeNoise: the LP solution fails the exact privacy check even with delta tightened by 1e-5 (solver tolerance)');

@@ -14,6 +14,7 @@
  * differences, so checking phi in {grid differences in [-Delta, Delta]} U {-Delta, +Delta} covers
  * every real shift in [-Delta, Delta].
  */
+import { InvalidArgumentError } from '../../errors.js';
 import { fracBits, scaled, type NoiseGrid } from './grid.js';
 
 /** A distribution on a grid: density proportional to dens[j] on cell j (all >= 0). */
@@ -203,14 +204,16 @@ export function candidateShifts(ea: bigint[], eb: bigint[], lo: bigint, hi: bigi
 }
 
 /**
- * Verify the data-independent guarantee: V(phi) <= delta for every phi in [-Delta, Delta]
- * (the shift 0 is trivially fine).
+ * Verify the data-independent guarantee: V(phi) <= delta for every phi in [-(Delta + pad), Delta + pad]
+ * (the shift 0 is trivially fine). `pad` (default 0) widens the shift range exactly (Delta + pad is
+ * formed in BigInt, not rounded): the safe lattice release needs pad = the lattice spacing (lattice.ts).
  */
-export function verifyDensity(c: CellDensity, eps: number, delta: number, sensitivity: number): VerifyReport {
-  const ctx = exactContext([...(c.grid.spec.kind === 'uniform' ? [c.grid.spec.beta] : Array.from(c.grid.edges)), sensitivity], [c.dens], eps, delta);
+export function verifyDensity(c: CellDensity, eps: number, delta: number, sensitivity: number, pad = 0): VerifyReport {
+  if (!(Number.isFinite(pad) && pad >= 0)) throw new InvalidArgumentError('pad', 'must be a finite number >= 0', pad);
+  const ctx = exactContext([...(c.grid.spec.kind === 'uniform' ? [c.grid.spec.beta] : Array.from(c.grid.edges)), sensitivity, pad], [c.dens], eps, delta);
   const p = prepare(c, ctx);
   const r = expLowerBound(eps);
-  const Dl = scaled(sensitivity, ctx.F);
+  const Dl = scaled(sensitivity, ctx.F) + scaled(pad, ctx.F);
   const shifts = candidateShifts(p.edges, p.edges, -Dl, Dl, p.uniformB);
   let worst = -Infinity;
   let worstShift = 0;
