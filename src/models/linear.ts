@@ -16,8 +16,10 @@
  *
  * Mechanism (KST Algorithm 1): Delta = 2 lambda/eps; delta = 0: ||b|| ~ Gamma(p, eps/(2 zeta)) with
  * a uniform direction (eps-DP); delta > 0: b ~ N(0, zeta^2 (8 ln(2/delta) + 4 eps)/eps^2 I)
- * ((eps, delta)-DP); release argmin_{F} J + Delta ||theta||^2/(2n) + (b . theta)/n, computed exactly
- * (projected-gradient residual <= 1e-9 relative; ConvergenceError otherwise, nothing spent).
+ * ((eps, delta)-DP); release argmin_{F} J + Delta ||theta||^2/(2n) + (b . theta)/n. The guarantee is
+ * for the exact minimiser; the solver's checked absolute projected-gradient residual
+ * 1e-9 max(1, zeta) is the engineering stand-in (if missed, the budget IS charged, then
+ * ConvergenceError).
  * Coefficients are un-scaled to the inputs' units (intercept first with addBias).
  *
  * Guarantee: (eps, delta)-DP (delta = 0: eps-DP) for neighbouring data sets differing by one added
@@ -25,18 +27,18 @@
  * scaled to zeta, the norm of ONE row's gradient; Awan & Slavkovic, seed 002 Sec. 4, note that the
  * replace-one relation needs the gradient difference, up to 2 zeta). The mechanism never uses n
  * beyond the 1/n normalisation (n J_b has the same minimiser), so it is defined for every n. For
- * replace-one neighbours the guarantee is (2 eps, (1 + e^eps) delta) by group privacy. R must be
- * convex ('l2' is).
+ * replace-one neighbours the guarantee is (2 eps, (1 + e^eps) delta) by group privacy. R =
+ * ||theta||^2/2 (+ a convex add-on G).
  */
-import { InvalidArgumentError } from '../errors.js';
+import { ConvergenceError, InvalidArgumentError } from '../errors.js';
 import type { Guarantee, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { resolveRng } from '../random/rng.js';
 import { checkDelta, checkEpsilon, checkPositive } from '../validation.js';
 import { ballProjection } from '../optimize/projections.js';
-import { matrixShape, toVector, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrix, matrixShape, toVector, type MatrixInput } from './matrix.js';
 import { kstObjectivePerturbation } from './erm/kst.js';
-import { checkRegularizer, type ErmProblem, type Regularizer } from './erm/objective.js';
+import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './erm/objective.js';
 import { checkOptionsObject, scaleDesign } from './erm/preprocess.js';
 import { linearScores } from './logistic.js';
 
@@ -69,16 +71,24 @@ export interface LinearDesign {
   unscale(theta: Float64Array): void;
 }
 
-/** Validates and preprocesses (X, y) for KST linear regression (public for tests and benchmarks). */
-export function prepareLinearRegression(X: MatrixInput, y: ArrayLike<number>, o: LinearFitOptions, gamma: number, regularizer: Regularizer): LinearDesign {
-  const { n, d: dIn } = matrixShape(X, 'X');
+/** Validates X, y and the bounds of a KST linear regression without processing the data. */
+export function checkLinearRegressionInput(X: MatrixInput, y: ArrayLike<number>, o: LinearFitOptions): { n: number; dIn: number; lo: Float64Array; hi: Float64Array } {
+  const { n, d: dIn } = checkMatrix(X, 'X');
   if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for the ${dIn} columns of X and for y (${dIn + 1} entries)`);
   const lo = toVector(o.lower, 'lower', dIn + 1);
   const hi = toVector(o.upper, 'upper', dIn + 1);
+  checkColumnBounds(lo.subarray(0, dIn), hi.subarray(0, dIn), dIn);
+  if (!(lo[dIn]! < hi[dIn]!)) throw new InvalidArgumentError(`lower[${dIn}]/upper[${dIn}]`, 'must satisfy lower < upper (the bounds of y)', `${lo[dIn]} >= ${hi[dIn]}`);
+  if (o.addBias !== undefined && typeof o.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', o.addBias);
+  toVector(y, 'y', n);
+  return { n, dIn, lo, hi };
+}
+
+/** Validates and preprocesses (X, y) for KST linear regression (public for tests and benchmarks). */
+export function prepareLinearRegression(X: MatrixInput, y: ArrayLike<number>, o: LinearFitOptions, gamma: number, regularizer: Regularizer): LinearDesign {
+  const { n, dIn, lo, hi } = checkLinearRegressionInput(X, y, o);
   const ly = lo[dIn]!;
   const uy = hi[dIn]!;
-  if (!(ly < uy)) throw new InvalidArgumentError(`lower[${dIn}]/upper[${dIn}]`, 'must satisfy lower < upper (the bounds of y)', `${ly} >= ${uy}`);
-  if (o.addBias !== undefined && typeof o.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', o.addBias);
   const addBias = o.addBias ?? false;
   const yv = toVector(y, 'y', n);
   const s = scaleDesign(X, lo.subarray(0, dIn), hi.subarray(0, dIn), addBias, false);
@@ -127,23 +137,34 @@ export class LinearRegressionDP {
     return { eps: this.eps, delta: this.delta, neighbors: 'unbounded' };
   }
 
-  /** Fits privately (validation, budget check, fit, spend on success only). */
+  /**
+   * Fits privately. Order: validation (options, shapes, values, bounds; nothing spent on failure),
+   * budget check, then inside the release the preprocessing, the noise and the solver. Once the
+   * solver has run, (eps, delta) is charged even if it misses its tolerance; a ConvergenceError
+   * (public settings only) is then thrown and nothing is stored.
+   */
   fit(X: MatrixInput, y: ArrayLike<number>, options: LinearFitOptions): this {
     const o = checkOptionsObject<LinearFitOptions>(options, 'options');
-    const design = prepareLinearRegression(X, y, o, this.gamma, this.regularizer);
+    checkLinearRegressionInput(X, y, o);
     resolveRng(o.rng);
     const mechanism = this.delta === 0 ? 'kst-objective-perturbation-gamma' : 'kst-objective-perturbation-gaussian';
+    let zeta = 0;
     const theta = runRelease(o, { eps: this.eps, delta: this.delta, neighbors: 'unbounded', mechanism, name: 'LinearRegressionDP.fit' }, (rng) => {
+      const design = prepareLinearRegression(X, y, o, this.gamma, this.regularizer);
+      zeta = design.zeta;
       const fit = kstObjectivePerturbation(
         design.problem,
         { eps: this.eps, delta: this.delta, zeta: design.zeta, lambda: design.lambda, project: ballProjection(design.radius) },
         rng,
       );
+      if (!fit.converged) return undefined;
       design.unscale(fit.theta);
       return fit.theta;
     });
+    // runRelease has charged (eps, delta): the failure is a function of the data and the noise.
+    if (theta === undefined) throw new ConvergenceError(`LinearRegressionDP.fit: ${ermConvergenceMessage(ermTolerance(zeta), true)}`);
     this.addBias = o.addBias ?? false;
-    this.dIn = design.problem.d - (this.addBias ? 1 : 0);
+    this.dIn = theta.length - (this.addBias ? 1 : 0);
     this.coeff = Array.from(theta);
     return this;
   }

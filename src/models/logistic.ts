@@ -15,14 +15,18 @@
  * (bounded neighbours, as Chaudhuri et al. prove), given public bounds and weights bound.
  * - 'objective' (default): CMS Algorithm 2 with c = 1/4: eps' = eps - log(1 + 2c/gamma +
  *   c^2/gamma^2) (or Delta > 0 and eps' = eps/2), ||b|| ~ Gamma(d, eps'/2), uniform direction.
- *   Needs a twice-differentiable 1-strongly convex R ('l2' is).
+ *   R = ||theta||^2/2 (+ a convex, twice-differentiable add-on G), 1-strongly convex by construction.
  * - 'output': CMS Algorithm 1: l2-sensitivity of the minimiser 2/gamma (2W/gamma with weights in
- *   [0, W]), ||b|| ~ Gamma(d, gamma eps/(2W)), uniform direction.
- * The minimiser is computed to a 1e-9 relative gradient norm (ConvergenceError otherwise, nothing
- * spent). The coefficients are floating-point values perturbed with floating-point noise.
+ *   [0, W]), ||b|| ~ Gamma(d, eps/S), uniform direction, S below.
+ * The sensitivity includes the solver's absolute tolerance: (2W + 2 n tol)/gamma, tol = 1e-9 max(1, W).
+ * The minimiser is computed to an absolute gradient norm 1e-9 max(1, W) (public); if that fails the
+ * budget IS charged and a ConvergenceError thrown. The coefficients are floating-point values
+ * perturbed with floating-point noise (not lattice-safe; docs/models.md). fitInfo holds public
+ * calibration only.
  */
 import type { Rng } from '../random/rng.js';
-import { matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
+import { InvalidArgumentError } from '../errors.js';
+import { checkColumnBounds, checkMatrix, matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
 import { CmsClassifier, type ClassifierFitOptions, type CmsModelOptions, type ClassifierPredictOptions, type PreparedDesign } from './erm/classifier.js';
 import { lossCurvature, sigmoid } from './erm/losses.js';
 import { scaleDesign } from './erm/preprocess.js';
@@ -43,6 +47,12 @@ export class LogisticRegressionDP extends CmsClassifier {
 
   protected huberH(): number {
     return 0.5;
+  }
+
+  protected validate(X: MatrixInput, o: ClassifierFitOptions): void {
+    const { d } = checkMatrix(X, 'X');
+    if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for each of the ${d} columns of X`);
+    checkColumnBounds(o.lower, o.upper, d);
   }
 
   protected prepare(X: MatrixInput, o: ClassifierFitOptions, _rng: Rng): PreparedDesign {

@@ -86,6 +86,34 @@ export function toRowMajor(X: MatrixInput, name = 'X', offset = 0): { n: number;
   return { n, d, data: out };
 }
 
+/**
+ * Validates X (rectangular, every entry finite) without copying it: the check that can run before
+ * the budget check, so that the data are processed only after it.
+ */
+export function checkMatrix(X: MatrixInput, name = 'X'): { n: number; d: number } {
+  const { n, d } = matrixShape(X, name);
+  if (isColumnMajor(X)) {
+    const src = X.data;
+    for (let k = 0; k < src.length; k++) {
+      if (!Number.isFinite(src[k]!)) throw new InvalidArgumentError(`${name}[${k % n}][${Math.floor(k / n)}]`, 'must be a finite number', src[k]);
+    }
+    return { n, d };
+  }
+  const rows = X as ReadonlyArray<ArrayLike<number>>;
+  for (let i = 0; i < n; i++) {
+    const r = rows[i] as unknown;
+    if (!(Array.isArray(r) || (ArrayBuffer.isView(r) && !(r instanceof DataView))) || (r as ArrayLike<number>).length !== d) {
+      throw new InvalidArgumentError(`${name}[${i}]`, `must be an array of ${d} numbers (like row 0)`, r);
+    }
+    const row = r as ArrayLike<number>;
+    for (let j = 0; j < d; j++) {
+      const v = row[j];
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`${name}[${i}][${j}]`, 'must be a finite number', v);
+    }
+  }
+  return { n, d };
+}
+
 /** A vector of n finite numbers, copied into a Float64Array. */
 export function toVector(y: unknown, name: string, n: number): Float64Array {
   if (!(Array.isArray(y) || (ArrayBuffer.isView(y) && !(y instanceof DataView)))) throw new InvalidArgumentError(name, 'must be an array of numbers', y);

@@ -24,14 +24,16 @@
  * (bounded neighbours). 'objective' (default): CMS Algorithm 2 with c = 1/(2h); 'output': CMS
  * Algorithm 1 with l2-sensitivity 2/gamma, or 2W/gamma for outcome-weighted learning (weights in
  * [0, W], Giddens et al. 2023; output perturbation only). ||b|| ~ Gamma(d, rate) with a uniform
- * direction, d = dimension of theta. Exact minimiser (1e-9 relative gradient), ConvergenceError
- * otherwise with nothing spent.
+ * direction, d = dimension of theta. Output perturbation's sensitivity includes the solver
+ * tolerance: (2W + 2 n tol)/gamma with tol = 1e-9 max(1, W). The solver's absolute tolerance is
+ * public; if it is missed the budget IS charged, then ConvergenceError. The feature map is drawn
+ * after the budget check (inside the release). Floating-point coefficients (docs/models.md).
  */
 import { InvalidArgumentError } from '../errors.js';
 import { sampleNormal, sampleUniform } from '../random/continuous.js';
 import type { Rng } from '../random/rng.js';
 import { checkInteger, checkPositive } from '../validation.js';
-import { matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrix, matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
 import { CmsClassifier, type ClassifierFitOptions, type CmsModelOptions, type ClassifierPredictOptions, type PreparedDesign } from './erm/classifier.js';
 import { lossCurvature } from './erm/losses.js';
 import { scaleDesign } from './erm/preprocess.js';
@@ -131,6 +133,15 @@ export class SvmDP extends CmsClassifier {
     return this.h;
   }
 
+  protected validate(X: MatrixInput, o: ClassifierFitOptions): void {
+    const { d } = checkMatrix(X, 'X');
+    if (this.kernel === 'linear') {
+      if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for each of the ${d} columns of X`);
+      checkColumnBounds(o.lower, o.upper, d);
+    }
+  }
+
+  /** Called inside the release (after the budget check): the feature map is drawn here. */
   protected prepare(X: MatrixInput, o: ClassifierFitOptions, rng: Rng): PreparedDesign {
     const addBias = o.addBias ?? false;
     if (this.kernel === 'linear') {
@@ -146,8 +157,6 @@ export class SvmDP extends CmsClassifier {
     }
     const { d: dIn } = matrixShape(X, 'X');
     const beta = this.kernelParam ?? 1 / dIn;
-    // Validate X before drawing anything.
-    toRowMajor(X, 'X');
     const map = drawFourierFeatures(rng, dIn, this.D!, beta, addBias);
     const { n, d, V } = applyFourierFeatures(map, X);
     return {

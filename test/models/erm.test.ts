@@ -5,7 +5,7 @@ import { cmsObjectiveParameters, cmsObjectivePerturbation, cmsOutputPerturbation
 import { kstObjectivePerturbation, kstParameters } from '../../src/models/erm/kst.js';
 import { huberLoss, huberLossDeriv, logisticLoss, logisticLossDeriv, lossCurvature, sigmoid } from '../../src/models/erm/losses.js';
 import { sampleGammaSphere, sampleGaussianVector } from '../../src/models/erm/noise.js';
-import { checkRegularizer, ermObjective, solveErm, type ErmProblem } from '../../src/models/erm/objective.js';
+import { checkRegularizer, ermObjective, ermTolerance, minimizeErm, solveErm, type ErmProblem } from '../../src/models/erm/objective.js';
 import { ballProjection } from '../../src/optimize/projections.js';
 import { seededRng } from '../../src/random/rng.js';
 import { ksTest } from '../helpers/gof.js';
@@ -127,7 +127,7 @@ describe('ermObjective', () => {
         const l = loss === 'logistic' ? logisticLoss(z, yi) : loss === 'huber' ? huberLoss(z, yi, 0.3) : 0.5 * (z - yi) ** 2;
         direct += w[i]! * l;
       }
-      direct = direct / 40 + (0.7 / 40) * custom.value(theta) + (0.3 * 0.4 - 0.8 * -1 + 2 * 1.1 + 0.5 * 0.2) / 40 + 0.1 * (0.16 + 0.64 + 1.21 + 0.04);
+      direct = direct / 40 + (0.7 / 40) * (custom.value(theta) + 0.5 * (0.16 + 0.64 + 1.21 + 0.04)) + (0.3 * 0.4 - 0.8 * -1 + 2 * 1.1 + 0.5 * 0.2) / 40 + 0.1 * (0.16 + 0.64 + 1.21 + 0.04);
       expect(f).toBeCloseTo(direct, 12);
       const gp = new Float64Array(4);
       for (let j = 0; j < 4; j++) {
@@ -141,14 +141,50 @@ describe('ermObjective', () => {
     });
   }
 
-  it('solveErm reaches the 1e-9 relative gradient tolerance, and throws ConvergenceError when it cannot', () => {
+  it('solveErm reaches the 1e-9 gradient tolerance, and throws ConvergenceError (public message) when it cannot', () => {
     const p = randomProblem(4, 500, 5, 'logistic', { gamma: 0.5 });
-    const { theta, result } = solveErm(p);
-    expect(result.converged).toBe(true);
+    const { theta } = solveErm(p);
     const g = new Float64Array(5);
     ermObjective(p)(theta, g);
     expect(Math.hypot(...g)).toBeLessThanOrEqual(1e-9);
     expect(() => solveErm(p, {}, { maxIter: 1 })).toThrow(ConvergenceError);
+    const r = minimizeErm(p, {}, { maxIter: 1 });
+    expect(r.converged).toBe(false);
+    // Only the point, the flag and the public tolerance: no solver statistics.
+    expect(Object.keys(r).sort()).toEqual(['converged', 'theta', 'tolerance']);
+    expect(() => solveErm(p, {}, { maxIter: 1 })).toThrow(/^ERM minimisation did not reach the absolute gradient tolerance 1\.000e-9 the privacy guarantee needs$/);
+  });
+
+  it('the tolerance is ABSOLUTE, 1e-9 max(1, W) with W public, not relative to the data-dependent ||g(0)|| (review finding 4)', () => {
+    expect(ermTolerance(1)).toBe(1e-9);
+    expect(ermTolerance(0.5)).toBe(1e-9);
+    expect(ermTolerance(3)).toBeCloseTo(3e-9, 24);
+    // A convex add-on with a huge gradient at 0: ||g(0)|| ~ 1e4 / n * gamma; a relative test would stop at ~1e-6.
+    const G = {
+      value: (t: Float64Array) => 1e4 * t.reduce((s, v) => s + v, 0),
+      gradient: (_t: Float64Array, out: Float64Array) => out.fill(1e4),
+    };
+    const p = randomProblem(12, 50, 3, 'logistic', { gamma: 50, regularizer: G });
+    const g0 = new Float64Array(3);
+    ermObjective(p)(new Float64Array(3), g0);
+    expect(Math.hypot(...g0)).toBeGreaterThan(1e3);
+    const { theta } = solveErm(p);
+    const g = new Float64Array(3);
+    ermObjective(p)(theta, g);
+    expect(Math.hypot(...g)).toBeLessThanOrEqual(1e-9);
+  });
+
+  it('the custom regularizer is an ADD-ON to ||theta||^2/2: G = 0 gives the l2 minimiser (strong convexity by construction, review finding 6)', () => {
+    const zero = { value: () => 0, gradient: (_t: Float64Array, out: Float64Array) => out.fill(0) };
+    const p = randomProblem(13, 200, 3, 'huber', { gamma: 0.8 });
+    const a = solveErm(p).theta;
+    const b = solveErm({ ...p, regularizer: zero }).theta;
+    for (let j = 0; j < 3; j++) expect(b[j]).toBeCloseTo(a[j]!, 9);
+    // the objective value includes (gamma/n) ||theta||^2/2 even with G = 0
+    const t = Float64Array.of(1, 2, 3);
+    const g = new Float64Array(3);
+    const diff = ermObjective({ ...p, regularizer: zero })(t, g) - ermObjective({ ...p, regularizer: 'l2' })(t, g);
+    expect(Math.abs(diff)).toBeLessThan(1e-15);
   });
 });
 
@@ -224,7 +260,7 @@ describe('mechanisms on a fixed problem', () => {
       let s = 0;
       for (let j = 0; j < 3; j++) s += (fit.theta[j]! - exact[j]!) ** 2;
       norms[k] = Math.sqrt(s);
-      if (k === 0) expect(fit.rate).toBeCloseTo((2 * eps) / 2, 15);
+      if (k === 0) expect(fit.rate).toBe(eps / ((2 + 2 * 30 * 1e-9) / 2));
     }
     const rate = (2 * eps) / 2;
     expect(ksTest(norms, gammaCdf(3, rate)).pValue).toBeGreaterThan(1e-6);
@@ -237,8 +273,10 @@ describe('mechanisms on a fixed problem', () => {
     const w = new Float64Array(30).map(() => rng.nextDouble() * 3);
     const p = randomProblem(6, 30, 2, 'huber', { gamma: 1.5, weights: w });
     const fit = cmsOutputPerturbation(p, 1, rng, 3);
-    expect(fit.sensitivity).toBe(4); // 2 * 3 / 1.5
-    expect(fit.rate).toBeCloseTo(0.25, 15); // 1.5 * 1 / (2 * 3)
+    expect(fit.sensitivity).toBe((2 * 3 + 2 * 30 * 3e-9) / 1.5); // (2W + 2 n tol)/gamma, tol = 1e-9 W
+    expect(fit.rate).toBeCloseTo(0.25, 7); // ~ 1.5 * 1 / (2 * 3)
+    expect(fit.rate).toBeLessThan(0.25);
+    expect(cmsOutputSensitivity(1.5, 3, 30)).toBe(fit.sensitivity);
   });
 
   it('objective perturbation: ||b|| ~ Gamma(d, eps\'/2) and the result is the exact minimiser of the perturbed objective', () => {
@@ -249,15 +287,19 @@ describe('mechanisms on a fixed problem', () => {
     const rng = seededRng('obj');
     const norms = new Float64Array(2500);
     const g = new Float64Array(3);
+    const fgJ = ermObjective(p);
     for (let k = 0; k < norms.length; k++) {
       const fit = cmsObjectivePerturbation(p, eps, 1, rng);
-      norms[k] = Math.hypot(...fit.b);
+      expect(fit.converged).toBe(true);
+      expect('b' in fit).toBe(false); // b is never returned (theta - b would be ...)
+      // b is recovered from the stationarity condition grad J(theta) + b/n + Delta theta = 0 (up to n * 1e-9)
+      fgJ(fit.theta, g);
+      const bRec = Array.from(g, (gj, j) => -p.n * (gj + fit.Delta * fit.theta[j]!));
+      norms[k] = Math.hypot(...bRec);
       if (k < 20) {
-        const fg = ermObjective(p, { b: fit.b, quadratic: fit.Delta });
+        const fg = ermObjective(p, { b: Float64Array.from(bRec), quadratic: fit.Delta });
         fg(fit.theta, g);
-        const g0 = new Float64Array(3);
-        fg(new Float64Array(3), g0);
-        expect(Math.hypot(...g)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.hypot(...g0)));
+        expect(Math.hypot(...g)).toBeLessThanOrEqual(1e-9);
       }
     }
     expect(ksTest(norms, gammaCdf(3, params.rate)).pValue).toBeGreaterThan(1e-6);
@@ -268,10 +310,15 @@ describe('mechanisms on a fixed problem', () => {
 
   it('KST: the constrained perturbed minimiser satisfies the KKT conditions on the ball', () => {
     const p = randomProblem(8, 40, 3, 'squared');
-    const rng = seededRng('kst');
     for (const delta of [0, 1e-6]) {
-      const fit = kstObjectivePerturbation(p, { eps: 0.5, delta, zeta: 2 * 3 ** 1.5, lambda: 3, project: ballProjection(0.3) }, rng);
-      const fg = ermObjective(p, { b: fit.b, quadratic: fit.Delta / p.n });
+      // replay the rng to know b (the mechanism draws b first and returns only theta)
+      const seed = `kst${delta}`;
+      const { sigma: sd, rate: rt } = kstParameters(0.5, delta, 2 * 3 ** 1.5, 3);
+      const bReplay = delta === 0 ? sampleGammaSphere(seededRng(seed), 3, rt) : sampleGaussianVector(seededRng(seed), 3, sd);
+      const fit = kstObjectivePerturbation(p, { eps: 0.5, delta, zeta: 2 * 3 ** 1.5, lambda: 3, project: ballProjection(0.3) }, seededRng(seed));
+      expect(fit.converged).toBe(true);
+      expect('b' in fit).toBe(false);
+      const fg = ermObjective(p, { b: bReplay, quadratic: fit.Delta / p.n });
       const g = new Float64Array(3);
       fg(fit.theta, g);
       const r = Math.hypot(...fit.theta);

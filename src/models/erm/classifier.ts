@@ -3,7 +3,7 @@
  * validation, check-then-spend fitting by objective or output perturbation, prediction.
  */
 import type { Neighbors } from '../../accounting/accountant.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import type { Guarantee, ReleaseOptions } from '../../release.js';
 import { runRelease } from '../../release.js';
 import { resolveRng, type Rng } from '../../random/rng.js';
@@ -11,7 +11,7 @@ import { checkEpsilon, checkPositive } from '../../validation.js';
 import { matrixShape, type MatrixInput } from '../matrix.js';
 import { cmsObjectivePerturbation, cmsOutputPerturbation } from './cms.js';
 import type { LossKind } from './losses.js';
-import { checkRegularizer, type ErmProblem, type Regularizer } from './objective.js';
+import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './objective.js';
 import { checkBinaryLabels, checkOptionsObject, checkWeights } from './preprocess.js';
 
 export type PerturbationMethod = 'objective' | 'output';
@@ -21,7 +21,7 @@ export interface CmsModelOptions {
   eps: number;
   /** Regularisation constant: J = (1/n) sum loss + (gamma/n) R. */
   gamma: number;
-  /** 'l2' (default) or a 1-strongly convex regularizer with its gradient. */
+  /** 'l2' (default): R = ||theta||^2/2; or a convex add-on G with its gradient: R = ||theta||^2/2 + G. */
   regularizer?: Regularizer;
   /** 'objective' (default) or 'output' perturbation. */
   perturbation?: PerturbationMethod;
@@ -45,7 +45,11 @@ export interface ClassifierPredictOptions {
   raw?: boolean;
 }
 
-/** Information on the last fit (public quantities only). */
+/**
+ * Information on the last fit: public quantities only (functions of eps, gamma, c, W, d and the
+ * public n). No solver statistic (iterations, evaluations, gradient norms, objective values) is
+ * ever stored: they depend on the data and the noise.
+ */
 export interface ErmFitInfo {
   mechanism: string;
   /** Rate of the norm of the perturbation: ||b|| ~ Gamma(d, rate). */
@@ -57,7 +61,6 @@ export interface ErmFitInfo {
   Delta?: number;
   /** Dimension of the coefficient vector the noise was drawn in. */
   dimension: number;
-  iterations: number;
 }
 
 /** A design prepared for the ERM solver, with the map back to user-scale coefficients. */
@@ -108,7 +111,9 @@ export abstract class CmsClassifier {
 
   /** The curvature bound c = sup |l''| of the loss. */
   protected abstract curvature(): number;
-  /** Validates X against the fit options and prepares the scaled design (norms <= 1). */
+  /** Validates X (values included) and the model-specific fit options; touches no randomness. */
+  protected abstract validate(X: MatrixInput, o: ClassifierFitOptions): void;
+  /** Prepares the scaled design (norms <= 1); called after the budget check (may draw from rng). */
   protected abstract prepare(X: MatrixInput, o: ClassifierFitOptions, rng: Rng): PreparedDesign;
   /** Raw scores x . coeff of new rows. */
   protected abstract scores(X: MatrixInput): Float64Array;
@@ -116,8 +121,11 @@ export abstract class CmsClassifier {
 
   /**
    * Fits the model privately (eps-DP, replace-one neighbours) and stores the coefficients in
-   * `coeff`. Validation first, then the budget check, then the fit; the budget is charged only if
-   * the fit succeeds (a ConvergenceError spends nothing).
+   * `coeff`. Order: all validation first (options, shapes, values, bounds: nothing spent on a
+   * failure); then the budget check; then, inside the release, the preprocessing (and the random
+   * feature map), the noise and the solver. Once the solver has run on the private data, the budget
+   * is charged whatever happens: if the solver misses its tolerance, eps is charged and THEN a
+   * {@link ConvergenceError} (public settings only in its message) is thrown and nothing is stored.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options?: ClassifierFitOptions): this {
     const o = checkOptionsObject<ClassifierFitOptions>(options, 'options');
@@ -128,35 +136,40 @@ export abstract class CmsClassifier {
     if (weights !== undefined && this.perturbation !== 'output') {
       throw new InvalidArgumentError('weights', "are supported with perturbation 'output' only (weighted ERM, Giddens et al. 2023)");
     }
-    const rng = resolveRng(o.rng);
+    this.validate(X, o);
+    resolveRng(o.rng);
     const addBias = o.addBias ?? false;
-    const prep = this.prepare(X, o, rng);
-    const problem: ErmProblem = {
-      n,
-      d: prep.d,
-      X: prep.X,
-      y: labels,
-      weights,
-      loss: this.lossKind,
-      huberH: this.huberH(),
-      gamma: this.gamma,
-      regularizer: this.regularizer,
-    };
     const mechanism = this.perturbation === 'objective' ? 'cms-objective-perturbation' : weights ? 'cms-weighted-output-perturbation' : 'cms-output-perturbation';
-    const info = runRelease(o, { eps: this.eps, delta: 0, neighbors: 'bounded', mechanism, name: `${this.modelName}.fit` }, (r) => {
+    const out = runRelease(o, { eps: this.eps, delta: 0, neighbors: 'bounded', mechanism, name: `${this.modelName}.fit` }, (r) => {
+      const prep = this.prepare(X, o, r);
+      const problem: ErmProblem = {
+        n,
+        d: prep.d,
+        X: prep.X,
+        y: labels,
+        weights,
+        loss: this.lossKind,
+        huberH: this.huberH(),
+        gamma: this.gamma,
+        regularizer: this.regularizer,
+      };
       if (this.perturbation === 'objective') {
         const fit = cmsObjectivePerturbation(problem, this.eps, this.curvature(), r);
+        if (!fit.converged) return undefined;
         prep.finish(fit.theta);
-        return { theta: fit.theta, info: { mechanism, rate: fit.rate, epsPrime: fit.epsPrime, Delta: fit.Delta, dimension: prep.d, iterations: fit.iterations } as ErmFitInfo };
+        return { theta: fit.theta, info: { mechanism, rate: fit.rate, epsPrime: fit.epsPrime, Delta: fit.Delta, dimension: prep.d } as ErmFitInfo };
       }
       const fit = cmsOutputPerturbation(problem, this.eps, r, wub);
+      if (!fit.converged) return undefined;
       prep.finish(fit.theta);
-      return { theta: fit.theta, info: { mechanism, rate: fit.rate, sensitivity: fit.sensitivity, dimension: prep.d, iterations: fit.iterations } as ErmFitInfo };
+      return { theta: fit.theta, info: { mechanism, rate: fit.rate, sensitivity: fit.sensitivity, dimension: prep.d } as ErmFitInfo };
     });
+    // runRelease has charged eps: the failure is a function of the data and the noise.
+    if (out === undefined) throw new ConvergenceError(`${this.modelName}.fit: ${ermConvergenceMessage(ermTolerance(this.perturbation === 'output' ? wub : 1), true)}`);
     this.addBias = addBias;
     this.dIn = dIn;
-    this.coeff = Array.from(info.theta);
-    this.fitInfo = info.info;
+    this.coeff = Array.from(out.theta);
+    this.fitInfo = out.info;
     return this;
   }
 

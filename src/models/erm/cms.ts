@@ -4,7 +4,7 @@
  * i.e. their Lambda = gamma/n, so n Lambda = gamma.
  *
  * Assumptions (the caller's preprocessing must guarantee them): ||x_i||_2 <= 1, |l'| <= 1, R
- * 1-strongly convex (and differentiable); objective perturbation additionally needs l twice
+ * = ||theta||^2/2 + G with G convex, so 1-strongly convex by construction; objective perturbation additionally needs l twice
  * differentiable with |l''| <= c and R twice differentiable. Neighbouring data sets differ in one
  * record (x_i, y_i) replaced by another (the papers' relation: bounded neighbours).
  *
@@ -20,15 +20,17 @@
  *   multiplied by weights w_i in [0, W]; the sensitivity becomes 2W/gamma, so the rate is
  *   gamma eps/(2W). Guarantee: eps-DP for replace-one neighbours (x_i, y_i, w_i).
  *
- * Both need the exact minimiser; {@link solveErm} enforces a 1e-9 relative gradient tolerance and
- * throws ConvergenceError otherwise. The perturbed coefficients are floating-point values (see
- * noise.ts).
+ * The solver stops at an absolute, public gradient tolerance tol = 1e-9 max(1, W) (checked); output
+ * perturbation's sensitivity includes the solver error (see {@link cmsOutputSensitivity}); objective
+ * perturbation's guarantee is for the exact minimiser, the checked tolerance being the engineering
+ * stand-in. These functions are internal (not exported from the package root). The perturbed
+ * coefficients are floating-point values (see noise.ts and docs/models.md).
  */
 import { InvalidArgumentError } from '../../errors.js';
 import type { Rng } from '../../random/rng.js';
 import { checkEpsilon, checkPositive } from '../../validation.js';
 import { sampleGammaSphere } from './noise.js';
-import { solveErm, type ErmProblem, type ErmSolveOptions } from './objective.js';
+import { ermTolerance, minimizeErm, type ErmProblem } from './objective.js';
 
 export interface CmsObjectiveParameters {
   /** The eps' of Algorithm 2 (the budget left for the linear perturbation). */
@@ -54,51 +56,63 @@ export function cmsObjectiveParameters(eps: number, gamma: number, c: number, n:
   return { epsPrime, Delta, rate: epsPrime / 2 };
 }
 
+/**
+ * The result of one perturbed fit (internal): the released coefficients and whether the solver met
+ * its public tolerance. The perturbation b, iteration counts and gradient norms are NOT returned
+ * (theta - b would be the non-private minimiser; solver statistics depend on the data and noise).
+ * When converged is false the caller must charge the budget before it throws.
+ */
 export interface PerturbedFit {
-  /** The released coefficients. */
   theta: Float64Array;
-  /** The perturbation vector that was drawn (internal; never release it). */
-  b: Float64Array;
-  /** The rate of ||b|| ~ Gamma(d, rate) (or, for KST Gaussian noise, 0). */
-  rate: number;
-  /** Iterations of the minimiser. */
-  iterations: number;
+  converged: boolean;
 }
 
 /**
  * CMS objective perturbation (Algorithm 2) on a preprocessed problem (||x_i|| <= 1, |l'| <= 1,
- * |l''| <= c, R 1-strongly convex): b with ||b|| ~ Gamma(d, eps'/2) and a uniform direction, then
- * argmin J(theta) + (b . theta)/n + (Delta/2)||theta||^2, exactly. eps-DP, replace-one neighbours
- * (CMS Theorem 9). No sensitivity enters directly: the proof bounds the change of b needed to keep
- * the same minimiser (||b - b'|| <= 2 since |l'| <= 1, ||x|| <= 1) and the Jacobian ratio
- * (<= (1 + c/(gamma + n Delta))^2, absorbed by the log term of eps').
+ * |l''| <= c, R = ||theta||^2/2 + G with G convex): b with ||b|| ~ Gamma(d, eps'/2) and a uniform
+ * direction, then argmin J(theta) + (b . theta)/n + (Delta/2)||theta||^2. eps-DP, replace-one
+ * neighbours (CMS Theorem 9), FOR THE EXACT MINIMISER: the proof bounds the change of b needed to
+ * keep the same minimiser (||b - b'|| <= 2 since |l'| <= 1, ||x|| <= 1) and the Jacobian ratio
+ * (<= (1 + c/(gamma + n Delta))^2, absorbed by the log term of eps'). The solver's checked absolute
+ * gradient tolerance 1e-9 is the engineering stand-in for exactness (not covered by the proof).
  */
-export function cmsObjectivePerturbation(p: ErmProblem, eps: number, c: number, rng: Rng, solve: ErmSolveOptions = {}): PerturbedFit & CmsObjectiveParameters {
+export function cmsObjectivePerturbation(p: ErmProblem, eps: number, c: number, rng: Rng): PerturbedFit & CmsObjectiveParameters {
   const params = cmsObjectiveParameters(eps, p.gamma, c, p.n);
   if (p.weights !== undefined) throw new InvalidArgumentError('weights', 'are supported with output perturbation only (Giddens et al. 2023)');
   const b = sampleGammaSphere(rng, p.d, params.rate);
-  const { theta, result } = solveErm(p, { b, quadratic: params.Delta }, solve);
-  return { theta, b, iterations: result.iterations, ...params };
+  const { theta, converged } = minimizeErm(p, { b, quadratic: params.Delta }, { gradientBound: 1 });
+  return { theta, converged, ...params };
 }
 
-/** The l2-sensitivity 2 W / gamma of the (weighted) CMS minimiser (W = 1 without weights). */
-export function cmsOutputSensitivity(gamma: number, weightsUpperBound = 1): number {
-  return (2 * weightsUpperBound) / gamma;
+/**
+ * The l2-sensitivity of the released (approximate) CMS minimiser:
+ *   S = (2 W + 2 n tol) / gamma,  tol = 1e-9 max(1, W).
+ * Derivation: J is (gamma/n)-strongly convex (R = ||theta||^2/2 + G, G convex), so the exact
+ * minimisers of neighbouring objectives differ by at most 2W/gamma (CMS Corollary 8 with
+ * n Lambda = gamma: one replaced row moves the data term's gradient by <= 2W/n; Giddens et al. 2023
+ * for weights in [0, W]); and a point with ||grad J|| <= tol lies within tol/(gamma/n) = n tol/gamma
+ * of the exact minimiser. By the triangle inequality the released points differ by <= S.
+ * n is public for replace-one neighbours.
+ */
+export function cmsOutputSensitivity(gamma: number, weightsUpperBound = 1, n = 0): number {
+  return (2 * weightsUpperBound + 2 * n * ermTolerance(weightsUpperBound)) / gamma;
 }
 
 /**
  * CMS output perturbation (Algorithm 1; weighted when p.weights is set, weights in [0, W]):
- * theta* + b with ||b|| ~ Gamma(d, eps / S) and a uniform direction, where S = 2W/gamma is the
- * l2-sensitivity of the exact minimiser theta* (CMS Corollary 8 with n Lambda = gamma; Giddens et
- * al. 2023 for the weights). eps-DP, replace-one neighbours.
+ * theta~ + b with ||b|| ~ Gamma(d, eps / S) and a uniform direction, where theta~ is the solver's
+ * point (||grad J(theta~)|| <= tol, checked) and S = {@link cmsOutputSensitivity}(gamma, W, n)
+ * bounds its l2-sensitivity including the solver tolerance. eps-DP, replace-one neighbours. The
+ * noise is drawn only when the solver converged (otherwise nothing is released).
  */
-export function cmsOutputPerturbation(p: ErmProblem, eps: number, rng: Rng, weightsUpperBound = 1, solve: ErmSolveOptions = {}): PerturbedFit & { sensitivity: number } {
+export function cmsOutputPerturbation(p: ErmProblem, eps: number, rng: Rng, weightsUpperBound = 1): PerturbedFit & { rate: number; sensitivity: number } {
   checkEpsilon(eps);
   checkPositive(weightsUpperBound, 'weightsUpperBound');
-  const { theta, result } = solveErm(p, {}, solve);
-  const sensitivity = cmsOutputSensitivity(p.gamma, weightsUpperBound);
-  const rate = eps / sensitivity; // = gamma eps / (2 W)
+  const sensitivity = cmsOutputSensitivity(p.gamma, weightsUpperBound, p.n);
+  const rate = eps / sensitivity; // ~ gamma eps / (2 W)
+  const { theta, converged } = minimizeErm(p, {}, { gradientBound: weightsUpperBound });
+  if (!converged) return { theta, converged, rate, sensitivity };
   const b = sampleGammaSphere(rng, p.d, rate);
   for (let j = 0; j < p.d; j++) theta[j] = theta[j]! + b[j]!;
-  return { theta, b, rate, iterations: result.iterations, sensitivity };
+  return { theta, converged, rate, sensitivity };
 }

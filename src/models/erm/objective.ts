@@ -1,30 +1,37 @@
 /**
  * The regularised empirical risk of dpkit's ERM models and its exact minimisation.
  *
- *   J(theta) = (1/n) sum_i w_i l(x_i . theta, y_i) + (gamma/n) R(theta)
+ *   J(theta) = (1/n) sum_i w_i l(x_i . theta, y_i) + (gamma/n) R(theta),  R = ||theta||^2/2 + G
  *
- * (w_i = 1 without weights), optionally perturbed as in objective perturbation:
+ * (w_i = 1 without weights; G = 0 for 'l2', else the user's convex add-on, so R is 1-strongly
+ * convex by construction), optionally perturbed as in objective perturbation:
  *
  *   J_b(theta) = J(theta) + (b . theta)/n + (Delta/2) ||theta||^2.
  *
  * X is row-major (n rows of d entries) and the objective and its gradient are computed in a single
- * pass over X; evaluation allocates nothing. {@link solveErm} minimises with dpkit's L-BFGS (or the
- * projected variant over a convex set) to a relative gradient tolerance of 1e-9 and throws
- * {@link ConvergenceError} when the tolerance is not reached: the privacy proofs of objective and
- * output perturbation assume the exact minimiser.
+ * pass over X; evaluation allocates nothing. {@link minimizeErm} minimises with dpkit's L-BFGS (or
+ * the projected variant over a convex set) to an ABSOLUTE gradient tolerance 1e-9 max(1, W), W a
+ * public bound on the data term's gradient, and reports only whether it was met. These are internal
+ * building blocks (not exported from the package root): the releases are the models.
  */
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
-import { minimizeLbfgs, type LbfgsResult } from '../../optimize/lbfgs.js';
+import { minimizeLbfgs } from '../../optimize/lbfgs.js';
 import type { LossKind } from './losses.js';
 
-/** A user regularizer R with its gradient. CMS needs R 1-strongly convex (and twice differentiable for objective perturbation). */
+/**
+ * A user regularizer ADD-ON G with its gradient: the models use R(theta) = ||theta||^2/2 + G(theta),
+ * so R is 1-strongly convex by construction whenever G is convex (the CMS assumption; G = 0 gives
+ * the 'l2' regularizer). G must be convex (and twice differentiable for objective perturbation):
+ * that cannot be checked numerically and is the caller's responsibility; a non-convex G voids the
+ * guarantee.
+ */
 export interface CustomRegularizer {
   value(theta: Float64Array): number;
   /** Writes grad R(theta) into `out`. */
   gradient(theta: Float64Array, out: Float64Array): void;
 }
 
-/** 'l2' is R(theta) = ||theta||^2 / 2 (1-strongly convex). */
+/** 'l2' is R(theta) = ||theta||^2 / 2; a {@link CustomRegularizer} G gives R = ||theta||^2/2 + G. */
 export type Regularizer = 'l2' | CustomRegularizer;
 
 export interface ErmProblem {
@@ -50,8 +57,11 @@ export interface ErmPerturbation {
 }
 
 export interface ErmSolveOptions {
-  /** Relative gradient tolerance (default 1e-9). */
-  gradTol?: number;
+  /**
+   * A PUBLIC bound W on the norm of the data term's gradient at 0 (default 1: |l'| <= 1 and
+   * ||x_i|| <= 1); the absolute tolerance is 1e-9 max(1, W). Never derived from the data.
+   */
+  gradientBound?: number;
   maxIter?: number;
   /** Euclidean projection onto the constraint set (KST). */
   project?: (theta: Float64Array) => void;
@@ -63,7 +73,7 @@ export function checkRegularizer(r: unknown, name = 'regularizer'): Regularizer 
   if (typeof r === 'object' && r !== null && typeof (r as CustomRegularizer).value === 'function' && typeof (r as CustomRegularizer).gradient === 'function') {
     return r as CustomRegularizer;
   }
-  throw new InvalidArgumentError(name, "must be 'l2' or an object { value(theta), gradient(theta, out) }", r);
+  throw new InvalidArgumentError(name, "must be 'l2' or a convex add-on G as an object { value(theta), gradient(theta, out) } (R = ||theta||^2/2 + G)", r);
 }
 
 /** The objective J_b and its gradient as an `fg(theta, grad)` closure (allocation-free per call). */
@@ -141,16 +151,16 @@ export function ermObjective(p: ErmProblem, perturb: ErmPerturbation = {}): (the
       }
       f += 0.5 * (gn + quad) * s;
     } else {
+      // R = ||theta||^2/2 + G(theta): the strongly convex part is always present.
       const r = (reg as CustomRegularizer).value(theta);
       (reg as CustomRegularizer).gradient(theta, regGrad);
-      f += gn * r;
       let s = 0;
       for (let j = 0; j < d; j++) {
         const t = theta[j]!;
         s += t * t;
-        grad[j] = grad[j]! + gn * regGrad[j]! + quad * t;
+        grad[j] = grad[j]! + gn * regGrad[j]! + (gn + quad) * t;
       }
-      f += 0.5 * quad * s;
+      f += gn * r + 0.5 * (gn + quad) * s;
     }
     if (b !== undefined) {
       let s = 0;
@@ -165,23 +175,82 @@ export function ermObjective(p: ErmProblem, perturb: ErmPerturbation = {}): (the
   return data;
 }
 
+/** The absolute gradient tolerance of the ERM solver: 1e-9 * max(1, W), W a PUBLIC bound on ||grad J(0)||'s data term. */
+export function ermTolerance(gradientBound: number): number {
+  return 1e-9 * Math.max(1, gradientBound);
+}
+
+/** The outcome of {@link minimizeErm}: the point and whether the public tolerance was met (nothing else). */
+export interface ErmSolution {
+  theta: Float64Array;
+  /** True when every coefficient is finite and the (projected) gradient norm is <= the tolerance. */
+  converged: boolean;
+  /** The absolute tolerance used (a public function of the public gradient bound). */
+  tolerance: number;
+}
+
 /**
- * Minimises J_b from theta = 0 (or the projection of 0) to relative gradient norm gradTol (default
- * 1e-9) and returns the minimiser. Throws {@link ConvergenceError} when the tolerance is not met
- * (the caller spends no budget then).
+ * Minimises J_b from theta = 0 (0 lies in every constraint set used here) to the ABSOLUTE gradient
+ * tolerance tol = {@link ermTolerance}(gradientBound) (for a constraint set, the projected-gradient
+ * residual ||theta - P(theta - g)||). The tolerance depends on public quantities only. Returns the
+ * point and a convergence flag and nothing else (no iteration counts, gradient norms or f values:
+ * they depend on the data and the noise). Never throws on non-convergence: a release decides what
+ * to charge first.
+ *
+ * Implementation: dpkit's L-BFGS stops at ||g|| <= gradTol * max(1, base) with base the gradient norm
+ * (or projected residual) at the start; gradTol = tol (1 - 1e-12) / max(1, base) turns that into
+ * the absolute threshold, and the result is re-checked against tol here.
  */
-export function solveErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: ErmSolveOptions = {}): { theta: Float64Array; result: LbfgsResult } {
+export function minimizeErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: ErmSolveOptions = {}): ErmSolution {
   const fg = ermObjective(p, perturb);
-  const x0 = new Float64Array(p.d);
-  const gradTol = opts.gradTol ?? 1e-9;
-  const result = minimizeLbfgs(fg, x0, { gradTol, maxIter: opts.maxIter ?? 20000, project: opts.project });
-  for (let j = 0; j < p.d; j++) {
-    if (!Number.isFinite(result.x[j]!)) throw new ConvergenceError(`ERM minimisation diverged (non-finite coefficient ${j}); nothing was spent`);
+  const d = p.d;
+  const tol = ermTolerance(opts.gradientBound ?? 1);
+  const x0 = new Float64Array(d);
+  const g0 = new Float64Array(d);
+  fg(x0, g0);
+  let base: number;
+  if (opts.project === undefined) {
+    let s = 0;
+    for (let j = 0; j < d; j++) s += g0[j]! * g0[j]!;
+    base = Math.sqrt(s);
+  } else {
+    // The projected-gradient residual at 0 (P(0) = 0): ||0 - P(0 - g0)||.
+    const t = new Float64Array(d);
+    for (let j = 0; j < d; j++) t[j] = -g0[j]!;
+    opts.project(t);
+    let s = 0;
+    for (let j = 0; j < d; j++) s += t[j]! * t[j]!;
+    base = Math.sqrt(s);
   }
-  if (!result.converged) {
-    throw new ConvergenceError(
-      `ERM minimisation did not reach the gradient tolerance the privacy guarantee needs: ||g|| = ${result.gradNorm.toExponential(3)} > ${result.tolerance.toExponential(3)} after ${result.iterations} iterations; nothing was spent`,
-    );
+  let converged = false;
+  let x: Float64Array = x0;
+  if (Number.isFinite(base)) {
+    const gradTol = (tol * (1 - 1e-12)) / Math.max(1, base);
+    try {
+      const result = minimizeLbfgs(fg, x0, { gradTol, maxIter: opts.maxIter ?? 20000, project: opts.project });
+      x = result.x;
+      converged = result.converged && result.gradNorm <= tol;
+    } catch {
+      // e.g. a non-finite objective value: a failure like any other (the caller charges, then throws)
+      converged = false;
+    }
   }
-  return { theta: result.x, result };
+  for (let j = 0; j < d; j++) if (!Number.isFinite(x[j]!)) converged = false;
+  return { theta: x, converged, tolerance: tol };
+}
+
+/**
+ * {@link minimizeErm} for internal, non-private uses (baselines, tests, benchmarks): throws
+ * {@link ConvergenceError} (with public settings only) when the tolerance is not met. The private
+ * releases call minimizeErm and charge before they throw.
+ */
+export function solveErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: ErmSolveOptions = {}): { theta: Float64Array } {
+  const r = minimizeErm(p, perturb, opts);
+  if (!r.converged) throw new ConvergenceError(ermConvergenceMessage(r.tolerance, false));
+  return { theta: r.theta };
+}
+
+/** The message of a ConvergenceError of an ERM fit: public settings only. */
+export function ermConvergenceMessage(tolerance: number, charged: boolean): string {
+  return `ERM minimisation did not reach the absolute gradient tolerance ${tolerance.toExponential(3)} the privacy guarantee needs${charged ? '; the budget WAS charged (the failure depends on the data and the noise)' : ''}`;
 }
