@@ -18,7 +18,12 @@
  * - models with an add/remove (unbounded) guarantee (LinearRegressionDP): every row is assigned to
  *   a part independently and uniformly at random (sizes are then random), so adding or removing a
  *   row changes only its own part and the other rows' assignment law is unchanged. `shuffled` is
- *   not needed there. If a part comes out empty, InfeasibleError is thrown and nothing is spent.
+ *   not needed there. If a part comes out empty (certain when n < m + 1, possible for small n), the
+ *   budget is charged and InfeasibleError thrown: n is private under add/remove neighbours, so this
+ *   failure is part of the charged run. Note that the failure EVENT itself is a function of n and
+ *   the random split whose probability is not bounded by the eps guarantee (e.g. it is certain for
+ *   n = m and not for n = m + 1): with add/remove neighbours use n well above m + 1 (the empty-part
+ *   probability is at most (m + 1) (1 - 1/(m + 1))^n), or treat the row count as public.
  *
  * Guarantee (parallel composition, McSherry 2009): each row lies in exactly one part. A row of part
  * i only influences model i, which is (eps, delta)-DP, and the selection is post-processing of the
@@ -26,8 +31,9 @@
  * mechanism, which is eps-DP. So the whole output (all fitted models and the selected index) is
  * (eps, delta)-DP for the models' neighbouring relation, and it is charged ONCE as (eps, delta),
  * not m times. The models are fitted without charging the accountant themselves. If any fit fails
- * (e.g. a ConvergenceError), every model's own state is restored and nothing is spent, so no fitted
- * coefficients are left behind unpaid.
+ * (e.g. a ConvergenceError) after the budget check, every model's own state is restored (no fitted
+ * coefficients are left behind), the run IS charged (it touched the private data and drew noise),
+ * and the error is rethrown. Validation failures before the budget check spend nothing.
  */
 import type { Neighbors } from '../accounting/accountant.js';
 import { InfeasibleError, InvalidArgumentError } from '../errors.js';
@@ -87,19 +93,33 @@ function checkModels<F>(models: unknown, name: string): { models: TunableModel<F
   return { models: models as TunableModel<F>[], eps, delta, neighbors };
 }
 
-/** Runs `body`; if it throws, the models' own properties are restored (no fitted state leaks unpaid). */
-function restoringOnFailure<T>(models: readonly object[], body: () => T): T {
+/** The outcome of a tuning run inside the release: the selected index, or the error to rethrow after charging. */
+type TuneOutcome = { index: number } | { error: unknown };
+
+/**
+ * Runs `body` on the private data (inside the release, after the budget check). If it throws, the
+ * models' own properties are restored (no fitted state is left behind) and the error is returned,
+ * so that the release is CHARGED before it is rethrown: the failure (a model's ConvergenceError, an
+ * empty random part) happened after the private data were split, fitted and noised.
+ */
+function restoringOnFailure(models: readonly object[], body: () => number): TuneOutcome {
   const snapshots = models.map((m) => Object.getOwnPropertyDescriptors(m));
   try {
-    return body();
+    return { index: body() };
   } catch (e) {
     models.forEach((m, i) => {
       const snap = snapshots[i]!;
       for (const key of Reflect.ownKeys(m)) if (!(key in snap)) delete (m as Record<PropertyKey, unknown>)[key];
       for (const key of Reflect.ownKeys(snap)) Object.defineProperty(m, key, snap[key as keyof typeof snap]!);
     });
-    throw e;
+    return { error: e };
   }
+}
+
+/** The selected index, or (after runRelease has charged) the error of a failed run. */
+function selected(out: TuneOutcome): number {
+  if ('error' in out) throw out.error;
+  return out.index;
 }
 
 /** A uniform integer in [0, k) (rejection on 32-bit words; k <= 2^32). */
@@ -131,7 +151,7 @@ function splitRows(n: number, parts: number, shuffled: boolean, rng: Rng, neighb
       out[k]![fill[k]!++] = i;
     }
     for (let k = 0; k < parts; k++) {
-      if (out[k]!.length === 0) throw new InfeasibleError(`private tuning: random part ${k} of ${parts} is empty (too few rows for ${parts - 1} models); nothing was spent`);
+      if (out[k]!.length === 0) throw new InfeasibleError(`private tuning: a random part of ${parts} came out empty (too few rows for ${parts - 1} models); the budget WAS charged (the event depends on the private number of rows)`);
     }
     return out;
   }
@@ -181,14 +201,16 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
   const { models: ms, eps, delta, neighbors } = checkModels<TuneClassificationOptions>(models, 'classification');
   const { n, d } = matrixShape(X, 'X');
   const m = ms.length;
-  if (n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
+  // n is public for replace-one neighbours; for add/remove-one neighbours it is private, and too few
+  // rows surface (charged) as an empty random part inside the release instead.
+  if (neighbors === 'bounded' && n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
   const labels = checkBinaryLabels(y, n, false);
   const { weights } = checkWeights(o.weights, o.weightsUpperBound, n);
   if (o.lower !== undefined || o.upper !== undefined) checkColumnBounds(o.lower, o.upper, d);
   if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
   const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
-  const index = runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: 'tuneClassificationModel' }, (rng) => restoringOnFailure(ms, () => {
+  const index = selected(runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: 'tuneClassificationModel' }, (rng) => restoringOnFailure(ms, () => {
     const parts = splitRows(n, m + 1, o.shuffled ?? false, rng, neighbors);
     const scoreIdx = parts[m]!;
     const Xs = subMatrix(data, d, scoreIdx);
@@ -211,7 +233,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
       utility[i] = -errors;
     }
     return exponentialMechanism(utility, eps, 1, { rng, neighbors });
-  }));
+  })));
   return models[index]!;
 }
 
@@ -225,7 +247,9 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   const { models: ms, eps, delta, neighbors } = checkModels<TuneLinearRegressionOptions>(models, 'linear regression');
   const { n, d } = matrixShape(X, 'X');
   const m = ms.length;
-  if (n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
+  // n is public for replace-one neighbours; for add/remove-one neighbours it is private, and too few
+  // rows surface (charged) as an empty random part inside the release instead.
+  if (neighbors === 'bounded' && n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
   const yv = toVector(y, 'y', n);
   if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: bounds for the ${d} columns of X and for y (${d + 1} entries)`);
   const { lower, upper } = checkColumnBounds(o.lower, o.upper, d + 1);
@@ -236,7 +260,7 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
   const sensitivity = (uy - ly) * (uy - ly);
-  const index = runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: 'tuneLinearRegressionModel' }, (rng) => restoringOnFailure(ms, () => {
+  const index = selected(runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: 'tuneLinearRegressionModel' }, (rng) => restoringOnFailure(ms, () => {
     const parts = splitRows(n, m + 1, o.shuffled ?? false, rng, neighbors);
     const scoreIdx = parts[m]!;
     const Xs = subMatrix(data, d, scoreIdx);
@@ -257,6 +281,6 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
       utility[i] = -sse;
     }
     return exponentialMechanism(utility, eps, sensitivity, { rng, neighbors });
-  }));
+  })));
   return models[index]!;
 }

@@ -78,7 +78,7 @@ describe('tuneClassificationModel', () => {
     // multinomial(4000, 1/4): each size within 6 sd (sd = 27.4) of 1000, and not all equal to the block sizes
     for (const k of sizes) expect(Math.abs(k - 1000)).toBeLessThan(6 * 27.4);
     expect(sizes.every((k) => k === 1000)).toBe(false);
-    // too few rows: an empty random part is reported and nothing is spent
+    // too few rows: an empty random part is reported, and the run IS charged (n is private here)
     const acc2 = new PrivacyAccountant({ eps: 100 });
     const few = Array.from({ length: 4 }, (_, i) => [i]);
     let empties = 0;
@@ -91,7 +91,11 @@ describe('tuneClassificationModel', () => {
       }
     }
     expect(empties).toBeGreaterThan(0);
-    expect(acc2.ledger()).toHaveLength(20 - empties);
+    expect(acc2.ledger()).toHaveLength(20);
+    // n < m + 1 with add/remove neighbours: no uncharged pre-check on the private n, a charged empty part
+    const acc3 = new PrivacyAccountant({ eps: 100 }, { neighbors: 'unbounded' });
+    expect(() => tuneClassificationModel(spies, [[0], [1]], [0, 1], { rng: seededRng(7), accountant: acc3 })).toThrow(InfeasibleError);
+    expect(acc3.ledger()).toHaveLength(1);
   });
 
   it('selects with the exponential mechanism: P(i) proportional to exp(-eps errors_i / 2) (chi-square)', () => {
@@ -141,7 +145,8 @@ describe('tuneClassificationModel', () => {
     const models = [new LogisticRegressionDP({ eps: 0.2, gamma: 1 }), new LogisticRegressionDP({ eps: 0.2, gamma: 2 })];
     expect(() => tuneClassificationModel(models, X, y, { lower: [-1, -1], upper: [1, 1], rng: seededRng(1), accountant: acc })).toThrow(BudgetExceededError);
     expect(models[0]!.coeff).toBeUndefined();
-    // a fit that fails half-way (ConvergenceError in the second model) leaves no fitted model and spends nothing
+    // a fit that fails half-way (ConvergenceError in the second model) leaves no fitted model, but the
+    // run touched the private data and drew noise: it IS charged once (review finding 3)
     const acc2 = new PrivacyAccountant({ eps: 1 });
     const ok = new LogisticRegressionDP({ eps: 0.2, gamma: 1 });
     const failing = new LogisticRegressionDP({
@@ -152,7 +157,8 @@ describe('tuneClassificationModel', () => {
     expect(() => tuneClassificationModel([ok, failing], X, y, { lower: [-1, -1], upper: [1, 1], rng: seededRng(2), accountant: acc2 })).toThrow(ConvergenceError);
     expect(ok.coeff).toBeUndefined();
     expect(ok.fitInfo).toBeUndefined();
-    expect(acc2.spent().eps).toBe(0);
+    expect(acc2.spent().eps).toBe(0.2);
+    expect(acc2.ledger()).toHaveLength(1);
   });
 
   it('validates its inputs', () => {
