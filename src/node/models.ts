@@ -55,7 +55,7 @@ export async function fitModel(
       labels,
       values: m.coeff!,
       intervals: m.coeff!.map(() => null),
-      notes: [`Kifer, Smith & Thakurta (2012) objective perturbation, gamma ${r.gamma}, n = ${n} complete rows used; coefficients in the units of the inputs; no data-independent interval`],
+      notes: [`Kifer, Smith & Thakurta (2012) objective perturbation, gamma ${r.gamma}; coefficients in the units of the inputs; no data-independent interval`],
     };
   }
   const lc = schema.columns.get(r.label)!;
@@ -74,7 +74,7 @@ export async function fitModel(
     values: model.coeff!,
     intervals: model.coeff!.map(() => null),
     notes: [
-      `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}", n = ${n} complete rows used; the noise norm is Gamma(d, rate${info ? ` = ${+info.rate.toPrecision(4)}` : ''}) in a uniform direction, so no per-coefficient interval is shown`,
+      `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}"; the noise norm is Gamma-distributed in a uniform direction, so no per-coefficient interval is shown`,
     ],
   };
 }
