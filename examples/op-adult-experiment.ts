@@ -3,7 +3,7 @@
  * HiGHS MIP oracles) against private logistic regression by DP-SGD (RDP accountant).
  *
  *   npx tsx examples/op-adult-experiment.ts timing [n1,n2,...] [timeLimitSeconds] [repetitions]
- *   npx tsx examples/op-adult-experiment.ts run [n] [runs] [eps1,eps2,...] [timeLimitSeconds]
+ *   npx tsx examples/op-adult-experiment.ts run [n] [runs] [eps1,eps2,...] [timeLimitSeconds] [tag]
  *
  * Data (data/adult.csv, the 32,561-row training file): all 7,841 positive rows and as many random
  * negative rows (15,682, as the paper). Features: age, education_num, hours_per_week (min-max to
@@ -21,7 +21,8 @@
  * TEST set: not privately tuned, labelled so). The seeded generator is used (reproducible
  * simulation; never for real releases).
  *
- * Writes docs/objective-perturbation-results.md (and -timing.md) and docs/objective-perturbation.svg.
+ * Writes docs/objective-perturbation-results[-tag].md, docs/objective-perturbation[-tag].svg, and in
+ * timing mode docs/objective-perturbation-timing.md.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DpSgdClassifier } from '../src/models/dpsgd/abadi.js';
@@ -184,7 +185,7 @@ async function timing(ns: number[], timeLimit: number, reps: number): Promise<vo
   writeFileSync(new URL('../docs/objective-perturbation-timing.md', import.meta.url), `# HiGHS time per oracle solve vs n (Adult, d = ${D_COLS}, eps = 1, delta = 1/n^2, time limit ${timeLimit} s)\n\nMachine: shared 2-core container under heavy load (load average ~10 while measured). Each row one solve (eps = 1 and 4, fresh noise), after 3 warm-up solves (the WebAssembly tiers up), worker-thread backend.\n\n${lines.join('\n')}\n`);
 }
 
-async function run(n: number, runs: number, epsGrid: number[], timeLimit: number): Promise<void> {
+async function run(n: number, runs: number, epsGrid: number[], timeLimit: number, tag: string): Promise<void> {
   const { train, test } = split(n, 'adult-split');
   const delta = 1 / (n * n);
   const B = Math.floor(Math.sqrt(D_COLS));
@@ -254,7 +255,7 @@ async function run(n: number, runs: number, epsGrid: number[], timeLimit: number
     const ts = results[k]!.flatMap((c) => c.time);
     md.push(`| ${k} | ${quant(ts, 0.5).toFixed(2)} | ${quant(ts, 0.9).toFixed(2)} | ${Math.max(...ts).toFixed(2)} |`);
   }
-  writeFileSync(new URL('../docs/objective-perturbation-results.md', import.meta.url), md.join('\n') + '\n');
+  writeFileSync(new URL(`../docs/objective-perturbation-results${tag ? `-${tag}` : ''}.md`, import.meta.url), md.join('\n') + '\n');
   // plot: accuracy vs eps
   const W = 560;
   const H = 320;
@@ -276,7 +277,7 @@ async function run(n: number, runs: number, epsGrid: number[], timeLimit: number
     svg += `<text x="${W - 250}" y="${H - 140 + 14 * i}" fill="${colors[i]}">${k}</text>`;
   });
   svg += '</svg>\n';
-  writeFileSync(new URL('../docs/objective-perturbation.svg', import.meta.url), svg);
+  writeFileSync(new URL(`../docs/objective-perturbation${tag ? `-${tag}` : ''}.svg`, import.meta.url), svg);
   console.log(md.join('\n'));
 }
 
@@ -288,5 +289,5 @@ if (mode === 'timing') {
   const n = Number(process.argv[3] ?? 1000);
   const runs = Number(process.argv[4] ?? 15);
   const epsGrid = (process.argv[5] ?? '0.5,1,2,4,8').split(',').map(Number);
-  await run(n, runs, epsGrid, Number(process.argv[6] ?? 60));
+  await run(n, runs, epsGrid, Number(process.argv[6] ?? 60), process.argv[7] ?? '');
 }
