@@ -10,9 +10,16 @@
  * Weighted output perturbation (OWL) with weights in [0, 2] and gamma = 20: the minimiser moves by
  * up to 2W/gamma and the rate gamma eps/(2W) makes the loss at most eps = 1. Broken variant: the
  * weight bound ignored (rate gamma eps / 2, loss up to 2).
+ *
+ * Saturating audit (review finding 9): unweighted output perturbation, gamma = 8, in the Huber
+ * LINEAR region. c: X = (1, 1, 1, 1), y = (1, 1, 0, 0) has minimiser 0 (sum y_i x_i = 0); d: the first
+ * row's x replaced by -1 gives sum y_i x_i = -2 and minimiser -2/gamma = -0.25; all margins stay
+ * below 1 - h = 0.5, so the loss is linear and the minimiser moves by EXACTLY the sensitivity 2/gamma.
+ * The released value is then Laplace with scale S/eps on two means S apart: the privacy loss
+ * reaches eps. A x1.5 calibration error (rate x1.5, loss 1.5 eps) is flagged.
  */
 import { describe, expect, it } from 'vitest';
-import { cmsObjectiveParameters } from '../../src/models/erm/cms.js';
+import { cmsObjectiveParameters, cmsOutputSensitivity } from '../../src/models/erm/cms.js';
 import { sampleGammaSphere } from '../../src/models/erm/noise.js';
 import { solveErm, type ErmProblem } from '../../src/models/erm/objective.js';
 import { SvmDP } from '../../src/models/svm.js';
@@ -83,6 +90,39 @@ describe('audit: SvmDP', () => {
       eps: 1,
       seed: 54,
       samples: 20_000,
+    });
+    expect(r.passed, formatAudit(r)).toBe(false);
+  });
+});
+
+describe('audit: SvmDP output perturbation, saturated (review finding 9)', () => {
+  const c: Data = { X: [[1], [1], [1], [1]], y: [1, 1, 0, 0] };
+  const d: Data = { X: [[-1], [1], [1], [1]], y: [1, 1, 0, 0] };
+
+  it('the neighbours move the exact minimiser by exactly 2/gamma', () => {
+    expect(solveErm(problem(c, 8)).theta[0]!).toBeCloseTo(0, 9);
+    expect(solveErm(problem(d, 8)).theta[0]!).toBeCloseTo(-0.25, 9);
+  });
+
+  it('passes at eps = 1', () => {
+    const r = auditDP({
+      mechanism: (x: Data, rng: Rng) => new SvmDP({ eps: 1, gamma: 8, perturbation: 'output' }).fit(x.X, x.y, { ...bounds, rng }).coeff![0]!,
+      neighbors: [c, d],
+      eps: 1,
+      seed: 55,
+      samples: 40_000,
+    });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
+
+  it('flags the noise rate x1.5 (privacy loss 1.5 eps)', () => {
+    const rate = 1 / cmsOutputSensitivity(8, 1, 4);
+    const r = auditDP({
+      mechanism: (x: Data, rng: Rng) => solveErm(problem(x, 8)).theta[0]! + sampleGammaSphere(rng, 1, 1.5 * rate)[0]!,
+      neighbors: [c, d],
+      eps: 1,
+      seed: 56,
+      samples: 40_000,
     });
     expect(r.passed, formatAudit(r)).toBe(false);
   });
