@@ -86,7 +86,9 @@ export function latticeToDouble(z: number | bigint, k: number): number {
   const n = Number(z); // correctly rounded
   if (Math.abs(n) < 1e300) return n * Math.pow(2, k);
   const sh = bitLength(z < 0n ? -z : z) - 1000;
-  return Number(z >> BigInt(sh)) * Math.pow(2, sh) * Math.pow(2, k);
+  const head = Number(z >> BigInt(sh)); // |head| < 2^1000
+  const e = sh + k;
+  return e >= -1022 ? head * Math.pow(2, e) : head * Math.pow(2, -1022) * Math.pow(2, e + 1022);
 }
 
 function bitLength(x: bigint): number {
