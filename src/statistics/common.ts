@@ -36,8 +36,25 @@ export interface NoisyStatOptions extends StatBaseOptions {
   noise?: NoiseMode;
 }
 
+/**
+ * The public size bound of the statistics whose sensitivity depends on the number of records (mean,
+ * variance, standard deviation, covariance, pooled statistics).
+ */
+export interface PublicSizeOption {
+  /**
+   * A PUBLIC lower bound on the number of records (for pooled statistics: on the total N over all
+   * groups). Required for `neighbors: 'unbounded'` and `'both'`: under add/remove-one neighbours the
+   * number of records is itself private, so the sensitivity, the noise scale and the release grid of
+   * the unbounded release are computed from this public value, never from the data's size. A data set
+   * with fewer records is refused with a typed error before anything is spent (that refusal reveals
+   * that the size is below the bound: use a bound that is publicly known to hold). Validated when
+   * given; the bounded release ignores it (replacing a record keeps the size, which is then public).
+   */
+  n?: number;
+}
+
 /** Options with one pair of public bounds. */
-export interface BoundedStatOptions extends NoisyStatOptions {
+export interface BoundedStatOptions extends NoisyStatOptions, PublicSizeOption {
   lower: number;
   upper: number;
 }
@@ -104,6 +121,28 @@ export function parseNoiseOptions(opts: NoisyStatOptions): ParsedNoise {
   const noise = opts.noise ?? 'safe';
   if (noise !== 'safe' && noise !== 'exact' && noise !== 'float') throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", noise);
   return { eps, delta, mechanism, typeDP, noise, relations: parseRelations(opts.neighbors) };
+}
+
+/**
+ * The public size bound `n` (see {@link PublicSizeOption}): required (an integer >= min) when the
+ * relations include 'unbounded'; validated if given otherwise. Returns undefined when absent or when
+ * no release is unbounded (the bounded release does not use it, and then nothing is refused).
+ */
+export function parsePublicSize(opts: { n?: unknown }, relations: Neighbors[], min: number, what: string): number | undefined {
+  const n = opts.n;
+  if (n === undefined) {
+    if (relations.includes('unbounded')) {
+      throw new InvalidArgumentError('n', `is required for neighbors 'unbounded' or 'both': a PUBLIC lower bound (>= ${min}) on ${what}; under add/remove-one neighbours the size is private, so the noise cannot be calibrated to the data's size`);
+    }
+    return undefined;
+  }
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min) throw new InvalidArgumentError('n', `must be an integer >= ${min} (a public lower bound on ${what})`, n);
+  return relations.includes('unbounded') ? n : undefined;
+}
+
+/** Refuses data with fewer records than the public bound (before the budget check; see PublicSizeOption). */
+export function checkPublicSize(actual: number, n: number | undefined, what: string): void {
+  if (n !== undefined && actual < n) throw new InvalidArgumentError('n', `must be a lower bound on ${what}: the data have fewer records than the public bound n`, n);
 }
 
 export function parseBounds(opts: { lower?: unknown; upper?: unknown }, lowerName = 'lower', upperName = 'upper'): [number, number] {

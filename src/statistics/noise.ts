@@ -27,11 +27,41 @@ export interface NoisePlan {
  * The noise for a release with l1 sensitivity `l1` (Laplace) or l2 sensitivity `l2` (Gaussian):
  * Laplace b = l1/eps (Dwork et al. 2006); Gaussian sigma from the classic, pDP or analytic
  * calibration (see gaussian-calibration.ts).
+ *
+ * Validates the sensitivity (finite, > 0) and the resulting scale (finite, > 0, and inside the safe
+ * lattice's range [2^-900, 2^900] in 'safe' mode) here, before any data are read, with a typed error
+ * naming `argName` (the statistics pass their bounds, e.g. 'lower/upper'; default 'sensitivity').
  */
-export function planNoise(p: ParsedNoise, l1: number, l2: number): NoisePlan {
-  if (p.mechanism === 'laplace') return { kind: 'laplace', mechanism: 'laplace', sensitivity: l1, scale: l1 / p.eps, mode: p.noise };
-  const { sigma, mechanism } = gaussianSigmaFor(p, l2);
-  return { kind: 'gaussian', mechanism, sensitivity: l2, scale: sigma, mode: p.noise };
+export function planNoise(p: ParsedNoise, l1: number, l2: number, argName = 'sensitivity'): NoisePlan {
+  const sens = p.mechanism === 'laplace' ? l1 : l2;
+  if (typeof sens !== 'number' || !(sens > 0) || !Number.isFinite(sens)) {
+    throw new InvalidArgumentError(argName, `give a sensitivity ${sens} that is not a finite number > 0 (range too large or too small)`, sens);
+  }
+  let plan: NoisePlan;
+  if (p.mechanism === 'laplace') plan = { kind: 'laplace', mechanism: 'laplace', sensitivity: l1, scale: l1 / p.eps, mode: p.noise };
+  else {
+    const { sigma, mechanism } = gaussianSigmaFor(p, l2);
+    plan = { kind: 'gaussian', mechanism, sensitivity: l2, scale: sigma, mode: p.noise };
+  }
+  const sc = plan.scale;
+  if (!(sc > 0) || !Number.isFinite(sc)) throw new InvalidArgumentError(argName, `give a noise scale ${sc} (sensitivity ${sens}, eps ${p.eps}) that is not a finite number > 0`, sc);
+  if (p.noise === 'safe' && !(sc >= 2 ** -900 && sc <= 2 ** 900)) {
+    throw new InvalidArgumentError(argName, `give a noise scale ${sc} (sensitivity ${sens}, eps ${p.eps}) outside the safe lattice range [2^-900, 2^900]`, sc);
+  }
+  return plan;
+}
+
+/**
+ * Checks, before the data are read, that every value of magnitude <= maxAbs (e.g. max(|lower|, |upper|)
+ * for a mean) can be rounded to the plan's 'safe' grid, so the release cannot fail after the budget
+ * check; a typed error names `argName`.
+ */
+export function checkPlanRange(plan: NoisePlan, dims: number, maxAbs: number, argName: string): void {
+  if (plan.mode !== 'safe') return;
+  const grid = plan.kind === 'laplace' ? planLaplaceGrid(plan.scale, plan.sensitivity, dims) : planGaussianGrid(plan.scale, plan.sensitivity, dims);
+  if (!Number.isFinite(maxAbs) || !Number.isFinite(maxAbs * Math.pow(2, -grid.k))) {
+    throw new InvalidArgumentError(argName, `allow values of magnitude ${maxAbs}, too large relative to the noise scale ${plan.scale} for the safe lattice (|x| / 2^${grid.k} overflows)`, maxAbs);
+  }
 }
 
 /**

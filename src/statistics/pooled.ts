@@ -7,19 +7,23 @@ import type { Rng } from '../random/rng.js';
 import {
   checkNumericContainer,
   checkOptionsObject,
+  checkPublicSize,
   clippedCrossDev,
   clippedMeanSS,
   clippedSum,
   parseBounds,
   parseNoiseOptions,
+  parsePublicSize,
   runStatistic,
+  type ParsedNoise,
+  type PublicSizeOption,
   type BoundedStatOptions,
   type StatResult,
 } from './common.js';
 import type { CovOptions } from './variance.js';
-import { applyNoise, checkExactAllowed, makeRelease, planNoise } from './noise.js';
+import { applyNoise, checkExactAllowed, checkPlanRange, makeRelease, planNoise, type NoisePlan } from './noise.js';
 
-export interface PooledOptions {
+export interface PooledOptions extends PublicSizeOption {
   /**
    * false (default, as DPpack): the bounded sensitivity uses n_max = the largest group size, READ FROM
    * THE PRIVATE DATA (the group sizes are treated as public). true: use the upper bound 1 - 1/n_max <= 1,
@@ -28,41 +32,72 @@ export interface PooledOptions {
   approxNMax?: boolean;
 }
 
-function groupSizes(groups: unknown, name: string, columns: number): { sizes: number[]; N: number; J: number; nMax: number } {
+/**
+ * Group sizes. The number of groups J is public; groups may be empty (an empty group, like a group of
+ * one record, contributes nothing: the degrees of freedom are D = sum_j max(n_j - 1, 0), which is N - J
+ * when no group is empty), so removing the only record of a group is a valid neighbour.
+ */
+function groupSizes(groups: unknown, name: string, columns: number): { sizes: number[]; N: number; J: number; D: number; nMax: number } {
   if (!Array.isArray(groups) || groups.length === 0) throw new InvalidArgumentError(name, 'must be a non-empty array of groups', groups);
   const sizes: number[] = [];
   for (let j = 0; j < groups.length; j++) {
-    if (columns === 1) sizes.push(checkNumericContainer(groups[j], `${name}[${j}]`, 1).length);
+    if (columns === 1) sizes.push(checkNumericContainer(groups[j], `${name}[${j}]`, 0).length);
     else {
       const g = groups[j] as unknown;
       if (!Array.isArray(g) || g.length !== 2) throw new InvalidArgumentError(`${name}[${j}]`, 'must be a pair [x1, x2] of equal-length columns', g);
-      const a = checkNumericContainer(g[0], `${name}[${j}][0]`, 1);
-      const b = checkNumericContainer(g[1], `${name}[${j}][1]`, 1);
+      const a = checkNumericContainer(g[0], `${name}[${j}][0]`, 0);
+      const b = checkNumericContainer(g[1], `${name}[${j}][1]`, 0);
       if (a.length !== b.length) throw new InvalidArgumentError(`${name}[${j}][1]`, `must have the same length as ${name}[${j}][0] (${a.length})`, b.length);
       sizes.push(a.length);
     }
   }
   const N = sizes.reduce((s, v) => s + v, 0);
   const J = sizes.length;
-  if (!(N - J >= 1)) throw new InvalidArgumentError(name, 'must have N - J >= 1 (at least one group with two or more records)', `N=${N}, J=${J}`);
-  return { sizes, N, J, nMax: Math.max(...sizes) };
+  const D = sizes.reduce((s, v) => s + Math.max(v - 1, 0), 0);
+  if (!(D >= 1)) throw new InvalidArgumentError(name, 'must have at least one group with two or more records (degrees of freedom sum_j (n_j - 1) >= 1)', `N=${N}, J=${J}`);
+  return { sizes, N, J, D, nMax: Math.max(...sizes) };
+}
+
+/**
+ * The per-relation noise plans of the pooled statistics: bounded sensitivity from the data's group
+ * sizes (public under replacement), unbounded from the PUBLIC lower bound n0 on N (required).
+ */
+function pooledPlans(p: ParsedNoise, opts: PooledOptions, g: { N: number; J: number; D: number; nMax: number }, R: number, approx: boolean, unboundedFactor: number, argName: string): Map<Neighbors, NoisePlan> {
+  const n0 = parsePublicSize(opts, p.relations, g.J + 1, 'the total number of records N (it must exceed the number of groups J)');
+  checkPublicSize(g.N, n0, 'the total number of records N');
+  const plans = new Map<Neighbors, NoisePlan>();
+  for (const r of p.relations) {
+    const sens = r === 'bounded' ? boundedSens(R, g.D, g.nMax, approx) : (unboundedFactor * R) / (n0! - g.J + 1);
+    const plan = planNoise(p, sens, sens, argName);
+    checkPlanRange(plan, 1, R, argName);
+    plans.set(r, plan);
+  }
+  return plans;
 }
 
 /**
  * Bounded sensitivity of the pooled (co)variance for a range product R ((u-l)^2 or (u1-l1)(u2-l2)):
- * R (1 - 1/n_max)/(N - J), or R/(N - J) with approxNMax (DPpack).
+ * R (1 - 1/n_max)/D, or R/D with approxNMax (DPpack; D = N - J when no group is empty).
  */
-function boundedSens(R: number, N: number, J: number, nMax: number, approx: boolean): number {
-  return approx ? R / (N - J) : (R * (1 - 1 / nMax)) / (N - J);
+function boundedSens(R: number, D: number, nMax: number, approx: boolean): number {
+  return approx ? R / D : (R * (1 - 1 / nMax)) / D;
 }
 
 /**
  * Private pooled variance sum_j (n_j - 1) var_j / (N - J) of groups clipped to [lower, upper]
- * (N = sum n_j, J groups, n_max = max n_j).
+ * (N = sum n_j, J groups, n_max = max n_j; empty groups allowed and ignored, see groupSizes).
  *
- * Sensitivity (DPpack's table): bounded: (u-l)^2 (1 - 1/n_max)/(N - J) (approxNMax false, n_max read
- * from the data) or (u-l)^2/(N - J) (approxNMax true); unbounded: (u-l)^2 (N-1)/(N (N-2)) when N = 2J,
- * otherwise the bounded value. Laplace (eps-DP) or Gaussian ((eps, delta)-DP) noise as in meanDP.
+ * Sensitivity, R = (u-l)^2, D = N - J. Bounded (DPpack's table): R (1 - 1/n_max)/D (approxNMax false,
+ * n_max read from the data: the group sizes are treated as public, as they are under replacement) or
+ * R/D (approxNMax true). Unbounded: R/(n0 - J + 1), with n0 the PUBLIC lower bound on N (option `n`,
+ * required; see PublicSizeOption). Derivation: with P = SS/D (SS the pooled sum of squared
+ * deviations), adding r to group j of size n_j raises SS by d = n_j/(n_j + 1) (r - mu_j)^2 in [0, R) and
+ * D by 1 (0 for an empty group, when d = 0 too), so P' - P = (d - P)/(D + 1), whose magnitude is at most
+ * max(d, P)/(D + 1) <= R/(D + 1) (P is a weighted mean of group variances, each <= R n_j/(4(n_j - 1)) <= R/2),
+ * and D + 1 >= N - J + 1 >= n0 - J + 1 for the smaller data set. The issue's (and DPpack's) unbounded value
+ * (R (N-1)/(N(N-2)) when N = 2J, else the bounded one) is WRONG when a record is added: 10 groups [0, 0]
+ * plus a 1 moves P by 2/33 = 0.0606 > 19/360 = 0.0528; 10 groups [0, 0, 0] plus a 1 by 1/28 = 0.0357 >
+ * 1/30 = 0.0333. Laplace (eps-DP) or Gaussian ((eps, delta)-DP) noise as in meanDP.
  * The release is clamped at 0 (post-processing; DPpack's re-draw until positive breaks the guarantee
  * and is not copied).
  */
@@ -70,25 +105,17 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
   const p = parseNoiseOptions(opts);
   const [l, u] = parseBounds(opts);
   const approx = parseApprox(opts);
-  const { N, J, nMax } = groupSizes(groups, 'groups', 1);
+  const g = groupSizes(groups, 'groups', 1);
   checkExactAllowed(p, false, 'the pooled variance');
-  const R = (u - l) * (u - l);
-  const sensFor = (r: Neighbors) => {
-    if (r === 'unbounded' && N === 2 * J) {
-      if (!(N > 2)) throw new InvalidArgumentError('groups', 'must have N > 2 for the unbounded sensitivity (N - 2 divides it)', N);
-      return (R * (N - 1)) / (N * (N - 2));
-    }
-    return boundedSens(R, N, J, nMax, approx);
-  };
-  const plans = new Map(p.relations.map((r) => [r, planNoise(p, sensFor(r), sensFor(r))] as const));
+  const plans = pooledPlans(p, opts, g, (u - l) * (u - l), approx, 1, 'lower/upper');
   return runStatistic(
     opts,
     'pooledVarDP',
     { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
     () => {
       let ss = 0;
-      for (let j = 0; j < groups.length; j++) ss += clippedMeanSS(groups[j]!, l, u, `groups[${j}]`).ss;
-      return ss / (N - J);
+      for (let j = 0; j < groups.length; j++) if (groups[j]!.length > 0) ss += clippedMeanSS(groups[j]!, l, u, `groups[${j}]`).ss;
+      return ss / g.D;
     },
     (v: number, relation: Neighbors, rng: Rng) => {
       const plan = plans.get(relation)!;
@@ -100,28 +127,28 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
 
 /**
  * Private pooled covariance sum_j (n_j - 1) cov_j / (N - J); each group is a pair [x1, x2] of
- * equal-length columns, clipped to [lower1, upper1] and [lower2, upper2].
+ * equal-length columns, clipped to [lower1, upper1] and [lower2, upper2] (empty groups allowed).
  *
- * Sensitivity (DPpack's table), R = (u1-l1)(u2-l2): bounded: R (1 - 1/n_max)/(N - J) (approxNMax false,
- * n_max read from the data) or R/(N - J) (true); unbounded: R (1 + N/(4(N-1-J)) - 1/sqrt(N-J-1))/(N - J)
- * (needs N - J - 1 >= 1). Laplace or Gaussian noise as in meanDP.
+ * Sensitivity, R = (u1-l1)(u2-l2), D = N - J. Bounded (DPpack's table): R (1 - 1/n_max)/D (approxNMax
+ * false, n_max read from the data) or R/D (true). Unbounded: 3R/(2(n0 - J + 1)), with n0 the PUBLIC lower
+ * bound on N (option `n`, required; see PublicSizeOption). Derivation as for {@link pooledVarDP}: adding
+ * a record to group j changes the pooled cross-deviation sum by d = n_j/(n_j + 1)(r1 - mu1)(r2 - mu2),
+ * |d| < R, so P' - P = (d - P)/(D + 1), and |P| <= R/2 (|cov_j| <= sqrt(var1_j var2_j) <= R n_j/(4(n_j - 1))),
+ * but d and P may now have opposite signs: |P' - P| <= (R + R/2)/(D + 1) <= 3R/(2(n0 - J + 1)). (Many
+ * anti-correlated pairs plus one constant group receiving a record come within a factor ~1 of this.)
+ * The issue's unbounded value R (1 + N/(4(N-1-J)) - 1/sqrt(N-J-1))/(N - J) was not contradicted by our
+ * searches but we could not derive it, and it uses the private N: dpkit uses the bound above.
+ * Laplace or Gaussian noise as in meanDP.
  */
 export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: ReadonlyArray<readonly [ArrayLike<number>, ArrayLike<number>]>, opts: O): StatResult<number, O> {
   const p = parseNoiseOptions(opts);
   const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');
   const b2 = parseBounds({ lower: opts.lower2, upper: opts.upper2 }, 'lower2', 'upper2');
   const approx = parseApprox(opts);
-  const { N, J, nMax } = groupSizes(groups, 'groups', 2);
+  const g = groupSizes(groups, 'groups', 2);
   checkExactAllowed(p, false, 'the pooled covariance');
   const R = (b1[1] - b1[0]) * (b2[1] - b2[0]);
-  const sensFor = (r: Neighbors) => {
-    if (r === 'unbounded') {
-      if (!(N - J - 1 >= 1)) throw new InvalidArgumentError('groups', 'must have N - J - 1 >= 1 for the unbounded sensitivity', `N=${N}, J=${J}`);
-      return (R * (1 + N / (4 * (N - 1 - J)) - 1 / Math.sqrt(N - J - 1))) / (N - J);
-    }
-    return boundedSens(R, N, J, nMax, approx);
-  };
-  const plans = new Map(p.relations.map((r) => [r, planNoise(p, sensFor(r), sensFor(r))] as const));
+  const plans = pooledPlans(p, opts, g, R, approx, 1.5, 'lower1/upper1/lower2/upper2');
   return runStatistic(
     opts,
     'pooledCovDP',
@@ -131,11 +158,12 @@ export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: Readon
       for (let j = 0; j < groups.length; j++) {
         const [a, b] = groups[j]!;
         const n = a.length;
+        if (n === 0) continue;
         const m1 = clippedSum(a, b1[0], b1[1], `groups[${j}][0]`) / n;
         const m2 = clippedSum(b, b2[0], b2[1], `groups[${j}][1]`) / n;
         s += clippedCrossDev(a, b, b1, b2, m1, m2);
       }
-      return s / (N - J);
+      return s / g.D;
     },
     (v: number, relation: Neighbors, rng: Rng) => {
       const plan = plans.get(relation)!;

@@ -7,17 +7,20 @@ import type { Rng } from '../random/rng.js';
 import {
   checkAlpha,
   checkNumericContainer,
+  checkPublicSize,
   clippedCrossDev,
   clippedMeanSS,
   clippedSum,
   parseBounds,
   parseNoiseOptions,
+  parsePublicSize,
   runStatistic,
   type BoundedStatOptions,
   type NoisyStatOptions,
+  type PublicSizeOption,
   type StatResult,
 } from './common.js';
-import { applyNoise, checkExactAllowed, makeRelease, noiseHalfWidthFor, planNoise } from './noise.js';
+import { applyNoise, checkExactAllowed, checkPlanRange, makeRelease, noiseHalfWidthFor, planNoise, type NoisePlan } from './noise.js';
 import { boundedLaplaceScale, sampleBoundedLaplace } from '../mechanisms/bounded-laplace.js';
 import type { Release } from '../release.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
@@ -31,9 +34,20 @@ import { checkOptionsObject, parseRelations, type StatMechanism } from './common
 export type VarianceOptions = Omit<BoundedStatOptions, 'mechanism'> & { mechanism?: StatMechanism | 'bounded-laplace' };
 
 /**
+ * The size the sensitivity of a release is computed with: the data's own n for bounded neighbours
+ * (public under replacement), the PUBLIC lower bound n0 for unbounded ones (see PublicSizeOption).
+ */
+function sizeFor(relation: Neighbors, n: number, n0: number | undefined): number {
+  return relation === 'bounded' ? n : n0!;
+}
+
+/**
  * The bounded Laplace path of varDP/sdDP: Holohan et al.'s mechanism on the public range
- * [0, vmax], vmax = (u-l)^2 n/(4(n-1)) (no sample variance of n values in [l, u] is larger), with the
- * scale of Theorem 26 for sensitivity (u-l)^2/n (<= vmax). Floating-point sampler (see bounded-laplace.ts).
+ * [0, vmax(m)], vmax(m) = (u-l)^2 m/(4(m-1)) (no sample variance of m values in [l, u] is larger), with
+ * the scale of Theorem 26 for sensitivity (u-l)^2/m (<= vmax), where m = n for bounded neighbours
+ * and the public lower bound n0 for unbounded ones (vmax is decreasing in m, so vmax(n0) bounds the
+ * variance of every data set of size >= n0; the sensitivity is derived in {@link varDP}).
+ * Floating-point sampler (see bounded-laplace.ts).
  */
 function boundedLaplaceVariance(
   x: ArrayLike<number>,
@@ -50,53 +64,85 @@ function boundedLaplaceVariance(
   const [l, u] = parseBounds(opts);
   const data = checkNumericContainer(x, 'x', 2);
   const n = data.length;
-  const sens = ((u - l) * (u - l)) / n;
-  const vmax = ((u - l) * (u - l) * n) / (4 * (n - 1));
-  const b = boundedLaplaceScale(eps, delta, sens, 0, vmax);
+  const n0 = parsePublicSize(opts, relations, 2, 'the number of records');
+  checkPublicSize(n, n0, 'the number of records');
+  const cal = new Map<Neighbors, { sens: number; vmax: number; b: number }>();
+  for (const r of relations) {
+    const m = sizeFor(r, n, n0);
+    const sens = ((u - l) * (u - l)) / m;
+    const vmax = ((u - l) * (u - l) * m) / (4 * (m - 1));
+    if (!(sens > 0) || !Number.isFinite(vmax)) throw new InvalidArgumentError('lower/upper', `give a variance range (upper - lower)^2 that is not a finite number > 0`, `${l}, ${u}`);
+    cal.set(r, { sens, vmax, b: boundedLaplaceScale(eps, delta, sens, 0, vmax) });
+  }
   return runStatistic(
     opts,
     name,
     { eps, delta, relations, mechanism: 'bounded-laplace' },
-    () => Math.min(vmax, clippedMeanSS(data, l, u, 'x').ss / (n - 1)),
-    (v: number, relation: Neighbors, rng: Rng): Release<number> => ({
-      value: post(sampleBoundedLaplace(rng, v, b, 0, vmax)),
-      mechanism: 'bounded-laplace',
-      guarantee: { eps, delta, neighbors: relation },
-      sensitivity: sens,
-      scale: b,
-      noiseHalfWidth: (alpha = 0.05) => halfWidth(b * Math.log(1 / checkAlpha(alpha))),
-    }),
+    () => clippedMeanSS(data, l, u, 'x').ss / (n - 1),
+    (v: number, relation: Neighbors, rng: Rng): Release<number> => {
+      const { sens, vmax, b } = cal.get(relation)!;
+      return {
+        value: post(sampleBoundedLaplace(rng, Math.min(vmax, v), b, 0, vmax)),
+        mechanism: 'bounded-laplace',
+        guarantee: { eps, delta, neighbors: relation },
+        sensitivity: sens,
+        scale: b,
+        noiseHalfWidth: (alpha = 0.05) => halfWidth(b * Math.log(1 / checkAlpha(alpha))),
+      };
+    },
   );
+}
+
+/** Validated options and per-relation noise plans of varDP/sdDP (all before the data are read). */
+function variancePlans(x: ArrayLike<number>, opts: VarianceOptions, what: string) {
+  const p = parseNoiseOptions(opts as BoundedStatOptions);
+  const [l, u] = parseBounds(opts);
+  const data = checkNumericContainer(x, 'x', 2);
+  checkExactAllowed(p, false, what);
+  const n = data.length;
+  const n0 = parsePublicSize(opts, p.relations, 2, 'the number of records');
+  checkPublicSize(n, n0, 'the number of records');
+  const plans = new Map<Neighbors, NoisePlan>();
+  for (const r of p.relations) {
+    const sens = ((u - l) * (u - l)) / sizeFor(r, n, n0);
+    const plan = planNoise(p, sens, sens, 'lower/upper');
+    checkPlanRange(plan, 1, (u - l) * (u - l), 'lower/upper');
+    plans.set(r, plan);
+  }
+  return { p, l, u, data, n, plans };
 }
 
 /**
  * Private sample variance (denominator n - 1) of x clipped to [lower, upper], n >= 2.
  *
- * Sensitivity: (u - l)^2 / n for bounded and unbounded neighbours (DPpack's table). Laplace
- * b = (u - l)^2/(n eps) (eps-DP) or a Gaussian calibrated to the same l2 sensitivity ((eps, delta)-DP).
+ * Sensitivity. Bounded neighbours: (u - l)^2 / n (DPpack's table). Unbounded neighbours: the same
+ * formula with the PUBLIC lower bound n0 (option `n`, required; see PublicSizeOption) in place of
+ * n, which is valid: adding r to m >= n0 >= 2 values with mean mu and sample variance V_m gives
+ *   V_{m+1} - V_m = (r - mu)^2/(m + 1) - V_m/m,
+ * a difference of two non-negative terms, so |V_{m+1} - V_m| <= max((u-l)^2/(m+1), V_m/m) and
+ * V_m/m <= (u-l)^2/(4(m-1)) <= (u-l)^2/(m+1) for m >= 2: the change is at most (u-l)^2/(m+1) <= (u-l)^2/n0
+ * (m values at l plus r = u changes it by exactly (u-l)^2/(m+1)). Using the data's own n under
+ * add/remove (DPpack) is not DP: the noise scale would change with n.
+ * Laplace b = Delta/eps (eps-DP) or a Gaussian calibrated to the same l2 sensitivity ((eps, delta)-DP).
  *
  * Positivity: the noisy variance is clamped at 0 (post-processing, so the guarantee is unchanged; the
  * clamp biases the release upwards when the true variance is within the noise of 0). DPpack instead
  * re-draws the noise until the result is positive, which conditions the output on the data and breaks
  * the stated guarantee; dpkit does not. For a calibrated release that is positive by construction use
  * `mechanism: 'bounded-laplace'`: the bounded Laplace mechanism (Holohan et al. 2018) on the public range
- * [0, (u - l)^2 n/(4(n - 1))] of the sample variance of n values in [l, u], with the scale of Theorem 26.
+ * [0, (u - l)^2 m/(4(m - 1))] of the sample variance of m values in [l, u] (m = n, or n0 for unbounded
+ * neighbours), with the scale of Theorem 26.
  */
 export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
   if (opts?.mechanism === 'bounded-laplace') return boundedLaplaceVariance(x, opts, 'varDP', (v) => v, (w) => w) as StatResult<number, O>;
-  const p = parseNoiseOptions(opts as BoundedStatOptions);
-  const [l, u] = parseBounds(opts);
-  const data = checkNumericContainer(x, 'x', 2);
-  checkExactAllowed(p, false, 'the variance');
-  const n = data.length;
-  const sens = ((u - l) * (u - l)) / n;
-  const plan = planNoise(p, sens, sens);
+  const { p, l, u, data, n, plans } = variancePlans(x, opts, 'the variance');
   return runStatistic(
     opts,
     'varDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plan.mechanism },
+    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
     () => clippedMeanSS(data, l, u, 'x').ss / (n - 1),
     (v: number, relation: Neighbors, rng: Rng) => {
+      const plan = plans.get(relation)!;
       const nz = applyNoise([v], plan, rng);
       return makeRelease(Math.max(0, nz.out[0]!), p, plan, nz, relation);
     },
@@ -105,26 +151,22 @@ export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: O):
 
 /**
  * Private standard deviation: the square root of the released {@link varDP} (post-processing; same
- * guarantee and sensitivity as the variance, whose noise scale is reported). With `details`, the
- * half-width is sqrt(w) where w is the variance noise's half-width, since |sqrt(a) - sqrt(b)| <= sqrt(|a - b|)
- * (and the clamp at 0 only brings the released variance closer to the true one). With
- * `mechanism: 'bounded-laplace'` the variance comes from the bounded Laplace path of {@link varDP}.
+ * guarantee and sensitivity as the variance, including the public `n` for unbounded neighbours,
+ * whose noise scale is reported). With `details`, the half-width is sqrt(w) where w is the variance
+ * noise's half-width, since |sqrt(a) - sqrt(b)| <= sqrt(|a - b|) (and the clamp at 0 only brings the
+ * released variance closer to the true one). With `mechanism: 'bounded-laplace'` the variance comes
+ * from the bounded Laplace path of {@link varDP}.
  */
 export function sdDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
   if (opts?.mechanism === 'bounded-laplace') return boundedLaplaceVariance(x, opts, 'sdDP', Math.sqrt, Math.sqrt) as StatResult<number, O>;
-  const p = parseNoiseOptions(opts as BoundedStatOptions);
-  const [l, u] = parseBounds(opts);
-  const data = checkNumericContainer(x, 'x', 2);
-  checkExactAllowed(p, false, 'the standard deviation');
-  const n = data.length;
-  const sens = ((u - l) * (u - l)) / n;
-  const plan = planNoise(p, sens, sens);
+  const { p, l, u, data, n, plans } = variancePlans(x, opts, 'the standard deviation');
   return runStatistic(
     opts,
     'sdDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plan.mechanism },
+    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
     () => clippedMeanSS(data, l, u, 'x').ss / (n - 1),
     (v: number, relation: Neighbors, rng: Rng) => {
+      const plan = plans.get(relation)!;
       const nz = applyNoise([v], plan, rng);
       const hw = noiseHalfWidthFor(plan.kind, nz.scale, nz.slack);
       return makeRelease(Math.sqrt(Math.max(0, nz.out[0]!)), p, plan, nz, relation, (alpha = 0.05) => Math.sqrt(hw(checkAlpha(alpha))));
@@ -133,7 +175,7 @@ export function sdDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: O): 
 }
 
 /** Options of {@link covDP}: one pair of public bounds per variable. */
-export interface CovOptions extends NoisyStatOptions {
+export interface CovOptions extends NoisyStatOptions, PublicSizeOption {
   lower1: number;
   upper1: number;
   lower2: number;
@@ -142,8 +184,17 @@ export interface CovOptions extends NoisyStatOptions {
 
 /**
  * Private sample covariance (denominator n - 1) of (x1, x2), each clipped to its public bounds.
- * Sensitivity (u1 - l1)(u2 - l2)/n for bounded and unbounded neighbours (DPpack's table); Laplace or
- * Gaussian noise as in {@link meanDP}. The release may be negative (a covariance can be).
+ *
+ * Sensitivity, R = (u1 - l1)(u2 - l2). Bounded neighbours: R/n (DPpack's table). Unbounded: R/n0 with
+ * the PUBLIC lower bound n0 (option `n`, required; see PublicSizeOption), valid because adding
+ * (r1, r2) to m >= n0 >= 2 pairs with means (mu1, mu2) and sample covariance C_m gives
+ *   C_{m+1} - C_m = (r1 - mu1)(r2 - mu2)/(m + 1) - C_m/m.
+ * With a_i = mu_i - l_i, b_i = u_i - mu_i: |C_m| <= sqrt(V1 V2) and V_i/m <= a_i b_i/(m - 1)
+ * (Bhatia-Davis), |r_i - mu_i| <= max(a_i, b_i); writing t_i = min(a_i, b_i)/(u_i - l_i) in [0, 1/2],
+ * |change|/R <= sqrt(t1(1-t1) t2(1-t2))/(m-1) + (1-t1)(1-t2)/(m+1) <= max over t of
+ * (1-t)(m-1+2t)/(m^2-1) (AM-GM on both terms), which is 1/(m+1) for m >= 3 and 3/8 for m = 2; both <= 1/m.
+ * Hence |change| <= R/m <= R/n0. Laplace or Gaussian noise as in {@link meanDP}. The release may be
+ * negative (a covariance can be).
  */
 export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike<number>, opts: O): StatResult<number, O> {
   const p = parseNoiseOptions(opts);
@@ -154,18 +205,27 @@ export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike
   if (a.length !== b.length) throw new InvalidArgumentError('x2', `must have the same length as x1 (${a.length})`, b.length);
   checkExactAllowed(p, false, 'the covariance');
   const n = a.length;
-  const sens = ((b1[1] - b1[0]) * (b2[1] - b2[0])) / n;
-  const plan = planNoise(p, sens, sens);
+  const n0 = parsePublicSize(opts, p.relations, 2, 'the number of records');
+  checkPublicSize(n, n0, 'the number of records');
+  const R = (b1[1] - b1[0]) * (b2[1] - b2[0]);
+  const plans = new Map<Neighbors, NoisePlan>();
+  for (const r of p.relations) {
+    const sens = R / sizeFor(r, n, n0);
+    const plan = planNoise(p, sens, sens, 'lower1/upper1/lower2/upper2');
+    checkPlanRange(plan, 1, R, 'lower1/upper1/lower2/upper2');
+    plans.set(r, plan);
+  }
   return runStatistic(
     opts,
     'covDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plan.mechanism },
+    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
     () => {
       const m1 = clippedSum(a, b1[0], b1[1], 'x1') / n;
       const m2 = clippedSum(b, b2[0], b2[1], 'x2') / n;
       return clippedCrossDev(a, b, b1, b2, m1, m2) / (n - 1);
     },
     (v: number, relation: Neighbors, rng: Rng) => {
+      const plan = plans.get(relation)!;
       const nz = applyNoise([v], plan, rng);
       return makeRelease(nz.out[0]!, p, plan, nz, relation);
     },

@@ -71,13 +71,23 @@ describe('true values (clipped data, negligible noise)', () => {
 describe('sensitivities and scales (DPpack table)', () => {
   const n = x.length;
   const base = { lower: 0, upper: 10, rng, details: true as const, noise: 'float' as const };
-  it('mean (u-l)/n, variance (u-l)^2/n, covariance (u1-l1)(u2-l2)/n, for both relations', () => {
-    const m = meanDP(x, { ...base, eps: 0.5, neighbors: 'both' });
-    for (const r of [m.bounded, m.unbounded]) {
-      expect(r.sensitivity).toBeCloseTo(10 / n, 14);
-      expect(r.scale).toBeCloseTo(10 / n / 0.5, 14);
-      expect(r.mechanism).toBe('laplace');
-    }
+  it('mean (u-l)/n, variance (u-l)^2/n, covariance (u1-l1)(u2-l2)/n; unbounded: the public n', () => {
+    const m = meanDP(x, { ...base, eps: 0.5, neighbors: 'both', n: 5 });
+    expect(m.bounded.sensitivity).toBeCloseTo(10 / n, 14);
+    expect(m.bounded.scale).toBeCloseTo(10 / n / 0.5, 14);
+    // review finding 2: the unbounded release is calibrated to the PUBLIC bound n = 5, not to x.length
+    expect(m.unbounded.sensitivity).toBeCloseTo(10 / 5, 14);
+    expect(m.unbounded.scale).toBeCloseTo(10 / 5 / 0.5, 14);
+    for (const r of [m.bounded, m.unbounded]) expect(r.mechanism).toBe('laplace');
+    const vu = varDP(x, { ...base, eps: 2, neighbors: 'unbounded', n: 4 });
+    expect(vu.sensitivity).toBeCloseTo(100 / 4, 12);
+    const su = sdDP(x, { ...base, eps: 2, neighbors: 'unbounded', n: 4 });
+    expect(su.scale).toBeCloseTo(100 / 4 / 2, 12);
+    const cu = covDP(x, x, { eps: 1, lower1: 0, upper1: 10, lower2: 2, upper2: 6, rng, details: true, noise: 'float', neighbors: 'unbounded', n: 8 });
+    expect(cu.sensitivity).toBeCloseTo(40 / 8, 12);
+    const bl = varDP(x, { ...base, eps: 1, mechanism: 'bounded-laplace', neighbors: 'unbounded', n: 4 });
+    expect(bl.sensitivity).toBeCloseTo(100 / 4, 12);
+    expect(bl.value).toBeLessThanOrEqual((100 * 4) / (4 * 3)); // support [0, vmax(n0)]
     expect(m.bounded.guarantee).toEqual({ eps: 0.5, delta: 0, neighbors: 'bounded' });
     expect(m.unbounded.guarantee).toEqual({ eps: 0.5, delta: 0, neighbors: 'unbounded' });
     const v = varDP(x, { ...base, eps: 2 });
@@ -104,17 +114,17 @@ describe('sensitivities and scales (DPpack table)', () => {
     expect(a.scale).toBeCloseTo(analyticGaussianSigma(1, 1e-5, d), 14);
     expect(a.noiseHalfWidth(0.05)).toBeCloseTo(a.scale as number * 1.959963984540054, 9);
   });
-  it('pooled variance: approxNMax, and the N = 2J unbounded case', () => {
+  it('pooled variance: approxNMax, and the unbounded R/(n0 - J + 1) with the public n0 (review finding 3)', () => {
     const groups = [x.slice(0, 3), x.slice(3, 8), x.slice(8)]; // sizes 3, 5, 4: N = 12, J = 3, n_max = 5
     const b = pooledVarDP(groups, { ...base, eps: 1 });
     expect(b.sensitivity).toBeCloseTo((100 * (1 - 1 / 5)) / 9, 12);
     const a = pooledVarDP(groups, { ...base, eps: 1, approxNMax: true });
     expect(a.sensitivity).toBeCloseTo(100 / 9, 12);
-    const u = pooledVarDP(groups, { ...base, eps: 1, neighbors: 'unbounded' });
-    expect(u.sensitivity).toBeCloseTo((100 * (1 - 1 / 5)) / 9, 12);
+    const u = pooledVarDP(groups, { ...base, eps: 1, neighbors: 'unbounded', n: 10 });
+    expect(u.sensitivity).toBeCloseTo(100 / (10 - 3 + 1), 12);
     const pairs = [x.slice(0, 2), x.slice(2, 4), x.slice(4, 6)]; // N = 6 = 2J
-    const u2 = pooledVarDP(pairs, { ...base, eps: 1, neighbors: 'unbounded' });
-    expect(u2.sensitivity).toBeCloseTo((100 * 5) / (6 * 4), 12);
+    const u2 = pooledVarDP(pairs, { ...base, eps: 1, neighbors: 'unbounded', n: 6 });
+    expect(u2.sensitivity).toBeCloseTo(100 / 4, 12);
     const b2 = pooledVarDP(pairs, { ...base, eps: 1 });
     expect(b2.sensitivity).toBeCloseTo((100 * (1 - 1 / 2)) / 3, 12);
   });
@@ -125,7 +135,7 @@ describe('sensitivities and scales (DPpack table)', () => {
     const R = 50;
     expect(pooledCovDP(groups, o).sensitivity).toBeCloseTo((R * (1 - 1 / 8)) / 10, 12);
     expect(pooledCovDP(groups, { ...o, approxNMax: true }).sensitivity).toBeCloseTo(R / 10, 12);
-    expect(pooledCovDP(groups, { ...o, neighbors: 'unbounded' }).sensitivity).toBeCloseTo((R * (1 + 12 / (4 * 9) - 1 / 3)) / 10, 12);
+    expect(pooledCovDP(groups, { ...o, neighbors: 'unbounded', n: 12 }).sensitivity).toBeCloseTo((1.5 * R) / (12 - 2 + 1), 12);
   });
   it('histogram and table: Laplace 2 / Gaussian sqrt(2) bounded, 1 unbounded', () => {
     const h = histogramDP(x, { ...base, eps: 0.5, neighbors: 'both' });

@@ -17,11 +17,11 @@ describe('StatResult', () => {
     assertType<Equal<typeof a, number>>(true);
     const b = meanDP([0.5], { eps: 1, lower: 0, upper: 1, rng, details: true });
     assertType<Equal<typeof b, Release<number>>>(true);
-    const c = meanDP([0.5], { eps: 1, lower: 0, upper: 1, rng, neighbors: 'both' });
+    const c = meanDP([0.5], { eps: 1, lower: 0, upper: 1, rng, neighbors: 'both', n: 1 });
     assertType<Equal<typeof c, BothReleases<number>>>(true);
-    const d = meanDP([0.5], { eps: 1, lower: 0, upper: 1, rng, neighbors: 'both', details: true });
+    const d = meanDP([0.5], { eps: 1, lower: 0, upper: 1, rng, neighbors: 'both', n: 1, details: true });
     assertType<Equal<typeof d, BothReleases<Release<number>>>>(true);
-    const wide: BoundedStatOptions = { eps: 1, lower: 0, upper: 1, rng, neighbors: 'both' };
+    const wide: BoundedStatOptions = { eps: 1, lower: 0, upper: 1, rng, neighbors: 'both', n: 1 };
     const e = meanDP([0.5], wide);
     assertType<Equal<typeof e, number | Release<number> | BothReleases<number | Release<number>>>>(true);
     expect(typeof a).toBe('number');

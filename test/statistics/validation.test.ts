@@ -64,9 +64,11 @@ describe('validation', () => {
     throwsArg(() => pooledVarDP([[1], [2]], { ...b, eps: 1 }), 'groups');
     throwsArg(() => pooledVarDP([], { ...b, eps: 1 }), 'groups');
     throwsArg(() => pooledVarDP([[1, 2], [3]], { ...b, eps: 1, approxNMax: 1 as never }), 'approxNMax');
-    throwsArg(() => pooledVarDP([[0.1, 0.2]], { ...b, eps: 1, neighbors: 'unbounded' }), 'groups'); // N = 2J = 2
+    throwsArg(() => pooledVarDP([[0.1, 0.2]], { ...b, eps: 1, neighbors: 'unbounded' }), 'n'); // the public N is required
+    throwsArg(() => pooledVarDP([[0.1, 0.2]], { ...b, eps: 1, neighbors: 'unbounded', n: 1 }), 'n'); // n0 - J must be >= 1
+    throwsArg(() => pooledVarDP([[0.1, 0.2]], { ...b, eps: 1, neighbors: 'unbounded', n: 3 }), 'n'); // fewer records than n
     throwsArg(() => pooledCovDP([[[1, 2], [1]]], { eps: 1, lower1: 0, upper1: 1, lower2: 0, upper2: 1 }), 'groups[0][1]');
-    throwsArg(() => pooledCovDP([[[1, 2], [1, 2]]], { eps: 1, lower1: 0, upper1: 1, lower2: 0, upper2: 1, neighbors: 'unbounded' }), 'groups');
+    throwsArg(() => pooledCovDP([[[1, 2], [1, 2]]], { eps: 1, lower1: 0, upper1: 1, lower2: 0, upper2: 1, neighbors: 'unbounded' }), 'n');
     throwsArg(() => histogramDP([1, NaN], { ...b, eps: 1 }), 'x[1]');
     throwsArg(() => histogramDP([1], { ...b, eps: 1, breaks: 0 }), 'breaks');
     throwsArg(() => histogramDP([1], { eps: 1, breaks: [0, 1, 1] }), 'breaks');
@@ -116,7 +118,7 @@ describe('check-then-spend', () => {
   });
   it("'both' checks the total cost first and charges each release", () => {
     const acc = new PrivacyAccountant({ eps: 1.5, delta: 2e-5 });
-    expect(() => varDP([0.1, 0.2], { ...b, eps: 0.6, neighbors: 'both', accountant: acc })).toThrow(BudgetExceededError);
+    expect(() => varDP([0.1, 0.2], { ...b, eps: 0.6, neighbors: 'both', n: 2, accountant: acc })).toThrow(BudgetExceededError);
     expect(acc.spent().eps).toBe(0);
     const r = histogramDP([0.1, 0.2], { ...b, eps: 0.25, neighbors: 'both', accountant: acc });
     expect(r.bounded.counts).toHaveLength(10);
@@ -124,7 +126,7 @@ describe('check-then-spend', () => {
     // The add/remove-one half is charged to this replace-one budget as (2 eps, (1 + e^eps) delta).
     expect(acc.ledger().map((e) => e.claimed?.neighbors ?? e.neighbors)).toEqual(['bounded', 'unbounded']);
     expect(acc.spent().eps).toBeCloseTo(0.75, 15);
-    const g = meanDP([0.1], { ...b, eps: 0.2, neighbors: 'both', mechanism: 'analytic', delta: 4e-6, accountant: acc });
+    const g = meanDP([0.1], { ...b, eps: 0.2, neighbors: 'both', n: 1, mechanism: 'analytic', delta: 4e-6, accountant: acc });
     expect(typeof g.bounded).toBe('number');
     expect(acc.spent().delta).toBeCloseTo(4e-6 + (1 + Math.exp(0.2)) * 4e-6, 18);
     expect(() => quantileDP([0.1], 0.5, { ...b, eps: 0.2, neighbors: 'both', accountant: acc })).toThrow(BudgetExceededError);
