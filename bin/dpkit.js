@@ -9,5 +9,6 @@ if (!existsSync(fileURLToPath(cli))) {
   process.stderr.write('dpkit: error: dist/node/cli.js is missing; run `npm run build` first (or `npx tsx src/node/cli.ts ...` from a source checkout)\n');
   process.exit(1);
 }
-const { main } = await import(cli.href);
+const { main, exitQuietlyOnEpipe } = await import(cli.href);
+exitQuietlyOnEpipe();
 process.exitCode = await main(process.argv.slice(2));

@@ -466,7 +466,16 @@ const invokedDirectly = (() => {
   }
 })();
 
+/** Exit quietly when stdout is closed early (e.g. `dpkit ledger L | head`). */
+export function exitQuietlyOnEpipe(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 if (invokedDirectly) {
+  exitQuietlyOnEpipe();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
