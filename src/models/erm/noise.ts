@@ -8,7 +8,7 @@
  * - {@link sampleGaussianVector}: b ~ N(0, sigma^2 I_d).
  *
  * The samplers are floating-point (engineer A's continuous samplers): exact in law up to double
- * rounding; see the models' notes on releasing perturbed coefficients.
+ * rounding; see docs/models.md (Known limitations) on releasing floating-point coefficients.
  */
 import { sampleGamma, sampleNormal, sampleUnitSphere } from '../../random/continuous.js';
 import type { Rng } from '../../random/rng.js';
