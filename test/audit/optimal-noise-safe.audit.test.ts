@@ -6,7 +6,8 @@
  * and a distribution solved for a larger eps must still be flagged through the safe path.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OptimizedNoise, optimizedNoiseMechanism, optimizeNoise } from '../../src/mechanisms/optimal-noise/index.js';
+import { DataDependentNoise, dataDependentNoiseMechanism, OptimizedNoise, optimizeDataDependentNoise, optimizedNoiseMechanism, optimizeNoise } from '../../src/mechanisms/optimal-noise/index.js';
+import { roundToLattice } from '../../src/mechanisms/optimal-noise/lattice.js';
 import { auditDP, formatAudit } from './harness.js';
 
 describe('audit: optimizedNoiseMechanism floating-point safety', () => {
@@ -34,6 +35,40 @@ describe('audit: optimizedNoiseMechanism floating-point safety', () => {
     expect(() => optimizedNoiseMechanism(0, claimed)).toThrow(/fails the exact/);
     const lat = loose.lattice();
     const r = auditDP({ mechanism: (q: number, rng) => lat.release(Math.round(q / lat.spacing), rng), neighbors: [0, D], eps, delta, seed: 82, floatPattern: true, latticePattern: true });
+    expect(r.passed, formatAudit(r)).toBe(false);
+  });
+});
+
+describe('audit: dataDependentNoiseMechanism floating-point safety (neighbours in different query cells)', () => {
+  const [eps, delta, D] = [1, 0.2, 1];
+  const pair = [-1.3, -0.3] as const; // query cells 1 and 3 of [-2, 2] / 8
+  let dd: DataDependentNoise;
+  let loose: DataDependentNoise;
+  beforeAll(async () => {
+    dd = await optimizeDataDependentNoise({ eps, delta, sensitivity: D, beta: 0.5, range: [-2, 2], cells: 8, tolerance: 1e-2 });
+    loose = await optimizeDataDependentNoise({ eps: 4, delta, sensitivity: D, beta: 0.5, range: [-2, 2], cells: 8, tolerance: 1e-2 });
+  });
+
+  it('the float release is flagged by the float-pattern events', () => {
+    const r = auditDP({ mechanism: (q: number, rng) => dataDependentNoiseMechanism(q, dd, { rng, noise: 'float' }), neighbors: pair, eps, delta, seed: 91, floatPattern: true, latticePattern: true });
+    expect(r.passed, formatAudit(r)).toBe(false);
+  });
+
+  it('the safe release (default) passes the same audit', () => {
+    const r = auditDP({ mechanism: (q: number, rng) => dataDependentNoiseMechanism(q, dd, { rng }), neighbors: pair, eps, delta, seed: 91, floatPattern: true, latticePattern: true });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
+
+  it('distributions solved for eps = 4 claimed at eps = 1 are refused, and flagged through the safe lattice path', () => {
+    const claimed = DataDependentNoise.fromJSON({ ...loose.toJSON(), eps });
+    expect(claimed.verifySafe().ok).toBe(false);
+    expect(() => dataDependentNoiseMechanism(0, claimed)).toThrow(/fails the exact/);
+    const k = loose.latticeExponent();
+    const mech = (q: number, rng: Parameters<typeof loose.sample>[1]) => {
+      const m = roundToLattice(q, k);
+      return loose.lattice(loose.cellOfLatticePoint(m)).release(m, rng);
+    };
+    const r = auditDP({ mechanism: mech, neighbors: pair, eps, delta, seed: 92, floatPattern: true, latticePattern: true });
     expect(r.passed, formatAudit(r)).toBe(false);
   });
 });

@@ -33,7 +33,9 @@ import { AliasTable } from './alias.js';
 import { familyValue, probabilityBuilder, solveFamilies, type ShiftFamily } from './engine.js';
 import { floatShifts, shiftFamily } from './families.js';
 import { makeGrid, scaled, uniformGrid, type GridSpec, type NoiseGrid } from './grid.js';
+import { latticeExponent, NoiseLattice, roundToLattice } from './lattice.js';
 import { resolveLoss, type LossSpec } from './loss.js';
+import { noiseModeOf } from './mechanism.js';
 import { optimizeNoise, truncatedLaplaceSupport } from './optimize.js';
 import { candidateShifts, exactContext, expLowerBound, prepare, shiftExcess, type VerifyReport } from './verify.js';
 
@@ -105,6 +107,10 @@ export class DataDependentNoise {
   readonly stats: { iterations: number; cuts: number; families: number; totalMs: number } | null;
   private tables: (AliasTable | null)[];
   private report: VerifyReport | null = null;
+  private safeReport: VerifyReport | null = null;
+  private lats: (NoiseLattice | null)[];
+  private k: number | null = null;
+  private cellIdx: bigint[] | null = null;
 
   constructor(a: { eps: number; delta: number; sensitivity: number; grid: GridSpec; cellEdges: ArrayLike<number>; probabilities: ArrayLike<number>[]; lossName: string; expectedLoss: number; lowerBound: number; stats?: DataDependentNoise['stats'] }) {
     this.eps = checkEpsilon(a.eps);
@@ -126,6 +132,44 @@ export class DataDependentNoise {
     this.lowerBound = a.lowerBound;
     this.stats = a.stats ?? null;
     this.tables = new Array(K).fill(null);
+    this.lats = new Array(K).fill(null);
+  }
+
+  /**
+   * Exponent k of the public lattice 2^k Z of the safe release: 2^k divides every noise-grid edge AND
+   * every query-cell edge, and 2^k <= beta * delta * 2^-40 (lattice.ts). Depends on public parameters only.
+   */
+  latticeExponent(): number {
+    this.k ??= latticeExponent(this.grid, this.delta, this.cellEdges);
+    return this.k;
+  }
+
+  /** The exact lattice sampler of query cell k's noise distribution. */
+  lattice(k: number): NoiseLattice {
+    if (!(Number.isInteger(k) && k >= 0 && k < this.cells)) throw new InvalidArgumentError('k', `must be a cell index in [0, ${this.cells})`, k);
+    return (this.lats[k] ??= new NoiseLattice(this.grid, this.probabilities[k]!, this.latticeExponent()));
+  }
+
+  /**
+   * The query cell of a lattice point m 2^k (exact integer comparison with the cell edges / 2^k; edges
+   * are lattice points, so a rounded clamped value never leaves [c_0, c_K]).
+   */
+  cellOfLatticePoint(m: number | bigint): number {
+    const k = this.latticeExponent();
+    this.cellIdx ??= Array.from(this.cellEdges, (x) => scaled(x, -k));
+    const c = this.cellIdx;
+    const M = BigInt(m);
+    const K = c.length - 1;
+    if (M <= c[0]!) return 0;
+    if (M >= c[K]!) return K - 1;
+    let lo = 0;
+    let hi = K;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (c[mid]! <= M) lo = mid;
+      else hi = mid;
+    }
+    return lo;
   }
 
   get cells(): number {
@@ -172,10 +216,20 @@ export class DataDependentNoise {
     return x < this.grid.edges[j + 1]! ? x : a;
   }
 
-  /** Exact check of every ordered pair of cells and every candidate shift. Cached. */
+  /** Exact check of every ordered pair of cells and every candidate shift in [-Delta, Delta]. Cached. */
   verify(): VerifyReport {
     this.report ??= verifyDataDependent(this);
     return this.report;
+  }
+
+  /**
+   * Exact check for the SAFE release: every ordered pair of cells and every shift in its range cut to
+   * [-(Delta + 2^k), Delta + 2^k] (rounding both neighbours' values to the lattice moves them apart by
+   * at most 2^k). Cached.
+   */
+  verifySafe(): VerifyReport {
+    this.safeReport ??= verifyDataDependent(this, Math.pow(2, this.latticeExponent()));
+    return this.safeReport;
   }
 
   toJSON(): DataDependentJSON {
@@ -218,13 +272,18 @@ function pairRange(c: Float64Array, k: number, m: number, D: number): [number, n
   return lo <= hi ? [lo, hi] : null;
 }
 
-export function verifyDataDependent(n: DataDependentNoise): VerifyReport {
+/**
+ * Exact check of the data-dependent guarantee for shifts in [-(Delta + pad), Delta + pad] (pad = 0 for
+ * the float release, the lattice spacing for the safe one; Delta + pad formed exactly in BigInt).
+ */
+export function verifyDataDependent(n: DataDependentNoise, pad = 0): VerifyReport {
+  if (!(Number.isFinite(pad) && pad >= 0)) throw new InvalidArgumentError('pad', 'must be a finite number >= 0', pad);
   const grid = n.grid;
-  const ctx = exactContext([grid.beta!, n.sensitivity, ...Array.from(n.cellEdges)], n.probabilities, n.eps, n.delta);
+  const ctx = exactContext([grid.beta!, n.sensitivity, pad, ...Array.from(n.cellEdges)], n.probabilities, n.eps, n.delta);
   const prepared = n.probabilities.map((p) => prepare({ grid, dens: p }, ctx));
   const r = expLowerBound(n.eps);
   const C = Array.from(n.cellEdges).map((x) => scaled(x, ctx.F));
-  const Dl = scaled(n.sensitivity, ctx.F);
+  const Dl = scaled(n.sensitivity, ctx.F) + scaled(pad, ctx.F);
   const K = n.cells;
   let ok = true;
   let worst = -Infinity;
@@ -399,7 +458,7 @@ export async function optimizeDataDependentNoise(o: DataDependentOptions): Promi
     });
   let out = make(best.P);
   // The mixing weight is computed in floating point: if the exact check fails, mix a little more.
-  for (let extra = 1e-7; !out.verify().ok; extra *= 10) {
+  for (let extra = 1e-7; !(out.verify().ok && out.verifySafe().ok); extra *= 10) {
     if (extra > 1e-2) throw new ConvergenceError('data-dependent noise: the repaired distributions fail the exact privacy check');
     const P = new Float64Array(nv);
     for (let i = 0; i < nv; i++) P[i] = (1 - extra) * best.P[i]! + extra * Q[i]!;
@@ -416,6 +475,8 @@ function weightedCost(P: Float64Array, cost: Float64Array): number {
 
 export interface DataDependentOptionsRelease extends ReleaseOptions {
   neighbors?: Neighbors;
+  /** 'safe' (default): lattice release; 'float': plain float addition, for simulations only. */
+  noise?: 'safe' | 'float';
   details?: boolean;
 }
 
@@ -423,25 +484,45 @@ export function dataDependentNoiseMechanism(value: number, noise: DataDependentN
 export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts?: DataDependentOptionsRelease): number;
 /**
  * Release clamp(value) + X with X ~ p_{cell of clamp(value)} ((eps, delta)-DP for queries with
- * sensitivity noise.sensitivity; the distributions are checked exactly before any release).
+ * sensitivity Delta = noise.sensitivity, bounded or unbounded neighbours as the caller's sensitivity;
+ * the distributions are checked exactly before any release, Selvi, Liu & Wiesemann, 000 Appendix G).
+ *
+ * 'safe' (default; lattice.ts): m = round(clamp(value) / 2^k) on the PUBLIC lattice 2^k Z (2^k divides
+ * every noise-grid and query-cell edge), the cell is that of the lattice point m 2^k (so the cell
+ * choice, like the lattice, is a function of the rounded value only), and the output is (m + T) 2^k
+ * with T cell k's exact discrete noise (pmf = 2^k times the density). For neighbours the rounded points
+ * y = m 2^k, y' = m' 2^k satisfy |y - y'| <= Delta + 2^k and y' - y lies in the pair's range
+ * [c_m - c_{k+1}, c_{m+1} - c_k]; the discrete profile equals the continuous V_{k,m} at lattice shifts,
+ * so `noise.verifySafe()` (exact, every pair, shifts cut to [-(Delta + 2^k), Delta + 2^k]) proves it.
+ * 'float': clamp(value) + float draw (simulations only; leaks through low-order bits, Mironov 2012).
  */
 export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts: DataDependentOptionsRelease = {}): number | Release<number> {
   checkFinite(value, 'value');
   if (!(noise instanceof DataDependentNoise)) throw new InvalidArgumentError('noise', 'must be a DataDependentNoise', noise);
-  const v = noise.verify();
-  if (!v.ok) throw new InvalidArgumentError('noise', `fails the exact privacy check (excess ${v.worstExcess} at phi = ${v.worstShift}, cells ${v.worstPair}); refusing to release`);
+  const mode = noiseModeOf(opts.noise);
+  const v = mode === 'safe' ? noise.verifySafe() : noise.verify();
+  if (!v.ok) throw new InvalidArgumentError('noise', `fails the exact privacy check${mode === 'safe' ? ' of the safe lattice release (shifts up to Delta + 2^k)' : ''} (excess ${v.worstExcess} at phi = ${v.worstShift}, cells ${v.worstPair}); refusing to release`);
   const neighbors = opts.neighbors ?? 'bounded';
+  if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
   const c = noise.cellEdges;
   const x = Math.min(c[c.length - 1]!, Math.max(c[0]!, value));
-  const out = runRelease(opts, { name: 'dataDependentNoiseMechanism', eps: noise.eps, delta: noise.delta, neighbors, mechanism: 'optimized-noise-data-dependent' }, (rng) => x + noise.sample(x, rng));
+  let compute: (rng: Rng) => number;
+  if (mode === 'safe') {
+    const m = roundToLattice(x, noise.latticeExponent()); // before the budget check
+    const lat = noise.lattice(noise.cellOfLatticePoint(m));
+    compute = (rng) => lat.release(m, rng);
+  } else compute = (rng) => x + noise.sample(x, rng);
+  const out = runRelease(opts, { name: 'dataDependentNoiseMechanism', eps: noise.eps, delta: noise.delta, neighbors, mechanism: 'optimized-noise-data-dependent' }, compute);
   if (!opts.details) return out;
-  const k = noise.cellOf(x);
+  // public provenance only: the cell of the true value must not leak through the details
+  let worstLoss = 0;
+  for (let k = 0; k < noise.cells; k++) worstLoss = Math.max(worstLoss, noise.cellLoss(k));
   return {
     value: out,
     mechanism: 'optimized-noise-data-dependent',
     guarantee: { eps: noise.eps, delta: noise.delta, neighbors },
     sensitivity: noise.sensitivity,
-    scale: noise.cellLoss(k),
+    scale: worstLoss,
     noiseHalfWidth: () => Math.max(-noise.grid.edges[0]!, noise.grid.edges[noise.grid.n]!),
   };
 }
