@@ -20,7 +20,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { ZeroOneMipOptions } from '../optimize/oracles/mip.js';
-import type { LatticeSpec, OracleResult } from '../optimize/oracles/types.js';
+import type { LatticeSpec, OracleStatus } from '../optimize/oracles/types.js';
 import type { Guarantee } from '../release.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
 import { DpSgdClassifier, type DpSgdFitOptions, type DpSgdOptions } from './dpsgd/abadi.js';
@@ -67,8 +67,9 @@ export class LinearClassifierDP {
   readonly delta: number;
   /** Coefficients (intercept first with addBias); undefined before fit. */
   coeff: number[] | undefined;
-  /** The oracle's report of the last 'opdisc' / 'rspm' fit (status, time, certified gap). */
-  oracle: OracleResult | undefined;
+  /** 'opdisc' / 'rspm': whether the last fit's oracle certified optimality, and its status. */
+  certified: boolean | undefined;
+  oracleStatus: OracleStatus | undefined;
   private readonly o: LinearClassifierOptions;
   private addBias = false;
   private dIn = 0;
@@ -117,7 +118,8 @@ export class LinearClassifierDP {
       const common = { ...options, eps: this.eps, delta: this.delta, ...(o.margin !== undefined ? { margin: o.margin } : {}), ...(o.solver !== undefined ? { solver: o.solver } : {}), ...(o.mip !== undefined ? { mip: o.mip } : {}) };
       const r = o.method === 'opdisc' ? await opDiscClassifier(rows, y01, { ...common, lattice: o.lattice ?? { tau: 1, bound: Math.max(1, Math.floor(Math.sqrt(d))), radius: Math.sqrt(d) } }) : await rspmClassifier(rows, y01, common);
       coeff = Array.from(r.w);
-      this.oracle = r.oracle;
+      this.certified = r.certified;
+      this.oracleStatus = r.status;
     } else if (o.method === 'dpsgd') {
       const m = new DpSgdClassifier({ ...o.dpsgd!, loss: 'logistic', targetEps: this.eps, delta: this.delta });
       const fo: DpSgdFitOptions = { addBias, ...(options.rng ? { rng: options.rng } : {}), ...(options.accountant ? { accountant: options.accountant } : {}), ...(options.name ? { name: options.name } : {}), ...(options.lower !== undefined ? { lower: options.lower, upper: options.upper! } : {}) };

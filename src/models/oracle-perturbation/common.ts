@@ -4,7 +4,7 @@
  */
 import type { PrivacyAccountant, SpendRequest } from '../../accounting/accountant.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
-import type { OracleResult } from '../../optimize/oracles/types.js';
+import type { OracleResult, OracleStatus } from '../../optimize/oracles/types.js';
 import { resolveRng, type Rng } from '../../random/rng.js';
 import type { ReleaseOptions } from '../../release.js';
 import { toRowMajor, type MatrixInput } from '../matrix.js';
@@ -65,11 +65,15 @@ export async function runOracleRelease<T>(opts: ReleaseOptions | undefined, requ
   return result;
 }
 
-/** The oracle did not certify optimality; the privacy guarantee cannot be claimed (budget charged). */
+/**
+ * The oracle did not certify optimality; the privacy guarantee cannot be claimed (budget charged).
+ * Only the solver status is reported: objective values, bounds, gaps and times depend on the data
+ * and the noise and are not covered by any guarantee.
+ */
 export class UncertifiedOracleError extends ConvergenceError {
-  readonly oracle: OracleResult;
+  readonly status: OracleStatus;
   constructor(what: string, r: OracleResult) {
-    super(`${what}: the optimisation oracle ended with status '${r.status}' (certified approximation ${r.alpha}); the release was withheld and its privacy cannot be claimed. The budget was charged: the solver ran on the data`);
-    this.oracle = r;
+    super(`${what}: the optimisation oracle ended with status '${r.status}' without certifying optimality; the release was withheld and its privacy cannot be claimed. The budget was charged: the solver ran on the data`);
+    this.status = r.status;
   }
 }

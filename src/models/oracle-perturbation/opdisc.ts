@@ -23,7 +23,7 @@
 import { InvalidArgumentError } from '../../errors.js';
 import { enumerationProjectedOracle } from '../../optimize/oracles/enumeration.js';
 import { zeroOneProjectedOracle, type ZeroOneMipOptions } from '../../optimize/oracles/mip.js';
-import { makeLattice, type LatticeSpec, type OracleResult, type ProjectedOracle } from '../../optimize/oracles/types.js';
+import { makeLattice, type LatticeSpec, type OracleStatus, type ProjectedOracle } from '../../optimize/oracles/types.js';
 import { fillNormal } from '../../random/continuous.js';
 import type { Guarantee } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkOpenUnit, checkPositive } from '../../validation.js';
@@ -67,8 +67,11 @@ export interface OpDiscRelease {
   guarantee: Guarantee;
   /** False when the oracle did not certify optimality (only with onUncertified: 'return'): no guarantee then. */
   certified: boolean;
-  /** The oracle's report (status, time, certified gap). Its objective involves the noise: do not publish it. */
-  oracle: OracleResult;
+  /**
+   * The solver's final status. (The oracle's objective, bound, gap and time are NOT returned: they
+   * depend on the data and the noise and are not covered by the guarantee.)
+   */
+  status: OracleStatus;
 }
 
 /**
@@ -85,7 +88,7 @@ export async function opDisc(oracle: ProjectedOracle, params: OpDiscParameters &
     const eta = fillNormal(rng, new Float64Array(d + 1), sigma);
     const r = await oracle(eta);
     if (!r.certified && policy === 'throw') throw new UncertifiedOracleError('OPDisc', r);
-    return { w: r.w, sigma, guarantee, certified: r.certified, oracle: r };
+    return { w: r.w, sigma, guarantee, certified: r.certified, status: r.status };
   });
 }
 

@@ -118,12 +118,11 @@ export interface OpSampRelease {
   w: Float64Array;
   parameters: OpSampParameters;
   guarantee: Guarantee;
-  /** False if some oracle call did not certify alpha (only with onUncertified: 'return'): no guarantee then. */
+  /**
+   * False if some oracle call did not certify alpha (only with onUncertified: 'return'): no guarantee
+   * then. (Per-call gaps and times are not returned: they depend on the data.)
+   */
   certified: boolean;
-  /** Largest certified normalised approximation over the m calls. */
-  maxAlpha: number;
-  /** Total oracle time (ms). */
-  oracleTimeMs: number;
 }
 
 function finish(sum: Float64Array, q: OpSampParameters, rng: Rng, mode: NoiseMode): Float64Array {
@@ -132,10 +131,10 @@ function finish(sum: Float64Array, q: OpSampParameters, rng: Rng, mode: NoiseMod
   return addLaplaceNoise(avg, { scale: q.laplaceScale, sensitivity: q.lambda }, rng, mode);
 }
 
-function accept(r: OracleResult, n: number, q: OpSampParameters, d: number): number {
+/** Whether a call certified the declared alpha (normalised: alpha_call / n <= alpha). */
+function accept(r: OracleResult, n: number, q: OpSampParameters, d: number): boolean {
   if (!(r.w instanceof Float64Array) || r.w.length !== d) throw new InvalidArgumentError('oracle', `must return w of length ${d}`, r.w);
-  if (!r.certified || !(r.alpha / n <= q.alpha)) return Infinity;
-  return r.alpha / n;
+  return r.certified && r.alpha / n <= q.alpha;
 }
 
 /** OPSamp with an asynchronous oracle (HiGHS LP, or any {@link LinearOracle}). */
@@ -149,18 +148,17 @@ export async function opSamp(oracle: LinearOracle, params: OpSampInput, options:
     const d = params.d;
     const sum = new Float64Array(d);
     const sigma = new Float64Array(d);
-    let maxAlpha = 0;
-    let time = 0;
+    let certified = true;
     for (let k = 0; k < q.m; k++) {
       fillExponential(rng, sigma, q.eta);
       const r = await oracle(Float64Array.from(sigma));
-      time += r.timeMs;
-      const a = accept(r, params.n, q, d);
-      if (a === Infinity && policy === 'throw') throw new UncertifiedOracleError(`OPSamp (call ${k + 1} of ${q.m})`, r);
-      maxAlpha = Math.max(maxAlpha, a === Infinity ? r.alpha / params.n : a);
+      if (!accept(r, params.n, q, d)) {
+        if (policy === 'throw') throw new UncertifiedOracleError(`OPSamp (call ${k + 1} of ${q.m})`, r);
+        certified = false;
+      }
       for (let j = 0; j < d; j++) sum[j]! += r.w[j]!;
     }
-    return { w: finish(sum, q, rng, mode), parameters: q, guarantee, certified: maxAlpha <= q.alpha, maxAlpha, oracleTimeMs: time };
+    return { w: finish(sum, q, rng, mode), parameters: q, guarantee, certified };
   });
 }
 
@@ -184,17 +182,12 @@ function opSampSyncRun(oracle: (sigma: Float64Array) => OracleResult, params: Op
     const d = params.d;
     const sum = new Float64Array(d);
     const sigma = new Float64Array(d);
-    let maxAlpha = 0;
-    let time = 0;
     for (let k = 0; k < q.m; k++) {
       fillExponential(rng, sigma, q.eta);
       const r = oracle(sigma);
-      time += r.timeMs;
-      const a = accept(r, params.n, q, d);
-      if (a === Infinity) throw new UncertifiedOracleError(`OPSamp (call ${k + 1} of ${q.m})`, r);
-      maxAlpha = Math.max(maxAlpha, a);
+      if (!accept(r, params.n, q, d)) throw new UncertifiedOracleError(`OPSamp (call ${k + 1} of ${q.m})`, r);
       for (let j = 0; j < d; j++) sum[j]! += r.w[j]!;
     }
-    return { w: finish(sum, q, rng, mode), parameters: q, guarantee, certified: true, maxAlpha, oracleTimeMs: time };
+    return { w: finish(sum, q, rng, mode), parameters: q, guarantee, certified: true };
   });
 }

@@ -24,7 +24,7 @@
 import { InvalidArgumentError } from '../../errors.js';
 import { enumerateProblem, enumeratedArgmin } from '../../optimize/oracles/enumeration.js';
 import { weightedZeroOneOracle, type ZeroOneMipOptions } from '../../optimize/oracles/mip.js';
-import { checkMargin, type ClassificationData, type OracleResult } from '../../optimize/oracles/types.js';
+import { checkMargin, type ClassificationData, type OracleResult, type OracleStatus } from '../../optimize/oracles/types.js';
 import { fillNormal } from '../../random/continuous.js';
 import type { Guarantee } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger } from '../../validation.js';
@@ -77,7 +77,8 @@ export interface RspmRelease {
   m: number;
   guarantee: Guarantee;
   certified: boolean;
-  oracle: OracleResult;
+  /** The solver's final status (objective, gap and time are not returned: not covered by the guarantee). */
+  status: OracleStatus;
 }
 
 /** Gaussian RSPM for the 0/1 loss over {-1, 0, 1}^d (see the module comment). Labels {0,1} or {-1,1}. */
@@ -104,6 +105,6 @@ export async function rspmClassifier(X: MatrixInput, y: ArrayLike<number>, optio
       r = { w: p.points.slice(a.index * data.d, (a.index + 1) * data.d), objective: a.value, bound: a.value, alpha: 0, status: 'optimal', certified: true, timeMs: performance.now() - t0, iterations: p.count, solver: 'enumeration' };
     }
     if (!r.certified && policy === 'throw') throw new UncertifiedOracleError('RSPM', r);
-    return { w: r.w, sigma, m, guarantee, certified: r.certified, oracle: r };
+    return { w: r.w, sigma, m, guarantee, certified: r.certified, status: r.status };
   });
 }

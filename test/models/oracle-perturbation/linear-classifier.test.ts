@@ -21,7 +21,8 @@ describe('LinearClassifierDP facade', () => {
     const a = await new LinearClassifierDP({ method: 'opdisc', eps: 5000, delta: 1e-6, solver: 'enumeration' }).fit(X, y, { rng: seededRng(1) });
     const b = await new LinearClassifierDP({ method: 'opdisc', eps: 5000, delta: 1e-6 }).fit(X, y, { rng: seededRng(1) });
     expect(b.coeff).toEqual(a.coeff);
-    expect(b.oracle?.certified).toBe(true);
+    expect(b.certified).toBe(true);
+    expect(b.oracleStatus).toBe('optimal');
     expect(acc(b.predict(X), y)).toBeGreaterThan(0.9);
     expect(b.guarantee).toEqual({ eps: 5000, delta: 1e-6, neighbors: 'bounded' });
   });

@@ -84,7 +84,7 @@ describe('OPDisc classifier (HiGHS MIP oracle)', () => {
     const lattice = { tau: 1, bound: 1, radius: Math.SQRT2 };
     const r = await opDiscClassifier(X, y, { eps: 5000, delta: 1e-6, lattice, rng: seededRng(3), accountant: acc });
     expect(r.certified).toBe(true);
-    expect(r.oracle.status).toBe('optimal');
+    expect(r.status).toBe('optimal');
     expect(r.w[0]).toBe(1);
     expect(r.guarantee).toEqual({ eps: 5000, delta: 1e-6, neighbors: 'bounded' });
     expect(acc.spent().eps).toBe(5000);
