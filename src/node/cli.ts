@@ -93,6 +93,7 @@ function writeOutputs(
       ledger: { path: ledger.path, budget: ledger.after.budget, spentBefore: ledger.before.spent, spentAfter: ledger.after.spent },
       results,
       failed: extra.failed,
+      notRun: a.plan.slice(results.length + (extra.failed ? 1 : 0)).map((r) => ({ name: r.name, eps: r.eps, delta: r.delta })),
       warnings: extra.warnings,
       densities: extra.densities,
     }),

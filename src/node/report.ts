@@ -21,8 +21,10 @@ export interface ReportInput {
   generated: string;
   ledger?: { path: string; budget: { eps: number; delta: number }; spentBefore: { eps: number; delta: number }; spentAfter: { eps: number; delta: number } };
   results: ReleaseResult[];
-  /** Releases planned but not completed (an error stopped the run). */
+  /** The release that stopped the run with an error (the ones before it were completed and charged). */
   failed?: { name: string; error: string };
+  /** Releases of the plan that were not run (after a failure): not charged. */
+  notRun?: { name: string; eps: number; delta: number }[];
   warnings?: string[];
   /** Free-text paragraphs shown under the title. */
   notes?: string[];
@@ -239,6 +241,9 @@ export function renderReport(input: ReportInput): string {
   for (const w of input.warnings ?? []) parts.push(`<p class="warn">${esc(w)}</p>`);
   for (const n of input.notes ?? []) parts.push(`<p>${esc(n)}</p>`);
   if (input.failed) parts.push(`<p class="flag">The run stopped at "${esc(input.failed.name)}": ${esc(input.failed.error)}. The releases above it were completed and charged.</p>`);
+  if (input.notRun?.length) {
+    parts.push(`<p class="warn">Not run (nothing charged): ${input.notRun.map((x) => `${esc(x.name)} (ε ${esc(fmt(x.eps))}${x.delta ? `, δ ${esc(fmt(x.delta))}` : ''})`).join(', ')}.</p>`);
+  }
 
   if (r.length > 0 || input.ledger) {
     parts.push('<h2>Budget</h2><div class="card">');

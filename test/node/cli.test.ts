@@ -209,6 +209,26 @@ describe('dpkit run', () => {
   });
 });
 
+describe('dpkit run: a release that fails half-way', () => {
+  it('keeps (and reports) the completed releases, which were charged, and names the failure', async () => {
+    const dir = tmpDir();
+    const csv = path.join(dir, 'few.csv');
+    // One complete row: the mean runs, the variance (needs 2 values) fails.
+    fs.writeFileSync(csv, 'age,hours_per_week\n30,40\n');
+    const file = analysis(dir, `  - { stat: mean, column: age, eps: 0.1 }\n  - { stat: variance, column: age, eps: 0.1 }\n  - { stat: mean, column: hours_per_week, eps: 0.1 }\n`);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(ADULT, csv));
+    const r = await cli('run', file);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toEqual(['dpkit: error: age needs at least 2 non-missing values for a variance']);
+    expect(r.out).toContain('mean(age)');
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
+    expect(json.completed).toBe(1);
+    expect(json.failed.name).toBe('variance(age)');
+    expect(readLedger(path.join(dir, 'ledger')).entries.map((e) => e.name)).toEqual(['mean(age)']);
+    expect(fs.readFileSync(path.join(dir, 'out/report.html'), 'utf8')).toMatch(/Not run \(nothing charged\): mean\(hours_per_week\)/);
+  });
+});
+
 describe('dpkit describe', () => {
   it('describes chosen columns privately with the stated split', async () => {
     const dir = tmpDir();
