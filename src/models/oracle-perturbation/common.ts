@@ -45,8 +45,9 @@ export function checkPolicy(p: unknown): UncertifiedPolicy {
 
 /**
  * Asynchronous check-then-spend: budget checked before `compute` touches the data, charged after
- * it ran (also when the oracle was not certified: see {@link OracleReleaseOptions.onUncertified});
- * nothing is charged when `compute` throws before running the solver on the data (validation).
+ * it ran, also when it failed (uncertified oracle, solver or worker error: see
+ * {@link OracleReleaseOptions.onUncertified}); only an InvalidArgumentError (raised before the
+ * solver runs) is not charged.
  */
 export async function runOracleRelease<T>(opts: ReleaseOptions | undefined, request: SpendRequest, compute: (rng: Rng) => Promise<T>): Promise<T> {
   if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
@@ -58,7 +59,9 @@ export async function runOracleRelease<T>(opts: ReleaseOptions | undefined, requ
   try {
     result = await compute(rng);
   } catch (e) {
-    if (e instanceof UncertifiedOracleError) accountant?.spend(req);
+    // the noise was drawn and the solver ran on the data: any failure but an argument error is a
+    // data-dependent event, so it is charged (an argument error is raised before the solver runs)
+    if (!(e instanceof InvalidArgumentError)) accountant?.spend(req);
     throw e;
   }
   accountant?.spend(req);
