@@ -30,3 +30,4 @@ export {
 } from './data-dependent.js';
 export { stepPlotSvg, type StepPlotOptions, type StepSeries } from './plot.js';
 export { optimizedNoiseFactory, truncatedLaplaceNoiseFactory, type AdditiveNoiseAdder, type AdditiveNoiseFactory } from './noise-adders.js';
+export { latticeExponent as noiseLatticeExponent, NoiseLattice, LATTICE_BITS as NOISE_LATTICE_BITS } from './lattice.js';
