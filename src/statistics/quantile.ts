@@ -18,25 +18,44 @@ import {
 } from './common.js';
 import { checkEpsilon } from '../validation.js';
 
-export interface QuantileOptions extends StatBaseOptions {
+interface QuantileBaseOptions extends StatBaseOptions {
   /** Public lower bound of the data (and of the output). */
   lower: number;
   /** Public upper bound of the data (and of the output). */
   upper: number;
-  /**
-   * true (default): a uniform draw inside the chosen interval (the eps-DP mechanism).
-   * false: the lower end of the chosen interval, a DATA VALUE (DPpack parity). Only the choice of the
-   * interval is eps-DP; the returned point itself is an exact record and is not protected. Do not use
-   * it for real releases.
-   */
-  uniformSampling?: boolean;
 }
+
+/** The eps-DP mechanism: a uniform draw inside the chosen interval. */
+export interface QuantileDPOptions extends QuantileBaseOptions {
+  /** true (default): a uniform draw inside the chosen interval. */
+  uniformSampling?: true;
+  allowDataEndpoints?: false;
+}
+
+/**
+ * DPpack's `uniform.sampling = FALSE`: the lower end of the chosen interval, i.e. an exact DATA VALUE
+ * (or a bound). This is NOT differentially private (whether a value occurs in the data is revealed
+ * with certainty), so it must be acknowledged with `allowDataEndpoints: true`; its Release states no
+ * finite guarantee (eps = Infinity, mechanism 'exponential-endpoint (not DP: returns a data value)'),
+ * and it cannot be charged to an accountant (a budget cannot account for a non-private release).
+ */
+export interface QuantileEndpointOptions extends QuantileBaseOptions {
+  uniformSampling: false;
+  /** Required acknowledgement that the output is a data value and not differentially private. */
+  allowDataEndpoints: true;
+  accountant?: undefined;
+}
+
+export type QuantileOptions = QuantileDPOptions | QuantileEndpointOptions;
+
+/** Mechanism label of the (non-private) endpoint variant. */
+export const QUANTILE_ENDPOINT_MECHANISM = 'exponential-endpoint (not DP: returns a data value)';
 
 /**
  * The exponential-mechanism draw of Smith (2011) on SORTED data z_1 <= ... <= z_n inside [l, u]:
  * with z_0 = l and z_{n+1} = u, interval i (i = 1..n+1, between z_{i-1} and z_i) is chosen with
  * probability proportional to (z_i - z_{i-1}) exp(-eps |i - 1 - q n| / 2), then a uniform point inside
- * it is returned (or z_{i-1} when `uniformSampling` is false).
+ * it is returned (or z_{i-1} when `uniformSampling` is false: a data value, not DP; see QuantileEndpointOptions).
  *
  * Numerics: the weights are computed relative to the best exponent among intervals of positive width
  * and to the widest interval, so the largest term is never underflowed away; if the total still falls
@@ -131,7 +150,9 @@ export function quantileFromSorted(sorted: Float64Array, q: number, eps: number,
  * z_{i-1} and z_i (i = 1..n+1) is chosen with probability proportional to
  * (z_i - z_{i-1}) exp(-eps |i - 1 - q n| / 2); a uniform draw inside it is returned.
  *
- * Guarantee: eps-DP (delta = 0). The utility -|i - 1 - q n| has sensitivity 1 under replacement of one
+ * Guarantee: eps-DP (delta = 0) with the default uniform sampling. (`uniformSampling: false`, DPpack's
+ * endpoint variant, returns a data value and is not DP: it needs `allowDataEndpoints: true`, reports
+ * eps = Infinity and refuses an accountant; see {@link QuantileEndpointOptions}.) The utility -|i - 1 - q n| has sensitivity 1 under replacement of one
  * record (bounded neighbours; the rank of every point moves by at most 1) and, as in DPpack, 1 is also
  * used under add/remove (unbounded) neighbours. The exponential mechanism with exp(eps u / (2 Delta_u))
  * is eps-DP (McSherry & Talwar 2007). With `details`, `scale` is the mechanism's temperature 2/eps and
@@ -157,6 +178,18 @@ function quantileCore(x: ArrayLike<number>, q: number, opts: QuantileOptions, na
   const relations = parseRelations(opts.neighbors);
   const uniformSampling = opts.uniformSampling ?? true;
   if (typeof uniformSampling !== 'boolean') throw new InvalidArgumentError('uniformSampling', 'must be a boolean', uniformSampling);
+  const allowEndpoints = opts.allowDataEndpoints ?? false;
+  if (typeof allowEndpoints !== 'boolean') throw new InvalidArgumentError('allowDataEndpoints', 'must be a boolean', allowEndpoints);
+  if (!uniformSampling) {
+    if (!allowEndpoints) {
+      throw new InvalidArgumentError(
+        'uniformSampling',
+        "false returns the chosen interval's endpoint, an exact data value, which is NOT differentially private; pass allowDataEndpoints: true to acknowledge it (or keep the default uniform sampling)",
+        uniformSampling,
+      );
+    }
+    if (opts.accountant !== undefined) throw new InvalidArgumentError('accountant', 'cannot be charged for uniformSampling: false, which is not differentially private (no finite eps)');
+  } else if (allowEndpoints) throw new InvalidArgumentError('allowDataEndpoints', 'applies only with uniformSampling: false', allowEndpoints);
   const data = checkNumericContainer(x, 'x');
   return runStatistic<Float64Array, number>(
     opts,
@@ -171,9 +204,9 @@ function quantileCore(x: ArrayLike<number>, q: number, opts: QuantileOptions, na
       const value = quantileFromSorted(sorted, q, eps, l, u, rng, uniformSampling);
       const rel: Release<number> = {
         value,
-        // The endpoint variant returns a data value: only the choice of the interval is eps-DP.
-        mechanism: uniformSampling ? 'exponential' : 'exponential-endpoint',
-        guarantee: { eps, delta: 0, neighbors: relation },
+        // The endpoint variant returns a data value: no finite guarantee (only the interval choice is eps-DP).
+        mechanism: uniformSampling ? 'exponential' : QUANTILE_ENDPOINT_MECHANISM,
+        guarantee: { eps: uniformSampling ? eps : Infinity, delta: 0, neighbors: relation },
         sensitivity: 1,
         scale: 2 / eps,
         noiseHalfWidth: (alpha = 0.05) => {

@@ -22,4 +22,8 @@ describe('audit: quantileDP', () => {
     const r = auditDP({ mechanism: (x: readonly number[], rng) => quantileDP(x, 0.5, { ...o, eps: 2, rng }), neighbors: nb, eps: 1, seed: 95 });
     expect(r.passed, formatAudit(r)).toBe(false);
   });
+  it('flags the endpoint variant (uniformSampling: false returns a data value; review finding 5)', () => {
+    const r = auditDP({ mechanism: (x: readonly number[], rng) => quantileDP(x, 0.5, { ...o, eps: 1, uniformSampling: false, allowDataEndpoints: true, rng }), neighbors: nb, eps: 1, seed: 96, samples: 10_000 });
+    expect(r.passed, formatAudit(r)).toBe(false);
+  });
 });

@@ -134,20 +134,47 @@ describe('quantileDP law (Smith 2011)', () => {
     expect(ksTest(res, quantileCdf(sorted, 0.3, 1.4, 0, 100)).pValue).toBeLessThan(1e-6);
     expect(ksTest(res, quantileCdf(sorted, 0.3, 2.6, 0, 100)).pValue).toBeLessThan(1e-6);
   });
-  it('handles 1e6 identical values and tiny eps without underflow', () => {
+  it('1e6 identical values: no underflow, and the exact law (review finding 11)', () => {
     const rng = seededRng(107);
     const same = new Float64Array(1_000_000).fill(3);
+    // q = 0.5: only the outer intervals [0, 3] and [3, 10] have width, and both are 5e5 ranks from the
+    // target, so their weights are proportional to their widths: the output is uniform on [0, 10].
+    // q = 0.3: [0, 3] is 3e5 ranks away, [3, 10] 7e5: all the mass is on [0, 3], uniform there.
     const v = medianDP1e6(same, rng);
     expect(v).toBeGreaterThanOrEqual(0);
     expect(v).toBeLessThanOrEqual(10);
-    // tiny eps: almost uniform on [l, u]
-    const w = quantileDP([1, 2, 3], 0.5, { eps: 1e-300, lower: 0, upper: 10, rng });
-    expect(w >= 0 && w <= 10).toBe(true);
-    // with all values identical only the two outer intervals have width: the output is uniform on [l, u]
-    const sortedSame = new Float64Array(2001).fill(3);
-    const out = new Float64Array(3000);
-    for (let i = 0; i < out.length; i++) out[i] = quantileFromSorted(sortedSame, 0.5, 1, 0, 10, rng);
-    expect(ksTest(out, (t) => t / 10).pValue).toBeGreaterThan(1e-6);
+    const w = quantileDP(same, 0.3, { eps: 1, lower: 0, upper: 10, rng });
+    expect(w).toBeGreaterThanOrEqual(0);
+    expect(w).toBeLessThanOrEqual(3);
+    // the law, from the sorted data directly (the sort is the dominant cost): 1e6 values for a few
+    // draws, 1e5 identical values (the same structure) for the goodness-of-fit samples
+    const out5 = new Float64Array(400);
+    const out3 = new Float64Array(400);
+    for (let i = 0; i < 20; i++) {
+      out5[i] = quantileFromSorted(same, 0.5, 1, 0, 10, rng);
+      out3[i] = quantileFromSorted(same, 0.3, 1, 0, 10, rng);
+    }
+    const same5 = same.subarray(0, 100_000);
+    for (let i = 20; i < out5.length; i++) {
+      out5[i] = quantileFromSorted(same5, 0.5, 1, 0, 10, rng);
+      out3[i] = quantileFromSorted(same5, 0.3, 1, 0, 10, rng);
+    }
+    expect(ksTest(out5, (t) => t / 10).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(out5, (t) => Math.min(1, t / 3)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(out3, (t) => Math.min(1, t / 3)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(out3, (t) => t / 10).pValue).toBeLessThan(1e-6);
+  });
+  it('tiny eps: uniform on [lower, upper] (the utility no longer matters), and not the eps = 1 law', () => {
+    const rng = seededRng(110);
+    const x = [1, 2, 3, 3.5, 4];
+    const res = new Float64Array(4000);
+    for (let i = 0; i < res.length; i++) res[i] = quantileDP(x, 0.5, { eps: 1e-300, lower: 0, upper: 10, rng });
+    expect(ksTest(res, (t) => t / 10).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(res, quantileCdf(x, 0.5, 1, 0, 10)).pValue).toBeLessThan(1e-6);
+    // and at eps = 1 the same data follow the eps = 1 law, not the uniform one
+    for (let i = 0; i < res.length; i++) res[i] = quantileDP(x, 0.5, { eps: 1, lower: 0, upper: 10, rng });
+    expect(ksTest(res, quantileCdf(x, 0.5, 1, 0, 10)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(res, (t) => t / 10).pValue).toBeLessThan(1e-6);
   });
   it('falls back to log space when every weight would underflow relative to the widest gap', () => {
     const rng = seededRng(108);

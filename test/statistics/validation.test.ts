@@ -7,7 +7,7 @@ import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
 import { seededRng } from '../../src/random/rng.js';
 import { roundHalfEven } from '../../src/statistics/histogram.js';
-import { covDP, histogramDP, meanDP, medianDP, pooledCovDP, pooledVarDP, quantileDP, sdDP, smoothMedianDP, tableDP, varDP } from '../../src/statistics/index.js';
+import { covDP, histogramDP, meanDP, medianDP, pooledCovDP, pooledVarDP, QUANTILE_ENDPOINT_MECHANISM, quantileDP, sdDP, smoothMedianDP, tableDP, varDP } from '../../src/statistics/index.js';
 
 const rng = seededRng(3);
 const b = { lower: 0, upper: 1, rng };
@@ -167,8 +167,24 @@ describe('post-processing', () => {
     for (let i = 0; i < 300; i++) {
       const v = quantileDP(data, i / 300, { ...b, eps: 0.01 });
       expect(v >= 0 && v <= 1).toBe(true);
-      const e = quantileDP(data, 0.5, { ...b, eps: 1, uniformSampling: false });
+      const e = quantileDP(data, 0.5, { ...b, eps: 1, uniformSampling: false, allowDataEndpoints: true });
       expect([0, 0, 0.2, 0.4, 0.9, 1].includes(e)).toBe(true);
     }
+  });
+  it('uniformSampling false (a data value, not DP) needs allowDataEndpoints and states no finite guarantee (review finding 5)', () => {
+    const data = [0.2, 0.4, 0.9];
+    const acc = new PrivacyAccountant({ eps: 10 });
+    throwsArg(() => quantileDP(data, 0.5, { ...b, eps: 1, uniformSampling: false } as never), 'uniformSampling');
+    throwsArg(() => medianDP(data, { ...b, eps: 1, uniformSampling: false, allowDataEndpoints: true, accountant: acc } as never), 'accountant');
+    throwsArg(() => medianDP(data, { ...b, eps: 1, allowDataEndpoints: true } as never), 'allowDataEndpoints');
+    throwsArg(() => medianDP(data, { ...b, eps: 1, uniformSampling: false, allowDataEndpoints: 'yes' } as never), 'allowDataEndpoints');
+    expect(acc.spent().eps).toBe(0);
+    const r = medianDP(data, { ...b, eps: 1, uniformSampling: false, allowDataEndpoints: true, details: true });
+    expect(r.mechanism).toBe(QUANTILE_ENDPOINT_MECHANISM);
+    expect(r.mechanism).toMatch(/not DP/);
+    expect(r.guarantee.eps).toBe(Infinity);
+    const dp = medianDP(data, { ...b, eps: 1, details: true });
+    expect(dp.mechanism).toBe('exponential');
+    expect(dp.guarantee).toEqual({ eps: 1, delta: 0, neighbors: 'bounded' });
   });
 });
