@@ -14,8 +14,11 @@ export interface TableOptions extends NoisyStatOptions {
   /**
    * The public levels of each column (one array per column, distinct values). Strongly recommended:
    * when omitted, the levels are taken from the data (sorted), and the SET OF LEVELS ITSELF IS NOT
-   * PROTECTED (a level seen once reveals that some record has it). With declared levels, a value
-   * outside them raises a typed error (after the budget check; nothing is spent).
+   * PROTECTED (a level seen once reveals that some record has it). With declared levels ONLY THE
+   * DECLARED LEVELS ARE COUNTED: a record whose value in some column is not a declared level (any
+   * other string or number, or a non-category) is silently left out of the table. (An error there
+   * would be a free, data-dependent answer after the budget check; to count such records, declare a
+   * catch-all level and map the values to it before the call.)
    */
   levels?: ReadonlyArray<ReadonlyArray<Category>>;
   /** Keep negative noisy counts (default false: clamped to 0, then rounded half to even). */
@@ -48,7 +51,9 @@ function sortedLevels(values: Set<Category>): Category[] {
  * neighbours l1 = 2 (Laplace b = 2/eps, eps-DP) or l2 = sqrt(2) (Gaussian, (eps, delta)-DP), unbounded 1
  * (DPpack's table). Post-processing: negatives clamped to 0 unless allowNegative, then rounding half
  * to even. Columns hold strings or numbers (1 and '1' are different levels); all of equal length.
- * Call as tableDP([col1, col2, ...], opts).
+ * With declared `levels`, only records whose values are all declared levels are counted (the others
+ * are left out silently: no error can reveal a record after the budget check). Call as
+ * tableDP([col1, col2, ...], opts).
  */
 export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike<Category>>, opts: O): StatResult<ContingencyTable, O> {
   const p = parseNoiseOptions(opts);
@@ -92,7 +97,7 @@ export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike
     (): Truth => {
       const levels = declared ?? columns.map((col, c) => {
         const s = new Set<Category>();
-        for (let i = 0; i < n; i++) s.add(checkCategory(col[i], c, i));
+        for (let i = 0; i < n; i++) s.add(checkCategory(col[i], c));
         return sortedLevels(s);
       });
       const dims = levels.map((lv) => lv.length);
@@ -106,19 +111,26 @@ export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike
         strides[c] = st;
         st *= dims[c]!;
       }
-      const flat = new Float64Array(n); // cell index per row, accumulated column by column
+      const flat = new Float64Array(n); // cell index per row, accumulated column by column (NaN: not counted)
       for (let c = 0; c < C; c++) {
         const col = columns[c]!;
         const map = index[c]!;
         const stride = strides[c]!;
         for (let i = 0; i < n; i++) {
           const k = map.get(col[i]!);
-          if (k === undefined) throw new InvalidArgumentError(`columns[${c}][${i}]`, declared ? 'is not one of the declared levels' : 'must be a string or a finite number', col[i]);
-          flat[i] = flat[i]! + k * stride;
+          // Undeclared values are not counted (see TableOptions.levels); with levels taken from the
+          // data every valid category has a level, so only an invalid one can be missing here.
+          if (k === undefined) {
+            if (declared) flat[i] = NaN;
+            else throw new InvalidArgumentError(`columns[${c}]`, 'must hold only strings or finite numbers');
+          } else flat[i] = flat[i]! + k * stride;
         }
       }
       const counts = new Float64Array(cells);
-      for (let i = 0; i < n; i++) counts[flat[i]!]!++;
+      for (let i = 0; i < n; i++) {
+        const f = flat[i]!;
+        if (f === f) counts[f]!++;
+      }
       return { levels, dims, counts };
     },
     (t: Truth, relation: Neighbors, rng: Rng) => {
@@ -145,7 +157,8 @@ export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike
   ) as StatResult<ContingencyTable, O>;
 }
 
-function checkCategory(v: unknown, c: number, i: number): Category {
+/** A category read from the data (after the budget check): the error names the column, not the record or its value. */
+function checkCategory(v: unknown, c: number): Category {
   if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) return v;
-  throw new InvalidArgumentError(`columns[${c}][${i}]`, 'must be a string or a finite number', v);
+  throw new InvalidArgumentError(`columns[${c}]`, 'must hold only strings or finite numbers');
 }

@@ -76,10 +76,9 @@ describe('validation', () => {
     throwsArg(() => histogramDP([1], { ...b, eps: 1, normalize: 'yes' as never }), 'normalize');
     throwsArg(() => tableDP([], { eps: 1 }), 'columns');
     throwsArg(() => tableDP([['a'], ['b', 'c']], { eps: 1 }), 'columns[1]');
-    throwsArg(() => tableDP([['a', 'z']], { eps: 1, levels: [['a', 'b']] }), 'columns[0][1]');
     throwsArg(() => tableDP([['a']], { eps: 1, levels: [['a', 'a']] }), 'levels[0]');
     throwsArg(() => tableDP([['a']], { eps: 1, levels: [['a'], ['b']] }), 'levels');
-    throwsArg(() => tableDP([[NaN as never]], { eps: 1 }), 'columns[0][0]');
+    throwsArg(() => tableDP([[NaN as never]], { eps: 1 }), 'columns[0]');
     throwsArg(() => quantileDP([1], 1.5, { ...b, eps: 1 }), 'q');
     throwsArg(() => quantileDP([1, Infinity], 0.5, { ...b, eps: 1 }), 'x[1]');
     throwsArg(() => medianDP([1], { ...b, eps: 1, uniformSampling: 'no' as never }), 'uniformSampling');
@@ -186,5 +185,27 @@ describe('post-processing', () => {
     const dp = medianDP(data, { ...b, eps: 1, details: true });
     expect(dp.mechanism).toBe('exponential');
     expect(dp.guarantee).toEqual({ eps: 1, delta: 0, neighbors: 'bounded' });
+  });
+});
+
+describe('tableDP: undeclared values (review finding 8)', () => {
+  it('are left out of the table silently (no data-dependent error after the budget check), and charged normally', () => {
+    const acc = new PrivacyAccountant({ eps: 1e7 });
+    const rng = seededRng(8);
+    const t = tableDP([['a', 'z', 'b', 'a', null as never], ['x', 'x', 'q', 'y', 'x']], { eps: 1e6, levels: [['a', 'b'], ['x', 'y']], accountant: acc, rng });
+    // counted: (a, x) and (a, y); 'z', 'q' and null are not declared levels
+    expect(Array.from(t.counts)).toEqual([1, 1, 0, 0]);
+    expect(acc.spent().eps).toBe(1e6);
+  });
+  it('an invalid category met while reading levels from the data names the column only', () => {
+    let err: unknown;
+    try {
+      tableDP([['a', 'secret-42', { x: 1 } as never]], { eps: 1 });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as InvalidArgumentError).argument).toBe('columns[0]');
+    expect((err as Error).message).not.toMatch(/secret|\[2\]|x: 1|object/);
   });
 });
