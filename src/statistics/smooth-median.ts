@@ -108,7 +108,11 @@ export interface SmoothMedianOptions extends ReleaseOptions, MedianBoundsOptions
   noise?: SmoothNoiseFamily;
   /** gamma > 1 of the heavy-tailed family (default 4). */
   gamma?: number;
-  /** Sampling of the Laplace/Gaussian noise: 'safe' (default, lattice with a PUBLIC grid) or 'float' (simulations). The heavy-tailed family is sampled in floating point. */
+  /**
+   * Sampling of the Laplace/Gaussian noise: 'safe' (default, lattice with a PUBLIC grid) or 'float'
+   * (simulations). The heavy-tailed family is always sampled in floating point (no exact discrete
+   * sampler exists here): its output is NOT protected against floating-point attacks (Mironov 2012).
+   */
   noiseMode?: Exclude<NoiseMode, 'exact'>;
   /** Return a {@link SmoothMedianRelease} (public calibration only; nothing computed from the data besides the value). */
   details?: boolean;
