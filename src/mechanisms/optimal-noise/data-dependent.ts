@@ -137,10 +137,10 @@ export class DataDependentNoise {
 
   /**
    * Exponent k of the public lattice 2^k Z of the safe release: 2^k divides every noise-grid edge AND
-   * every query-cell edge, and 2^k <= beta * delta * 2^-40 (lattice.ts). Depends on public parameters only.
+   * every query-cell edge, and 2^k <= beta * delta * e^-eps * 2^-40 (lattice.ts). Depends on public parameters only.
    */
   latticeExponent(): number {
-    this.k ??= latticeExponent(this.grid, this.delta, this.cellEdges);
+    this.k ??= latticeExponent(this.grid, this.eps, this.delta, this.cellEdges);
     return this.k;
   }
 

@@ -141,10 +141,10 @@ export class OptimizedNoise {
 
   /**
    * The public lattice 2^k Z of the safe release and its exact discrete sampler (lattice.ts): k is the
-   * largest exponent with 2^k dividing every edge and 2^k <= min width * delta * 2^-40. Cached.
+   * largest exponent with 2^k dividing every edge and 2^k <= min width * delta * e^-eps * 2^-40. Cached.
    */
   lattice(): NoiseLattice {
-    this.lat ??= new NoiseLattice(this.grid, this.weights, latticeExponent(this.grid, this.delta));
+    this.lat ??= new NoiseLattice(this.grid, this.weights, latticeExponent(this.grid, this.eps, this.delta));
     return this.lat;
   }
 

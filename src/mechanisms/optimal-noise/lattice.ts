@@ -8,8 +8,8 @@
  *
  * 1. Lattice. g = 2^k with k <= the 2-adic valuation of every grid edge (uniform grids: of beta, since
  *    the edges are exact integer multiples of beta; plus any extra public positions such as the
- *    data-dependent query cells' edges), and g <= (smallest cell width) * delta * 2^-40 (`LATTICE_BITS`;
- *    without the delta factor when delta = 0). Then every edge is an exact integer multiple
+ *    data-dependent query cells' edges), and g <= (smallest cell width) * delta * e^-eps * 2^-40
+ *    (`LATTICE_BITS`; without the delta factor when delta = 0). Then every edge is an exact integer multiple
  *    E_j = x_j / g, and cell j holds L_j = E_{j+1} - E_j lattice points. k depends only on the public
  *    distribution, never on the data.
  * 2. Discrete noise T (an integer): cell j with probability proportional to the EXACT integer weight
@@ -23,7 +23,7 @@
  *    the double itself when |value / g| >= 2^52, where it is already an integer), z = m + T exactly
  *    (safe integers, or BigInt), and the released double is z g rounded (`latticeToDouble`): a
  *    deterministic function of the integer z, i.e. post-processing. It is exactly z g whenever
- *    |z| < 2^53; beyond that (|value| larger than about 2^13 times the cell width times 1/delta) the
+ *    |z| < 2^53; beyond that (|value| of order 2^53 g or more, g being at most 2^-40 of a cell) the
  *    output is the double nearest to z g (still post-processing of z, with relative error 2^-53).
  *
  * Guarantee (proof). For an integer shift s let V_d(s) = sum_t max(0, P(T = t) - e^eps P(T = t - s))
@@ -34,11 +34,12 @@
  * EXACTLY the continuous privacy profile at lattice shifts. For neighbours with |value - value'| <=
  * Delta, |m - m'| <= Delta / g + 1 (each rounding moves by at most g/2), so the release is
  * (eps, delta)-DP as soon as V(phi) <= delta for every |phi| <= Delta + g (both signs). That is checked
- * exactly (verify.ts with the shift range padded by g: `OptimizedNoise.verifySafe`). The slack: V is
- * Lipschitz in phi with constant at most e^eps sum_j |jumps of f| <= 2 e^eps max f, so
- * V(Delta + g) - V(Delta) <= 2 e^eps (max_j p_j / width_j) g <= 2 e^eps delta 2^-40, below the
- * LP's slack delta 1e-9 for eps <= 6 (the exact check decides in any case; the optimiser re-solves
- * with a tighter delta when it fails).
+ * exactly (verify.ts with the shift range padded by g: `OptimizedNoise.verifySafe`). The slack:
+ * |V(a) - V(b)| <= e^eps integral |f(y - a) - f(y - b)| dy <= e^eps |a - b| TV(f), and the total
+ * variation of the step function f is at most 2 sum_j f_j <= 2 / (min width), so
+ * V(Delta + g) - V(Delta) <= 2 e^eps g / (min width) <= 2 delta 2^-40 < 2e-12 delta, well inside
+ * the LP's slack delta 1e-9 (the exact check decides in any case; the optimiser re-solves with a
+ * tighter delta when it fails).
  *
  * Threat model: floating-point attacks (the output is a function of the DP integer z only) and, with
  * the default cryptoRng, RNG attacks. Not timing: rejection loops and the BigInt paths run in random,
@@ -57,16 +58,18 @@ const TWO53 = 9007199254740992;
 
 /**
  * The public lattice exponent k (spacing 2^k) for a grid: the largest k with 2^k dividing every edge
- * (and every `extra` position) and 2^k <= min width * delta * 2^-bits.
+ * (and every `extra` position) and 2^k <= min width * delta * e^-eps * 2^-bits.
  */
-export function latticeExponent(grid: NoiseGrid, delta: number, extra: ArrayLike<number> = [], bits = LATTICE_BITS): number {
+export function latticeExponent(grid: NoiseGrid, eps: number, delta: number, extra: ArrayLike<number> = [], bits = LATTICE_BITS): number {
+  if (!(Number.isFinite(eps) && eps >= 0)) throw new InvalidArgumentError('eps', 'must be a finite number >= 0', eps);
   let kDiv = Infinity;
   if (grid.spec.kind === 'uniform') kDiv = dyadic(grid.spec.beta).exp;
   else for (let j = 0; j <= grid.n; j++) if (grid.edges[j] !== 0) kDiv = Math.min(kDiv, dyadic(grid.edges[j]!).exp);
   for (let i = 0; i < extra.length; i++) if (extra[i] !== 0) kDiv = Math.min(kDiv, dyadic(extra[i]!).exp);
   let minW = Infinity;
   for (let j = 0; j < grid.n; j++) minW = Math.min(minW, grid.widths[j]!);
-  const kSize = floorLog2(minW) + (delta > 0 ? floorLog2(delta) : 0) - bits;
+  // e^-eps >= 2^-ceil(eps log2 e): the exponent below is at most log2(min width * delta * e^-eps) - bits
+  const kSize = floorLog2(minW) + (delta > 0 ? floorLog2(delta) : 0) - Math.ceil(eps * Math.LOG2E * (1 + 1e-15)) - bits;
   const k = Math.min(kDiv, kSize);
   if (k < -1074) throw new InvalidArgumentError('grid', 'is too fine for the safe lattice (spacing below 2^-1074); use a coarser grid or noise: "float"', k);
   return k;
@@ -74,7 +77,8 @@ export function latticeExponent(grid: NoiseGrid, delta: number, extra: ArrayLike
 
 /** round(value / 2^k) exactly (ties towards +infinity): a safe integer, or a BigInt beyond 2^52. */
 export function roundToLattice(value: number, k: number, name = 'value'): number | bigint {
-  const y = value * Math.pow(2, -k);
+  // exact power-of-two scaling (two factors so that 2^-k never overflows on its own for k < -1023)
+  const y = -k > 1023 ? value * Math.pow(2, 1023) * Math.pow(2, -k - 1023) : value * Math.pow(2, -k);
   if (!Number.isFinite(y)) throw new InvalidArgumentError(name, `is too large for the safe lattice 2^${k} (|value| / 2^${k} overflows); use noise: 'float' for simulations`, value);
   if (Math.abs(y) < TWO52) return Math.round(y);
   return BigInt(y); // already an integer

@@ -95,6 +95,8 @@ describe('exact discrete samplers (lattice.ts)', () => {
     expect(roundToLattice(-0.3125, -3)).toBe(-2); // -2.5 rounds towards +infinity
     expect(roundToLattice(2 ** 60, -3)).toBe(2n ** 63n);
     expect(() => roundToLattice(1e308, -60)).toThrow(/too large/);
+    expect(roundToLattice(0, -1074)).toBe(0); // 2^1074 alone overflows: scaled in two exact steps
+    expect(roundToLattice(2 ** -1070, -1074)).toBe(16);
     expect(latticeToDouble(5, -3)).toBe(0.625);
     expect(latticeToDouble(2n ** 63n + 1n, -3)).toBe(2 ** 60);
     expect(latticeToDouble(-(2n ** 1100n), -1074)).toBe(-(2 ** 26));
@@ -111,7 +113,7 @@ describe('safe optimised-noise sampling on the public lattice', () => {
 
   it('the lattice is public and divides every edge; g <= min width * delta * 2^-40', () => {
     const lat = noise.lattice();
-    expect(lat.k).toBe(latticeExponent(noise.grid, 0.2));
+    expect(lat.k).toBe(latticeExponent(noise.grid, 1, 0.2));
     expect(lat.spacing).toBeLessThanOrEqual(0.25 * 0.2 * 2 ** -40);
     for (let j = 0; j <= noise.grid.n; j++) expect(lat.edgeIndex[j]).toBe(BigInt(noise.edges[j]! * 2 ** -lat.k)); // exact: 0.25 j is dyadic
     // 0.05 is not dyadic: the lattice must go down to its last mantissa bit
@@ -119,7 +121,7 @@ describe('safe optimised-noise sampling on the public lattice', () => {
     expect(Number.isInteger(0.05 * 2 ** -k)).toBe(true);
     // general grids: 2^k divides every edge
     const g = refinedGrid(0.1, 0.5, 0.3, 2);
-    const kg = latticeExponent(g, 0.1);
+    const kg = latticeExponent(g, 1, 0.1);
     for (const x of g.edges) expect(Number.isInteger(x * 2 ** -kg)).toBe(true);
   });
 
@@ -167,6 +169,20 @@ describe('safe optimised-noise sampling on the public lattice', () => {
     const inv = 2 ** -fine.lattice().k;
     let off = 0;
     for (let i = 0; i < ys.length; i++) if (!(Number.isInteger(xs[i]! * inv) && Number.isInteger(ys[i]! * inv))) off++;
+    expect(off).toBe(0);
+  });
+
+  it('general (non-uniform) grids: the safe sampler follows the mixture, on the lattice, verified at Delta + g', async () => {
+    const g = refinedGrid(0.1, 0.5, 0.3, 2.1);
+    const ng = await optimizeNoise({ eps: 1, delta: 0.2, sensitivity: 1, grid: Array.from(g.edges), certificate: false });
+    expect(ng.verifySafe().ok).toBe(true);
+    const xs = ng.sampleSafeInto(seededRng(108), new Float64Array(100_000));
+    expect(mixturePValue(ng, xs, 2)).toBeGreaterThan(1e-6);
+    expect(mixturePValue(ng, xs.map((x) => 0.7 * x), 2)).toBeLessThan(1e-6);
+    expect(mixturePValue(ng, xs.map((x) => 1.3 * x), 2)).toBeLessThan(1e-6);
+    const inv = 2 ** -ng.lattice().k;
+    let off = 0;
+    for (const x of xs) if (!Number.isInteger(x * inv)) off++;
     expect(off).toBe(0);
   });
 
