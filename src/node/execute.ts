@@ -293,6 +293,26 @@ function releaseCounts(counts: number[], r: { eps: number; delta: number; neighb
 }
 
 /**
+ * The noisy per-group counts and clamped sums of a grouped mean: eps/2 (and delta/2) for the vector
+ * of counts and eps/2 for the vector of sums, each calibrated to its sensitivity over the whole
+ * partition (./sensitivity.ts: counts l1 2 / l2 sqrt(2) under replace-one, 1 under add/remove;
+ * sums 2M / max(sqrt(2) M, u - l) under replace-one, M under add/remove, M = max(|l|, |u|)), so the
+ * pair is (eps, delta)-DP by sequential composition. `w` are the (1 - alpha/2) noise half-widths.
+ */
+export function releaseGroupSums(
+  counts: readonly number[],
+  sums: readonly number[],
+  o: { eps: number; delta: number; neighbors: 'bounded' | 'unbounded'; mechanism: NoiseMechanism; lower: number; upper: number },
+  rng: Rng,
+  alpha: number,
+) {
+  const p = noiseOpts(o.eps / 2, o.mechanism, o.delta / 2, o.neighbors);
+  const nc = vectorNoise([...counts], p, countsSensitivity(o.neighbors), rng, alpha / 2);
+  const ns = vectorNoise([...sums], p, groupSumsSensitivity(o.lower, o.upper, o.neighbors), rng, alpha / 2);
+  return { counts: nc, sums: ns };
+}
+
+/**
  * Mean by group: a noisy count and a noisy clamped sum per public level (eps/2 each, over the whole
  * partition), mean = sum / count clamped to [l, u]. Unlike the ungrouped mean, the group sizes are
  * private here, so they are released too. Interval: union bound over the (1 - alpha/2) intervals of
@@ -304,24 +324,15 @@ async function groupedMean(r: ReleaseSpec & { stat: 'mean' | 'variance' | 'sd' }
   const q = numericReq(schema, column);
   const ms = await engine.groupedMoments({ column: g.name, levels: g.levels, missing: g.missing }, q);
   const mech = (r as { mechanism: NoiseMechanism }).mechanism;
-  const pc = noiseOpts(r.eps / 2, mech, r.delta / 2, r.neighbors);
-  const ps = noiseOpts(r.eps / 2, mech, r.delta / 2, r.neighbors);
+  const { counts: nc, sums: ns } = releaseGroupSums(
+    ms.map((m) => m.n),
+    ms.map((m) => m.sum),
+    { eps: r.eps, delta: r.delta, neighbors: r.neighbors, mechanism: mech, lower: q.lower, upper: q.upper },
+    rng,
+    alpha,
+  );
   const sc = countsSensitivity(r.neighbors);
   const ss = groupSumsSensitivity(q.lower, q.upper, r.neighbors);
-  const nc = vectorNoise(
-    ms.map((m) => m.n),
-    pc,
-    sc,
-    rng,
-    alpha / 2,
-  );
-  const ns = vectorNoise(
-    ms.map((m) => m.sum),
-    ps,
-    ss,
-    rng,
-    alpha / 2,
-  );
   const values: number[] = [];
   const intervals: [number, number][] = [];
   const clamp = (x: number) => Math.min(q.upper, Math.max(q.lower, x));
