@@ -5,7 +5,7 @@ import { OptimizedNoise, optimizedNoiseMechanism, optimizeNoise } from '../../..
 import { makeGrid, refinedGrid } from '../../../src/mechanisms/optimal-noise/grid.js';
 import { ExactIndexSampler, latticeExponent, latticeToDouble, NoiseLattice, roundToLattice, uniformBelow } from '../../../src/mechanisms/optimal-noise/lattice.js';
 import { verifyDensity } from '../../../src/mechanisms/optimal-noise/verify.js';
-import { seededRng } from '../../../src/random/rng.js';
+import { seededRng, type Rng } from '../../../src/random/rng.js';
 import { chiSquareTest } from '../../helpers/gof.js';
 
 /** Chi-square p-value of integer draws in [0, n) against probabilities proportional to w. */
@@ -72,6 +72,17 @@ describe('exact discrete samplers (lattice.ts)', () => {
     expect(pmfPValue(d2, [2, 3, 1, 0])).toBeGreaterThan(1e-6);
     expect(d2.includes(3)).toBe(false); // mass 7 / 2^1101: never drawn
     expect(() => new ExactIndexSampler([0n, 0n])).toThrow(InvalidArgumentError);
+  });
+
+  it('ExactIndexSampler: the exact low-bit path decides when the top 52 bits hit a boundary (scripted Rng)', () => {
+    // total 2^61 + 5: P = 62 bits, s = 10; boundary B_1 = 2^60 + 5 has top bits 2^50
+    const sampler = new ExactIndexSampler([(1n << 60n) + 5n, 1n << 60n]);
+    const scripted = (low: bigint): Rng => {
+      const words = [2 ** 30, 0]; // h = (2^30 >>> 12) 2^32 + 0 = 2^50
+      return { ...seededRng(1), nextUint32: () => words.shift()!, nextBigIntBelow: (b: bigint) => (b === 1n << 10n ? low : -1n) };
+    };
+    expect(sampler.sample(scripted(4n))).toBe(0); // r = 2^60 + 4 < B_1
+    expect(sampler.sample(scripted(5n))).toBe(1); // r = 2^60 + 5 = B_1
   });
 
   it('uniformBelow is uniform for small, 32-bit and 53-bit bounds', () => {
