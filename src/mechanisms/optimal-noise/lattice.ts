@@ -101,7 +101,9 @@ function bitLength(x: bigint): number {
 
 /**
  * Exact sampler of an index i with probability W_i / sum W for non-negative integer weights (see the
- * module comment, step 2).
+ * module comment, step 2). With `scale` (default) the weights are first multiplied by the common
+ * integer c = floor(2^(P+52) / sum W) (P = bit length of sum W): the probabilities are unchanged and
+ * the total sits within sum W of 2^(P+52), so the rejection step almost never fires (< 2^-51).
  */
 export class ExactIndexSampler {
   readonly n: number;
@@ -111,8 +113,11 @@ export class ExactIndexSampler {
   private readonly s: number;
   private readonly hBits: number;
   private readonly topT: number;
+  /** guide[b] = first boundary i >= 1 with tops[i] >= b 2^gs (a bucket index over the top bits of h). */
+  private readonly guide: Int32Array;
+  private readonly gDiv: number;
 
-  constructor(weights: readonly bigint[]) {
+  constructor(weights: readonly bigint[], scale = true) {
     const n = weights.length;
     if (n < 1) throw new InvalidArgumentError('weights', 'must be non-empty', n);
     this.n = n;
@@ -120,11 +125,15 @@ export class ExactIndexSampler {
     this.prefix[0] = 0n;
     for (let i = 0; i < n; i++) {
       const w = weights[i]!;
-      if (w < 0n) throw new InvalidArgumentError(`weights[${i}]`, 'must be >= 0', w);
+      if (typeof w !== 'bigint' || w < 0n) throw new InvalidArgumentError(`weights[${i}]`, 'must be a BigInt >= 0', w);
       this.prefix[i + 1] = this.prefix[i]! + w;
     }
+    if (this.prefix[n]! <= 0n) throw new InvalidArgumentError('weights', 'must have a positive sum');
+    if (scale) {
+      const c = (1n << BigInt(bitLength(this.prefix[n]!) + 52)) / this.prefix[n]!;
+      for (let i = 1; i <= n; i++) this.prefix[i] = this.prefix[i]! * c;
+    }
     this.total = this.prefix[n]!;
-    if (this.total <= 0n) throw new InvalidArgumentError('weights', 'must have a positive sum');
     const P = bitLength(this.total);
     this.s = Math.max(0, P - 52);
     this.hBits = P - this.s;
@@ -132,6 +141,14 @@ export class ExactIndexSampler {
     this.tops = new Float64Array(n + 1);
     for (let i = 0; i <= n; i++) this.tops[i] = Number(this.prefix[i]! >> S);
     this.topT = this.tops[n]!;
+    const G = Math.min(12, this.hBits);
+    this.gDiv = Math.pow(2, this.hBits - G);
+    this.guide = new Int32Array((1 << G) + 1);
+    let i = 1;
+    for (let b = 0; b <= 1 << G; b++) {
+      while (i <= n && this.tops[i]! < b * this.gDiv) i++;
+      this.guide[b] = i;
+    }
   }
 
   sample(rng: Rng): number {
@@ -140,9 +157,10 @@ export class ExactIndexSampler {
     for (;;) {
       const h = hb <= 32 ? rng.nextUint32() >>> (32 - hb) : (rng.nextUint32() >>> (64 - hb)) * 4294967296 + rng.nextUint32();
       if (h > this.topT) continue; // r >= (topT + 1) 2^s > total: reject
-      // lo = number of boundaries B_1..B_n with top < h
-      let lo = 1;
-      let hi = this.n + 1;
+      // lo = first boundary index i >= 1 with top >= h (exists: h <= topT); the guide brackets it
+      const bucket = Math.floor(h / this.gDiv);
+      let lo = this.guide[bucket]!;
+      let hi = Math.min(this.guide[bucket + 1]!, this.n);
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         if (tops[mid]! < h) lo = mid + 1;

@@ -59,11 +59,14 @@ describe('exact discrete samplers (lattice.ts)', () => {
   it('ExactIndexSampler: exact small weights (ambiguous boundaries, rejection, zero weights) and huge ones', () => {
     const rng = seededRng(101);
     const small = [1n, 2n, 0n, 3n, 5n];
-    const s1 = new ExactIndexSampler(small);
-    const d1 = new Float64Array(60_000);
-    for (let i = 0; i < d1.length; i++) d1[i] = s1.sample(rng);
-    expect(pmfPValue(d1, [1, 2, 0, 3, 5])).toBeGreaterThan(1e-6);
-    expect(pmfPValue(d1, [1, 2, 0, 3, 4])).toBeLessThan(1e-6);
+    for (const scale of [false, true]) {
+      // unscaled: total 11 < 2^52, so boundaries are hit often (exact path) and h in {11..15} is rejected
+      const s1 = new ExactIndexSampler(small, scale);
+      const d1 = new Float64Array(60_000);
+      for (let i = 0; i < d1.length; i++) d1[i] = s1.sample(rng);
+      expect(pmfPValue(d1, [1, 2, 0, 3, 5])).toBeGreaterThan(1e-6);
+      expect(pmfPValue(d1, [1, 2, 0, 3, 4])).toBeLessThan(1e-6);
+    }
     // a total of ~2^1100 (canonical double weights at very different scales): lazy top-bits decision
     const big = [1n << 1100n, 3n << 1099n, (1n << 1099n) + 1n, 7n];
     const s2 = new ExactIndexSampler(big);
@@ -76,7 +79,7 @@ describe('exact discrete samplers (lattice.ts)', () => {
 
   it('ExactIndexSampler: the exact low-bit path decides when the top 52 bits hit a boundary (scripted Rng)', () => {
     // total 2^61 + 5: P = 62 bits, s = 10; boundary B_1 = 2^60 + 5 has top bits 2^50
-    const sampler = new ExactIndexSampler([(1n << 60n) + 5n, 1n << 60n]);
+    const sampler = new ExactIndexSampler([(1n << 60n) + 5n, 1n << 60n], false);
     const scripted = (low: bigint): Rng => {
       const words = [2 ** 30, 0]; // h = (2^30 >>> 12) 2^32 + 0 = 2^50
       return { ...seededRng(1), nextUint32: () => words.shift()!, nextBigIntBelow: (b: bigint) => (b === 1n << 10n ? low : -1n) };
