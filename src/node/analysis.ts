@@ -12,6 +12,7 @@ import path from 'node:path';
 import { LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { DpkitError } from '../errors.js';
 import type { DataSourceSpec, MissingPolicy } from './data.js';
+import { MIN_PUBLIC_SIZE } from './sensitivity.js';
 
 /** A schema or analysis file is invalid; the message starts with `file:line:col: key`. */
 export class SchemaError extends DpkitError {
@@ -311,8 +312,8 @@ interface ReleaseBase {
 
 export type ReleaseSpec =
   | (ReleaseBase & { stat: 'count'; column?: string; by?: string; mechanism: NoiseMechanism })
-  | (ReleaseBase & { stat: 'mean' | 'variance' | 'sd'; column: string; by?: string; mechanism: NoiseMechanism })
-  | (ReleaseBase & { stat: 'cov'; columns: [string, string]; mechanism: NoiseMechanism })
+  | (ReleaseBase & { stat: 'mean' | 'variance' | 'sd'; column: string; by?: string; mechanism: NoiseMechanism; n?: number })
+  | (ReleaseBase & { stat: 'cov'; columns: [string, string]; mechanism: NoiseMechanism; n?: number })
   | (ReleaseBase & { stat: 'quantile'; column: string; probs: number[] })
   | (ReleaseBase & { stat: 'histogram'; column: string; bins?: number; edges?: number[]; normalize: boolean; mechanism: NoiseMechanism })
   | (ReleaseBase & { stat: 'table'; columns: string[]; mechanism: NoiseMechanism })
@@ -346,10 +347,10 @@ export interface Analysis {
 
 const RELEASE_KEYS: Record<StatName, readonly string[]> = {
   count: ['column', 'by'],
-  mean: ['column', 'by'],
-  variance: ['column', 'by'],
-  sd: ['column', 'by'],
-  cov: ['columns'],
+  mean: ['column', 'by', 'n'],
+  variance: ['column', 'by', 'n'],
+  sd: ['column', 'by', 'n'],
+  cov: ['columns', 'n'],
   quantile: ['column', 'probs'],
   histogram: ['column', 'bins', 'edges', 'normalize'],
   table: ['columns'],
@@ -403,6 +404,30 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
   }
   const neighbors = r.oneOf<'bounded' | 'unbounded'>('neighbors', ['bounded', 'unbounded'], 'bounded');
   const base = { eps, delta, neighbors, line };
+  /**
+   * The PUBLIC lower bound `n` on the number of records of an ungrouped mean/variance/sd/cov
+   * (src/node/sensitivity.ts): required for neighbors unbounded, validated when given (the bounded
+   * release, whose size is public, does not use it), as the `n` option of meanDP/varDP/covDP.
+   */
+  const publicSize = (stat: 'mean' | 'variance' | 'sd' | 'cov', grouped: boolean): number | undefined => {
+    if (grouped) {
+      if (r.has('n')) loc.fail([...at, 'n'], 'is not used by a grouped mean (its group sizes are released privately)');
+      return undefined;
+    }
+    const min = MIN_PUBLIC_SIZE[stat];
+    if (!r.has('n')) {
+      if (neighbors === 'unbounded') {
+        loc.fail(
+          [...at, 'n'],
+          `is required with neighbors: unbounded (a PUBLIC lower bound, an integer >= ${min}, on the number of records): under add/remove-one neighbours the number of records is private, so the noise cannot be calibrated to it`,
+        );
+      }
+      return undefined;
+    }
+    const n = o.n;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min) loc.fail([...at, 'n'], `must be an integer >= ${min} (a PUBLIC lower bound on the number of records), got ${show(n)}`);
+    return n;
+  };
   switch (s) {
     case 'count': {
       const column = r.has('column') ? r.string('column') : undefined;
@@ -423,13 +448,15 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
         if (s !== 'mean') loc.fail([...at, 'by'], `is supported for count and mean (grouped ${s} is not)`);
       }
       const name = r.string('name', `${s}(${column})${by ? ` by ${by}` : ''}`);
-      return { ...base, stat: s, name, column, by, mechanism };
+      const n = publicSize(s, by !== undefined);
+      return { ...base, stat: s, name, column, by, mechanism, ...(n !== undefined ? { n } : {}) };
     }
     case 'cov': {
       const columns = r.strings('columns', { required: true, min: 2 })!;
       if (columns.length !== 2) loc.fail([...at, 'columns'], `must name exactly 2 columns, got ${columns.length}`);
       columns.forEach((c, j) => needColumn(loc, schema, c, [...at, 'columns', j], 'numeric'));
-      return { ...base, stat: s, name: r.string('name', `cov(${columns.join(', ')})`), columns: [columns[0]!, columns[1]!], mechanism };
+      const n = publicSize(s, false);
+      return { ...base, stat: s, name: r.string('name', `cov(${columns.join(', ')})`), columns: [columns[0]!, columns[1]!], mechanism, ...(n !== undefined ? { n } : {}) };
     }
     case 'quantile': {
       const column = r.string('column');

@@ -19,7 +19,7 @@ import { quantileFromSorted } from '../statistics/quantile.js';
 import { countRelease } from '../statistics/histogram.js';
 import type { Analysis, CategoricalColumn, NumericColumn, ReleaseSpec, DataSchema, NoiseMechanism } from './analysis.js';
 import type { DataEngine, NumericRequest } from './data.js';
-import { countSensitivity, countsSensitivity, covarianceSensitivity, groupSumsSensitivity, meanSensitivity, varianceSensitivity, type Sensitivity } from './sensitivity.js';
+import { countSensitivity, countsSensitivity, covarianceSensitivity, groupSumsSensitivity, meanSensitivity, sizeForSensitivity, varianceSensitivity, type Sensitivity } from './sensitivity.js';
 import { fitModel, modelsAvailable } from './models.js';
 
 /** One private result, as printed, written to results.json and drawn in the report. */
@@ -154,12 +154,12 @@ async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: Ex
       const p = noiseOpts(r.eps, r.mechanism, r.delta, r.neighbors);
       if (r.stat === 'mean') {
         if (m.n < 1) throw new InvalidArgumentError(r.column, 'has no non-missing values');
-        const s = meanSensitivity(q.lower, q.upper, m.n);
+        const s = meanSensitivity(q.lower, q.upper, sizeForSensitivity(r.neighbors, m.n, r.n, r.name));
         const nz = scalarNoise(m.mean, p, s, rng, alpha);
         res = { ...base(r, [r.column], alpha), mechanism: nz.plan.mechanism, sensitivity: s.l1, scale: nz.scale, value: nz.raw, interval: [nz.raw - nz.w, nz.raw + nz.w] };
       } else {
         if (m.n < 2) throw new InvalidArgumentError(r.column, 'needs at least 2 non-missing values for a variance');
-        const s = varianceSensitivity(q.lower, q.upper, m.n);
+        const s = varianceSensitivity(q.lower, q.upper, sizeForSensitivity(r.neighbors, m.n, r.n, r.name));
         const nz = scalarNoise(m.variance, p, s, rng, alpha);
         const lo = Math.max(0, nz.raw - nz.w);
         const hi = Math.max(0, nz.raw + nz.w);
@@ -182,7 +182,7 @@ async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: Ex
       const cm = await engine.crossMoments(q1, q2);
       if (cm.n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 rows with both values');
       const p = noiseOpts(r.eps, r.mechanism, r.delta, r.neighbors);
-      const s = covarianceSensitivity([q1.lower, q1.upper], [q2.lower, q2.upper], cm.n);
+      const s = covarianceSensitivity([q1.lower, q1.upper], [q2.lower, q2.upper], sizeForSensitivity(r.neighbors, cm.n, r.n, r.name));
       const nz = scalarNoise(cm.covariance, p, s, rng, alpha);
       res = { ...base(r, [...r.columns], alpha), mechanism: nz.plan.mechanism, sensitivity: s.l1, scale: nz.scale, value: nz.raw, interval: [nz.raw - nz.w, nz.raw + nz.w] };
       break;

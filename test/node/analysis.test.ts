@@ -99,6 +99,8 @@ describe('analysis files', () => {
     expect(c.eps).toBeCloseTo(1.9, 12);
     expect(c.delta).toBeCloseTo(1e-7, 18);
     expect(planColumns(a).sort()).toEqual(['age', 'hours', 'income', 'sex']);
+    const ub = loadAnalysis(analysis('  - { stat: mean, column: age, eps: 1, neighbors: unbounded, n: 1000 }\n  - { stat: cov, columns: [age, hours], eps: 1, neighbors: unbounded, n: 2 }\n'));
+    expect(ub.releases.map((r) => ('n' in r ? r.n : undefined))).toEqual([1000, 2]);
     const lr = a.releases[10]!;
     expect(lr).toMatchObject({ positive: '>50K', gamma: 1, perturbation: 'objective' });
   });
@@ -120,6 +122,13 @@ describe('analysis files', () => {
       ['  - { stat: logistic_regression, features: [age], label: income, positive: yes, eps: 1 }\n', /releases\[0\]\.positive must be one of the levels of "income"/],
       ['  - { stat: quantile, column: age, probs: [0.5, 1.5], eps: 1 }\n', /releases\[0\]\.probs\[1\] must be in \(0, 1\), got 1\.5/],
       ['  []\n', /releases is required \(a non-empty list of releases\)/],
+      ['  - { stat: mean, column: age, eps: 1, neighbors: unbounded }\n', /:11:5: releases\[0\]\.n is required with neighbors: unbounded \(a PUBLIC lower bound, an integer >= 1, on the number of records\)/],
+      ['  - { stat: variance, column: age, eps: 1, neighbors: unbounded }\n', /:11:5: releases\[0\]\.n is required with neighbors: unbounded \(a PUBLIC lower bound, an integer >= 2/],
+      ['  - { stat: cov, columns: [age, hours], eps: 1, neighbors: unbounded }\n', /:11:5: releases\[0\]\.n is required with neighbors: unbounded/],
+      ['  - { stat: sd, column: age, eps: 1, neighbors: unbounded, n: 1 }\n', /:11:63: releases\[0\]\.n must be an integer >= 2 \(a PUBLIC lower bound on the number of records\), got 1/],
+      ['  - { stat: mean, column: age, eps: 1, neighbors: unbounded, n: 10.5 }\n', /releases\[0\]\.n must be an integer >= 1 \(a PUBLIC lower bound on the number of records\), got 10\.5/],
+      ['  - { stat: mean, column: age, by: sex, eps: 1, neighbors: unbounded, n: 10 }\n', /releases\[0\]\.n is not used by a grouped mean/],
+      ['  - { stat: quantile, column: age, probs: [0.5], eps: 1, n: 10 }\n', /releases\[0\]\.n is not a known key here/],
     ];
     for (const [rel, re] of cases) {
       const f = analysis(rel);

@@ -216,7 +216,7 @@ describe('releases from SQL sufficient statistics equal the array functions with
 
   async function release(spec: ReleaseSpec, seed: number) {
     const a: Analysis = { file: 'x', title: 't', data: { path: csv }, schema, budget: { eps: 10, delta: 0 }, ledger: '', outDir: '', alpha: 0.05, releases: [spec] };
-    const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 });
+    const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: spec.neighbors });
     const [r] = await executePlan(a, engine, { rng: seededRng(seed), accountant: acc, alpha: 0.05 });
     expect(acc.spent().eps).toBeCloseTo(spec.eps, 12);
     return r!;
@@ -232,6 +232,45 @@ describe('releases from SQL sufficient statistics equal the array functions with
     const c = await release({ ...base, stat: 'cov', name: 'c', columns: ['x', 'y'], eps: 0.5, mechanism: 'laplace' }, seed);
     expect(c.value).toBe(covDP(xs(), ys(), { eps: 0.5, lower1: 0, upper1: 100, lower2: 0, upper2: 49, rng: seededRng(seed) }));
     expect(m.scale).toBeCloseTo(100 / N / 0.5, 12);
+  });
+
+  it.each([6, 7, 8])('unbounded mean, variance, sd, cov use the PUBLIC n, not the data size (seed %i)', async (seed) => {
+    const ub = { ...base, neighbors: 'unbounded' as const };
+    const n0 = 1500; // public lower bound; the data have N = 2000 rows
+    const m = await release({ ...ub, stat: 'mean', name: 'm', column: 'x', eps: 0.5, mechanism: 'laplace', n: n0 }, seed);
+    expect(m.value).toBe(meanDP(xs(), { eps: 0.5, lower: 0, upper: 100, neighbors: 'unbounded', n: n0, rng: seededRng(seed) }));
+    expect(m.scale).toBeCloseTo(100 / n0 / 0.5, 12);
+    expect(m.sensitivity).toBeCloseTo(100 / n0, 15);
+    const v = await release({ ...ub, stat: 'variance', name: 'v', column: 'y', eps: 0.5, mechanism: 'laplace', n: n0 }, seed);
+    expect(v.value).toBe(varDP(ys(), { eps: 0.5, lower: 0, upper: 49, neighbors: 'unbounded', n: n0, rng: seededRng(seed) }));
+    expect(v.sensitivity).toBeCloseTo((49 * 49) / n0, 12);
+    const s = await release({ ...ub, stat: 'sd', name: 's', column: 'y', eps: 0.5, mechanism: 'analytic', delta: 1e-6, n: n0 }, seed);
+    expect(s.value).toBe(sdDP(ys(), { eps: 0.5, delta: 1e-6, mechanism: 'analytic', lower: 0, upper: 49, neighbors: 'unbounded', n: n0, rng: seededRng(seed) }));
+    const c = await release({ ...ub, stat: 'cov', name: 'c', columns: ['x', 'y'], eps: 0.5, mechanism: 'laplace', n: n0 }, seed);
+    expect(c.value).toBe(covDP(xs(), ys(), { eps: 0.5, lower1: 0, upper1: 100, lower2: 0, upper2: 49, neighbors: 'unbounded', n: n0, rng: seededRng(seed) }));
+    expect(c.sensitivity).toBeCloseTo((100 * 49) / n0, 12);
+  });
+
+  it('the unbounded scale does not depend on the data size; fewer records than n, or no n, is refused and nothing is spent', async () => {
+    const ub = { ...base, neighbors: 'unbounded' as const };
+    // The scale is (u - l)/(n eps) with the public n = 100, although the data have N = 2000 rows.
+    const a = await release({ ...ub, stat: 'mean', name: 'm', column: 'x', eps: 0.5, mechanism: 'laplace', n: 100 }, 1);
+    expect(a.scale).toBeCloseTo(100 / 100 / 0.5, 9);
+    const bnd = await release({ ...base, stat: 'mean', name: 'm', column: 'x', eps: 0.5, mechanism: 'laplace', n: 100 }, 1);
+    expect(bnd.scale).toBeCloseTo(100 / N / 0.5, 12); // bounded: n public, the declared bound is not used
+    for (const spec of [
+      { ...ub, stat: 'mean' as const, name: 'm', column: 'x', eps: 0.5, mechanism: 'laplace' as const, n: N + 1 },
+      { ...ub, stat: 'sd' as const, name: 's', column: 'y', eps: 0.5, mechanism: 'laplace' as const, n: N + 1 },
+      { ...ub, stat: 'cov' as const, name: 'c', columns: ['x', 'y'] as [string, string], eps: 0.5, mechanism: 'laplace' as const, n: N + 1 },
+      { ...ub, stat: 'variance' as const, name: 'v', column: 'y', eps: 0.5, mechanism: 'laplace' as const },
+    ]) {
+      const an: Analysis = { file: 'x', title: 't', data: { path: csv }, schema, budget: { eps: 10, delta: 0 }, ledger: '', outDir: '', alpha: 0.05, releases: [spec] };
+      const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: 'unbounded' });
+      await expect(executePlan(an, engine, { rng: seededRng(1), accountant: acc, alpha: 0.05 })).rejects.toThrow('n' in spec ? /fewer records than the public bound n/ : /n is required/);
+      expect(acc.spent().eps).toBe(0);
+    }
+    // The library refuses the same inputs.
+    expect(() => meanDP(xs(), { eps: 0.5, lower: 0, upper: 100, neighbors: 'unbounded', n: N + 1, rng: seededRng(1) })).toThrow(/fewer records/);
   });
 
   it.each([4, 5])('histogram, table, quantile (seed %i)', async (seed) => {
