@@ -6,7 +6,7 @@
  * and a distribution solved for a larger eps must still be flagged through the safe path.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DataDependentNoise, dataDependentNoiseMechanism, OptimizedNoise, optimizeDataDependentNoise, optimizedNoiseMechanism, optimizeNoise } from '../../src/mechanisms/optimal-noise/index.js';
+import { DataDependentNoise, dataDependentNoiseMechanism, OptimizedNoise, optimizeDataDependentNoise, optimizedNoiseFactory, optimizedNoiseMechanism, optimizeNoise } from '../../src/mechanisms/optimal-noise/index.js';
 import { roundToLattice } from '../../src/mechanisms/optimal-noise/lattice.js';
 import { auditDP, formatAudit } from './harness.js';
 
@@ -27,6 +27,16 @@ describe('audit: optimizedNoiseMechanism floating-point safety', () => {
   it('the safe release (default) passes the same audit', () => {
     const r = auditDP({ mechanism: (q: number, rng) => optimizedNoiseMechanism(q, good, { rng }), neighbors: [0, D], eps, delta, seed: 81, floatPattern: true, latticePattern: true });
     expect(r.passed, formatAudit(r)).toBe(true);
+  });
+
+  it('the model noise adder (sensitivity 3, rescaled lattice): float flagged, safe default passes', () => {
+    const opts = { neighbors: [0, 3] as const, eps, delta, seed: 83, floatPattern: true, latticePattern: true };
+    const safe = optimizedNoiseFactory([good])({ eps, delta });
+    const float = optimizedNoiseFactory([good], { float: true })({ eps, delta });
+    const rs = auditDP({ ...opts, mechanism: (q: number, rng) => safe.add(Float64Array.of(q), 3, rng)[0]! });
+    expect(rs.passed, formatAudit(rs)).toBe(true);
+    const rf = auditDP({ ...opts, mechanism: (q: number, rng) => float.add(Float64Array.of(q), 3, rng)[0]! });
+    expect(rf.passed, formatAudit(rf)).toBe(false);
   });
 
   it('a distribution solved for eps = 4 claimed at eps = 1 is flagged through the safe lattice sampler', () => {

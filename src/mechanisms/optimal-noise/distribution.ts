@@ -8,7 +8,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import type { Rng } from '../../random/rng.js';
 import { checkDelta, checkEpsilon, checkPositive } from '../../validation.js';
 import { AliasTable } from './alias.js';
-import { latticeExponent, latticeToDouble, NoiseLattice } from './lattice.js';
+import { latticeExponent, latticeToDouble, NoiseLattice, scaledLatticeExponent } from './lattice.js';
 import { makeGrid, type GridSpec, type NoiseGrid } from './grid.js';
 import { resolveLoss, type LossSpec } from './loss.js';
 import { verifyDensity, type VerifyReport } from './verify.js';
@@ -146,6 +146,16 @@ export class OptimizedNoise {
   lattice(): NoiseLattice {
     this.lat ??= new NoiseLattice(this.grid, this.weights, latticeExponent(this.grid, this.eps, this.delta));
     return this.lat;
+  }
+
+  /**
+   * The public lattice of the scaled noise r X (r > 0): spacing 2^k' <= r 2^k dividing every r x_j
+   * (`scaledLatticeExponent`). One lattice step of r X is at most one step of X in X's units, so
+   * {@link verifySafe} covers releases with sensitivity r Delta. Not cached (callers cache per r).
+   */
+  scaledLattice(scale: number): NoiseLattice {
+    if (scale === 1) return this.lattice();
+    return new NoiseLattice(this.grid, this.weights, scaledLatticeExponent(this.lattice().k, scale), scale);
   }
 
   /**

@@ -75,6 +75,19 @@ export function latticeExponent(grid: NoiseGrid, eps: number, delta: number, ext
   return k;
 }
 
+/**
+ * Lattice exponent for the scaled noise r X given the noise's own exponent k (2^k divides every edge
+ * x_j): the largest k' with 2^k' dividing every r x_j and 2^k' <= r 2^k, so that a lattice step of
+ * r X is at most one step of X in the noise's units (its `verifySafe` pad).
+ */
+export function scaledLatticeExponent(k: number, scale: number): number {
+  if (!(Number.isFinite(scale) && scale > 0)) throw new InvalidArgumentError('scale', 'must be a finite number > 0', scale);
+  // r = mr 2^er with mr odd: 2^(k + er) divides r x_j; floorLog2(r) >= er, so k + er <= k + floorLog2(r)
+  const kk = k + dyadic(scale).exp;
+  if (kk < -1074) throw new InvalidArgumentError('scale', 'makes the safe lattice too fine (spacing below 2^-1074)', scale);
+  return kk;
+}
+
 /** round(value / 2^k) exactly (ties towards +infinity): a safe integer, or a BigInt beyond 2^52. */
 export function roundToLattice(value: number, k: number, name = 'value'): number | bigint {
   // exact power-of-two scaling (two factors so that 2^-k never overflows on its own for k < -1023)
@@ -228,23 +241,32 @@ export class NoiseLattice {
   /** max |E_j| + max L_j (a bound on |T|), as a double. */
   readonly noiseBound: number;
 
-  constructor(grid: NoiseGrid, weights: ArrayLike<number>, k: number) {
+  /**
+   * @param k lattice exponent (2^k must divide every edge of the scaled grid)
+   * @param scale r > 0: the lattice of the noise r X (edges r x_j, exact dyadic products; default 1)
+   */
+  constructor(grid: NoiseGrid, weights: ArrayLike<number>, k: number, scale = 1) {
     if (!Number.isInteger(k) || k < -1074 || k > 1023) throw new InvalidArgumentError('k', 'must be an integer in [-1074, 1023]', k);
     if (weights.length !== grid.n) throw new InvalidArgumentError('weights', `must have one entry per cell (${grid.n})`, weights.length);
+    if (!(Number.isFinite(scale) && scale > 0)) throw new InvalidArgumentError('scale', 'must be a finite number > 0', scale);
     this.k = k;
     this.spacing = Math.pow(2, k);
     const n = grid.n;
     const E: bigint[] = new Array(n + 1);
+    const rd = dyadic(scale);
+    const shiftTo = (mant: bigint, exp: number, what: string): bigint => {
+      if (mant === 0n) return 0n;
+      if (exp < k) throw new InvalidArgumentError('k', `2^${k} must divide ${what}`, k);
+      return mant << BigInt(exp - k);
+    };
     if (grid.spec.kind === 'uniform') {
       const d = dyadic(grid.spec.beta);
-      if (d.exp < k) throw new InvalidArgumentError('k', `2^${k} must divide the cell width ${grid.spec.beta}`, k);
-      const B = d.mant << BigInt(d.exp - k);
+      const B = shiftTo(d.mant * rd.mant, d.exp + rd.exp, `the cell width ${scale === 1 ? '' : `${scale} x `}${grid.spec.beta}`);
       for (let j = 0; j <= n; j++) E[j] = BigInt(j - grid.spec.left) * B;
     } else {
       for (let j = 0; j <= n; j++) {
-        const x = grid.edges[j]!;
-        if (x !== 0 && dyadic(x).exp < k) throw new InvalidArgumentError('k', `2^${k} must divide every grid edge (edge ${j} = ${x})`, k);
-        E[j] = scaled(x, -k);
+        const d = dyadic(grid.edges[j]!);
+        E[j] = shiftTo(d.mant * rd.mant, d.exp + rd.exp, `every grid edge (edge ${j} = ${grid.edges[j]}${scale === 1 ? '' : ` x ${scale}`})`);
       }
     }
     const L: bigint[] = new Array(n);
