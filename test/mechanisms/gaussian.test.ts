@@ -10,8 +10,9 @@ import {
   gaussianSigmaPDP,
   gaussianSigmaZCDP,
 } from '../../src/mechanisms/gaussian.js';
-import { seededRng, type Rng } from '../../src/random/rng.js';
+import { seededRng } from '../../src/random/rng.js';
 import { discreteChiSquare, ksTest } from '../helpers/gof.js';
+import { countingRng } from '../helpers/rng.js';
 
 const N = 20_000;
 const normCdf = (s: number) => (x: number) => normalCdf(x / s);
@@ -22,19 +23,6 @@ function expectNormal(noise: ArrayLike<number>, s: number) {
   expect(ksTest(noise, normCdf(1.3 * s)).pValue).toBeLessThan(1e-6);
 }
 
-function countingRng(seed: number): Rng & { calls: number } {
-  const base = seededRng(seed);
-  const r = {
-    calls: 0,
-    secure: false,
-    nextUint32: () => (r.calls++, base.nextUint32()),
-    nextDouble: () => (r.calls++, base.nextDouble()),
-    fillUint32: (o: Uint32Array) => (r.calls++, base.fillUint32(o)),
-    fillDoubles: (o: Float64Array) => (r.calls++, base.fillDoubles(o)),
-    nextBigIntBelow: (b: bigint) => (r.calls++, base.nextBigIntBelow(b)),
-  };
-  return r;
-}
 
 describe('Gaussian calibration (golden values)', () => {
   it('analytic Gaussian (Balle & Wang 2018): published values', () => {

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
 import { laplaceMechanism, laplaceScale } from '../../src/mechanisms/laplace.js';
-import { seededRng, type Rng } from '../../src/random/rng.js';
+import { seededRng } from '../../src/random/rng.js';
 import { discreteChiSquare, ksTest } from '../helpers/gof.js';
+import { countingRng } from '../helpers/rng.js';
 
 const N = 20_000;
 const lapCdf = (b: number) => (x: number) => (x < 0 ? 0.5 * Math.exp(x / b) : 1 - 0.5 * Math.exp(-x / b));
@@ -14,19 +15,6 @@ function expectLaplace(noise: ArrayLike<number>, b: number) {
   expect(ksTest(noise, lapCdf(1.3 * b)).pValue).toBeLessThan(1e-6);
 }
 
-function countingRng(seed: number): Rng & { calls: number } {
-  const base = seededRng(seed);
-  const r = {
-    calls: 0,
-    secure: false,
-    nextUint32: () => (r.calls++, base.nextUint32()),
-    nextDouble: () => (r.calls++, base.nextDouble()),
-    fillUint32: (o: Uint32Array) => (r.calls++, base.fillUint32(o)),
-    fillDoubles: (o: Float64Array) => (r.calls++, base.fillDoubles(o)),
-    nextBigIntBelow: (b: bigint) => (r.calls++, base.nextBigIntBelow(b)),
-  };
-  return r;
-}
 
 describe('laplaceMechanism: calibration (DPpack semantics)', () => {
   it('laplaceScale = sensitivity / eps', () => {

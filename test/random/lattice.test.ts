@@ -3,8 +3,9 @@ import { InvalidArgumentError } from '../../src/errors.js';
 import { normalCdf } from '../../src/math/special.js';
 import { addGaussianNoise, addLaplaceNoise, checkNoiseInputs, effectiveNoiseScales } from '../../src/mechanisms/noise.js';
 import { doubleToRational, floorLog2, gridExponent, planGaussianGrid, planLaplaceGrid } from '../../src/random/lattice.js';
-import { seededRng, type Rng } from '../../src/random/rng.js';
+import { seededRng } from '../../src/random/rng.js';
 import { discreteChiSquare, ksTest } from '../helpers/gof.js';
+import { countingRng } from '../helpers/rng.js';
 
 const N = 20_000;
 const lapCdf = (b: number) => (x: number) => (x < 0 ? 0.5 * Math.exp(x / b) : 1 - 0.5 * Math.exp(-x / b));
@@ -16,19 +17,6 @@ function expectScale(xs: ArrayLike<number>, cdfAt: (s: number) => (x: number) =>
   expect(ksTest(xs, cdfAt(1.3 * s)).pValue).toBeLessThan(1e-6);
 }
 
-function countingRng(seed: number): Rng & { calls: number } {
-  const base = seededRng(seed);
-  const r = {
-    calls: 0,
-    secure: false,
-    nextUint32: () => (r.calls++, base.nextUint32()),
-    nextDouble: () => (r.calls++, base.nextDouble()),
-    fillUint32: (o: Uint32Array) => (r.calls++, base.fillUint32(o)),
-    fillDoubles: (o: Float64Array) => (r.calls++, base.fillDoubles(o)),
-    nextBigIntBelow: (b: bigint) => (r.calls++, base.nextBigIntBelow(b)),
-  };
-  return r;
-}
 
 describe('lattice helpers', () => {
   it('floorLog2 is exact at and around powers of two', () => {
