@@ -15,16 +15,35 @@
  * Guarantee: each of the T d releases is (eps_q, delta_q)-DP and h depends on the data only through
  * them, so by adaptive sequential composition (Dwork & Roth 2014, Thm 3.16) the fit is
  * (T d eps_q, T d delta_q)-DP for bounded (replace-one) neighbours; the accountant is checked for that
- * total before the data are touched and charged once after the fit. Noise options: Laplace
- * (b = 2/eps_q, delta_q = 0), truncated Laplace, an optimised data-independent distribution
- * (sensitivity >= 2), or optimised data-dependent noise over the query range (-n, n) (000 uses a
- * partition fine near 0 and coarse in the tails). All noise is floating-point (simulation) noise.
- * There is no separate intercept: add a constant column (e.g. value 1 with bounds [0, 1], scaled to 1).
+ * total before the data are touched and charged once after the fit.
+ *
+ * How each noisy sum is produced (fit option `noise`, default 'safe'):
+ * - 'safe' (default) — floating-point-safe releases (Mironov 2012: `q + float noise` leaks q through
+ *   the low-order bits of the double):
+ *   - Laplace (b = 2/eps_q, delta_q = 0): `addLaplaceNoise([q], { scale: b, sensitivity: 2 }, rng,
+ *     'safe')` (src/mechanisms/noise.ts): q rounded to the public grid 2^k, exact discrete Laplace on
+ *     it, scale inflated by the rounding (b' = b (2 + 2^k) / 2), so each release is eps_q-DP.
+ *   - optimised data-independent noise (`noise.sensitivity` >= 2): the lattice release of
+ *     optimizedNoiseMechanism (optimal-noise/lattice.ts): (round(q / 2^k) + T) 2^k with T the exact
+ *     discrete version of X; `noise.verifySafe()` (exact, shifts up to Delta + 2^k) is required.
+ *   - optimised data-dependent noise over the query range (000 uses a partition fine near 0 and
+ *     coarse in the tails): the lattice release of dataDependentNoiseMechanism (q clamped to the
+ *     range, rounded to the lattice, cell chosen from the rounded point); `noise.verifySafe()` required.
+ *   - truncated Laplace: dpkit has NO floating-point-safe truncated Laplace sampler, so it is refused
+ *     in 'safe' mode; it is available only with the explicit `noise: 'float'`.
+ * - 'float' (simulations only): q + a float draw (inverse-CDF Laplace, inverse-CDF truncated Laplace,
+ *   alias + uniform for the optimised noises, checked with `verify()`); same nominal guarantee for the
+ *   idealised real-valued mechanism, but the released doubles are not protected against
+ *   floating-point attacks. Never the default.
+ * The per-query cost charged is the same in both modes. There is no separate intercept: add a
+ * constant column (e.g. value 1 with bounds [0, 1], scaled to 1).
  */
 import { InvalidArgumentError } from '../errors.js';
 import { DataDependentNoise } from '../mechanisms/optimal-noise/data-dependent.js';
 import { OptimizedNoise } from '../mechanisms/optimal-noise/distribution.js';
+import { roundToLattice } from '../mechanisms/optimal-noise/lattice.js';
 import { assertVerified } from '../mechanisms/optimal-noise/mechanism.js';
+import { addLaplaceNoise, checkNoiseInputs, type NoiseSpec } from '../mechanisms/noise.js';
 import { sampleTruncatedLaplace, truncatedLaplaceParameters } from '../mechanisms/truncated-laplace.js';
 import { sampleLaplace } from '../random/continuous.js';
 import { resolveRng, type Rng } from '../random/rng.js';
@@ -42,6 +61,9 @@ export type CoordinateNoise =
   | { kind: 'data-dependent'; noise: DataDependentNoise }
   | { kind: 'none' };
 
+/** How the noisy sums are produced: 'safe' (default, lattice releases) or 'float' (simulations only). */
+export type CoordinateSampling = 'safe' | 'float';
+
 export interface CoordinateDescentOptions {
   /** L1 penalty lambda >= 0. */
   lambda: number;
@@ -57,8 +79,21 @@ export interface CoordinateDescentFitOptions extends ReleaseOptions {
   /** Public per-column bounds; values are clipped and scaled to [-1, 1]. */
   lower: ArrayLike<number>;
   upper: ArrayLike<number>;
+  /**
+   * 'safe' (default): floating-point-safe lattice releases (Laplace, optimised, data-dependent);
+   * 'float': plain float noise, for simulations only (required for truncated Laplace, which has no
+   * safe sampler).
+   */
+  noise?: CoordinateSampling;
 }
 
+function samplingOf(mode: unknown): CoordinateSampling {
+  if (mode === undefined || mode === 'safe') return 'safe';
+  if (mode === 'float') return 'float';
+  throw new InvalidArgumentError('noise', "must be 'safe' (default) or 'float'", mode);
+}
+
+/** Mode-independent validation of the noise object and its per-query cost. */
 function perQueryCost(noise: CoordinateNoise): { eps: number; delta: number; name: string } {
   switch (noise.kind) {
     case 'laplace':
@@ -67,16 +102,13 @@ function perQueryCost(noise: CoordinateNoise): { eps: number; delta: number; nam
       truncatedLaplaceParameters(noise.eps, noise.delta, COORDINATE_GRADIENT_SENSITIVITY);
       return { eps: noise.eps, delta: noise.delta, name: 'truncated-laplace' };
     case 'optimized':
-      assertVerified(noise.noise, 'noise.noise');
+      if (!(noise.noise instanceof OptimizedNoise)) throw new InvalidArgumentError('noise.noise', 'must be an OptimizedNoise (from optimizeNoise or OptimizedNoise.fromJSON)', noise.noise);
       if (!(noise.noise.sensitivity >= COORDINATE_GRADIENT_SENSITIVITY)) throw new InvalidArgumentError('noise.noise.sensitivity', `must be >= ${COORDINATE_GRADIENT_SENSITIVITY} (the gradient-sum sensitivity)`, noise.noise.sensitivity);
       return { eps: noise.noise.eps, delta: noise.noise.delta, name: 'optimized-noise' };
-    case 'data-dependent': {
+    case 'data-dependent':
       if (!(noise.noise instanceof DataDependentNoise)) throw new InvalidArgumentError('noise.noise', 'must be a DataDependentNoise', noise.noise);
-      const v = noise.noise.verify();
-      if (!v.ok) throw new InvalidArgumentError('noise.noise', 'fails the exact privacy check; refusing to use it');
       if (!(noise.noise.sensitivity >= COORDINATE_GRADIENT_SENSITIVITY)) throw new InvalidArgumentError('noise.noise.sensitivity', `must be >= ${COORDINATE_GRADIENT_SENSITIVITY}`, noise.noise.sensitivity);
       return { eps: noise.noise.eps, delta: noise.noise.delta, name: 'optimized-noise-data-dependent' };
-    }
     case 'none':
       return { eps: 0, delta: 0, name: 'none' };
     default:
@@ -84,22 +116,66 @@ function perQueryCost(noise: CoordinateNoise): { eps: number; delta: number; nam
   }
 }
 
-/** The noisy value of one query (q true, clamped to the range for data-dependent noise). */
-function noisy(noise: CoordinateNoise, q: number, rng: Rng): number {
+/** Draws q~ for one query q (|q| < n). */
+type NoisyAdder = (q: number, rng: Rng) => number;
+
+/**
+ * The per-query noise adder for a mode, after every check that can fail (exact privacy checks of the
+ * optimised noises, lattice range for |q| <= n): called before the budget check, so that no error can
+ * follow the data being touched.
+ */
+function makeAdder(noise: CoordinateNoise, mode: CoordinateSampling, n: number): NoisyAdder {
+  const D = COORDINATE_GRADIENT_SENSITIVITY;
   switch (noise.kind) {
-    case 'laplace':
-      return q + sampleLaplace(rng, COORDINATE_GRADIENT_SENSITIVITY / noise.eps);
-    case 'truncated-laplace':
-      return q + sampleTruncatedLaplace(rng, truncatedLaplaceParameters(noise.eps, noise.delta, COORDINATE_GRADIENT_SENSITIVITY));
-    case 'optimized':
-      return q + noise.noise.sample(rng);
+    case 'laplace': {
+      const b = D / noise.eps;
+      if (mode === 'float') return (q, rng) => q + sampleLaplace(rng, b);
+      const spec: NoiseSpec = { scale: b, sensitivity: D };
+      checkNoiseInputs('laplace', [n], spec, 'safe'); // |q| < n fits the grid
+      const v = new Float64Array(1);
+      const out = new Float64Array(1);
+      return (q, rng) => {
+        v[0] = q;
+        addLaplaceNoise(v, spec, rng, 'safe', out);
+        return out[0]!;
+      };
+    }
+    case 'truncated-laplace': {
+      if (mode !== 'float') throw new InvalidArgumentError('noise', "truncated Laplace has no floating-point-safe sampler in dpkit; pass noise: 'float' (simulations only) to use it", mode);
+      const p = truncatedLaplaceParameters(noise.eps, noise.delta, D);
+      return (q, rng) => q + sampleTruncatedLaplace(rng, p);
+    }
+    case 'optimized': {
+      const X = noise.noise;
+      assertVerified(X, 'noise.noise', mode === 'safe');
+      if (mode === 'float') return (q, rng) => q + X.sample(rng);
+      const lat = X.lattice();
+      roundToLattice(n, lat.k, 'n'); // |q| < n fits the lattice
+      return (q, rng) => lat.release(roundToLattice(q, lat.k), rng);
+    }
     case 'data-dependent': {
-      const c = noise.noise.cellEdges;
-      const x = Math.min(c[c.length - 1]!, Math.max(c[0]!, q));
-      return x + noise.noise.sample(x, rng);
+      const X = noise.noise;
+      const v = mode === 'safe' ? X.verifySafe() : X.verify();
+      if (!v.ok) throw new InvalidArgumentError('noise.noise', `fails the exact privacy check${mode === 'safe' ? ' of the safe lattice release (shifts up to Delta + 2^k)' : ''}; refusing to use it`);
+      const c = X.cellEdges;
+      const lo = c[0]!;
+      const hi = c[c.length - 1]!;
+      if (mode === 'float') {
+        return (q, rng) => {
+          const x = Math.min(hi, Math.max(lo, q));
+          return x + X.sample(x, rng);
+        };
+      }
+      const k = X.latticeExponent();
+      roundToLattice(lo, k, 'noise.noise.cellEdges[0]');
+      roundToLattice(hi, k, 'noise.noise.cellEdges[K]');
+      return (q, rng) => {
+        const m = roundToLattice(Math.min(hi, Math.max(lo, q)), k);
+        return X.lattice(X.cellOfLatticePoint(m)).release(m, rng);
+      };
     }
     default:
-      return q;
+      return (q) => q;
   }
 }
 
@@ -111,8 +187,14 @@ export class ProximalCoordinateDescentDP {
   readonly noise: CoordinateNoise;
   /** Coefficients on the scaled features ([-1, 1] per column). */
   coefficients: Float64Array | null = null;
-  /** The composed guarantee of the last fit. */
-  guarantee: { eps: number; delta: number; releases: number; neighbors: 'bounded' } | null = null;
+  /** The composed guarantee of the last fit (and how its noisy sums were sampled). */
+  guarantee: { eps: number; delta: number; releases: number; neighbors: 'bounded'; sampling: CoordinateSampling } | null = null;
+  /**
+   * The T d released noisy gradient sums of the last fit, in visiting order (epoch-major). They are
+   * the DP releases themselves (the coefficients are post-processing of them); for `kind: 'none'` they
+   * are the exact sums.
+   */
+  noisySums: Float64Array | null = null;
   private lower: Float64Array | null = null;
   private upper: Float64Array | null = null;
 
@@ -141,11 +223,14 @@ export class ProximalCoordinateDescentDP {
       else throw new InvalidArgumentError(`y[${i}]`, 'must be 0/1 or -1/+1', v);
     }
     for (let j = 0; j < d; j++) if (!(upper[j]! > lower[j]!)) throw new InvalidArgumentError(`lower[${j}]/upper[${j}]`, 'must satisfy lower < upper');
+    const sampling = samplingOf(options.noise);
     const per = perQueryCost(this.noise);
     const releases = this.epochs * d;
     const eps = per.eps * releases;
     const delta = per.delta * releases;
     if (this.noise.kind !== 'none' && !(delta < 1)) throw new InvalidArgumentError('noise', `composes to delta = ${delta} >= 1 over ${releases} releases; use a smaller per-query delta`, delta);
+    const addNoise = makeAdder(this.noise, sampling, n); // every remaining check, before the budget check
+    const sums = new Float64Array(releases);
     const run = (rng: Rng) => {
       // scaled, clipped features in [-1, 1], column-major for the coordinate passes
       const Z = new Float64Array(n * d);
@@ -169,7 +254,8 @@ export class ProximalCoordinateDescentDP {
             const s = 1 / (1 + Math.exp(margin[i]!)); // sigma(-m)
             q -= s * ys[i]! * Z[col + i]!;
           }
-          const qn = noisy(this.noise, q, rng);
+          const qn = addNoise(q, rng);
+          sums[t * d + l] = qn;
           const z = h[l]! - (eta * qn) / n;
           const thr = eta * this.lambda;
           const next = z > thr ? z - thr : z < -thr ? z + thr : 0;
@@ -182,9 +268,10 @@ export class ProximalCoordinateDescentDP {
     };
     let h: Float64Array;
     if (this.noise.kind === 'none') h = run(resolveRng(options.rng));
-    else h = runRelease(options, { name: 'ProximalCoordinateDescentDP.fit', eps, delta, neighbors: 'bounded', mechanism: `proximal-coordinate-descent/${per.name}` }, run);
+    else h = runRelease(options, { name: 'ProximalCoordinateDescentDP.fit', eps, delta, neighbors: 'bounded', mechanism: `proximal-coordinate-descent/${per.name}${sampling === 'float' ? '/float' : ''}` }, run);
     this.coefficients = h;
-    this.guarantee = { eps, delta, releases, neighbors: 'bounded' };
+    this.guarantee = { eps, delta, releases, neighbors: 'bounded', sampling };
+    this.noisySums = sums;
     this.lower = lower;
     this.upper = upper;
     return this;
