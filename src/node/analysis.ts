@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { DpkitError } from '../errors.js';
+import { PrivacyAccountant, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
 import type { DataSourceSpec, MissingPolicy } from './data.js';
 import { MIN_PUBLIC_SIZE } from './sensitivity.js';
 
@@ -336,8 +337,12 @@ export interface Analysis {
   title: string;
   data: DataSourceSpec;
   schema: DataSchema;
-  /** Total budget of the ledger (recorded when the ledger is created). */
-  budget: { eps: number; delta: number };
+  /**
+   * Total budget of the ledger (recorded when the ledger is created) and the neighbour relation it
+   * is a guarantee for (default 'bounded'); releases for the other relation are converted when
+   * charged (see {@link releaseCost}).
+   */
+  budget: { eps: number; delta: number; neighbors: Neighbors };
   ledger: string;
   outDir: string;
   /** Level of the accuracy intervals: (1 - alpha). */
@@ -542,8 +547,8 @@ export function loadAnalysis(file: string): Analysis {
   const schemaOk: DataSchema = schema ?? loc.fail(['schema'], `is required (a schema file path or a mapping with columns), got ${show(o.schema)}`);
 
   const b = top.map('budget') ?? loc.fail(['budget'], 'is required (the total budget { eps, delta } of the ledger)');
-  const br = new Reader(loc, b, ['budget'], ['eps', 'delta']);
-  const budget = { eps: br.number('eps', 'positive'), delta: br.number('delta', 'delta', 0) };
+  const br = new Reader(loc, b, ['budget'], ['eps', 'delta', 'neighbors']);
+  const budget = { eps: br.number('eps', 'positive'), delta: br.number('delta', 'delta', 0), neighbors: br.oneOf<Neighbors>('neighbors', ['bounded', 'unbounded'], 'bounded') };
 
   const ledger = resolveFrom(file, top.string('ledger', 'out/ledger'));
   const outSpec = top.map('output');
@@ -553,6 +558,14 @@ export function loadAnalysis(file: string): Analysis {
   const rel = o.releases;
   if (!Array.isArray(rel) || rel.length === 0) loc.fail(['releases'], `is required (a non-empty list of releases), got ${show(rel)}`);
   const releases = (rel as unknown[]).map((x, i) => parseRelease(loc, x, i, schemaOk));
+  releases.forEach((r, i) => {
+    if (budget.neighbors === 'unbounded' && r.neighbors === 'bounded') {
+      loc.fail(
+        ['releases', i, 'neighbors'],
+        `is bounded (replace one record), which gives no guarantee for the add/remove-one neighbours of the budget (budget.neighbors: unbounded); declare the release with neighbors: unbounded or use a bounded budget`,
+      );
+    }
+  });
   const names = new Map<string, number>();
   releases.forEach((r, i) => {
     if (names.has(r.name)) loc.fail(['releases', i, 'name'], `repeats the name "${r.name}" of releases[${names.get(r.name)}]; give each release a distinct name`);
@@ -561,17 +574,30 @@ export function loadAnalysis(file: string): Analysis {
   return { file, title: top.string('title', path.basename(file)), data, schema: schemaOk, budget, ledger, outDir, alpha, releases };
 }
 
-/** The privacy cost of a release as charged to the ledger (grouped releases: parallel composition). */
-export function releaseCost(r: ReleaseSpec): { eps: number; delta: number } {
-  return { eps: r.eps, delta: r.delta };
+/** The guarantee a release claims: its own (eps, delta) and neighbour relation. */
+export function releaseClaim(r: ReleaseSpec): PrivacyCost & { neighbors: Neighbors; name: string } {
+  return { name: r.name, eps: r.eps, delta: r.delta, neighbors: r.neighbors };
 }
 
-/** Total cost of a plan under sequential composition. */
-export function planCost(releases: readonly ReleaseSpec[]): { eps: number; delta: number } {
+/**
+ * The privacy cost of a release as charged to a ledger whose budget is for `ledger` neighbours
+ * (grouped releases: parallel composition inside the release). It is PrivacyAccountant.costOf, the
+ * same conversion the ledger's accountant applies when it spends: the release's own cost when the
+ * relations agree, (2 eps, (1 + e^eps) delta) for an add/remove-one release charged to a replace-one
+ * budget (group privacy), and an InvalidArgumentError for a replace-one release on an add/remove-one
+ * budget.
+ */
+export function releaseCost(r: ReleaseSpec, ledger: Neighbors = 'bounded'): PrivacyCost {
+  return new PrivacyAccountant({ eps: 1 }, { neighbors: ledger }).costOf(releaseClaim(r));
+}
+
+/** Total cost of a plan under sequential composition, in the ledger's relation (converted costs). */
+export function planCost(releases: readonly ReleaseSpec[], ledger: Neighbors = 'bounded'): PrivacyCost {
+  const acc = new PrivacyAccountant({ eps: 1 }, { neighbors: ledger });
   let eps = 0;
   let delta = 0;
   for (const r of releases) {
-    const c = releaseCost(r);
+    const c = acc.costOf(releaseClaim(r));
     eps += c.eps;
     delta += c.delta;
   }

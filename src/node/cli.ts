@@ -18,10 +18,11 @@ import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { BudgetExceededError, DpkitError, InvalidArgumentError } from '../errors.js';
 import { cryptoRng } from '../random/rng.js';
-import { loadAnalysis, loadSchema, planColumns, planCost, SchemaError, type Analysis, type ColumnSchema, type DataSchema, type ReleaseSpec } from './analysis.js';
+import { loadAnalysis, loadSchema, planColumns, planCost, releaseCost, SchemaError, type Analysis, type ColumnSchema, type DataSchema, type ReleaseSpec } from './analysis.js';
+import type { Neighbors } from '../accounting/accountant.js';
 import { DataEngine, DataSourceError, sourceSql, type DataSourceSpec } from './data.js';
 import { executePlan, validatePlanNoise, type ReleaseResult } from './execute.js';
-import { FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
+import { checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
 import { LockError } from './lock.js';
 import { fmt, renderReport, type NoiseDensityPlot } from './report.js';
 import { makeProgress, resultsTable } from './terminal.js';
@@ -49,10 +50,15 @@ function exitCodeOf(e: unknown): number {
   return EXIT.error;
 }
 
-function planLine(r: ReleaseSpec): string {
+const REL_TEXT = { bounded: 'replace-one', unbounded: 'add/remove-one' } as const;
+
+/** One line of the plan: the release's own guarantee and, when converted, what the ledger will be charged. */
+function planLine(r: ReleaseSpec, ledgerRel: Neighbors): string {
   const what = 'column' in r && r.column ? r.column : 'columns' in r ? r.columns.join(', ') : 'features' in r ? `${r.label} ~ ${r.features.join(' + ')}` : '*';
   const mech = 'mechanism' in r ? r.mechanism : r.stat === 'quantile' ? 'exponential' : 'objective perturbation';
-  return `  ${r.name.padEnd(44)} ${r.stat.padEnd(20)} ${what.slice(0, 34).padEnd(34)} eps ${fmt(r.eps).padStart(6)}${r.delta ? `  delta ${fmt(r.delta)}` : ''}  ${mech}${'by' in r && r.by ? ` (grouped by ${r.by})` : ''}`;
+  const c = releaseCost(r, ledgerRel);
+  const conv = r.neighbors !== ledgerRel ? `  [${REL_TEXT[r.neighbors]}; charged ${budgetText(c)} to the ${REL_TEXT[ledgerRel]} ledger]` : '';
+  return `  ${r.name.padEnd(44)} ${r.stat.padEnd(20)} ${what.slice(0, 34).padEnd(34)} eps ${fmt(r.eps).padStart(6)}${r.delta ? `  delta ${fmt(r.delta)}` : ''}  ${mech}${'by' in r && r.by ? ` (grouped by ${r.by})` : ''}${conv}`;
 }
 
 function budgetText(c: { eps: number; delta: number }): string {
@@ -61,7 +67,7 @@ function budgetText(c: { eps: number; delta: number }): string {
 
 function writeOutputs(
   outDir: string,
-  a: { title: string; dataDescription: string; alpha: number; plan: ReleaseSpec[] },
+  a: { title: string; dataDescription: string; alpha: number; plan: ReleaseSpec[]; neighbors: Neighbors },
   results: ReleaseResult[],
   ledger: { path: string; before: LedgerSummary; after: LedgerSummary },
   extra: { failed?: { name: string; error: string }; warnings: string[]; densities?: NoiseDensityPlot[] },
@@ -75,7 +81,7 @@ function writeOutputs(
     data: a.dataDescription,
     generated,
     level: 1 - a.alpha,
-    budget: { total: ledger.after.budget, spentThisRun: sumCost(results), spentTotal: ledger.after.spent, remaining: ledger.after.remaining },
+    budget: { total: ledger.after.budget, neighbors: ledger.after.neighbors, spentThisRun: sumCost(results), spentTotal: ledger.after.spent, remaining: ledger.after.remaining },
     ledger: ledger.path,
     completed: results.length,
     planned: a.plan.length,
@@ -90,10 +96,10 @@ function writeOutputs(
       title: a.title,
       dataDescription: a.dataDescription,
       generated,
-      ledger: { path: ledger.path, budget: ledger.after.budget, spentBefore: ledger.before.spent, spentAfter: ledger.after.spent },
+      ledger: { path: ledger.path, budget: ledger.after.budget, neighbors: ledger.after.neighbors, spentBefore: ledger.before.spent, spentAfter: ledger.after.spent },
       results,
       failed: extra.failed,
-      notRun: a.plan.slice(results.length + (extra.failed ? 1 : 0)).map((r) => ({ name: r.name, eps: r.eps, delta: r.delta })),
+      notRun: a.plan.slice(results.length + (extra.failed ? 1 : 0)).map((r) => ({ name: r.name, ...releaseCost(r, a.neighbors) })),
       warnings: extra.warnings,
       densities: extra.densities,
     }),
@@ -107,8 +113,9 @@ function writeAtomic(file: string, text: string): void {
   fs.renameSync(tmp, file);
 }
 
+/** What a run charged to the ledger (the converted costs, in the ledger's relation). */
 function sumCost(results: ReleaseResult[]): { eps: number; delta: number } {
-  return results.reduce((s, r) => ({ eps: s.eps + r.eps, delta: s.delta + r.delta }), { eps: 0, delta: 0 });
+  return results.reduce((s, r) => ({ eps: s.eps + r.charged.eps, delta: s.delta + r.charged.delta }), { eps: 0, delta: 0 });
 }
 
 interface ExecOptions {
@@ -131,25 +138,29 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   if (o.ledger) a.ledger = path.resolve(o.ledger);
   if (o.out) a.outDir = path.resolve(o.out);
   validatePlanNoise(a);
-  const cost = planCost(a.releases);
   const dataDescription = o.dataDescription ?? ('path' in a.data ? path.relative(process.cwd(), a.data.path) || a.data.path : 'SQL query');
   const rel = (p: string) => {
     const r = path.relative(process.cwd(), p);
     return r === '' || r.startsWith('..') ? p : r;
   };
   if (o.dryRun) {
+    // The ledger's relation decides what each release is charged: the existing ledger's (it must
+    // agree with the analysis), or the analysis's budget.neighbors for a ledger still to be created.
+    const existing = fs.existsSync(a.ledger) ? readLedger(a.ledger) : undefined;
+    if (existing) checkRelation(a.ledger, existing.neighbors, a.budget.neighbors);
+    const ledgerRel = existing?.neighbors ?? a.budget.neighbors;
+    const cost = planCost(a.releases, ledgerRel);
     io.out(`Plan: ${a.title}`);
     io.out(`Data: ${dataDescription}`);
     io.out(`Releases (${a.releases.length}):`);
-    for (const r of a.releases) io.out(planLine(r));
-    io.out(`This plan spends ${budgetText(cost)} (sequential composition).`);
-    let remaining = a.budget;
-    if (fs.existsSync(a.ledger)) {
-      const s = readLedger(a.ledger);
-      remaining = s.remaining;
-      io.out(`Ledger ${rel(a.ledger)}: total ${budgetText(s.budget)}, spent ${budgetText(s.spent)}, remaining ${budgetText(s.remaining)}.`);
+    for (const r of a.releases) io.out(planLine(r, ledgerRel));
+    io.out(`This plan spends ${budgetText(cost)} (sequential composition, charged in the ledger's ${REL_TEXT[ledgerRel]} relation).`);
+    let remaining: { eps: number; delta: number } = a.budget;
+    if (existing) {
+      remaining = existing.remaining;
+      io.out(`Ledger ${rel(a.ledger)} (${REL_TEXT[existing.neighbors]} neighbours): total ${budgetText(existing.budget)}, spent ${budgetText(existing.spent)}, remaining ${budgetText(existing.remaining)}.`);
     } else {
-      io.out(`Ledger ${rel(a.ledger)} does not exist yet; it will be created with the total budget ${budgetText(a.budget)}.`);
+      io.out(`Ledger ${rel(a.ledger)} does not exist yet; it will be created with the total budget ${budgetText(a.budget)} for ${REL_TEXT[a.budget.neighbors]} neighbours.`);
     }
     if (!fits(cost, remaining, a.budget)) {
       io.out(`The plan does NOT fit in the remaining budget: a run would be refused before reading any data.`);
@@ -160,13 +171,16 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   }
   sourceSql(a.data); // a missing file is reported before the ledger is touched
   const warnings = [...(o.warnings ?? [])];
-  const ledger = FileLedger.open(a.ledger, { budget: a.budget, warn: (m) => warnings.push(m), timeoutMs: 30_000 });
+  const ledger = FileLedger.open(a.ledger, { budget: a.budget, neighbors: a.budget.neighbors, warn: (m) => warnings.push(m), timeoutMs: 30_000 });
   const results: ReleaseResult[] = [];
   const progress = makeProgress();
   let engine: DataEngine | undefined;
   let failure: unknown;
   const before = ledger.summary();
   try {
+    // The whole plan, at the costs the ledger's accountant will charge (converted to its relation),
+    // must fit before any data are read.
+    const cost = planCost(a.releases, ledger.neighbors);
     if (!fits(cost, before.remaining, before.budget)) {
       throw new BudgetExceededError(`plan of ${a.releases.length} release(s)`, cost, before.remaining);
     }
@@ -205,7 +219,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   }
   if (failure !== undefined && results.length === 0) throw failure;
   const failedAt = failure !== undefined ? { name: a.releases[results.length]?.name ?? '?', error: failure instanceof Error ? failure.message : String(failure) } : undefined;
-  const files = writeOutputs(a.outDir, { title: a.title, dataDescription, alpha: a.alpha, plan: a.releases }, results, { path: rel(a.ledger), before, after }, { failed: failedAt, warnings });
+  const files = writeOutputs(a.outDir, { title: a.title, dataDescription, alpha: a.alpha, plan: a.releases, neighbors: after.neighbors }, results, { path: rel(a.ledger), before, after }, { failed: failedAt, warnings });
   if (!o.quiet) {
     io.out(`${a.title}`);
     io.out(`data: ${dataDescription}`);
@@ -304,7 +318,7 @@ async function describe(data: string, o: DescribeOptions, io: CliIO): Promise<nu
       releases.push({ ...base, stat: 'table', name: `${c.name}: frequencies`, columns: [c.name], eps: epsCol, delta: o.delta ? o.delta / k : 0, mechanism });
     }
   }
-  const total = planCost(releases);
+  const total = planCost(releases, 'bounded');
   const a: Analysis = {
     file: '(describe)',
     title: `Private description of ${path.basename(data)}`,
@@ -323,9 +337,12 @@ async function describe(data: string, o: DescribeOptions, io: CliIO): Promise<nu
   return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data }, io);
 }
 
-function parseBudget(budget: string | undefined, ledger: string, fallback: { eps: number; delta: number }): { eps: number; delta: number } {
+function parseBudget(budget: string | undefined, ledger: string, fallback: { eps: number; delta: number }): { eps: number; delta: number; neighbors: Neighbors } {
+  // describe's releases are replace-one; an existing ledger keeps its relation (an add/remove-one
+  // ledger then refuses them with a clear error), a new one is created for replace-one neighbours.
+  const existing = fs.existsSync(ledger) ? readLedger(ledger) : undefined;
   if (budget === undefined) {
-    if (fs.existsSync(ledger)) return readLedger(ledger).budget;
+    if (existing) return { ...existing.budget, neighbors: existing.neighbors };
     throw new InvalidArgumentError('--budget', `is required to create the ledger ${ledger} (the total budget it will allow, e.g. --budget ${fmt(fallback.eps * 10)}); or pass --ledger to an existing ledger`);
   }
   const [e, d] = budget.split(',');
@@ -333,7 +350,7 @@ function parseBudget(budget: string | undefined, ledger: string, fallback: { eps
   const delta = d === undefined ? 0 : Number(d);
   if (!(eps > 0) || !Number.isFinite(eps)) throw new InvalidArgumentError('--budget', 'must be eps or eps,delta with eps > 0', budget);
   if (!(delta >= 0 && delta < 1)) throw new InvalidArgumentError('--budget', 'delta must be in [0, 1)', budget);
-  return { eps, delta };
+  return { eps, delta, neighbors: existing?.neighbors ?? 'bounded' };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,16 +363,26 @@ function showLedger(file: string, json: boolean, io: CliIO): number {
     return EXIT.ok;
   }
   io.out(`Ledger ${file} (id ${s.id}, created ${s.created})`);
-  io.out(`Total budget ${budgetText(s.budget)}; spent ${budgetText(s.spent)}; remaining ${budgetText(s.remaining)}.`);
+  io.out(`Total budget ${budgetText(s.budget)} for ${REL_TEXT[s.neighbors]} (${s.neighbors}) neighbours; spent ${budgetText(s.spent)}; remaining ${budgetText(s.remaining)}.`);
+  const converted = s.entries.filter((e) => e.claimed !== undefined).length;
+  if (converted > 0) {
+    io.out(
+      `${converted} spend(s) were releases with an add/remove-one guarantee, charged to this replace-one budget at (2 eps, (1 + e^eps) delta) (group privacy): eps/delta below are what was charged, "claimed" what the release itself guarantees.`,
+    );
+  }
+  if (s.legacyConverted > 0) {
+    io.out(`${s.legacyConverted} of them were recorded unconverted by an older dpkit and are counted converted here (the file is unchanged).`);
+  }
   if (s.interruptedWrite) io.out('Note: the last write was interrupted by a crash; it was never acknowledged (its result was never shown) and will be discarded by the next run.');
   if (s.entries.length === 0) {
     io.out('No spends yet.');
     return EXIT.ok;
   }
   io.out('');
-  io.out(`${'#'.padStart(4)}  ${'time (UTC)'.padEnd(24)}  ${'eps'.padStart(8)}  ${'delta'.padStart(8)}  ${'neighbours'.padEnd(10)}  ${'mechanism'.padEnd(18)}  release`);
+  io.out(`${'#'.padStart(4)}  ${'time (UTC)'.padEnd(24)}  ${'eps'.padStart(8)}  ${'delta'.padStart(8)}  ${'neighbours'.padEnd(10)}  ${'mechanism'.padEnd(34)}  release`);
   s.entries.forEach((e, i) => {
-    io.out(`${String(i + 1).padStart(4)}  ${e.time.padEnd(24)}  ${fmt(e.eps).padStart(8)}  ${fmt(e.delta).padStart(8)}  ${e.neighbors.padEnd(10)}  ${(e.mechanism ?? '').padEnd(18)}  ${e.name}`);
+    const claimed = e.claimed ? `  (claimed eps ${fmt(e.claimed.eps)}${e.claimed.delta ? `, delta ${fmt(e.claimed.delta)}` : ''}, ${e.claimed.neighbors}; converted)` : '';
+    io.out(`${String(i + 1).padStart(4)}  ${e.time.padEnd(24)}  ${fmt(e.eps).padStart(8)}  ${fmt(e.delta).padStart(8)}  ${e.neighbors.padEnd(10)}  ${(e.mechanism ?? '').padEnd(34)}  ${e.name}${claimed}`);
   });
   return EXIT.ok;
 }

@@ -17,7 +17,7 @@ import { parseNoiseOptions, type ParsedNoise } from '../statistics/common.js';
 import { applyNoise, makeRelease, noiseHalfWidthFor, planNoise, type NoisePlan } from '../statistics/noise.js';
 import { quantileFromSorted } from '../statistics/quantile.js';
 import { countRelease } from '../statistics/histogram.js';
-import type { Analysis, CategoricalColumn, NumericColumn, ReleaseSpec, DataSchema, NoiseMechanism } from './analysis.js';
+import { releaseClaim, type Analysis, type CategoricalColumn, type NumericColumn, type ReleaseSpec, type DataSchema, type NoiseMechanism } from './analysis.js';
 import type { DataEngine, NumericRequest } from './data.js';
 import { countSensitivity, countsSensitivity, covarianceSensitivity, groupSumsSensitivity, meanSensitivity, sizeForSensitivity, varianceSensitivity, type Sensitivity } from './sensitivity.js';
 import { fitModel, modelsAvailable } from './models.js';
@@ -27,9 +27,15 @@ export interface ReleaseResult {
   name: string;
   stat: string;
   columns: string[];
+  /** The release's own guarantee (what it CLAIMS): (eps, delta)-DP for `neighbors`. */
   eps: number;
   delta: number;
   neighbors: 'bounded' | 'unbounded';
+  /**
+   * What the ledger was CHARGED, in its relation: equal to the claim when the relations agree,
+   * (2 eps, (1 + e^eps) delta) for an add/remove-one release on a replace-one ledger.
+   */
+  charged: { eps: number; delta: number; neighbors: 'bounded' | 'unbounded' };
   mechanism: string;
   /** Sensitivity the noise was calibrated to (per part where a release has several parts). */
   sensitivity: number | number[] | null;
@@ -112,7 +118,7 @@ function vectorNoise(values: number[], p: ParsedNoise, s: Sensitivity, rng: Rng,
   return { raw: Array.from(nz.out), w, plan, scale: nz.scale };
 }
 
-function base(r: ReleaseSpec, columns: string[], alpha: number): Omit<ReleaseResult, 'mechanism' | 'sensitivity' | 'scale'> {
+function base(r: ReleaseSpec, columns: string[], alpha: number): Omit<ReleaseResult, 'mechanism' | 'sensitivity' | 'scale' | 'charged'> {
   return { name: r.name, stat: r.stat, columns, eps: r.eps, delta: r.delta, neighbors: r.neighbors, level: 1 - alpha, notes: [] };
 }
 
@@ -120,9 +126,11 @@ function base(r: ReleaseSpec, columns: string[], alpha: number): Omit<ReleaseRes
 async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: ExecuteOptions): Promise<ReleaseResult> {
   const { rng, accountant, alpha } = o;
   const schema = a.schema;
-  const cost = { name: r.name, eps: r.eps, delta: r.delta };
-  accountant.check(cost);
-  let res: ReleaseResult;
+  // The release's own guarantee; the accountant converts it to the ledger's relation, identically
+  // in check and spend (and as planCost did for the whole plan before any data were read).
+  const claim = releaseClaim(r);
+  accountant.check(claim);
+  let res: Omit<ReleaseResult, 'charged'>;
   let mechanism = 'laplace';
   switch (r.stat) {
     case 'count': {
@@ -247,8 +255,8 @@ async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: Ex
       break;
     }
   }
-  accountant.spend({ name: r.name, eps: r.eps, delta: r.delta, neighbors: r.neighbors, mechanism: res.mechanism });
-  return res;
+  const entry = accountant.spend({ ...claim, mechanism: res.mechanism });
+  return { ...res, charged: { eps: entry.eps, delta: entry.delta, neighbors: entry.neighbors } };
 }
 
 function fmtEdge(x: number): string {
@@ -261,7 +269,7 @@ function crossLabels(levels: string[][]): string[] {
   return out;
 }
 
-async function groupedCounts(r: ReleaseSpec & { stat: 'count' }, by: string, schema: DataSchema, engine: DataEngine, rng: Rng, alpha: number): Promise<ReleaseResult> {
+async function groupedCounts(r: ReleaseSpec & { stat: 'count' }, by: string, schema: DataSchema, engine: DataEngine, rng: Rng, alpha: number): Promise<Omit<ReleaseResult, 'charged'>> {
   const g = catCol(schema, by);
   const counts = await engine.table([{ column: g.name, levels: g.levels, missing: g.missing }]);
   return {
@@ -318,7 +326,7 @@ export function releaseGroupSums(
  * private here, so they are released too. Interval: union bound over the (1 - alpha/2) intervals of
  * the sum and the count.
  */
-async function groupedMean(r: ReleaseSpec & { stat: 'mean' | 'variance' | 'sd' }, by: string, schema: DataSchema, engine: DataEngine, rng: Rng, alpha: number): Promise<ReleaseResult> {
+async function groupedMean(r: ReleaseSpec & { stat: 'mean' | 'variance' | 'sd' }, by: string, schema: DataSchema, engine: DataEngine, rng: Rng, alpha: number): Promise<Omit<ReleaseResult, 'charged'>> {
   const g = catCol(schema, by);
   const column = (r as { column: string }).column;
   const q = numericReq(schema, column);

@@ -4,7 +4,8 @@
  * Files, for a ledger at `path`:
  * - `path`: one JSON line per record, `{"body":{...},"hash":"<sha256 hex>"}`, where
  *   hash_k = SHA-256(hash_{k-1} + "\n" + JSON.stringify(body_k)) (a hash chain; hash_{-1} = "").
- *   Record 0 is the header (total budget, creation time, a random id); records 1.. are spends.
+ *   Record 0 is the header (total budget, the neighbour relation it is a guarantee for, creation
+ *   time, a random id); records 1.. are spends.
  * - `path.head`: the sequence number and hash of the last acknowledged record, replaced atomically
  *   (write to a temporary file, fsync, rename, fsync the directory). Without it, cutting whole
  *   records off the end would leave a valid-looking chain; with it, truncation is detected.
@@ -20,6 +21,18 @@
  *   next writer. Nothing was spent twice and nothing shown was forgotten.
  * - killed after fsync, before the head moved: one complete record beyond the head. It counts as
  *   spent (conservative) and the next writer advances the head.
+ *
+ * Neighbour relations. The budget is a guarantee for ONE relation, recorded in the header as
+ * `neighbors` ('bounded': replace one record, the default; or 'unbounded': add/remove one). Ledgers
+ * written before the field existed have no `neighbors` and are read as 'bounded'. Each spend records
+ * what was CHARGED (eps, delta, neighbors = the ledger's relation) and, when the release's own
+ * guarantee was for the other relation and was converted by the accountant (an add/remove-one
+ * release on a replace-one budget costs (2 eps, (1 + e^eps) delta), group privacy), what the release
+ * CLAIMED (`claimed: { eps, delta, neighbors }`). A spend of an old ledger that records an 'unbounded'
+ * release in a 'bounded' ledger without `claimed` (written before the conversion existed, and then
+ * charged at face value) is converted when the ledger is replayed, so the history is counted at
+ * what it really cost; the file itself is never rewritten. Any other mismatch is corruption.
+ *
  * Anything else (a checksum mismatch, an unparsable complete line, fewer records than the head
  * records, a missing head for a ledger with spends, a head without its ledger, more than one record
  * beyond the head) is corruption or truncation: the ledger is refused with {@link LedgerError} and
@@ -29,7 +42,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { DpkitError, InvalidArgumentError, BudgetExceededError } from '../errors.js';
-import { PrivacyAccountant, type LedgerEntry, type PrivacyCost } from '../accounting/accountant.js';
+import { PrivacyAccountant, type LedgerEntry, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
 import { FileLock, type LockOptions } from './lock.js';
 
@@ -47,6 +60,8 @@ interface HeaderBody {
   id: string;
   created: string;
   budget: PrivacyCost;
+  /** The relation of the budget; absent in ledgers written before it existed (read as 'bounded'). */
+  neighbors?: Neighbors;
 }
 
 interface SpendBody {
@@ -63,6 +78,35 @@ interface HeadInfo {
 }
 
 const SLACK = 1e-12;
+
+const isRelation = (v: unknown): v is Neighbors => v === 'bounded' || v === 'unbounded';
+
+/** The relation of a ledger (header field; 'bounded' for ledgers that predate it). */
+function relationOf(h: HeaderBody): Neighbors {
+  return h.neighbors ?? 'bounded';
+}
+
+/**
+ * A recorded spend as it counts against a ledger of relation `rel` (see the module comment):
+ * unchanged when recorded in the ledger's relation; an old unconverted 'unbounded' spend in a
+ * 'bounded' ledger is converted to (2 eps, (1 + e^eps) delta) with the recorded values as `claimed`.
+ * Returns null for anything inconsistent.
+ */
+function replayEntry(e: LedgerEntry, rel: Neighbors): { entry: LedgerEntry; legacy: boolean } | null {
+  if (!isRelation(e.neighbors)) return null;
+  if (e.claimed !== undefined) {
+    const c = e.claimed as unknown as { eps?: unknown; delta?: unknown; neighbors?: unknown } | null;
+    if (typeof c !== 'object' || c === null || !(typeof c.eps === 'number' && c.eps >= 0) || !(typeof c.delta === 'number' && c.delta >= 0) || !isRelation(c.neighbors)) return null;
+    if (e.neighbors !== rel || c.neighbors === rel) return null;
+    return { entry: e, legacy: false };
+  }
+  if (e.neighbors === rel) return { entry: e, legacy: false };
+  if (rel === 'bounded' && e.neighbors === 'unbounded') {
+    const cost = new PrivacyAccountant({ eps: 1 }, { neighbors: rel }).costOf({ eps: e.eps, delta: e.delta, neighbors: e.neighbors });
+    return { entry: { ...e, ...cost, neighbors: rel, claimed: { eps: e.eps, delta: e.delta, neighbors: e.neighbors } }, legacy: true };
+  }
+  return null;
+}
 
 function chainHash(prev: string, body: Body): string {
   return createHash('sha256').update(prev).update('\n').update(JSON.stringify(body)).digest('hex');
@@ -96,6 +140,8 @@ interface Parsed {
   tornBytes: number;
   /** Complete records beyond the head (0 or 1). */
   beyondHead: number;
+  /** Old unconverted spends converted on replay (see the module comment). */
+  legacyConverted: number;
 }
 
 function readHead(file: string): HeadInfo | null {
@@ -143,6 +189,7 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
   let prev = '';
   let header: HeaderBody | undefined;
   const entries: LedgerEntry[] = [];
+  let legacyConverted = 0;
   for (let i = 0; i < lines.length; i++) {
     let rec: { body?: Body; hash?: unknown };
     try {
@@ -160,6 +207,7 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
     if (body.seq !== i) throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (sequence number ${String(body.seq)}, expected ${i})`);
     if (i === 0) {
       if (body.type !== 'header') throw new LedgerError(`ledger ${file} is corrupt: line 1 is not a ledger header`);
+      if (body.neighbors !== undefined && !isRelation(body.neighbors)) throw new LedgerError(`ledger ${file} is corrupt: its header has an unknown neighbour relation ${JSON.stringify(body.neighbors)}`);
       header = body;
     } else {
       if (body.type !== 'spend') throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (unknown record type)`);
@@ -167,7 +215,10 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
       if (typeof e !== 'object' || e === null || !(e.eps >= 0) || !(e.delta >= 0) || typeof e.name !== 'string') {
         throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (malformed spend)`);
       }
-      entries.push(e);
+      const r = replayEntry(e, relationOf(header!));
+      if (r === null) throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (a spend whose neighbour relation does not match the ledger's '${relationOf(header!)}')`);
+      if (r.legacy) legacyConverted++;
+      entries.push(r.entry);
     }
     prev = rec.hash;
   }
@@ -207,12 +258,18 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
     goodBytes: Buffer.byteLength(complete, 'utf8'),
     tornBytes: Buffer.byteLength(tail, 'utf8'),
     beyondHead,
+    legacyConverted,
   };
 }
 
 export interface LedgerOpenOptions extends LockOptions {
   /** Budget for a new ledger; when the ledger exists it must agree (or be omitted). */
   budget?: { eps: number; delta?: number };
+  /**
+   * The neighbour relation of the budget of a new ledger (default 'bounded'); when the ledger exists
+   * and this is given, it must agree (a ledger's relation cannot be changed).
+   */
+  neighbors?: Neighbors;
   /** Create the ledger when missing (default true when a budget is given). */
   create?: boolean;
   /** Called with human-readable warnings (e.g. an interrupted write was discarded). */
@@ -225,11 +282,25 @@ export interface LedgerSummary {
   id: string;
   created: string;
   budget: PrivacyCost;
+  /** The neighbour relation the budget is a guarantee for ('bounded' for ledgers that predate the field). */
+  neighbors: Neighbors;
   spent: PrivacyCost;
   remaining: PrivacyCost;
+  /** Spends as charged (eps, delta in the ledger's relation; `claimed` when converted). */
   entries: LedgerEntry[];
+  /** Number of spends written before conversion existed and converted on replay. */
+  legacyConverted: number;
   /** True when a torn (never acknowledged) last write is present; it will be discarded by the next writer. */
   interruptedWrite: boolean;
+}
+
+/** Refuses to use a ledger with a relation other than the one requested (when one is). */
+export function checkRelation(file: string, recorded: Neighbors, requested: Neighbors | undefined): void {
+  if (requested !== undefined && requested !== recorded) {
+    throw new LedgerError(
+      `ledger ${file} was created for '${recorded}' neighbours (${recorded === 'bounded' ? 'replace one record' : 'add/remove one record'}), but '${requested}' was requested; a ledger's neighbour relation cannot be changed`,
+    );
+  }
 }
 
 /**
@@ -258,9 +329,11 @@ function summarize(file: string, p: Parsed): LedgerSummary {
     id: p.header.id,
     created: p.header.created,
     budget: { ...b },
+    neighbors: relationOf(p.header),
     spent: { eps, delta },
     remaining: { eps: Math.max(0, b.eps - eps), delta: Math.max(0, b.delta - delta) },
     entries: p.entries.slice(),
+    legacyConverted: p.legacyConverted,
     interruptedWrite: p.tornBytes > 0,
   };
 }
@@ -294,6 +367,7 @@ export class FileLedger {
       };
     }
     const create = opts.create ?? budget !== undefined;
+    if (opts.neighbors !== undefined && !isRelation(opts.neighbors)) throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", opts.neighbors);
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const lock = FileLock.acquire(`${file}.lock`, opts);
     try {
@@ -302,7 +376,7 @@ export class FileLedger {
       if (!exists) {
         if (head !== null) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
         if (!create || budget === undefined) throw new LedgerError(`ledger ${file} does not exist (give a budget to create it)`);
-        FileLedger.create(file, budget);
+        FileLedger.create(file, budget, opts.neighbors ?? 'bounded');
       }
       const buf = fs.readFileSync(file);
       const parsed = parseLedger(file, buf, readHead(file));
@@ -314,6 +388,7 @@ export class FileLedger {
           );
         }
       }
+      checkRelation(file, relationOf(parsed.header), opts.neighbors);
       const ledger = new FileLedger(file, lock, parsed, buf.length);
       ledger.recover(opts.warn);
       return ledger;
@@ -323,8 +398,8 @@ export class FileLedger {
     }
   }
 
-  private static create(file: string, budget: PrivacyCost): void {
-    const body: HeaderBody = { type: 'header', v: 1, seq: 0, id: randomBytes(8).toString('hex'), created: new Date().toISOString(), budget };
+  private static create(file: string, budget: PrivacyCost, neighbors: Neighbors): void {
+    const body: HeaderBody = { type: 'header', v: 1, seq: 0, id: randomBytes(8).toString('hex'), created: new Date().toISOString(), budget, neighbors };
     const hash = chainHash('', body);
     const fd = fs.openSync(file, 'wx', 0o644);
     try {
@@ -356,6 +431,11 @@ export class FileLedger {
       writeHead(this.path, { seq: p.lastSeq, hash: p.lastHash });
       p.beyondHead = 0;
     }
+  }
+
+  /** The neighbour relation of the budget. */
+  get neighbors(): Neighbors {
+    return relationOf(this.parsed.header);
   }
 
   /** The total budget recorded when the ledger was created. */
@@ -391,9 +471,13 @@ export class FileLedger {
     const fitsEps = s.spent.eps + entry.eps <= s.budget.eps * (1 + SLACK);
     const fitsDelta = s.spent.delta + entry.delta <= s.budget.delta * (1 + SLACK) + 1e-300;
     if (!fitsEps || !fitsDelta) throw new BudgetExceededError(entry.name, { eps: entry.eps, delta: entry.delta }, s.remaining);
+    const rel = this.neighbors;
+    if (entry.neighbors !== rel) throw new InvalidArgumentError('neighbors', `of the spend "${entry.name}" must be the ledger's relation '${rel}' (the accountant converts releases for the other relation)`, entry.neighbors);
     const seq = this.parsed.lastSeq + 1;
     const clean: LedgerEntry = { name: entry.name, eps: entry.eps, delta: entry.delta, neighbors: entry.neighbors, time: entry.time };
     if (entry.mechanism !== undefined) clean.mechanism = entry.mechanism;
+    if (entry.claimed !== undefined) clean.claimed = { eps: entry.claimed.eps, delta: entry.claimed.delta, neighbors: entry.claimed.neighbors };
+    if (replayEntry(clean, rel) === null) throw new InvalidArgumentError('claimed', `of the spend "${entry.name}" must be a guarantee for the other relation than the ledger's '${rel}'`, entry.claimed);
     const body: SpendBody = { type: 'spend', seq, entry: clean };
     const hash = chainHash(this.parsed.lastHash, body);
     const line = Buffer.from(`${JSON.stringify({ body, hash })}\n`, 'utf8');
@@ -418,7 +502,7 @@ export class FileLedger {
    * budget the ledger's, and each spend is appended durably (inside `spend()`, before it returns).
    */
   accountant(): PrivacyAccountant {
-    return new PrivacyAccountant(this.parsed.header.budget, { history: this.parsed.entries, sink: (e) => this.append(e) });
+    return new PrivacyAccountant(this.parsed.header.budget, { history: this.parsed.entries, sink: (e) => this.append(e), neighbors: this.neighbors });
   }
 
   /** Release the lock. The ledger cannot be written afterwards. */

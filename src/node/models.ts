@@ -37,7 +37,7 @@ export async function fitModel(
   engine: DataEngine,
   rng: Rng,
   _alpha: number,
-): Promise<Omit<ReleaseResult, 'name' | 'stat' | 'columns' | 'eps' | 'delta' | 'neighbors' | 'level' | 'notes'> & { notes: string[] }> {
+): Promise<Omit<ReleaseResult, 'name' | 'stat' | 'columns' | 'eps' | 'delta' | 'neighbors' | 'level' | 'notes' | 'charged'> & { notes: string[] }> {
   const lower = reqs.map((q) => q.lower);
   const upper = reqs.map((q) => q.upper);
   const labels = ['(intercept)', ...r.features];

@@ -19,11 +19,18 @@ export interface ReportInput {
   title: string;
   dataDescription: string;
   generated: string;
-  ledger?: { path: string; budget: { eps: number; delta: number }; spentBefore: { eps: number; delta: number }; spentAfter: { eps: number; delta: number } };
+  ledger?: {
+    path: string;
+    budget: { eps: number; delta: number };
+    /** The neighbour relation of the ledger's budget (what every charge is stated in). */
+    neighbors?: 'bounded' | 'unbounded';
+    spentBefore: { eps: number; delta: number };
+    spentAfter: { eps: number; delta: number };
+  };
   results: ReleaseResult[];
   /** The release that stopped the run with an error (the ones before it were completed and charged). */
   failed?: { name: string; error: string };
-  /** Releases of the plan that were not run (after a failure): not charged. */
+  /** Releases of the plan that were not run (after a failure): not charged; their cost as it would have been charged. */
   notRun?: { name: string; eps: number; delta: number }[];
   warnings?: string[];
   /** Free-text paragraphs shown under the title. */
@@ -167,21 +174,36 @@ function linePlot(p: NoiseDensityPlot): string {
   return parts.join('');
 }
 
+const REL = { bounded: 'replace-one', unbounded: 'add/remove-one' } as const;
+
+/** True when the ledger was charged something other than the release's own guarantee (converted). */
+export function isConverted(r: ReleaseResult): boolean {
+  return r.charged.neighbors !== r.neighbors || r.charged.eps !== r.eps || r.charged.delta !== r.delta;
+}
+
+/** The cost cell: the release's claim, and what was charged when it differs (converted). */
+function costCell(r: ReleaseResult): string {
+  const claim = `${esc(fmt(r.eps))}${r.delta ? ` / ${esc(fmt(r.delta))}` : ''}`;
+  if (!isConverted(r)) return claim;
+  const c = r.charged;
+  return `${claim} <span class="note">(claimed, ${REL[r.neighbors]})</span><br><b>charged ${esc(fmt(c.eps))}${c.delta ? ` / ${esc(fmt(c.delta))}` : ''}</b> <span class="note">(${REL[c.neighbors]} ledger, group privacy)</span>`;
+}
+
 /** Horizontal bars of the eps spent per release, with the ledger's total. */
 function budgetChart(results: ReleaseResult[], total?: number): string {
   const rowH = 20;
   const padL = 250;
   const h = results.length * rowH + 12;
   // bars end 120 px before the right edge so the labels fit
-  const max = Math.max(...results.map((r) => r.eps), 1e-12);
+  const max = Math.max(...results.map((r) => r.charged.eps), 1e-12);
   const parts = [`<svg class="chart" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" role="img" aria-label="budget per release">`];
   results.forEach((r, i) => {
     const y0 = 4 + i * rowH;
-    const w = (r.eps / max) * (W - padL - 120);
+    const w = (r.charged.eps / max) * (W - padL - 120);
     parts.push(`<text x="${padL - 8}" y="${y0 + 13}" class="tick" text-anchor="end">${esc(r.name.length > 38 ? `${r.name.slice(0, 37)}…` : r.name)}</text>`);
     parts.push(`<rect x="${padL}" y="${y0 + 2}" width="${w.toFixed(1)}" height="${rowH - 6}" class="bar"/>`);
-    const share = total ? ` (${fmt((100 * r.eps) / total)}%)` : '';
-    parts.push(`<text x="${(padL + w + 6).toFixed(1)}" y="${y0 + 13}" class="tick">ε ${esc(fmt(r.eps))}${esc(share)}</text>`);
+    const share = total ? ` (${fmt((100 * r.charged.eps) / total)}%)` : '';
+    parts.push(`<text x="${(padL + w + 6).toFixed(1)}" y="${y0 + 13}" class="tick">ε ${esc(fmt(r.charged.eps))}${esc(share)}</text>`);
   });
   parts.push('</svg>');
   return parts.join('');
@@ -208,10 +230,10 @@ svg.chart{max-width:100%;height:auto;display:block;margin:6px 0}
 function resultRows(r: ReleaseResult): string {
   const pct = `${fmt(100 * r.level)}%`;
   if (r.value !== undefined) {
-    return `<tr><td>${esc(r.name)}${r.nonPrivate ? ' <b class="flag-inline">(NOT PRIVATE input)</b>' : ''}</td><td class="num">${esc(fmt(r.value))}</td><td class="num">${esc(fmtInterval(r.interval))}</td><td>${esc(r.mechanism)}</td><td class="num">${esc(fmtScale(r.scale))}</td><td class="num">${esc(fmtScale(r.sensitivity))}</td><td class="num">${esc(fmt(r.eps))}${r.delta ? ` / ${esc(fmt(r.delta))}` : ''}</td></tr>`;
+    return `<tr><td>${esc(r.name)}${r.nonPrivate ? ' <b class="flag-inline">(NOT PRIVATE input)</b>' : ''}</td><td class="num">${esc(fmt(r.value))}</td><td class="num">${esc(fmtInterval(r.interval))}</td><td>${esc(r.mechanism)}</td><td class="num">${esc(fmtScale(r.scale))}</td><td class="num">${esc(fmtScale(r.sensitivity))}</td><td class="num">${costCell(r)}</td></tr>`;
   }
   const n = r.values?.length ?? 0;
-  return `<tr><td>${esc(r.name)}</td><td class="num" colspan="2">${n} values (see below; ${esc(pct)} intervals per element)</td><td>${esc(r.mechanism)}</td><td class="num">${esc(fmtScale(r.scale))}</td><td class="num">${esc(fmtScale(r.sensitivity))}</td><td class="num">${esc(fmt(r.eps))}${r.delta ? ` / ${esc(fmt(r.delta))}` : ''}</td></tr>`;
+  return `<tr><td>${esc(r.name)}</td><td class="num" colspan="2">${n} values (see below; ${esc(pct)} intervals per element)</td><td>${esc(r.mechanism)}</td><td class="num">${esc(fmtScale(r.scale))}</td><td class="num">${esc(fmtScale(r.sensitivity))}</td><td class="num">${costCell(r)}</td></tr>`;
 }
 
 function detailSection(r: ReleaseResult): string {
@@ -225,8 +247,9 @@ function detailSection(r: ReleaseResult): string {
 /** Render the report as one HTML string. */
 export function renderReport(input: ReportInput): string {
   const r = input.results;
-  const runEps = r.reduce((s, x) => s + x.eps, 0);
-  const runDelta = r.reduce((s, x) => s + x.delta, 0);
+  const runEps = r.reduce((s, x) => s + x.charged.eps, 0);
+  const runDelta = r.reduce((s, x) => s + x.charged.delta, 0);
+  const converted = r.filter(isConverted);
   const nonPrivate = r.some((x) => x.nonPrivate);
   const parts: string[] = [];
   parts.push(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`);
@@ -248,10 +271,15 @@ export function renderReport(input: ReportInput): string {
   if (r.length > 0 || input.ledger) {
     parts.push('<h2>Budget</h2><div class="card">');
     parts.push(`<p>This run: <b>ε = ${esc(fmt(runEps))}</b>${runDelta ? `, δ = ${esc(fmt(runDelta))}` : ''} over ${r.length} release(s) (sequential composition; grouped releases use one budget for the whole partition).</p>`);
+    if (converted.length > 0) {
+      parts.push(
+        `<p class="note">${converted.length} release(s) hold their guarantee for add/remove-one neighbours and were charged to this replace-one ledger at (2ε, (1 + e^ε)δ) (group privacy: a replacement is a removal and an addition); the table shows what each release claims and what was charged.</p>`,
+      );
+    }
     if (input.ledger) {
       const l = input.ledger;
       const used = Math.min(1, l.spentAfter.eps / l.budget.eps);
-      parts.push(`<p>Ledger <code>${esc(l.path)}</code>: total budget ε = ${esc(fmt(l.budget.eps))}${l.budget.delta ? `, δ = ${esc(fmt(l.budget.delta))}` : ''}; spent before this run ε = ${esc(fmt(l.spentBefore.eps))}; spent now ε = ${esc(fmt(l.spentAfter.eps))}${l.spentAfter.delta ? `, δ = ${esc(fmt(l.spentAfter.delta))}` : ''}; remaining ε = ${esc(fmt(Math.max(0, l.budget.eps - l.spentAfter.eps)))}.</p>`);
+      parts.push(`<p>Ledger <code>${esc(l.path)}</code>: total budget ε = ${esc(fmt(l.budget.eps))}${l.budget.delta ? `, δ = ${esc(fmt(l.budget.delta))}` : ''}${l.neighbors ? ` for ${REL[l.neighbors]} neighbours` : ''}; spent before this run ε = ${esc(fmt(l.spentBefore.eps))}; spent now ε = ${esc(fmt(l.spentAfter.eps))}${l.spentAfter.delta ? `, δ = ${esc(fmt(l.spentAfter.delta))}` : ''}; remaining ε = ${esc(fmt(Math.max(0, l.budget.eps - l.spentAfter.eps)))}.</p>`);
       parts.push(`<div class="gauge" title="share of the total budget spent"><div style="width:${(100 * used).toFixed(1)}%"></div></div>`);
     }
     if (r.length > 0) parts.push(budgetChart(r, input.ledger?.budget.eps));
@@ -260,7 +288,7 @@ export function renderReport(input: ReportInput): string {
 
   if (r.length > 0) {
     parts.push('<h2>Plan and results</h2>');
-    parts.push(`<table class="results"><tr><th>release</th><th>private value</th><th>${esc(`${fmt(100 * r[0]!.level)}%`)} interval</th><th>mechanism</th><th>noise scale</th><th>sensitivity</th><th>ε / δ</th></tr>`);
+    parts.push(`<table class="results"><tr><th>release</th><th>private value</th><th>${esc(`${fmt(100 * r[0]!.level)}%`)} interval</th><th>mechanism</th><th>noise scale</th><th>sensitivity</th><th>ε / δ${converted.length > 0 ? ' (claimed; charged)' : ''}</th></tr>`);
     for (const x of r) parts.push(resultRows(x));
     parts.push('</table>');
     parts.push(`<p class="note">Intervals: value ± the half-width w with P(|noise| ≤ w) ≥ 1 - α, so they cover the true (clamped) statistic with probability at least 1 - α (per element for vectors). They describe the noise only, not sampling error or clamping bias.</p>`);

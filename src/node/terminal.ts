@@ -51,7 +51,9 @@ export function resultsTable(results: ReleaseResult[]): string {
     const sym = r.mechanism.startsWith('gaussian') ? 'σ' : r.mechanism === 'laplace' ? 'b' : r.mechanism === 'exponential' ? '2/ε' : 'scale';
     const scale = r.scale === null ? '' : ` ${sym}=${Array.isArray(r.scale) ? r.scale.map(fmt).join('/') : fmt(r.scale)}`;
     const mech = `${r.mechanism}${scale}${r.delta ? `, δ=${fmt(r.delta)}` : ''}`;
-    const eps = fmt(r.eps);
+    // The ε column is what the ledger was charged; a converted release also shows its own claim.
+    const converted = r.charged.neighbors !== r.neighbors || r.charged.eps !== r.eps || r.charged.delta !== r.delta;
+    const eps = converted ? `${fmt(r.charged.eps)} (claims ${fmt(r.eps)}, ${r.neighbors === 'unbounded' ? 'add/remove' : 'replace'})` : fmt(r.eps);
     if (r.value !== undefined) {
       rows.push([r.name + (r.nonPrivate ? ' [NOT PRIVATE input]' : ''), eps, fmt(r.value), fmtInterval(r.interval), mech]);
     } else {

@@ -209,6 +209,111 @@ describe('dpkit run', () => {
   });
 });
 
+describe('dpkit run: neighbour relations (the ledger holds one; releases for the other are converted)', () => {
+  const UNB = `  - stat: mean
+    column: age
+    neighbors: unbounded
+    n: 1000
+    eps: 0.3
+  - stat: sd
+    column: age
+    neighbors: unbounded
+    n: 1000
+    mechanism: analytic
+    delta: 1.0e-7
+    eps: 0.1
+  - stat: histogram
+    column: hours_per_week
+    bins: 4
+    eps: 0.2
+`;
+  const withDelta = (file: string) => fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('  eps: 1\n', '  eps: 1\n  delta: 1.0e-6\n'));
+
+  it('the plan check, the dry run, the ledger, results.json and the report use the converted cost on a replace-one ledger', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, UNB);
+    withDelta(file);
+    const dry = await cli('run', file, '--dry-run');
+    expect(dry.code, dry.err.join('\n')).toBe(EXIT.ok);
+    expect(dry.out).toMatch(/mean\(age\).*\[add\/remove-one; charged eps=0.6 to the replace-one ledger\]/);
+    expect(dry.out).toMatch(/This plan spends eps=1, delta=2.105e-7 \(sequential composition, charged in the ledger's replace-one relation\)/);
+    const r = await cli('run', file, '-q');
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    expect(r.out).toMatch(/Spent this run: eps=1, delta=2.105e-7/);
+    const l = readLedger(path.join(dir, 'ledger'));
+    expect(l.neighbors).toBe('bounded');
+    expect(l.spent.eps).toBeCloseTo(0.6 + 0.2 + 0.2, 12);
+    expect(l.spent.delta).toBeCloseTo((1 + Math.exp(0.1)) * 1e-7, 20);
+    expect(l.entries[0]).toMatchObject({ name: 'mean(age)', eps: 0.6, neighbors: 'bounded', claimed: { eps: 0.3, delta: 0, neighbors: 'unbounded' } });
+    expect(l.entries[2]!.claimed).toBeUndefined();
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
+    expect(json.budget.neighbors).toBe('bounded');
+    expect(json.budget.spentThisRun.eps).toBeCloseTo(1, 12);
+    expect(json.results[0]).toMatchObject({ eps: 0.3, neighbors: 'unbounded', charged: { eps: 0.6, delta: 0, neighbors: 'bounded' } });
+    expect(json.results[2]).toMatchObject({ eps: 0.2, neighbors: 'bounded', charged: { eps: 0.2, delta: 0, neighbors: 'bounded' } });
+    const html = fs.readFileSync(path.join(dir, 'out/report.html'), 'utf8');
+    expect(html).toContain('(claimed, add/remove-one)');
+    expect(html).toContain('<b>charged 0.6</b>');
+    expect(html).toMatch(/This run: <b>ε = 1<\/b>/);
+    const shown = await cli('ledger', path.join(dir, 'ledger'));
+    expect(shown.out).toMatch(/2 spend\(s\) were releases with an add\/remove-one guarantee/);
+    expect(shown.out).toMatch(/1 .* 0\.6 .* 0 .* bounded .* mean\(age\)  \(claimed eps 0\.3, unbounded; converted\)/);
+    // The same plan again does not fit the remaining eps = 0 although its claimed eps (0.6) would.
+    const again = await cli('run', file);
+    expect(again.code).toBe(EXIT.budget);
+    expect(readLedger(path.join(dir, 'ledger')).entries).toHaveLength(3);
+  });
+
+  it('a plan whose claimed cost fits but whose converted cost does not is refused before any data are read', async () => {
+    const dir = tmpDir();
+    // Claimed eps 0.3 + 0.3 = 0.6 <= 1; charged to the replace-one ledger 0.6 + 0.6 = 1.2 > 1.
+    const file = analysis(dir, `  - { stat: mean, column: age, neighbors: unbounded, n: 1000, eps: 0.3 }\n  - { stat: variance, column: age, neighbors: unbounded, n: 1000, eps: 0.3 }\n`);
+    const dry = await cli('run', file, '--dry-run');
+    expect(dry.code).toBe(EXIT.budget);
+    expect(dry.out).toMatch(/This plan spends eps=1.2/);
+    const r = await cli('run', file);
+    expect(r.code).toBe(EXIT.budget);
+    expect(r.err[0]).toMatch(/plan of 2 release/);
+    expect(readLedger(path.join(dir, 'ledger')).entries).toHaveLength(0);
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  it('an unbounded data size below the declared public n stops that release without charging it', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, `  - { stat: count, eps: 0.1 }\n  - { stat: mean, column: age, neighbors: unbounded, n: 5000, eps: 0.3 }\n`);
+    const r = await cli('run', file, '-q');
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err[0]).toMatch(/releases "mean\(age\)"\.n must be a lower bound on the number of records: the data have fewer records than the public bound n/);
+    const l = readLedger(path.join(dir, 'ledger'));
+    expect(l.entries.map((e) => e.name)).toEqual(['count(*)']);
+  });
+
+  it('budget.neighbors: unbounded creates an add/remove-one ledger; bounded releases and a changed relation are refused', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, `  - { stat: mean, column: age, neighbors: unbounded, n: 1000, eps: 0.3 }\n`);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('  eps: 1\n', '  eps: 1\n  neighbors: unbounded\n'));
+    const r = await cli('run', file, '-q');
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    const l = readLedger(path.join(dir, 'ledger'));
+    expect(l.neighbors).toBe('unbounded');
+    expect(l.entries[0]).toMatchObject({ eps: 0.3, neighbors: 'unbounded' });
+    expect(l.entries[0]!.claimed).toBeUndefined();
+    // A replace-one release gives no add/remove-one guarantee: a located error, nothing read.
+    const bad = analysis(dir, `  - { stat: mean, column: age, eps: 0.3 }\n`);
+    fs.writeFileSync(bad, fs.readFileSync(bad, 'utf8').replace('  eps: 1\n', '  eps: 1\n  neighbors: unbounded\n'));
+    const rb = await cli('run', bad);
+    expect(rb.code).toBe(EXIT.usage);
+    expect(rb.err[0]).toMatch(/a\.analysis\.yaml:\d+:\d+: releases\[0\]\.neighbors is bounded \(replace one record\), which gives no guarantee/);
+    // The same ledger under a replace-one budget: refused (a ledger's relation cannot change).
+    const other = analysis(dir, `  - { stat: mean, column: age, neighbors: unbounded, n: 1000, eps: 0.3 }\n`);
+    const ro = await cli('run', other);
+    expect(ro.code).toBe(EXIT.ledger);
+    expect(ro.err[0]).toMatch(/created for 'unbounded' neighbours .* but 'bounded' was requested/);
+    expect((await cli('run', other, '--dry-run')).code).toBe(EXIT.ledger);
+    expect(readLedger(path.join(dir, 'ledger')).entries).toHaveLength(1);
+  });
+});
+
 describe('dpkit run: a release that fails half-way', () => {
   it('keeps (and reports) the completed releases, which were charged, and names the failure', async () => {
     const dir = tmpDir();
@@ -269,7 +374,7 @@ describe('dpkit ledger', () => {
     expect((await cli('run', analysis(dir, SMALL), '-q')).code).toBe(EXIT.ok);
     const r = await cli('ledger', path.join(dir, 'ledger'));
     expect(r.code).toBe(EXIT.ok);
-    expect(r.out).toMatch(/Total budget eps=1; spent eps=0.5; remaining eps=0.5/);
+    expect(r.out).toMatch(/Total budget eps=1 for replace-one \(bounded\) neighbours; spent eps=0.5; remaining eps=0.5/);
     expect(r.out).toMatch(/1 .* 0.3 .* bounded .* laplace .* mean\(age\)/);
     const j = await cli('ledger', path.join(dir, 'ledger'), '--json');
     expect(JSON.parse(j.out).entries).toHaveLength(2);

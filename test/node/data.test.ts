@@ -215,7 +215,7 @@ describe('releases from SQL sufficient statistics equal the array functions with
   const base = { delta: 0, neighbors: 'bounded' as const, line: 0 };
 
   async function release(spec: ReleaseSpec, seed: number) {
-    const a: Analysis = { file: 'x', title: 't', data: { path: csv }, schema, budget: { eps: 10, delta: 0 }, ledger: '', outDir: '', alpha: 0.05, releases: [spec] };
+    const a: Analysis = { file: 'x', title: 't', data: { path: csv }, schema, budget: { eps: 10, delta: 0, neighbors: spec.neighbors }, ledger: '', outDir: '', alpha: 0.05, releases: [spec] };
     const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: spec.neighbors });
     const [r] = await executePlan(a, engine, { rng: seededRng(seed), accountant: acc, alpha: 0.05 });
     expect(acc.spent().eps).toBeCloseTo(spec.eps, 12);
@@ -264,7 +264,7 @@ describe('releases from SQL sufficient statistics equal the array functions with
       { ...ub, stat: 'cov' as const, name: 'c', columns: ['x', 'y'] as [string, string], eps: 0.5, mechanism: 'laplace' as const, n: N + 1 },
       { ...ub, stat: 'variance' as const, name: 'v', column: 'y', eps: 0.5, mechanism: 'laplace' as const },
     ]) {
-      const an: Analysis = { file: 'x', title: 't', data: { path: csv }, schema, budget: { eps: 10, delta: 0 }, ledger: '', outDir: '', alpha: 0.05, releases: [spec] };
+      const an: Analysis = { file: 'x', title: 't', data: { path: csv }, schema, budget: { eps: 10, delta: 0, neighbors: 'unbounded' }, ledger: '', outDir: '', alpha: 0.05, releases: [spec] };
       const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: 'unbounded' });
       await expect(executePlan(an, engine, { rng: seededRng(1), accountant: acc, alpha: 0.05 })).rejects.toThrow('n' in spec ? /fewer records than the public bound n/ : /n is required/);
       expect(acc.spent().eps).toBe(0);

@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { FileLedger, LedgerError, readLedger } from '../../src/node/ledger.js';
 import { FileLock, LockError } from '../../src/node/lock.js';
-import { BudgetExceededError } from '../../src/errors.js';
+import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
 
 const CHILD = path.resolve(__dirname, 'fixtures/ledger-child.ts');
 
@@ -142,6 +143,93 @@ describe('FileLedger basics', () => {
     // A lock from another host is never broken automatically.
     fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: 1, host: 'another-host.example', nonce: 'x', time: new Date(0).toISOString() }));
     expect(() => FileLock.acquire(`${file}.lock`, { timeoutMs: 60 })).toThrow(/locked by pid 1 on another-host.example/);
+  });
+});
+
+/** Writes a valid (hash-chained, with head) ledger file from raw bodies, as an older dpkit would have. */
+function writeRawLedger(file: string, bodies: object[]): void {
+  let prev = '';
+  const lines: string[] = [];
+  for (const body of bodies) {
+    const hash = createHash('sha256').update(prev).update('\n').update(JSON.stringify(body)).digest('hex');
+    lines.push(JSON.stringify({ body, hash }));
+    prev = hash;
+  }
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  const seq = bodies.length - 1;
+  const check = createHash('sha256').update(`dpkit-ledger-head\n${seq}\n${prev}`).digest('hex');
+  fs.writeFileSync(`${file}.head`, JSON.stringify({ seq, hash: prev, check }));
+}
+
+describe('FileLedger neighbour relations', () => {
+  const header = (extra: object = {}) => ({ type: 'header', v: 1, seq: 0, id: 'abc', created: '2026-01-01T00:00:00.000Z', budget: { eps: 2, delta: 1e-5 }, ...extra });
+  const entry = (seq: number, e: object) => ({ type: 'spend', seq, entry: { time: '2026-01-01T00:00:01.000Z', mechanism: 'laplace', ...e } });
+
+  it("records the relation ('bounded' by default) and charges an add/remove-one release (2 eps, (1 + e^eps) delta), keeping its claim", () => {
+    const file = tmpLedger();
+    const l = FileLedger.open(file, { budget: { eps: 2, delta: 1e-5 } });
+    expect(l.neighbors).toBe('bounded');
+    const e = l.accountant().spend({ name: 'lr', eps: 0.25, delta: 1e-7, neighbors: 'unbounded', mechanism: 'kst' });
+    expect(e).toMatchObject({ eps: 0.5, neighbors: 'bounded', claimed: { eps: 0.25, delta: 1e-7, neighbors: 'unbounded' } });
+    l.close();
+    const first = JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[0]!);
+    expect(first.body.neighbors).toBe('bounded');
+    const s = readLedger(file);
+    expect(s.neighbors).toBe('bounded');
+    expect(s.spent.eps).toBeCloseTo(0.5, 14);
+    expect(s.spent.delta).toBeCloseTo((1 + Math.exp(0.25)) * 1e-7, 20);
+    expect(s.entries[0]!.claimed).toEqual({ eps: 0.25, delta: 1e-7, neighbors: 'unbounded' });
+    expect(s.legacyConverted).toBe(0);
+    // Replayed: the accountant of a reopened ledger counts the charged cost.
+    const l2 = FileLedger.open(file, { budget: { eps: 2, delta: 1e-5 }, neighbors: 'bounded' });
+    expect(l2.accountant().spent().eps).toBeCloseTo(0.5, 14);
+    expect(() => l2.accountant().check({ name: 'x', eps: 0.76, delta: 0, neighbors: 'unbounded' })).toThrow(BudgetExceededError);
+    l2.close();
+    expect(() => FileLedger.open(file, { neighbors: 'unbounded' })).toThrow(/created for 'bounded' neighbours .* cannot be changed/);
+  });
+
+  it('an add/remove-one ledger charges its releases at face value and refuses replace-one releases (nothing written)', () => {
+    const file = tmpLedger();
+    const l = FileLedger.open(file, { budget: { eps: 1 }, neighbors: 'unbounded' });
+    const a = l.accountant();
+    expect(a.neighbors).toBe('unbounded');
+    a.spend({ name: 'm', eps: 0.3, delta: 0, neighbors: 'unbounded' });
+    expect(() => a.spend({ name: 'b', eps: 0.1, delta: 0, neighbors: 'bounded' })).toThrow(InvalidArgumentError);
+    // The sink itself also refuses an entry that is not in the ledger's relation.
+    expect(() => l.append({ name: 'b', eps: 0.1, delta: 0, neighbors: 'bounded', time: 't' })).toThrow(InvalidArgumentError);
+    l.close();
+    const s = readLedger(file);
+    expect(s.neighbors).toBe('unbounded');
+    expect(s.entries).toHaveLength(1);
+    expect(s.spent.eps).toBeCloseTo(0.3, 14);
+    expect(() => FileLedger.open(file, { budget: { eps: 1 }, neighbors: 'bounded' })).toThrow(/created for 'unbounded' neighbours/);
+  });
+
+  it("reads an old ledger without the field as 'bounded' and converts its unconverted add/remove-one spends on replay", () => {
+    const file = tmpLedger();
+    writeRawLedger(file, [header(), entry(1, { name: 'old unbounded', eps: 0.2, delta: 1e-7, neighbors: 'unbounded' }), entry(2, { name: 'old bounded', eps: 0.1, delta: 0, neighbors: 'bounded' })]);
+    const s = readLedger(file);
+    expect(s.neighbors).toBe('bounded');
+    expect(s.legacyConverted).toBe(1);
+    expect(s.entries[0]).toMatchObject({ eps: 0.4, neighbors: 'bounded', claimed: { eps: 0.2, delta: 1e-7, neighbors: 'unbounded' } });
+    expect(s.spent.eps).toBeCloseTo(0.5, 14);
+    expect(s.spent.delta).toBeCloseTo((1 + Math.exp(0.2)) * 1e-7, 20);
+    const l = FileLedger.open(file, { budget: { eps: 2, delta: 1e-5 } });
+    const a = l.accountant();
+    expect(a.spent().eps).toBeCloseTo(0.5, 14);
+    a.spend({ name: 'new', eps: 0.1, delta: 0, neighbors: 'bounded' });
+    l.close();
+    expect(readLedger(file).spent.eps).toBeCloseTo(0.6, 14);
+  });
+
+  it('refuses spends inconsistent with the ledger relation or an unknown relation as corruption', () => {
+    const file = tmpLedger();
+    writeRawLedger(file, [header({ neighbors: 'unbounded' }), entry(1, { name: 'b', eps: 0.2, delta: 0, neighbors: 'bounded' })]);
+    expect(() => readLedger(file)).toThrow(/corrupt at line 2 \(a spend whose neighbour relation does not match the ledger's 'unbounded'\)/);
+    writeRawLedger(file, [header({ neighbors: 'sideways' })]);
+    expect(() => readLedger(file)).toThrow(/unknown neighbour relation/);
+    writeRawLedger(file, [header(), entry(1, { name: 'b', eps: 0.2, delta: 0, neighbors: 'bounded', claimed: { eps: 0.2, delta: 0, neighbors: 'bounded' } })]);
+    expect(() => readLedger(file)).toThrow(/corrupt at line 2/);
   });
 });
 
