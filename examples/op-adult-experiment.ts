@@ -39,7 +39,11 @@ import { seededRng, type Rng } from '../src/random/rng.js';
 const MARITAL = ['Divorced', 'Married-AF-spouse', 'Married-civ-spouse', 'Married-spouse-absent', 'Never-married', 'Separated', 'Widowed'];
 const RELATION = ['Husband', 'Not-in-family', 'Other-relative', 'Own-child', 'Unmarried', 'Wife'];
 const RACE = ['Amer-Indian-Eskimo', 'Asian-Pac-Islander', 'Black', 'Other', 'White'];
-const D_COLS = 4 + 1 + MARITAL.length + RELATION.length + RACE.length;
+// OP_FEATURES=small: a reduced design (age, education_num, hours_per_week, capital_gain, sex +-1,
+// married (civ/AF spouse) +-1, constant 1; rows divided by sqrt 7): d = 7, so OPDisc's sigma (oc D^2 = d)
+// is 3.3 times smaller and the MIPs much smaller: a supplement to the d = 23 design, not the paper's.
+const SMALL = process.env.OP_FEATURES === 'small';
+const D_COLS = SMALL ? 7 : 4 + 1 + MARITAL.length + RELATION.length + RACE.length;
 
 interface Rows {
   X: number[][];
@@ -63,6 +67,13 @@ function loadAdult(): { pos: number[][]; neg: number[][] } {
     x[2] = mm(Number(f[iHours!]), 1, 99);
     x[3] = (2 * Math.log1p(Math.min(99999, Number(f[iGain!])))) / Math.log1p(99999) - 1;
     x[4] = f[iSex!] === 'Male' ? 1 : -1;
+    if (SMALL) {
+      x[5] = f[iMar!]!.startsWith('Married-civ') || f[iMar!]!.startsWith('Married-AF') ? 1 : -1;
+      x[6] = 1;
+      for (let j = 0; j < D_COLS; j++) x[j]! /= Math.sqrt(7);
+      (f[iInc!]!.startsWith('>') ? pos : neg).push(x);
+      continue;
+    }
     let o = 5;
     for (const [cats, idx] of [
       [MARITAL, iMar!],
@@ -194,7 +205,7 @@ async function timing(ns: number[], timeLimit: number, reps: number): Promise<vo
     }
   }
   await backend.terminate();
-  writeFileSync(new URL('../docs/objective-perturbation-timing.md', import.meta.url), `# HiGHS time per oracle solve vs n (Adult, d = ${D_COLS}, eps = 1, delta = 1/n^2, time limit ${timeLimit} s)\n\nMachine: shared 2-core container under heavy load (load average ~10 while measured). Each row one solve (eps = 1 and 4, fresh noise), after 3 warm-up solves (the WebAssembly tiers up), worker-thread backend.\n\n${lines.join('\n')}\n`);
+  writeFileSync(new URL(`../docs/objective-perturbation-timing${SMALL ? '-small' : ''}.md`, import.meta.url), `# HiGHS time per oracle solve vs n (Adult, d = ${D_COLS}, eps = 1, delta = 1/n^2, time limit ${timeLimit} s)\n\nMachine: shared 2-core container under heavy load (load average ~10 while measured). Each row one solve (eps = 1 and 4, fresh noise), after 3 warm-up solves (the WebAssembly tiers up), worker-thread backend.\n\n${lines.join('\n')}\n`);
 }
 
 async function run(n: number, runs: number, epsGrid: number[], timeLimit: number, tag: string): Promise<void> {
@@ -251,6 +262,7 @@ async function run(n: number, runs: number, epsGrid: number[], timeLimit: number
   await backend.terminate();
   const md: string[] = [];
   md.push(`# Objective perturbation on Adult: OPDisc vs RSPM vs DP-SGD logistic regression`, '');
+  md.push(`Design: ${SMALL ? 'reduced (OP_FEATURES=small: age, education_num, hours_per_week, capital_gain, sex, married, constant; d = 7)' : 'd = 23 (see the script header)'}.`, '');
   md.push(`n = ${train.y.length} training rows (balanced), test = ${test === train ? 'the training rows' : `${test.y.length} disjoint balanced rows`}, d = ${D_COLS}, delta = 1/n^2 = ${delta.toExponential(3)}, ${runs} runs per cell, HiGHS time limit ${timeLimit} s per solve.`, '');
   md.push(`Non-private references: logistic regression ${accuracy(lr, test).toFixed(4)}; best 0/1 lattice classifier (OPDisc's W, MIP status ${np01.status}) ${accuracy(np01.w, test).toFixed(4)}.`, '');
   md.push('Accuracy, mean (sd):', '');
