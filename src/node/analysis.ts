@@ -14,6 +14,7 @@ import { DpkitError } from '../errors.js';
 import { PrivacyAccountant, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
 import type { DataSourceSpec, MissingPolicy } from './data.js';
 import { MIN_PUBLIC_SIZE } from './sensitivity.js';
+import { modelGuarantee, type ModelParams } from './models.js';
 
 /** A schema or analysis file is invalid; the message starts with `file:line:col: key`. */
 export class SchemaError extends DpkitError {
@@ -401,13 +402,31 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
   let delta = 0;
   if (mechanism !== 'laplace') {
     delta = r.number('delta', 'unit');
-  } else if (r.has('delta') && r.number('delta', 'delta') !== 0) {
+  } else if ((NOISY.has(s) || s === 'quantile') && r.has('delta') && r.number('delta', 'delta') !== 0) {
     loc.fail([...at, 'delta'], `must be 0 or absent for a pure eps-DP release (mechanism laplace), got ${show(o.delta)}`);
   }
-  if (s === 'linear_regression' || s === 'logistic_regression' || s === 'svm') {
+  if (s === 'linear_regression') {
     if (r.has('delta')) delta = r.number('delta', 'delta');
+  } else if ((s === 'logistic_regression' || s === 'svm') && r.has('delta') && r.number('delta', 'delta') !== 0) {
+    loc.fail([...at, 'delta'], `must be 0 or absent for ${s} (Chaudhuri-Monteleoni-Sarwate: pure eps-DP), got ${show(o.delta)}`);
   }
-  const neighbors = r.oneOf<'bounded' | 'unbounded'>('neighbors', ['bounded', 'unbounded'], 'bounded');
+  let neighbors = r.oneOf<'bounded' | 'unbounded'>('neighbors', ['bounded', 'unbounded'], 'bounded');
+  if (s === 'linear_regression' || s === 'logistic_regression' || s === 'svm') {
+    // A model's guarantee holds for ONE relation, fixed by its calibration (models.ts): that is
+    // what is charged. A YAML `neighbors` may restate it; a contradicting one is an error.
+    const params: ModelParams =
+      s === 'linear_regression'
+        ? { stat: s, eps, delta, gamma: r.number('gamma', 'positive', 1) }
+        : { stat: s, eps, gamma: r.number('gamma', 'positive', 1), perturbation: r.oneOf<'objective' | 'output'>('perturbation', ['objective', 'output'], 'objective') };
+    const rel = modelGuarantee(params).neighbors;
+    if (r.has('neighbors') && neighbors !== rel) {
+      loc.fail(
+        [...at, 'neighbors'],
+        `contradicts the model: ${s} is DP for ${rel === 'bounded' ? 'replace-one (bounded)' : 'add/remove-one (unbounded)'} neighbours only (${s === 'linear_regression' ? 'Kifer, Smith & Thakurta' : 'Chaudhuri, Monteleoni & Sarwate'}); remove the key or set neighbors: ${rel}`,
+      );
+    }
+    neighbors = rel;
+  }
   const base = { eps, delta, neighbors, line };
   /**
    * The PUBLIC lower bound `n` on the number of records of an ungrouped mean/variance/sd/cov
@@ -574,8 +593,15 @@ export function loadAnalysis(file: string): Analysis {
   return { file, title: top.string('title', path.basename(file)), data, schema: schemaOk, budget, ledger, outDir, alpha, releases };
 }
 
-/** The guarantee a release claims: its own (eps, delta) and neighbour relation. */
+/**
+ * The guarantee a release claims: its own (eps, delta) and neighbour relation; for a model, the
+ * guarantee its class states (`model.guarantee`, see models.ts), whatever the spec says.
+ */
 export function releaseClaim(r: ReleaseSpec): PrivacyCost & { neighbors: Neighbors; name: string } {
+  if (r.stat === 'linear_regression' || r.stat === 'logistic_regression' || r.stat === 'svm') {
+    const g = modelGuarantee(r);
+    return { name: r.name, eps: g.eps, delta: g.delta, neighbors: g.neighbors };
+  }
   return { name: r.name, eps: r.eps, delta: r.delta, neighbors: r.neighbors };
 }
 

@@ -119,7 +119,8 @@ function vectorNoise(values: number[], p: ParsedNoise, s: Sensitivity, rng: Rng,
 }
 
 function base(r: ReleaseSpec, columns: string[], alpha: number): Omit<ReleaseResult, 'mechanism' | 'sensitivity' | 'scale' | 'charged'> {
-  return { name: r.name, stat: r.stat, columns, eps: r.eps, delta: r.delta, neighbors: r.neighbors, level: 1 - alpha, notes: [] };
+  const c = releaseClaim(r);
+  return { name: r.name, stat: r.stat, columns, eps: c.eps, delta: c.delta, neighbors: c.neighbors, level: 1 - alpha, notes: [] };
 }
 
 /** Execute one release (check, compute, release, spend). */
@@ -131,6 +132,7 @@ async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: Ex
   const claim = releaseClaim(r);
   accountant.check(claim);
   let res: Omit<ReleaseResult, 'charged'>;
+  let spent = claim;
   let mechanism = 'laplace';
   switch (r.stat) {
     case 'count': {
@@ -251,11 +253,14 @@ async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: Ex
     case 'svm':
     case 'linear_regression': {
       const reqs = r.features.map((f) => numericReq(schema, f));
-      res = { ...base(r, [...r.features, r.label], alpha), ...(await fitModel(r, reqs, schema, engine, rng, alpha)) };
+      const { guarantee, ...fit } = await fitModel(r, reqs, schema, engine, rng, alpha);
+      res = { ...base(r, [...r.features, r.label], alpha), ...fit };
+      // The fitted model's own guarantee (the same class and options as the claim checked above).
+      spent = { name: r.name, eps: guarantee.eps, delta: guarantee.delta, neighbors: guarantee.neighbors };
       break;
     }
   }
-  const entry = accountant.spend({ ...claim, mechanism: res.mechanism });
+  const entry = accountant.spend({ ...spent, mechanism: res.mechanism });
   return { ...res, charged: { eps: entry.eps, delta: entry.delta, neighbors: entry.neighbors } };
 }
 

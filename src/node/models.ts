@@ -4,8 +4,13 @@
  * policy) and fitted by the models of src/models (Chaudhuri-Monteleoni-Sarwate ERM for logistic
  * regression and SVM, Kifer-Smith-Thakurta objective perturbation for linear regression).
  * Budget: the plan runner checks and charges the cost; the model itself is given no accountant.
+ * What is charged is the MODEL's guarantee ({@link modelGuarantee}), never a YAML default: KST linear
+ * regression is (eps, delta)-DP for add/remove-one ('unbounded') neighbours, so a replace-one ledger
+ * is charged (2 eps, (1 + e^eps) delta); CMS logistic regression and SVM are eps-DP for replace-one
+ * ('bounded') neighbours and cannot be charged to an add/remove-one ledger.
  */
 import type { Rng } from '../random/rng.js';
+import type { Guarantee } from '../release.js';
 import { LogisticRegressionDP } from '../models/logistic.js';
 import { SvmDP } from '../models/svm.js';
 import { LinearRegressionDP } from '../models/linear.js';
@@ -16,6 +21,26 @@ import type { DataEngine, NumericRequest } from './data.js';
 import type { ReleaseResult } from './execute.js';
 
 type ModelSpec = Extract<ReleaseSpec, { stat: 'logistic_regression' | 'svm' | 'linear_regression' }>;
+
+/** The parameters a model's guarantee depends on (all public, known before any data are read). */
+export type ModelParams =
+  | { stat: 'linear_regression'; eps: number; delta: number; gamma: number }
+  | { stat: 'logistic_regression' | 'svm'; eps: number; gamma: number; perturbation: 'objective' | 'output' };
+
+/** The (unfitted) model of a release, constructed from its public options only. */
+function makeModel(r: ModelParams): LinearRegressionDP | LogisticRegressionDP | SvmDP {
+  if (r.stat === 'linear_regression') return new LinearRegressionDP({ eps: r.eps, delta: r.delta, gamma: r.gamma });
+  const opts = { eps: r.eps, gamma: r.gamma, perturbation: r.perturbation };
+  return r.stat === 'svm' ? new SvmDP(opts) : new LogisticRegressionDP(opts);
+}
+
+/**
+ * The guarantee the model of a release states (`model.guarantee`: eps, delta and its neighbour
+ * relation), read from the model class before any data are read, for the plan check and the charge.
+ */
+export function modelGuarantee(r: ModelParams): Guarantee {
+  return makeModel(r).guarantee;
+}
 
 /** Whether a model kind is available in this build. */
 export function modelsAvailable(kind: ModelSpec['stat']): boolean {
@@ -37,7 +62,7 @@ export async function fitModel(
   engine: DataEngine,
   rng: Rng,
   _alpha: number,
-): Promise<Omit<ReleaseResult, 'name' | 'stat' | 'columns' | 'eps' | 'delta' | 'neighbors' | 'level' | 'notes' | 'charged'> & { notes: string[] }> {
+): Promise<Omit<ReleaseResult, 'name' | 'stat' | 'columns' | 'eps' | 'delta' | 'neighbors' | 'level' | 'notes' | 'charged'> & { notes: string[]; guarantee: Guarantee }> {
   const lower = reqs.map((q) => q.lower);
   const upper = reqs.map((q) => q.upper);
   const labels = ['(intercept)', ...r.features];
@@ -46,7 +71,7 @@ export async function fitModel(
     const cols = await engine.numericColumns([...reqs, { column: r.label, lower: yc.lower, upper: yc.upper, missing: yc.missing }]);
     const { data, n } = pack(cols.slice(0, reqs.length));
     if (n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 complete rows');
-    const m = new LinearRegressionDP({ eps: r.eps, delta: r.delta, gamma: r.gamma });
+    const m = makeModel(r) as LinearRegressionDP;
     m.fit(columnMajor(data, n, reqs.length), cols[reqs.length]!, { lower: [...lower, yc.lower], upper: [...upper, yc.upper], addBias: true, rng });
     return {
       mechanism: r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian',
@@ -55,15 +80,15 @@ export async function fitModel(
       labels,
       values: m.coeff!,
       intervals: m.coeff!.map(() => null),
-      notes: [`Kifer, Smith & Thakurta (2012) objective perturbation, gamma ${r.gamma}; coefficients in the units of the inputs; no data-independent interval`],
+      notes: [`Kifer, Smith & Thakurta (2012) objective perturbation, gamma ${r.gamma}; (eps, delta)-DP for add/remove-one neighbours; coefficients in the units of the inputs; no data-independent interval`],
+      guarantee: m.guarantee,
     };
   }
   const lc = schema.columns.get(r.label)!;
   const { x, y } = await engine.rowsWithLabel(reqs, { column: r.label, positive: r.positive, missing: lc.missing });
   const { data, n } = pack(x);
   if (n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 complete rows');
-  const opts = { eps: r.eps, gamma: r.gamma, perturbation: r.perturbation };
-  const model = r.stat === 'svm' ? new SvmDP(opts) : new LogisticRegressionDP(opts);
+  const model = makeModel(r) as LogisticRegressionDP | SvmDP;
   model.fit(columnMajor(data, n, reqs.length), y, { lower, upper, addBias: true, rng });
   const info = model.fitInfo;
   return {
@@ -73,8 +98,9 @@ export async function fitModel(
     labels,
     values: model.coeff!,
     intervals: model.coeff!.map(() => null),
+    guarantee: model.guarantee,
     notes: [
-      `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}"; the noise norm is Gamma-distributed in a uniform direction, so no per-coefficient interval is shown`,
+      `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}"; eps-DP for replace-one neighbours; the noise norm is Gamma-distributed in a uniform direction, so no per-coefficient interval is shown`,
     ],
   };
 }

@@ -95,12 +95,22 @@ describe('analysis files', () => {
     expect(a.data).toEqual({ path: path.join(dir, 'data.csv') });
     expect(a.ledger).toBe(path.join(dir, 'out/ledger'));
     expect(a.alpha).toBe(0.05);
+    // linear_regression (KST) is add/remove-one: charged 2 x 0.3 to the default replace-one ledger.
+    expect(a.releases[11]!.neighbors).toBe('unbounded');
+    expect(a.releases[10]!.neighbors).toBe('bounded');
     const c = planCost(a.releases);
-    expect(c.eps).toBeCloseTo(1.9, 12);
+    expect(c.eps).toBeCloseTo(2.2, 12);
     expect(c.delta).toBeCloseTo(1e-7, 18);
+    expect(() => planCost(a.releases, 'unbounded')).toThrow(/'bounded' \(replace one record\), which gives no guarantee/);
     expect(planColumns(a).sort()).toEqual(['age', 'hours', 'income', 'sex']);
     const ub = loadAnalysis(analysis('  - { stat: mean, column: age, eps: 1, neighbors: unbounded, n: 1000 }\n  - { stat: cov, columns: [age, hours], eps: 1, neighbors: unbounded, n: 2 }\n'));
     expect(ub.releases.map((r) => ('n' in r ? r.n : undefined))).toEqual([1000, 2]);
+    // A model may restate its own relation.
+    const ok = loadAnalysis(analysis('  - { stat: linear_regression, features: [age], label: hours, eps: 1, delta: 1.0e-6, neighbors: unbounded }\n  - { stat: svm, features: [age], label: income, eps: 1, neighbors: bounded }\n'));
+    expect(ok.releases.map((r) => r.neighbors)).toEqual(['unbounded', 'bounded']);
+    const oc = planCost(ok.releases, 'bounded');
+    expect(oc.eps).toBeCloseTo(3, 12);
+    expect(oc.delta).toBeCloseTo((1 + Math.E) * 1e-6, 18);
     const lr = a.releases[10]!;
     expect(lr).toMatchObject({ positive: '>50K', gamma: 1, perturbation: 'objective' });
   });
@@ -122,6 +132,10 @@ describe('analysis files', () => {
       ['  - { stat: logistic_regression, features: [age], label: income, positive: yes, eps: 1 }\n', /releases\[0\]\.positive must be one of the levels of "income"/],
       ['  - { stat: quantile, column: age, probs: [0.5, 1.5], eps: 1 }\n', /releases\[0\]\.probs\[1\] must be in \(0, 1\), got 1\.5/],
       ['  []\n', /releases is required \(a non-empty list of releases\)/],
+      ['  - { stat: linear_regression, features: [age], label: hours, eps: 1, neighbors: bounded }\n', /:11:82: releases\[0\]\.neighbors contradicts the model: linear_regression is DP for add\/remove-one \(unbounded\) neighbours only/],
+      ['  - { stat: logistic_regression, features: [age], label: income, eps: 1, neighbors: unbounded }\n', /releases\[0\]\.neighbors contradicts the model: logistic_regression is DP for replace-one \(bounded\) neighbours only/],
+      ['  - { stat: median, column: age, eps: 1, delta: 1.0e-6 }\n', /releases\[0\]\.delta must be 0 or absent for a pure eps-DP release/],
+      ['  - { stat: svm, features: [age], label: income, eps: 1, delta: 1.0e-6 }\n', /releases\[0\]\.delta must be 0 or absent for svm \(Chaudhuri-Monteleoni-Sarwate: pure eps-DP\)/],
       ['  - { stat: mean, column: age, eps: 1, neighbors: unbounded }\n', /:11:5: releases\[0\]\.n is required with neighbors: unbounded \(a PUBLIC lower bound, an integer >= 1, on the number of records\)/],
       ['  - { stat: variance, column: age, eps: 1, neighbors: unbounded }\n', /:11:5: releases\[0\]\.n is required with neighbors: unbounded \(a PUBLIC lower bound, an integer >= 2/],
       ['  - { stat: cov, columns: [age, hours], eps: 1, neighbors: unbounded }\n', /:11:5: releases\[0\]\.n is required with neighbors: unbounded/],

@@ -288,6 +288,40 @@ describe('dpkit run: neighbour relations (the ledger holds one; releases for the
     expect(l.entries.map((e) => e.name)).toEqual(['count(*)']);
   });
 
+  it('a linear_regression (add/remove-one, KST) on a replace-one ledger is charged (2 eps, (1 + e^eps) delta), and the plan check knows it before reading data', async () => {
+    const dir = tmpDir();
+    const LR = `  - stat: linear_regression
+    features: [age, education_num]
+    label: hours_per_week
+    eps: 0.3
+    delta: 1.0e-7
+`;
+    const file = analysis(dir, LR);
+    withDelta(file);
+    const dry = await cli('run', file, '--dry-run');
+    expect(dry.code, dry.err.join('\n')).toBe(EXIT.ok);
+    expect(dry.out).toMatch(/linear_regression.*\[add\/remove-one; charged eps=0.6, delta=2.35e-7 to the replace-one ledger\]/);
+    const r = await cli('run', file, '-q');
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    const l = readLedger(path.join(dir, 'ledger'));
+    expect(l.entries[0]).toMatchObject({ eps: 0.6, neighbors: 'bounded', claimed: { eps: 0.3, delta: 1e-7, neighbors: 'unbounded' } });
+    expect(l.entries[0]!.delta).toBeCloseTo((1 + Math.exp(0.3)) * 1e-7, 20);
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
+    expect(json.results[0]).toMatchObject({ stat: 'linear_regression', eps: 0.3, neighbors: 'unbounded', charged: { eps: 0.6, neighbors: 'bounded' } });
+    expect(json.results[0].values).toHaveLength(3);
+    // The remaining budget is 1 - 0.6 = 0.4: a linear regression claiming 0.25 (<= 0.4) costs 0.5
+    // on this ledger, so the plan is refused before any data are read.
+    const file2 = analysis(dir, LR.replace('eps: 0.3', 'eps: 0.25'));
+    withDelta(file2);
+    const dry2 = await cli('run', file2, '--dry-run');
+    expect(dry2.code).toBe(EXIT.budget);
+    expect(dry2.out).toMatch(/This plan spends eps=0.5/);
+    const r2 = await cli('run', file2);
+    expect(r2.code).toBe(EXIT.budget);
+    expect(r2.err[0]).toMatch(/plan of 1 release/);
+    expect(readLedger(path.join(dir, 'ledger')).entries).toHaveLength(1);
+  });
+
   it('budget.neighbors: unbounded creates an add/remove-one ledger; bounded releases and a changed relation are refused', async () => {
     const dir = tmpDir();
     const file = analysis(dir, `  - { stat: mean, column: age, neighbors: unbounded, n: 1000, eps: 0.3 }\n`);
