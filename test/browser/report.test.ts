@@ -53,7 +53,10 @@ describe('HTML report in headless chromium', () => {
     expect(p.svgs).toBeGreaterThanOrEqual(8);
     expect(p.bars).toBeGreaterThan(40);
     expect(p.errorBars).toBeGreaterThan(40);
-    expect(p.rows).toBe(15); // header + 14 releases
+    expect(p.rows).toBe(16); // header + 15 releases
+    // The linear regression (add/remove-one) is shown with its claim and its charge to the replace-one ledger.
+    const html = fs.readFileSync(path.join(OUT, 'report.html'), 'utf8');
+    expect(html).toContain('0.025 <span class="note">(claimed, add/remove-one)</span><br><b>charged 0.05</b>');
     expect(p.overflow).toBe(false);
     expect(fs.statSync(shot).size).toBeGreaterThan(20_000);
   });
