@@ -28,11 +28,16 @@
  * - When the coordinate box alone is the space (D >= tau K sqrt(d)) and h = 0, the one-hot
  *   encodings are omitted and k_j are plain integer variables.
  *
- * Certificate: HiGHS' status and final gap; the returned w is rounded to the lattice and its
- * objective recomputed exactly. `bound` = MIP objective - gap max(1, |objective|) (a lower bound on the
- * model's minimum), `alpha` = recomputed objective - bound, `certified` when HiGHS proved optimality
- * and alpha <= `alphaTolerance` max(1, |objective|) (default 1e-6: HiGHS' tolerances are relative to the
- * objective, which carries the noise term). No floating-point solver proves exactness beyond that.
+ * Certificate: HiGHS runs with mip_rel_gap = 0 and mip_abs_gap = 1e-9 (an ABSOLUTE stopping gap:
+ * OPDisc and RSPM assume an exact argmin, and a relative gap would allow ~1e-2 on Adult-size
+ * objectives). The returned w is rounded to the lattice and its objective recomputed exactly.
+ * `bound` = MIP objective - |primal - dual| - 1e-12 max(1, |objective|) (a lower bound on the model's
+ * minimum; the last term covers double rounding of the objective), `alpha` = recomputed objective -
+ * bound, `certified` when HiGHS proved optimality and alpha <= `alphaTolerance` (ABSOLUTE, default
+ * 1e-6). A certified w is therefore within 1e-6 of the minimum (up to HiGHS' feasibility tolerances);
+ * it is the exact argmin unless another lattice point's perturbed objective lies within that distance,
+ * an event of small but unquantified probability that the privacy proofs do not cover (stated in
+ * docs/objective-perturbation.md). No floating-point solver proves exactness beyond that.
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { inProcessLpBackend, LpBuilder, solveLp, type LpBackend, type LpResult } from '../lp.js';
@@ -45,7 +50,7 @@ export interface ZeroOneMipOptions {
   margin?: number;
   /** Per-solve wall-clock limit in seconds (default 60). */
   timeLimit?: number;
-  /** Accept a certificate when objective - bound <= alphaTolerance max(1, |objective|) (default 1e-6; floating-point solver tolerances are relative). */
+  /** Accept a certificate when objective - bound <= alphaTolerance (ABSOLUTE, default 1e-6). */
   alphaTolerance?: number;
   /** Where HiGHS runs (default in-process; dpkit/node's workerLpBackend() for a worker thread). */
   backend?: LpBackend;
@@ -232,8 +237,8 @@ async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleRe
     builder.build(),
     {
       timeLimit: c.timeLimit,
-      mipRelGap: 1e-7,
-      highsOptions: { mip_abs_gap: 1e-6, mip_feasibility_tolerance: 1e-7, primal_feasibility_tolerance: 1e-8, ...c.highsOptions },
+      mipRelGap: 0,
+      highsOptions: { mip_abs_gap: 1e-9, mip_feasibility_tolerance: 1e-7, primal_feasibility_tolerance: 1e-8, ...c.highsOptions },
     },
     c.backend,
   );
@@ -254,9 +259,10 @@ async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleRe
   const objective = zeroOneObjective(data, w, margin, lat.radius, obj);
   const gap = Number.isFinite(r.mipGap) ? Math.max(0, r.mipGap) : Infinity;
   const scale = Math.max(1, Math.abs(r.objective));
-  const bound = status === 'optimal' ? r.objective - gap * scale - 1e-9 * scale : -Infinity;
+  // HiGHS' mip_gap is |primal - dual| / |primal| (relative); gap * max(1, |primal|) >= |primal - dual|
+  const bound = status === 'optimal' ? r.objective - gap * scale - 1e-12 * scale : -Infinity;
   const alpha = Math.max(0, objective - bound);
-  return { w, objective, bound, alpha, status, certified: status === 'optimal' && alpha <= c.alphaTol * Math.max(1, Math.abs(objective)), timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
+  return { w, objective, bound, alpha, status, certified: status === 'optimal' && alpha <= c.alphaTol, timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
 }
 
 /**

@@ -115,6 +115,27 @@ describe('0/1 MIP oracles agree with brute-force enumeration (d <= 3, n <= 30)',
     expect(Math.abs(r.objective - ref.value)).toBeLessThan(1e-9);
   });
 
+  it('certifies with an ABSOLUTE tolerance: alpha <= 1e-6 even when |objective| is ~1e4', async () => {
+    const rng = seededRng('mip-abs');
+    const data = randomData(rng, 30, 2);
+    const lattice = { tau: 1, bound: 2, radius: 2 };
+    const enumd = enumerateProblem(data, lattice);
+    // a large constant-ish perturbation (sphere term ~ 1e4) makes |objective| large: a relative
+    // tolerance of 1e-6 would accept an error of ~1e-2 here
+    const linear = Float64Array.of(3.7, -2.1);
+    const h = 5000.123;
+    const ref = enumeratedArgmin(enumd, linear, h);
+    expect(Math.abs(ref.value)).toBeGreaterThan(5000);
+    const r = await solveZeroOneMip(data, { lattice }, { linear, sphere: h });
+    expect(r.certified).toBe(true);
+    expect(r.alpha).toBeLessThanOrEqual(1e-6);
+    expect(Math.abs(r.objective - ref.value)).toBeLessThan(1e-9);
+    // and a tolerance the solver cannot meet is reported as uncertified, not silently accepted
+    const strict = await solveZeroOneMip(data, { lattice, alphaTolerance: 0 }, { linear, sphere: h });
+    expect(strict.status).toBe('optimal');
+    expect(strict.certified).toBe(strict.alpha === 0);
+  });
+
   it('reports a time limit honestly (not certified)', async () => {
     const rng = seededRng('mip-time');
     const data = randomData(rng, 400, 8);
