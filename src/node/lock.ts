@@ -1,15 +1,27 @@
 /**
  * An advisory lock file shared by every process that writes one ledger.
  *
- * The lock is a file created with O_CREAT | O_EXCL (`'wx'`), which is atomic on local file systems:
- * exactly one process can create it. It records the holder's pid, host name and a random nonce.
+ * Taking the lock: the holder's record (pid, host, pid namespace, boot id, a random nonce) is
+ * written to a private temporary file `<lock>.tmp.<nonce>`, fsync'ed, and then hard-linked to the
+ * lock path with link(2), which fails with EEXIST when the lock exists. The lock file therefore
+ * appears complete or not at all: it is never empty or half-written, and a lock file that cannot be
+ * read is never removed automatically (it was not written by this code, or was damaged; the error
+ * names it). On a file system without hard links the lock falls back to an O_EXCL create + write.
  *
- * Stale locks (the holder was killed): a lock whose holder is on this host and whose pid is no
- * longer alive is broken, but only under a second O_EXCL "break" lock and only after re-reading the
- * lock file and finding the same nonce, so two processes that both see the same stale lock cannot
- * both break it (one of them would otherwise delete the fresh lock of the other). A break lock left
- * behind by a killed breaker is itself removed once its holder is dead. Locks held from another host
- * are never broken automatically (their pid cannot be checked): the error says which file to remove.
+ * Stale locks (the holder was killed). A lock is stale only when its holder is provably dead: the
+ * same host name, the same pid namespace (`/proc/self/ns/pid`) and the same boot
+ * (`/proc/sys/kernel/random/boot_id`) as ours, and no process with its pid. Two containers that share
+ * a host name but not a pid namespace therefore never break each other's live lock; such a lock (and
+ * one from another host or an earlier boot) is waited for and then reported with the file to remove.
+ *
+ * Breaking a stale lock whose nonce is n needs the exclusive right to break n: the creation (by
+ * link, as above) of `<lock>.break.<n>`. Its holder re-reads the lock, and removes it only when it
+ * still carries nonce n and is the same inode. Only the owner of that right ever removes a lock
+ * carrying nonce n (a holder removes only its own nonce, and only while alive), so the check cannot
+ * be overtaken by another waiter: two waiters that both saw the same dead lock cannot both remove
+ * it, and neither can remove the lock that the other then created. If the breaker dies while
+ * holding `<lock>.break.<n>` (nonce m), the right passes, by the same rule, to whoever creates
+ * `<lock>.break.<m>` (recursively).
  *
  * Waiting is synchronous (Atomics.wait), because the ledger sink runs inside the synchronous
  * `PrivacyAccountant.spend`.
@@ -31,6 +43,17 @@ interface LockInfo {
   host: string;
   nonce: string;
   time: string;
+  /** `readlink /proc/self/ns/pid` of the holder ('' where unavailable). */
+  pidns?: string;
+  /** `/proc/sys/kernel/random/boot_id` of the holder's boot ('' where unavailable). */
+  boot?: string;
+}
+
+/** A lock record as read, with the identity of the file it was read from. */
+interface Inspected {
+  info: LockInfo;
+  dev: number;
+  ino: number;
 }
 
 export interface LockOptions {
@@ -45,19 +68,48 @@ function sleepSync(ms: number): void {
   Atomics.wait(sleepBuf, 0, 0, ms);
 }
 
-function readInfo(path: string): LockInfo | null | 'unreadable' {
-  let text: string;
+function readOr(file: string, read: (f: string) => string): string {
   try {
-    text = fs.readFileSync(path, 'utf8');
+    return read(file).trim();
+  } catch {
+    return '';
+  }
+}
+
+/** The identity of this process's pid namespace and boot, '' where the platform has none. */
+const PIDNS = readOr('/proc/self/ns/pid', (f) => fs.readlinkSync(f));
+const BOOT = readOr('/proc/sys/kernel/random/boot_id', (f) => fs.readFileSync(f, 'utf8'));
+
+const NONCE_RE = /^[0-9a-f]{16,64}$/;
+
+function newInfo(): LockInfo {
+  return { pid: process.pid, host: os.hostname(), nonce: randomBytes(12).toString('hex'), time: new Date().toISOString(), pidns: PIDNS, boot: BOOT };
+}
+
+/** Reads a lock file; null when absent, 'unreadable' when it is not a lock record of ours. */
+function readInfo(path: string): Inspected | null | 'unreadable' {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, 'r');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
   }
+  let text: string;
+  let st: fs.Stats;
+  try {
+    st = fs.fstatSync(fd);
+    text = fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
   try {
     const v = JSON.parse(text) as LockInfo;
-    if (typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.nonce === 'string') return v;
+    if (typeof v.pid === 'number' && Number.isInteger(v.pid) && v.pid > 0 && typeof v.host === 'string' && typeof v.nonce === 'string' && NONCE_RE.test(v.nonce)) {
+      return { info: v, dev: st.dev, ino: st.ino };
+    }
   } catch {
-    // Fall through: a lock file being written right now (empty or partial) or garbage.
+    // Fall through: not a lock record written by this code.
   }
   return 'unreadable';
 }
@@ -71,46 +123,124 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function isStale(info: LockInfo): boolean {
-  return info.host === os.hostname() && info.pid !== process.pid && !pidAlive(info.pid);
+/** True when the holder's pid can be checked from here: same host, pid namespace and boot. */
+function sameMachine(info: LockInfo): boolean {
+  return info.host === os.hostname() && (info.pidns ?? '') === PIDNS && (info.boot ?? '') === BOOT;
 }
 
-function tryCreate(path: string, info: LockInfo): boolean {
-  let fd: number;
+function isOurs(info: LockInfo): boolean {
+  return sameMachine(info) && info.pid === process.pid;
+}
+
+function isStale(info: LockInfo): boolean {
+  return sameMachine(info) && info.pid !== process.pid && !pidAlive(info.pid);
+}
+
+const NO_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK']);
+
+function rmIfPresent(path: string): void {
   try {
-    fd = fs.openSync(path, 'wx', 0o644);
+    fs.unlinkSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
+/**
+ * Atomically creates `path` holding `info` (complete or absent, never partial): write + fsync a
+ * private temporary file, then link(2) it to `path`. False when `path` exists.
+ */
+function tryCreate(path: string, info: LockInfo): boolean {
+  const text = JSON.stringify(info);
+  const tmp = `${path}.tmp.${info.nonce}`;
+  const fd = fs.openSync(tmp, 'w', 0o644);
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.linkSync(tmp, path);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EEXIST') return false;
+    if (!NO_LINK.has(code)) throw e;
+  } finally {
+    rmIfPresent(tmp);
+  }
+  // No hard links on this file system: O_EXCL create. The file is briefly empty, which is safe
+  // because an unreadable lock is never removed automatically.
+  let xfd: number;
+  try {
+    xfd = fs.openSync(path, 'wx', 0o644);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;
   }
   try {
-    fs.writeSync(fd, JSON.stringify(info));
-    fs.fsyncSync(fd);
+    fs.writeSync(xfd, text);
+    fs.fsyncSync(xfd);
   } finally {
-    fs.closeSync(fd);
+    fs.closeSync(xfd);
   }
   return true;
 }
 
-/** Remove `path` if it still holds the stale lock `stale` (same nonce), under the break lock. */
-function breakStale(path: string, stale: LockInfo): void {
-  const breakPath = `${path}.break`;
-  const me: LockInfo = { pid: process.pid, host: os.hostname(), nonce: randomBytes(8).toString('hex'), time: new Date().toISOString() };
-  if (!tryCreate(breakPath, me)) {
-    const b = readInfo(breakPath);
-    // A breaker that died while holding the break lock: remove its break lock, retry later.
-    if (b !== null && b !== 'unreadable' && isStale(b)) {
-      const again = readInfo(breakPath);
-      if (again !== null && again !== 'unreadable' && again.nonce === b.nonce) fs.rmSync(breakPath, { force: true });
-    }
-    return;
-  }
+/** Removes `path` if it is still the inspected file (same inode, same nonce). */
+function removeIfSame(path: string, seen: Inspected): boolean {
+  const now = readInfo(path);
+  if (now === null || now === 'unreadable' || now.info.nonce !== seen.info.nonce || now.dev !== seen.dev || now.ino !== seen.ino) return false;
+  rmIfPresent(path);
+  return true;
+}
+
+/**
+ * Tries to take the exclusive right to break the lock record `target` (of a dead holder): creates
+ * `<base>.break.<target.nonce>`, or, when that exists and its own holder is dead, inherits its right
+ * recursively. Returns the break files to clean up (ours first) when the right was obtained, else
+ * null (someone alive is breaking it, or it is being cleaned up: retry later).
+ */
+function takeBreakRight(base: string, target: LockInfo, depth: number): { mine: string; inherited: Inspected[]; paths: string[] } | null {
+  if (depth > 8) return null;
+  const breakPath = `${base}.break.${target.nonce}`;
+  const me = newInfo();
+  if (tryCreate(breakPath, me)) return { mine: breakPath, inherited: [], paths: [breakPath] };
+  const b = readInfo(breakPath);
+  if (b === null || b === 'unreadable' || !isStale(b.info)) return null;
+  const up = takeBreakRight(base, b.info, depth + 1);
+  if (up === null) return null;
+  return { mine: up.mine, inherited: [...up.inherited, b], paths: [...up.paths, breakPath] };
+}
+
+/**
+ * Breaks the lock at `path` if it is still the stale record `seen` (dead holder). Safe against
+ * concurrent breakers and against the lock being recreated meanwhile (see the module comment).
+ * Returns true when the stale lock was removed by this call.
+ */
+function breakStale(path: string, seen: Inspected): boolean {
+  const right = takeBreakRight(path, seen.info, 0);
+  if (right === null) return false;
+  let removed = false;
   try {
-    const now = readInfo(path);
-    if (now !== null && now !== 'unreadable' && now.nonce === stale.nonce) fs.rmSync(path, { force: true });
+    removed = removeIfSame(path, seen);
+    // The dead holder's temporary file, if it was killed between link and unlink.
+    rmIfPresent(`${path}.tmp.${seen.info.nonce}`);
   } finally {
-    fs.rmSync(breakPath, { force: true });
+    // Break files of dead breakers whose right we inherited, then our own.
+    for (let i = right.inherited.length - 1; i >= 0; i--) {
+      const dead = right.inherited[i]!;
+      removeIfSame(right.paths[i + 1]!, dead);
+      rmIfPresent(`${path}.tmp.${dead.info.nonce}`);
+    }
+    rmIfPresent(right.mine);
   }
+  return removed;
+}
+
+function describeHolder(i: LockInfo): string {
+  return `pid ${i.pid} on ${i.host} since ${i.time}`;
 }
 
 /** A held lock; release it exactly once. */
@@ -128,45 +258,41 @@ export class FileLock {
   static acquire(path: string, opts: LockOptions = {}): FileLock {
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const pollMs = opts.pollMs ?? 25;
-    const me: LockInfo = { pid: process.pid, host: os.hostname(), nonce: randomBytes(12).toString('hex'), time: new Date().toISOString() };
+    const me = newInfo();
     const start = Date.now();
-    let unreadableSince = -1;
     for (;;) {
       if (tryCreate(path, me)) return new FileLock(path, me.nonce);
-      const info = readInfo(path);
-      if (info !== null && info !== 'unreadable') {
-        unreadableSince = -1;
-        if (isStale(info)) {
-          breakStale(path, info);
-          continue;
-        }
-        if (info.host === os.hostname() && info.pid === process.pid) {
+      const seen = readInfo(path);
+      if (seen !== null && seen !== 'unreadable') {
+        if (isStale(seen.info)) {
+          if (breakStale(path, seen)) continue;
+        } else if (isOurs(seen.info)) {
           throw new LockError(`lock ${path} is already held by this process`);
         }
-      } else if (info === 'unreadable') {
-        // A lock file that stays unreadable for 2 s was left half-written by a killed process.
-        if (unreadableSince < 0) unreadableSince = Date.now();
-        else if (Date.now() - unreadableSince > 2000) {
-          fs.rmSync(path, { force: true });
-          unreadableSince = -1;
-          continue;
-        }
       }
-      if (Date.now() - start > timeoutMs) {
-        const who = info !== null && info !== 'unreadable' ? ` by pid ${info.pid} on ${info.host} since ${info.time}` : '';
-        throw new LockError(
-          `ledger is locked${who} (lock file ${path}); another dpkit run is using it. If no such process exists, remove the lock file.`,
-        );
-      }
+      if (Date.now() - start > timeoutMs) throw new LockError(FileLock.busyMessage(path, seen));
       sleepSync(pollMs);
     }
+  }
+
+  private static busyMessage(path: string, seen: Inspected | null | 'unreadable'): string {
+    if (seen === 'unreadable') {
+      return `ledger lock file ${path} is unreadable (damaged, or not written by dpkit); if no dpkit process is using the ledger, remove the lock file.`;
+    }
+    if (seen === null) return `ledger lock ${path} could not be acquired in time; another dpkit run is using it.`;
+    const i = seen.info;
+    if (!sameMachine(i)) {
+      return `ledger is locked by ${describeHolder(i)} (lock file ${path}), in another host, container (pid namespace) or boot, whose process cannot be checked from here. If no such process exists, remove the lock file.`;
+    }
+    if (isStale(i)) return `ledger lock ${path} of the dead ${describeHolder(i)} is being broken by another process; retry.`;
+    return `ledger is locked by ${describeHolder(i)} (lock file ${path}); another dpkit run is using it. If no such process exists, remove the lock file.`;
   }
 
   /** True while this process still owns the lock file (nobody broke it). */
   stillHeld(): boolean {
     if (!this.held) return false;
     const info = readInfo(this.path);
-    return info !== null && info !== 'unreadable' && info.nonce === this.nonce;
+    return info !== null && info !== 'unreadable' && info.info.nonce === this.nonce;
   }
 
   /** Release the lock (only if it is still ours). */
@@ -174,6 +300,6 @@ export class FileLock {
     if (!this.held) return;
     this.held = false;
     const info = readInfo(this.path);
-    if (info !== null && info !== 'unreadable' && info.nonce === this.nonce) fs.rmSync(this.path, { force: true });
+    if (info !== null && info !== 'unreadable' && info.info.nonce === this.nonce) rmIfPresent(this.path);
   }
 }

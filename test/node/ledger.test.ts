@@ -31,6 +31,22 @@ function runChild(args: string[]): Promise<{ code: number | null; signal: NodeJS
   });
 }
 
+/** This machine's pid namespace and boot id as the lock records them ('' where unavailable). */
+function readLink(f: string): string {
+  try {
+    return fs.readlinkSync(f).trim();
+  } catch {
+    return '';
+  }
+}
+function readText(f: string): string {
+  try {
+    return fs.readFileSync(f, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
 const shownCount = (out: string) => out.split('\n').filter((l) => l.startsWith('SHOWN')).length;
 
 describe('FileLedger basics', () => {
@@ -136,12 +152,12 @@ describe('FileLedger basics', () => {
     expect(() => FileLedger.open(file, { budget: { eps: 1 }, timeoutMs: 50 })).toThrow(LockError);
     l.close();
     // A lock left by a process that no longer exists (no process can have this pid).
-    fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: 999_999_999, host: os.hostname(), nonce: 'dead', time: new Date(0).toISOString() }));
+    fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: 999_999_999, host: os.hostname(), nonce: 'dead00000000000000000000', time: new Date(0).toISOString(), pidns: readLink('/proc/self/ns/pid'), boot: readText('/proc/sys/kernel/random/boot_id') }));
     const l2 = FileLedger.open(file, { budget: { eps: 1 }, timeoutMs: 2000 });
     expect(l2.entries()).toHaveLength(0);
     l2.close();
     // A lock from another host is never broken automatically.
-    fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: 1, host: 'another-host.example', nonce: 'x', time: new Date(0).toISOString() }));
+    fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: 1, host: 'another-host.example', nonce: '0123456789abcdef01234567', time: new Date(0).toISOString() }));
     expect(() => FileLock.acquire(`${file}.lock`, { timeoutMs: 60 })).toThrow(/locked by pid 1 on another-host.example/);
   });
 });
