@@ -116,13 +116,20 @@ function headCheck(seq: number, hash: string): string {
   return createHash('sha256').update(`dpkit-ledger-head\n${seq}\n${hash}`).digest('hex');
 }
 
+/**
+ * Error codes meaning "directories cannot be opened or fsync'ed here" (e.g. Windows, some network
+ * and FUSE file systems): the rename is still atomic, only its durability is up to the platform.
+ */
+const DIR_FSYNC_UNSUPPORTED = new Set(['EISDIR', 'EINVAL', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/** fsync a directory (to make a rename or create durable); real I/O errors (EIO, ...) are thrown. */
 function fsyncDir(dir: string): void {
   let fd: number | undefined;
   try {
     fd = fs.openSync(dir, 'r');
     fs.fsyncSync(fd);
-  } catch {
-    // Some platforms cannot fsync a directory; the rename is still atomic.
+  } catch (e) {
+    if (!DIR_FSYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
