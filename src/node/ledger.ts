@@ -81,6 +81,9 @@ const SLACK = 1e-12;
 
 const isRelation = (v: unknown): v is Neighbors => v === 'bounded' || v === 'unbounded';
 
+/** A recorded privacy amount: a finite number >= 0 (not a string, boolean, null or Infinity). */
+const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
 /** The relation of a ledger (header field; 'bounded' for ledgers that predate it). */
 function relationOf(h: HeaderBody): Neighbors {
   return h.neighbors ?? 'bounded';
@@ -96,7 +99,7 @@ function replayEntry(e: LedgerEntry, rel: Neighbors): { entry: LedgerEntry; lega
   if (!isRelation(e.neighbors)) return null;
   if (e.claimed !== undefined) {
     const c = e.claimed as unknown as { eps?: unknown; delta?: unknown; neighbors?: unknown } | null;
-    if (typeof c !== 'object' || c === null || !(typeof c.eps === 'number' && c.eps >= 0) || !(typeof c.delta === 'number' && c.delta >= 0) || !isRelation(c.neighbors)) return null;
+    if (typeof c !== 'object' || c === null || !isAmount(c.eps) || !isAmount(c.delta) || !isRelation(c.neighbors)) return null;
     if (e.neighbors !== rel || c.neighbors === rel) return null;
     return { entry: e, legacy: false };
   }
@@ -165,7 +168,7 @@ function readHead(file: string): HeadInfo | null {
   } catch {
     throw new LedgerError(`ledger head ${file}.head is corrupt (not valid JSON); refusing to use the ledger ${file}`);
   }
-  if (typeof v.seq !== 'number' || typeof v.hash !== 'string' || v.check !== headCheck(v.seq, v.hash)) {
+  if (typeof v.seq !== 'number' || !Number.isInteger(v.seq) || v.seq < 0 || typeof v.hash !== 'string' || v.check !== headCheck(v.seq, v.hash)) {
     throw new LedgerError(`ledger head ${file}.head is corrupt (checksum mismatch); refusing to use the ledger ${file}`);
   }
   return { seq: v.seq, hash: v.hash };
@@ -214,13 +217,17 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
     if (body.seq !== i) throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (sequence number ${String(body.seq)}, expected ${i})`);
     if (i === 0) {
       if (body.type !== 'header') throw new LedgerError(`ledger ${file} is corrupt: line 1 is not a ledger header`);
+      const b = body.budget as unknown as { eps?: unknown; delta?: unknown } | null;
+      if (typeof b !== 'object' || b === null || !isAmount(b.eps) || !isAmount(b.delta)) {
+        throw new LedgerError(`ledger ${file} is corrupt: its header has a malformed budget (eps and delta must be finite numbers >= 0); refusing to use it`);
+      }
       if (body.neighbors !== undefined && !isRelation(body.neighbors)) throw new LedgerError(`ledger ${file} is corrupt: its header has an unknown neighbour relation ${JSON.stringify(body.neighbors)}`);
       header = body;
     } else {
       if (body.type !== 'spend') throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (unknown record type)`);
       const e = body.entry;
-      if (typeof e !== 'object' || e === null || !(e.eps >= 0) || !(e.delta >= 0) || typeof e.name !== 'string') {
-        throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (malformed spend)`);
+      if (typeof e !== 'object' || e === null || !isAmount(e.eps) || !isAmount(e.delta) || typeof e.name !== 'string') {
+        throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (malformed spend: eps and delta must be finite numbers >= 0, name a string); refusing to use it`);
       }
       const r = replayEntry(e, relationOf(header!));
       if (r === null) throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (a spend whose neighbour relation does not match the ledger's '${relationOf(header!)}')`);
