@@ -154,7 +154,29 @@ interface Parsed {
   legacyConverted: number;
 }
 
-function readHead(file: string): HeadInfo | null {
+/**
+ * The canonical path of a ledger file (symbolic links in the directory and the file itself resolved),
+ * so that every name of one ledger shares one lock file and one head file.
+ */
+function canonicalPath(file: string): string {
+  const abs = path.resolve(file);
+  try {
+    return fs.realpathSync(abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  let isLink = false;
+  try {
+    isLink = fs.lstatSync(abs).isSymbolicLink();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  if (isLink) throw new LedgerError(`ledger ${file} is a symbolic link to a missing file (${fs.readlinkSync(abs)}); refusing to use it`);
+  return path.join(fs.realpathSync(path.dirname(abs)), path.basename(abs));
+}
+
+/** Reads `<file>.head` (`file` canonical); `label` is the name shown in messages. */
+function readHead(file: string, label: string = file): HeadInfo | null {
   let text: string;
   try {
     text = fs.readFileSync(`${file}.head`, 'utf8');
@@ -166,10 +188,10 @@ function readHead(file: string): HeadInfo | null {
   try {
     v = JSON.parse(text) as typeof v;
   } catch {
-    throw new LedgerError(`ledger head ${file}.head is corrupt (not valid JSON); refusing to use the ledger ${file}`);
+    throw new LedgerError(`ledger head ${label}.head is corrupt (not valid JSON); refusing to use the ledger ${label}`);
   }
   if (typeof v.seq !== 'number' || !Number.isInteger(v.seq) || v.seq < 0 || typeof v.hash !== 'string' || v.check !== headCheck(v.seq, v.hash)) {
-    throw new LedgerError(`ledger head ${file}.head is corrupt (checksum mismatch); refusing to use the ledger ${file}`);
+    throw new LedgerError(`ledger head ${label}.head is corrupt (checksum mismatch); refusing to use the ledger ${label}`);
   }
   return { seq: v.seq, hash: v.hash };
 }
@@ -326,7 +348,8 @@ export function readLedger(file: string): LedgerSummary {
     if (fs.existsSync(`${file}.head`)) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
     throw new LedgerError(`ledger ${file} does not exist`);
   }
-  const p = parseLedger(file, fs.readFileSync(file), readHead(file));
+  const real = canonicalPath(file);
+  const p = parseLedger(file, fs.readFileSync(real), readHead(real, file));
   return summarize(file, p);
 }
 
@@ -358,13 +381,17 @@ function summarize(file: string, p: Parsed): LedgerSummary {
  * whose history is the ledger and whose every spend is appended durably before it returns.
  */
 export class FileLedger {
+  /** The path as given (used in messages). */
   readonly path: string;
+  /** The canonical path (symbolic links resolved): every file operation uses it. */
+  private readonly real: string;
   private lock: FileLock | null;
   private parsed: Parsed;
   private size: number;
 
-  private constructor(file: string, lock: FileLock, parsed: Parsed, size: number) {
+  private constructor(file: string, real: string, lock: FileLock, parsed: Parsed, size: number) {
     this.path = file;
+    this.real = real;
     this.lock = lock;
     this.parsed = parsed;
     this.size = size;
@@ -383,17 +410,19 @@ export class FileLedger {
     const create = opts.create ?? budget !== undefined;
     if (opts.neighbors !== undefined && !isRelation(opts.neighbors)) throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", opts.neighbors);
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const lock = FileLock.acquire(`${file}.lock`, opts);
+    // One lock (and head) per ledger, whatever symbolic links lead to it.
+    const real = canonicalPath(file);
+    const lock = FileLock.acquire(`${real}.lock`, opts);
     try {
-      const exists = fs.existsSync(file);
-      const head = readHead(file);
+      const exists = fs.existsSync(real);
+      const head = readHead(real, file);
       if (!exists) {
         if (head !== null) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
         if (!create || budget === undefined) throw new LedgerError(`ledger ${file} does not exist (give a budget to create it)`);
-        FileLedger.create(file, budget, opts.neighbors ?? 'bounded');
+        FileLedger.create(real, budget, opts.neighbors ?? 'bounded');
       }
-      const buf = fs.readFileSync(file);
-      const parsed = parseLedger(file, buf, readHead(file));
+      const buf = fs.readFileSync(real);
+      const parsed = parseLedger(file, buf, readHead(real, file));
       if (budget !== undefined) {
         const b = parsed.header.budget;
         if (Math.abs(b.eps - budget.eps) > SLACK * b.eps || Math.abs(b.delta - budget.delta) > SLACK * Math.max(b.delta, 1e-300)) {
@@ -403,7 +432,7 @@ export class FileLedger {
         }
       }
       checkRelation(file, relationOf(parsed.header), opts.neighbors);
-      const ledger = new FileLedger(file, lock, parsed, buf.length);
+      const ledger = new FileLedger(file, real, lock, parsed, buf.length);
       ledger.recover(opts.warn);
       return ledger;
     } catch (e) {
@@ -430,8 +459,8 @@ export class FileLedger {
   private recover(warn?: (message: string) => void): void {
     const p = this.parsed;
     if (p.tornBytes > 0) {
-      fs.truncateSync(this.path, p.goodBytes);
-      const fd = fs.openSync(this.path, 'r+');
+      fs.truncateSync(this.real, p.goodBytes);
+      const fd = fs.openSync(this.real, 'r+');
       try {
         fs.fsyncSync(fd);
       } finally {
@@ -442,7 +471,7 @@ export class FileLedger {
       warn?.(`ledger ${this.path}: discarded an interrupted write (${p.goodBytes} bytes kept); its result was never shown`);
     }
     if (p.beyondHead > 0) {
-      writeHead(this.path, { seq: p.lastSeq, hash: p.lastHash });
+      writeHead(this.real, { seq: p.lastSeq, hash: p.lastHash });
       p.beyondHead = 0;
     }
   }
@@ -479,7 +508,7 @@ export class FileLedger {
     const lock = this.lock;
     if (lock === null) throw new LedgerError(`ledger ${this.path} is closed`);
     if (!lock.stillHeld()) throw new LedgerError(`lost the lock on ledger ${this.path} (the lock file was removed or taken); refusing to record`);
-    const st = fs.statSync(this.path);
+    const st = fs.statSync(this.real);
     if (st.size !== this.size) throw new LedgerError(`ledger ${this.path} was changed by another process while locked; refusing to record`);
     const s = this.summary();
     const fitsEps = s.spent.eps + entry.eps <= s.budget.eps * (1 + SLACK);
@@ -495,7 +524,7 @@ export class FileLedger {
     const body: SpendBody = { type: 'spend', seq, entry: clean };
     const hash = chainHash(this.parsed.lastHash, body);
     const line = Buffer.from(`${JSON.stringify({ body, hash })}\n`, 'utf8');
-    const fd = fs.openSync(this.path, 'a');
+    const fd = fs.openSync(this.real, 'a');
     try {
       let off = 0;
       while (off < line.length) off += fs.writeSync(fd, line, off, line.length - off);
@@ -508,7 +537,7 @@ export class FileLedger {
     this.parsed.lastSeq = seq;
     this.parsed.lastHash = hash;
     this.parsed.goodBytes += line.length;
-    writeHead(this.path, { seq, hash });
+    writeHead(this.real, { seq, hash });
   }
 
   /**

@@ -109,3 +109,42 @@ describe('FileLedger: replayed amounts must be finite numbers >= 0', () => {
     expect(() => readLedger(file)).toThrow(/header has a malformed budget/);
   });
 });
+
+describe('FileLedger: symbolic links share one lock and one head', () => {
+  it('a symlinked ledger file and its target share the lock, the head and the records', () => {
+    const realDir = tmpDir();
+    const target = path.join(realDir, 'ledger');
+    const alias = path.join(tmpDir(), 'my-ledger');
+    FileLedger.open(target, { budget: { eps: 1 } }).close();
+    fs.symlinkSync(target, alias);
+    const viaAlias = FileLedger.open(alias, { budget: { eps: 1 } });
+    expect(fs.existsSync(`${target}.lock`)).toBe(true);
+    expect(fs.existsSync(`${alias}.lock`)).toBe(false);
+    expect(() => FileLedger.open(target, { budget: { eps: 1 }, timeoutMs: 50 })).toThrow(/ledger\.lock is already held by this process/);
+    viaAlias.accountant().spend({ name: 'a', eps: 0.4, delta: 0, neighbors: 'bounded' });
+    viaAlias.close();
+    expect(fs.existsSync(`${alias}.head`)).toBe(false);
+    expect(readLedger(target).spent.eps).toBeCloseTo(0.4, 14);
+    expect(readLedger(alias).spent.eps).toBeCloseTo(0.4, 14);
+    const viaTarget = FileLedger.open(target, { budget: { eps: 1 } });
+    expect(() => FileLedger.open(alias, { budget: { eps: 1 }, timeoutMs: 50 })).toThrow(/ledger\.lock is already held by this process/);
+    viaTarget.accountant().spend({ name: 'b', eps: 0.4, delta: 0, neighbors: 'bounded' });
+    viaTarget.close();
+    const viaAlias2 = FileLedger.open(alias, { budget: { eps: 1 } });
+    expect(viaAlias2.accountant().spent().eps).toBeCloseTo(0.8, 14);
+    viaAlias2.close();
+    expect(fs.readdirSync(realDir).sort()).toEqual(['ledger', 'ledger.head']);
+  });
+
+  it('a symlinked directory resolves to the same lock; a dangling symlink is refused clearly', () => {
+    const realDir = tmpDir();
+    const linkDir = path.join(tmpDir(), 'linked');
+    fs.symlinkSync(realDir, linkDir);
+    const l = FileLedger.open(path.join(linkDir, 'ledger'), { budget: { eps: 1 } });
+    expect(() => FileLedger.open(path.join(realDir, 'ledger'), { budget: { eps: 1 }, timeoutMs: 50 })).toThrow(/ledger\.lock is already held by this process/);
+    l.close();
+    const dangling = path.join(tmpDir(), 'gone');
+    fs.symlinkSync(path.join(realDir, 'missing', 'ledger'), dangling);
+    expect(() => FileLedger.open(dangling, { budget: { eps: 1 } })).toThrow(/symbolic link to a missing file/);
+  });
+});
