@@ -85,8 +85,12 @@ export class LinearClassifierDP {
     this.o = options;
   }
 
-  /** The guarantee of a fit. */
-  get guarantee(): Guarantee {
+  /**
+   * The guarantee of a fit; null when the last 'opdisc' / 'rspm' fit was returned with an uncertified
+   * oracle (onUncertified: 'return'): the privacy proofs assume an exact oracle, so nothing is claimed.
+   */
+  get guarantee(): Guarantee | null {
+    if (this.certified === false) return null;
     return { eps: this.eps, delta: this.delta, neighbors: this.method === 'dpsgd' ? 'unbounded' : 'bounded' };
   }
 

@@ -16,8 +16,10 @@ export type UncertifiedPolicy = 'throw' | 'return';
 export interface OracleReleaseOptions extends ReleaseOptions {
   /**
    * 'throw' (default): a ConvergenceError. 'return': the release is returned with `certified: false`
-   * and its guarantee does NOT hold (the privacy proofs assume an exact oracle). Either way the
-   * budget IS charged: the solver ran on the data and whether it finished depends on them.
+   * and `guarantee: null`: its guarantee does NOT hold (the privacy proofs assume an exact oracle).
+   * Either way the budget IS charged (the solver ran on the data and whether it finished depends on
+   * them) and the ledger entry's mechanism is marked '(uncertified)'. The failure event itself and
+   * the solve time are NOT covered by any guarantee.
    */
   onUncertified?: UncertifiedPolicy;
 }
@@ -43,29 +45,62 @@ export function checkPolicy(p: unknown): UncertifiedPolicy {
   return v;
 }
 
+/** The ledger entry of a release whose guarantee does not hold: the mechanism name says so. */
+function markedRequest(req: SpendRequest, what: 'uncertified' | 'failed'): SpendRequest {
+  return { ...req, mechanism: `${req.mechanism ?? req.name} (${what})` };
+}
+
+/** A release result that says whether its oracle certified optimality. */
+export interface CertifiedResult {
+  certified: boolean;
+}
+
 /**
  * Asynchronous check-then-spend: budget checked before `compute` touches the data, charged after
- * it ran, also when it failed (uncertified oracle, solver or worker error: see
- * {@link OracleReleaseOptions.onUncertified}); only an InvalidArgumentError (raised before the
- * solver runs) is not charged.
+ * it ran, ALSO when it failed. ALL argument validation must happen before this is called: every
+ * error raised inside `compute` (uncertified oracle, solver or worker error, an oracle returning a
+ * malformed w, ...) happens after the noise was drawn and the data touched, so it is charged.
+ *
+ * Ledger: a certified release is recorded under `request.mechanism`; an uncertified one returned with
+ * `certified: false` under '<mechanism> (uncertified)'; a failure (thrown error) under
+ * '<mechanism> (failed)' (UncertifiedOracleError: '(uncertified)'). The charge is the same; the
+ * mark records that the claimed guarantee does NOT hold for that entry (the privacy proofs assume
+ * an exact oracle; failure events and their timing are not covered by them).
  */
-export async function runOracleRelease<T>(opts: ReleaseOptions | undefined, request: SpendRequest, compute: (rng: Rng) => Promise<T>): Promise<T> {
-  if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
-  const rng = resolveRng(opts?.rng);
-  const accountant: PrivacyAccountant | undefined = opts?.accountant;
-  const req: SpendRequest = { ...request, name: opts?.name ?? request.name };
+export async function runOracleRelease<T extends CertifiedResult>(opts: ReleaseOptions | undefined, request: SpendRequest, compute: (rng: Rng) => Promise<T>): Promise<T> {
+  const { rng, accountant, req } = prepare(opts, request);
   accountant?.check(req);
   let result: T;
   try {
     result = await compute(rng);
   } catch (e) {
-    // the noise was drawn and the solver ran on the data: any failure but an argument error is a
-    // data-dependent event, so it is charged (an argument error is raised before the solver runs)
-    if (!(e instanceof InvalidArgumentError)) accountant?.spend(req);
+    accountant?.spend(markedRequest(req, e instanceof UncertifiedOracleError ? 'uncertified' : 'failed'));
     throw e;
   }
-  accountant?.spend(req);
+  accountant?.spend(result.certified ? req : markedRequest(req, 'uncertified'));
   return result;
+}
+
+/** The synchronous twin of {@link runOracleRelease} (same charging and ledger marks). */
+export function runOracleReleaseSync<T extends CertifiedResult>(opts: ReleaseOptions | undefined, request: SpendRequest, compute: (rng: Rng) => T): T {
+  const { rng, accountant, req } = prepare(opts, request);
+  accountant?.check(req);
+  let result: T;
+  try {
+    result = compute(rng);
+  } catch (e) {
+    accountant?.spend(markedRequest(req, e instanceof UncertifiedOracleError ? 'uncertified' : 'failed'));
+    throw e;
+  }
+  accountant?.spend(result.certified ? req : markedRequest(req, 'uncertified'));
+  return result;
+}
+
+function prepare(opts: ReleaseOptions | undefined, request: SpendRequest): { rng: Rng; accountant: PrivacyAccountant | undefined; req: SpendRequest } {
+  if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
+  const rng = resolveRng(opts?.rng);
+  const accountant: PrivacyAccountant | undefined = opts?.accountant;
+  return { rng, accountant, req: { ...request, name: opts?.name ?? request.name } };
 }
 
 /**

@@ -11,19 +11,22 @@
  * it returns w^ = argmin_{w in W_tau} [L(D, w) - <eta, pi(w)>] / n.
  *
  * Guarantee (Theorem 2): (eps, delta)-DP for data sets differing in one REPLACED loss (bounded
- * neighbours), provided the oracle is exact. Proof idea: shifting eta by (2/tau) G D^2 pi(w^) keeps
- * w^ the unique minimiser on the neighbour (Lemma 3); the Gaussian density ratio of that shift is
- * <= e^eps outside a set of probability delta (Lemma 5). Losses in [0, 1] are 1/tau-Lipschitz on
- * W_tau, so the 0/1 loss has G = 1/tau.
+ * neighbours), provided the oracle is exact. Proof idea: shifting eta by c pi(w^) with
+ * c = 4 G D^2 / tau (Lemma 3, its display (3)) keeps w^ the unique minimiser on the neighbour; the
+ * Gaussian density ratio of that shift (|c pi(w^)|_2 = c) is <= e^eps outside a set of probability
+ * delta (Lemma 5). Losses in [0, 1] are 1/tau-Lipschitz on W_tau, so the 0/1 loss has G = 1/tau.
+ * When the oracle does not certify optimality (time limit, solver error) the release carries
+ * `guarantee: null` and the ledger entry is marked '(uncertified)': the guarantee does not hold, and
+ * neither the failure event nor the solve time is covered by it.
  *
  * Utility (Theorem 1): with probability 1 - beta, L(w^)/n <= min_w L(w)/n + 2 sqrt(2 (d+1) ln(4/beta)) sigma / n.
  *
  * The noise is drawn in floating point; only the argmin (a lattice point) is released.
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { enumerationProjectedOracle } from '../../optimize/oracles/enumeration.js';
+import { ENUMERATION_MAX_POINTS, enumerationProjectedOracle } from '../../optimize/oracles/enumeration.js';
 import { zeroOneProjectedOracle, type ZeroOneMipOptions } from '../../optimize/oracles/mip.js';
-import { makeLattice, type LatticeSpec, type OracleStatus, type ProjectedOracle } from '../../optimize/oracles/types.js';
+import { checkMargin, makeLattice, type LatticeSpec, type OracleStatus, type ProjectedOracle } from '../../optimize/oracles/types.js';
 import { fillNormal } from '../../random/continuous.js';
 import type { Guarantee } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkOpenUnit, checkPositive } from '../../validation.js';
@@ -64,8 +67,9 @@ export interface OpDiscRelease {
   /** The released parameter vector (a point of W_tau). */
   w: Float64Array;
   sigma: number;
-  guarantee: Guarantee;
-  /** False when the oracle did not certify optimality (only with onUncertified: 'return'): no guarantee then. */
+  /** The (eps, delta) guarantee; null when the oracle did not certify optimality (no guarantee then). */
+  guarantee: Guarantee | null;
+  /** False when the oracle did not certify optimality (only with onUncertified: 'return'): guarantee is null then. */
   certified: boolean;
   /**
    * The solver's final status. (The oracle's objective, bound, gap and time are NOT returned: they
@@ -88,7 +92,7 @@ export async function opDisc(oracle: ProjectedOracle, params: OpDiscParameters &
     const eta = fillNormal(rng, new Float64Array(d + 1), sigma);
     const r = await oracle(eta);
     if (!r.certified && policy === 'throw') throw new UncertifiedOracleError('OPDisc', r);
-    return { w: r.w, sigma, guarantee, certified: r.certified, status: r.status };
+    return { w: r.w, sigma, guarantee: r.certified ? guarantee : null, certified: r.certified, status: r.status };
   });
 }
 
@@ -117,6 +121,12 @@ export async function opDiscClassifier(X: MatrixInput, y: ArrayLike<number>, opt
   const solver = options.solver ?? 'mip';
   if (solver !== 'mip' && solver !== 'enumeration') throw new InvalidArgumentError('solver', "must be 'mip' or 'enumeration'", solver);
   const spec: LatticeSpec = { tau: lat.tau, bound: lat.K * lat.tau, radius: lat.radius };
+  if (solver === 'enumeration') {
+    // validate here what the lazily built enumeration oracle would check after the budget check
+    checkMargin(options.margin);
+    const points = (2 * lat.K + 1) ** data.d;
+    if (points > ENUMERATION_MAX_POINTS) throw new InvalidArgumentError('lattice', `has ${2 * lat.K + 1}^${data.d} candidate points, more than ${ENUMERATION_MAX_POINTS} (enumeration is for tiny instances)`, points);
+  }
   const mipOracle = solver === 'mip' ? zeroOneProjectedOracle(data, { ...(options.mip ?? {}), lattice: spec, ...(options.margin !== undefined ? { margin: options.margin } : {}) }) : null;
   // enumeration precomputes the losses: build it lazily, after the budget check
   let enumOracle: ProjectedOracle | null = null;

@@ -36,9 +36,9 @@ import { addLaplaceNoise, type NoiseMode } from '../../mechanisms/noise.js';
 import type { LinearOracle, OracleResult } from '../../optimize/oracles/types.js';
 import { fillExponential } from '../../random/continuous.js';
 import type { Rng } from '../../random/rng.js';
-import { runRelease, type Guarantee } from '../../release.js';
+import type { Guarantee } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkOpenUnit, checkPositive } from '../../validation.js';
-import { checkPolicy, runOracleRelease, UncertifiedOracleError, type OracleReleaseOptions } from './common.js';
+import { checkPolicy, runOracleRelease, runOracleReleaseSync, UncertifiedOracleError, type OracleReleaseOptions } from './common.js';
 
 export interface OpSampInput {
   eps: number;
@@ -96,17 +96,26 @@ export function opSampParameters(p: OpSampInput): OpSampParameters {
 }
 
 /**
- * Theorem 7's utility bound (its last display, before O()): with probability 1 - beta, the excess
- * normalised loss of the output is at most
- * gamma (4 G D_inf (1 + ln(2/beta)) / eps + sqrt(ln(4/beta)/2)) + sqrt(250 G^2 d^2 D_inf^2 D_2 sqrt(2d) (1 + ln(2/beta)) / (eps n)) + alpha ((1 + ln(2/beta)) / (10 eps) + 1).
- * (Convex losses; as printed, i.e. with the paper's 4 D_inf gamma.)
+ * Theorem 7's utility bound, in terms of the lambda the release ACTUALLY uses (the paper's proof,
+ * display (4), first line: G (1 + ln(2/beta)) lambda / eps + gamma sqrt(ln(4/beta)/2) + alpha
+ * + D_2 sqrt(2d) / (n eta)): with probability 1 - beta the excess normalised loss of the output is at most
+ *
+ *     G (1 + ln(2/beta)) lambda / eps + gamma sqrt(ln(4/beta)/2) + alpha + D_2 sqrt(2d) / (n eta),
+ *     lambda = 4 d D_inf gamma + 250 eta G d^2 D_inf^2 + alpha / (10 G)   (see opSampParameters).
+ *
+ * With the paper's lambda (4 D_inf gamma) this is the paper's closed form
+ * gamma (4 G D_inf (1 + ln(2/beta)) / eps + sqrt(ln(4/beta)/2)) + 2 sqrt(250 G^2 d^2 D_inf^2 D_2 sqrt(2d) (1 + ln(2/beta)) / (eps n))
+ * + alpha ((1 + ln(2/beta)) / (10 eps) + 1), where the paper prints sqrt(B E) for eta B + E / eta at
+ * eta = sqrt(E / B), which is 2 sqrt(B E) (a factor 2 lost; corrected here). With the corrected lambda
+ * (factor d on its first term, see the module comment) the gamma G D_inf term is d times the paper's.
+ * (Convex losses.)
  */
 export function opSampUtilityBound(p: OpSampInput): number {
   const q = opSampParameters(p);
   const beta = p.beta ?? 0.1;
   const L = 1 + Math.log(2 / beta);
-  const { eps, n, d, lipschitz: G, diamInf: Dinf, diam2: D2 } = p;
-  return q.gamma * ((4 * G * Dinf * L) / eps + Math.sqrt(Math.log(4 / beta) / 2)) + Math.sqrt((250 * G * G * d * d * Dinf * Dinf * D2 * Math.sqrt(2 * d) * L) / (eps * n)) + q.alpha * (L / (10 * eps) + 1);
+  const { eps, n, d, lipschitz: G, diam2: D2 } = p;
+  return (G * L * q.lambda) / eps + q.gamma * Math.sqrt(Math.log(4 / beta) / 2) + q.alpha + (D2 * Math.sqrt(2 * d)) / (n * q.eta);
 }
 
 export interface OpSampOptions extends OracleReleaseOptions {
@@ -117,10 +126,11 @@ export interface OpSampOptions extends OracleReleaseOptions {
 export interface OpSampRelease {
   w: Float64Array;
   parameters: OpSampParameters;
-  guarantee: Guarantee;
+  /** The (eps, delta) guarantee; null when some oracle call did not certify alpha (no guarantee then). */
+  guarantee: Guarantee | null;
   /**
-   * False if some oracle call did not certify alpha (only with onUncertified: 'return'): no guarantee
-   * then. (Per-call gaps and times are not returned: they depend on the data.)
+   * False if some oracle call did not certify alpha (only with onUncertified: 'return'): guarantee is
+   * null then. (Per-call gaps and times are not returned: they depend on the data.)
    */
   certified: boolean;
 }
@@ -131,10 +141,22 @@ function finish(sum: Float64Array, q: OpSampParameters, rng: Rng, mode: NoiseMod
   return addLaplaceNoise(avg, { scale: q.laplaceScale, sensitivity: q.lambda }, rng, mode);
 }
 
-/** Whether a call certified the declared alpha (normalised: alpha_call / n <= alpha). */
+/** Validate the noise mode before the budget check. */
+function checkNoiseMode(mode: unknown): NoiseMode {
+  const m = mode ?? 'safe';
+  if (m !== 'safe' && m !== 'exact' && m !== 'float') throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", m);
+  return m;
+}
+
+/**
+ * Whether a call certified the declared alpha (normalised: alpha_call / n <= alpha) and returned a
+ * finite w of length d. Runs after the data were touched: a malformed result is treated as an
+ * uncertified call (charged like one), not as an argument error.
+ */
 function accept(r: OracleResult, n: number, q: OpSampParameters, d: number): boolean {
-  if (!(r.w instanceof Float64Array) || r.w.length !== d) throw new InvalidArgumentError('oracle', `must return w of length ${d}`, r.w);
-  return r.certified && r.alpha / n <= q.alpha;
+  if (typeof r !== 'object' || r === null || !(r.w instanceof Float64Array) || r.w.length !== d) return false;
+  for (let j = 0; j < d; j++) if (!Number.isFinite(r.w[j]!)) return false;
+  return r.certified === true && r.alpha / n <= q.alpha;
 }
 
 /** OPSamp with an asynchronous oracle (HiGHS LP, or any {@link LinearOracle}). */
@@ -142,7 +164,7 @@ export async function opSamp(oracle: LinearOracle, params: OpSampInput, options:
   if (typeof oracle !== 'function') throw new InvalidArgumentError('oracle', 'must be a linear oracle (sigma) => Promise<OracleResult>', oracle);
   const q = opSampParameters(params);
   const policy = checkPolicy(options.onUncertified);
-  const mode = options.noise ?? 'safe';
+  const mode = checkNoiseMode(options.noise);
   const guarantee: Guarantee = { eps: params.eps, delta: params.delta, neighbors: 'bounded' };
   return runOracleRelease(options, { eps: params.eps, delta: params.delta, neighbors: 'bounded', mechanism: 'opsamp', name: 'opSamp' }, async (rng) => {
     const d = params.d;
@@ -158,27 +180,20 @@ export async function opSamp(oracle: LinearOracle, params: OpSampInput, options:
       }
       for (let j = 0; j < d; j++) sum[j]! += r.w[j]!;
     }
-    return { w: finish(sum, q, rng, mode), parameters: q, guarantee, certified };
+    return { w: finish(sum, q, rng, mode), parameters: q, guarantee: certified ? guarantee : null, certified };
   });
 }
 
-/** OPSamp with a synchronous oracle (e.g. {@link smoothLbfgsSolver}); same algorithm and guarantee. */
+/**
+ * OPSamp with a synchronous oracle (e.g. {@link smoothLbfgsSolver}); same algorithm and guarantee.
+ * An uncertified call throws UncertifiedOracleError (charged, ledger entry marked '(uncertified)').
+ */
 export function opSampSync(oracle: (sigma: Float64Array) => OracleResult, params: OpSampInput, options: Omit<OpSampOptions, 'onUncertified'> = {}): OpSampRelease {
   if (typeof oracle !== 'function') throw new InvalidArgumentError('oracle', 'must be a function (sigma) => OracleResult', oracle);
   const q = opSampParameters(params);
-  const mode = options.noise ?? 'safe';
+  const mode = checkNoiseMode(options.noise);
   const guarantee: Guarantee = { eps: params.eps, delta: params.delta, neighbors: 'bounded' };
-  try {
-    return opSampSyncRun(oracle, params, options, q, mode, guarantee);
-  } catch (e) {
-    // the oracle ran on the data: an uncertified call is charged like the asynchronous version
-    if (e instanceof UncertifiedOracleError) options.accountant?.spend({ eps: params.eps, delta: params.delta, neighbors: 'bounded', mechanism: 'opsamp', name: options.name ?? 'opSamp' });
-    throw e;
-  }
-}
-
-function opSampSyncRun(oracle: (sigma: Float64Array) => OracleResult, params: OpSampInput, options: Omit<OpSampOptions, 'onUncertified'>, q: OpSampParameters, mode: NoiseMode, guarantee: Guarantee): OpSampRelease {
-  return runRelease(options, { eps: params.eps, delta: params.delta, neighbors: 'bounded', mechanism: 'opsamp', name: 'opSamp' }, (rng) => {
+  return runOracleReleaseSync(options, { eps: params.eps, delta: params.delta, neighbors: 'bounded', mechanism: 'opsamp', name: 'opSamp' }, (rng) => {
     const d = params.d;
     const sum = new Float64Array(d);
     const sigma = new Float64Array(d);

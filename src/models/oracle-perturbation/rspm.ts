@@ -19,10 +19,12 @@
  *
  * Guarantee: (eps, delta)-DP for data sets differing in one replaced example (bounded neighbours),
  * for losses with values in {0, 1}, given an exact weighted oracle (NRW18, Gaussian RSPM theorem).
+ * When the oracle does not certify optimality the release carries `guarantee: null` and the ledger
+ * entry is marked '(uncertified)'; failure events and solve times are not covered by the guarantee.
  * Utility (NRW18, Theorem 6 here): alpha = O(m sqrt(m ln(2m/beta) ln(1/delta)) / (eps n)).
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { enumerateProblem, enumeratedArgmin } from '../../optimize/oracles/enumeration.js';
+import { ENUMERATION_MAX_POINTS, enumerateProblem, enumeratedArgmin } from '../../optimize/oracles/enumeration.js';
 import { weightedZeroOneOracle, type ZeroOneMipOptions } from '../../optimize/oracles/mip.js';
 import { checkMargin, type ClassificationData, type OracleResult, type OracleStatus } from '../../optimize/oracles/types.js';
 import { fillNormal } from '../../random/continuous.js';
@@ -75,7 +77,9 @@ export interface RspmRelease {
   sigma: number;
   /** Size of the separator set (2d). */
   m: number;
-  guarantee: Guarantee;
+  /** The (eps, delta) guarantee; null when the oracle did not certify optimality (no guarantee then). */
+  guarantee: Guarantee | null;
+  /** False when the oracle did not certify optimality (only with onUncertified: 'return'). */
   certified: boolean;
   /** The solver's final status (objective, gap and time are not returned: not covered by the guarantee). */
   status: OracleStatus;
@@ -91,6 +95,7 @@ export async function rspmClassifier(X: MatrixInput, y: ArrayLike<number>, optio
   if (margin > 1) throw new InvalidArgumentError('margin', 'must be <= 1 for the unit-vector separator set', margin);
   const solver = options.solver ?? 'mip';
   if (solver !== 'mip' && solver !== 'enumeration') throw new InvalidArgumentError('solver', "must be 'mip' or 'enumeration'", solver);
+  if (solver === 'enumeration' && 3 ** data.d > ENUMERATION_MAX_POINTS) throw new InvalidArgumentError('solver', `'enumeration' needs 3^d <= ${ENUMERATION_MAX_POINTS} points (d = ${data.d})`, solver);
   const policy = checkPolicy(options.onUncertified);
   const guarantee: Guarantee = { eps: options.eps, delta: options.delta, neighbors: 'bounded' };
   return runOracleRelease(options, { eps: options.eps, delta: options.delta, neighbors: 'bounded', mechanism: 'rspm-gaussian', name: 'rspmClassifier' }, async (rng) => {
@@ -105,6 +110,6 @@ export async function rspmClassifier(X: MatrixInput, y: ArrayLike<number>, optio
       r = { w: p.points.slice(a.index * data.d, (a.index + 1) * data.d), objective: a.value, bound: a.value, alpha: 0, status: 'optimal', certified: true, timeMs: performance.now() - t0, iterations: p.count, solver: 'enumeration' };
     }
     if (!r.certified && policy === 'throw') throw new UncertifiedOracleError('RSPM', r);
-    return { w: r.w, sigma, m, guarantee, certified: r.certified, status: r.status };
+    return { w: r.w, sigma, m, guarantee: r.certified ? guarantee : null, certified: r.certified, status: r.status };
   });
 }

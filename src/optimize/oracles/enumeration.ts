@@ -10,8 +10,11 @@
 import { InvalidArgumentError } from '../../errors.js';
 import { checkClassificationData, checkMargin, makeLattice, zeroOneLoss, type ClassificationData, type Lattice, type LatticeSpec, type OracleResult, type ProjectedOracle, type LinearOracle } from './types.js';
 
+/** The largest box (2K + 1)^d the enumeration oracles accept by default. */
+export const ENUMERATION_MAX_POINTS = 1_000_000;
+
 /** All points of W_tau as a row-major Float64Array (count x d), in lexicographic order of k. */
-export function enumerateLattice(lat: Lattice, maxPoints = 1_000_000): { count: number; points: Float64Array } {
+export function enumerateLattice(lat: Lattice, maxPoints = ENUMERATION_MAX_POINTS): { count: number; points: Float64Array } {
   const { d, K, tau, T } = lat;
   const V = 2 * K + 1;
   const total = V ** d;

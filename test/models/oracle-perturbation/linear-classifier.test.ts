@@ -38,10 +38,10 @@ describe('LinearClassifierDP facade', () => {
     const accountant = new PrivacyAccountant({ eps: 100, delta: 1e-3 });
     const s = await new LinearClassifierDP({ method: 'dpsgd', eps: 50, delta: 1e-5, dpsgd: { q: 0.5, epochs: 20, clip: 1, learningRate: 1, expectedBatchSize: 30 } }).fit(X, y, { rng: seededRng(3) });
     expect(acc(s.predict(X), y)).toBeGreaterThan(0.85);
-    expect(s.guarantee.neighbors).toBe('unbounded');
+    expect(s.guarantee?.neighbors).toBe('unbounded');
     const o = await new LinearClassifierDP({ method: 'objective', eps: 40, gamma: 0.01 }).fit(X, y, { rng: seededRng(4), accountant, lower: [-1, -1], upper: [1, 1] });
     expect(acc(o.predict(X), y)).toBeGreaterThan(0.85);
-    expect(o.guarantee.delta).toBe(0);
+    expect(o.guarantee?.delta).toBe(0);
     expect(accountant.spent()).toEqual({ eps: 40, delta: 0 });
   });
   it('validates', async () => {

@@ -104,7 +104,43 @@ describe('OPDisc classifier (HiGHS MIP oracle)', () => {
     expect(acc.spent().eps).toBe(1);
     const r = await opDisc(bad, p, { accountant: acc, rng: seededRng(1), onUncertified: 'return' });
     expect(r.certified).toBe(false);
+    // no guarantee is claimed, and the ledger says the entry is uncertified
+    expect(r.guarantee).toBeNull();
     expect(acc.spent().eps).toBe(2);
+    expect(acc.ledger().map((e) => e.mechanism)).toEqual(['opdisc (uncertified)', 'opdisc (uncertified)']);
+  });
+  it('every failure inside the release is charged (also an argument error raised by the oracle), marked failed', async () => {
+    const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 });
+    const p = { eps: 1, delta: 1e-6, lipschitz: 1, radius: 1, tau: 1, d: 2 };
+    const crash = async (): Promise<OracleResult> => {
+      throw new Error('worker died');
+    };
+    const picky = async (): Promise<OracleResult> => {
+      throw new InvalidArgumentError('eta', 'rejected by the oracle after the noise was drawn', 0);
+    };
+    await expect(opDisc(crash, p, { accountant: acc, rng: seededRng(1), name: 'fit-1' })).rejects.toThrow(/worker died/);
+    await expect(opDisc(picky, p, { accountant: acc, rng: seededRng(1) })).rejects.toThrow(InvalidArgumentError);
+    expect(acc.spent().eps).toBe(2);
+    expect(acc.ledger().map((e) => [e.name, e.mechanism])).toEqual([
+      ['fit-1', 'opdisc (failed)'],
+      ['opDisc', 'opdisc (failed)'],
+    ]);
+    // a certified release is recorded plainly, with its guarantee
+    const good = enumerationProjectedOracle({ n: 2, d: 2, X: Float64Array.from([1, 0, 0, 1]), y: Float64Array.from([1, -1]) }, { tau: 1, bound: 1 });
+    const r = await opDisc(good, p, { accountant: acc, rng: seededRng(2) });
+    expect(r.guarantee).toEqual({ eps: 1, delta: 1e-6, neighbors: 'bounded' });
+    expect(acc.ledger()[2]!.mechanism).toBe('opdisc');
+  });
+  it('enumeration size and margin are validated before the budget check (nothing charged)', async () => {
+    const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 });
+    const wide = Array.from({ length: 4 }, (_, i) => Array.from({ length: 9 }, (_, j) => ((i + j) % 3) - 1));
+    // (2*1+1)^9 = 19683 points is fine; bound 4 in 9 dims: 9^9 > 1e6 points
+    await expect(opDiscClassifier(wide, [1, 0, 1, 0], { eps: 1, delta: 1e-6, lattice: { tau: 1, bound: 4 }, solver: 'enumeration', accountant: acc })).rejects.toThrow(/lattice/);
+    await expect(opDiscClassifier(wide, [1, 0, 1, 0], { eps: 1, delta: 1e-6, lattice: { tau: 1, bound: 1 }, solver: 'enumeration', margin: -1, accountant: acc })).rejects.toThrow(/margin/);
+    const wider = Array.from({ length: 2 }, () => new Array<number>(13).fill(1));
+    await expect(rspmClassifier(wider, [1, 0], { eps: 1, delta: 1e-6, solver: 'enumeration', accountant: acc })).rejects.toThrow(/enumeration/);
+    expect(acc.spent().eps).toBe(0);
+    expect(acc.ledger()).toHaveLength(0);
   });
   it('validates', async () => {
     await expect(opDiscClassifier(X, [1, 2, 0, 0, 0, 0], { eps: 1, delta: 1e-6, lattice: { tau: 1, bound: 1 } })).rejects.toThrow(/y\[1\]/);

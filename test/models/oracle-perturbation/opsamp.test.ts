@@ -7,6 +7,8 @@ import type { OracleResult } from '../../../src/optimize/oracles/types.js';
 import { seededRng } from '../../../src/random/rng.js';
 import { ksTest } from '../../helpers/gof.js';
 
+const GOLDEN_UTILITY = 13.723766287326;
+
 describe('OPSamp parameters (Algorithm 2): golden values', () => {
   it('n = 1000, d = 2, W = [-1, 1]^2 (D_inf = 2, D_2 = 2 sqrt 2), G = 1/2, eps = 1, delta = 1e-6, beta = 0.1', () => {
     const q = opSampParameters({ eps: 1, delta: 1e-6, n: 1000, d: 2, lipschitz: 0.5, diamInf: 2, diam2: 2 * Math.SQRT2, beta: 0.1 });
@@ -27,6 +29,23 @@ describe('OPSamp parameters (Algorithm 2): golden values', () => {
     const b = opSampUtilityBound({ ...p, n: 4000 });
     expect(a).toBeGreaterThan(0);
     expect(b / a).toBeCloseTo(0.5, 2);
+  });
+  it('utility bound uses the lambda of the release: G (1 + ln(2/beta)) lambda / eps + gamma sqrt(ln(4/beta)/2) + alpha + D_2 sqrt(2d) / (n eta)', () => {
+    const p = { eps: 1, delta: 1e-6, n: 1000, d: 2, lipschitz: 0.5, diamInf: 2, diam2: 2 * Math.SQRT2, beta: 0.1 };
+    const q = opSampParameters(p);
+    const L = 1 + Math.log(20);
+    const expected = (0.5 * L * q.lambda) / 1 + q.gamma * Math.sqrt(Math.log(40) / 2) + 1e-6 + (2 * Math.SQRT2 * 2) / (1000 * q.eta);
+    expect(opSampUtilityBound(p)).toBeCloseTo(expected, 12);
+    // golden value (independent arithmetic): lambda = 4 d D_inf gamma + 250 eta G d^2 D_inf^2 + alpha/(10 G)
+    // = 16 * 0.126491 + 250 * 0.00118984 * 0.5 * 4 * 4 + 1e-6 / 5 = 4.40354; bound = 8.79769 + 0.17179 + 1e-6 + 4.75429 = 13.72377
+    expect(q.lambda).toBeCloseTo(16 * 0.12649110640673517 + 250 * 0.0011898420244334331 * 0.5 * 16 + 2e-7, 12);
+    expect(opSampUtilityBound(p)).toBeCloseTo(GOLDEN_UTILITY, 9);
+    // d = 1: the corrected lambda equals the paper's, and the bound is the paper's closed form with
+    // eta B + E / eta = 2 sqrt(B E) at eta = sqrt(E / B) (the printed closed form has sqrt(B E): a factor 2 lost)
+    const p1 = { eps: 1, delta: 1e-6, n: 1000, d: 1, lipschitz: 0.5, diamInf: 2, diam2: 2, beta: 0.1 };
+    const q1 = opSampParameters(p1);
+    const closed = q1.gamma * ((4 * 0.5 * 2 * L) / 1 + Math.sqrt(Math.log(40) / 2)) + 2 * Math.sqrt((250 * 0.25 * 1 * 4 * 2 * Math.SQRT2 * L) / 1000) + 1e-6 * (L / 10 + 1);
+    expect(opSampUtilityBound(p1)).toBeCloseTo(closed, 12);
   });
 });
 
@@ -68,6 +87,19 @@ describe('OPSamp release', () => {
     expect(acc.spent().eps).toBe(16);
     const r = await opSamp(async () => bad(), params, { accountant: acc, rng: seededRng(2), onUncertified: 'return' });
     expect(r.certified).toBe(false);
+    expect(r.guarantee).toBeNull();
+    expect(acc.ledger().map((e) => e.mechanism)).toEqual(['opsamp (uncertified)', 'opsamp (uncertified)', 'opsamp (uncertified)']);
+  });
+  it('a malformed oracle result (wrong length, NaN) is an uncertified call, charged; bad options are refused before', async () => {
+    const acc = new PrivacyAccountant({ eps: 100, delta: 0.5 });
+    const short = (): OracleResult => ({ w: new Float64Array(0), objective: 0, bound: 0, alpha: 0, status: 'optimal', certified: true, timeMs: 0, iterations: 0, solver: 'test' });
+    const nan = (): OracleResult => ({ w: Float64Array.of(NaN), objective: 0, bound: 0, alpha: 0, status: 'optimal', certified: true, timeMs: 0, iterations: 0, solver: 'test' });
+    await expect(opSamp(async () => short(), params, { accountant: acc, rng: seededRng(3) })).rejects.toThrow(UncertifiedOracleError);
+    expect(() => opSampSync(nan, params, { accountant: acc, rng: seededRng(3) })).toThrow(UncertifiedOracleError);
+    expect(acc.spent().eps).toBe(16);
+    await expect(opSamp(async () => short(), params, { accountant: acc, noise: 'x' as 'safe' })).rejects.toThrow(/noise/);
+    expect(() => opSampSync(nan, params, { accountant: acc, noise: 'x' as 'safe' })).toThrow(/noise/);
+    expect(acc.spent().eps).toBe(16);
   });
   it('with the smooth L-BFGS oracle at large eps the release is near the non-private minimiser', () => {
     const ld = { n: 400, d: 1, X: new Float64Array(400), y: new Float64Array(400) };
