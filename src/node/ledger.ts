@@ -10,6 +10,8 @@
  *   (write to a temporary file, fsync, rename, fsync the directory). Without it, cutting whole
  *   records off the end would leave a valid-looking chain; with it, truncation is detected.
  * - `path.lock`: the lock file (see lock.ts) held by the writing process.
+ * Here `path` is the canonical path (symbolic links resolved, see `canonicalPath`), so that a
+ * ledger reached through a symbolic link and through its target shares one lock and one head.
  *
  * A spend is appended with one write(2), fsync'ed, and only then is the head advanced and the
  * result returned to the caller (the accountant's `sink` runs inside `spend()`, before the

@@ -21,7 +21,8 @@
  * be overtaken by another waiter: two waiters that both saw the same dead lock cannot both remove
  * it, and neither can remove the lock that the other then created. If the breaker dies while
  * holding `<lock>.break.<n>` (nonce m), the right passes, by the same rule, to whoever creates
- * `<lock>.break.<m>` (recursively).
+ * `<lock>.break.<m>` (recursively). A breaker killed mid-break can leave a `<lock>.break.<n>` for a
+ * lock that no longer exists; nothing reads it again (it is inert).
  *
  * Waiting is synchronous (Atomics.wait), because the ledger sink runs inside the synchronous
  * `PrivacyAccountant.spend`.
@@ -284,7 +285,9 @@ export class FileLock {
     if (!sameMachine(i)) {
       return `ledger is locked by ${describeHolder(i)} (lock file ${path}), in another host, container (pid namespace) or boot, whose process cannot be checked from here. If no such process exists, remove the lock file.`;
     }
-    if (isStale(i)) return `ledger lock ${path} of the dead ${describeHolder(i)} is being broken by another process; retry.`;
+    if (isStale(i)) {
+      return `ledger lock ${path} of the dead ${describeHolder(i)} is being broken by another process (or a damaged ${path}.break.${i.nonce} blocks it); retry, and if this persists with no dpkit process running, remove both files.`;
+    }
     return `ledger is locked by ${describeHolder(i)} (lock file ${path}); another dpkit run is using it. If no such process exists, remove the lock file.`;
   }
 
