@@ -72,7 +72,7 @@ export interface KNormRelease extends Release<number[]> {
  * sampler's law, cell by cell of the grid, is from the ideal density (a multiplicative bound for pure
  * DP), including its truncated tails, and we have no such bound for these samplers; so we claim
  * eps-DP for the ideal real-valued mechanism only, as the paper does. A lattice version (e.g. a
- * discrete exp(-eps |v|_inf / Delta) law on 2^k Z^m sampled exactly) is not implemented.
+ * discrete exp(-eps |v|_inf / Delta) law on 2^k Z^m sampled exactly) does not exist in dpkit yet.
  */
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions & { details: true }): KNormRelease;
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions): number[];
