@@ -186,9 +186,7 @@ export function nonFinite(name: string, x: ArrayLike<unknown>): InvalidArgumentE
 /**
  * Sum of x clipped to [l, u], with a typed error on a non-finite element. One pass: a tight loop sums
  * while every element is inside [l, u] (NaN fails the test too); at the first element outside, the
- * rest is summed by a loop that adds the values inside [l, u] and l and u times the counts of values
- * below and above (the same clipped sum; +-Infinity are caught in the counting branches, NaN by the
- * sum).
+ * rest is summed by a branch-free loop of clamped values that also flags NaN and +-Infinity.
  */
 export function clippedSum(x: ArrayLike<number>, l: number, u: number, name: string): number {
   checkPlainArrayNumbers(x, name);
@@ -204,22 +202,18 @@ export function clippedSum(x: ArrayLike<number>, l: number, u: number, name: str
 }
 
 function clippedSumFrom(x: ArrayLike<number>, from: number, l: number, u: number, name: string): number {
+  // Branch-free clamp (clipped values are unpredictable, so branches mispredict); v - v is 0 for a
+  // finite v and NaN for NaN or +-Infinity, so `bad` flags any non-finite element after one pass.
   const n = x.length;
   let s = 0;
-  let below = 0;
-  let above = 0;
+  let bad = 0;
   for (let i = from; i < n; i++) {
     const v = x[i]!;
-    if (v < l) {
-      if (v === -Infinity) throw nonFinite(name, x);
-      below++;
-    } else if (v > u) {
-      if (v === Infinity) throw nonFinite(name, x);
-      above++;
-    } else s += v;
+    bad += v - v;
+    s += Math.min(Math.max(v, l), u);
   }
-  if (s !== s) throw nonFinite(name, x); // a NaN fails both comparisons and poisons the sum
-  return s + below * l + above * u;
+  if (bad !== 0) throw nonFinite(name, x);
+  return s;
 }
 
 /**
