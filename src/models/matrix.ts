@@ -116,16 +116,7 @@ export function checkMatrix(X: MatrixInput, name = 'X'): { n: number; d: number 
 
 /** A vector of n finite numbers, copied into a Float64Array. */
 export function toVector(y: unknown, name: string, n: number): Float64Array {
-  if (!(Array.isArray(y) || (ArrayBuffer.isView(y) && !(y instanceof DataView)))) throw new InvalidArgumentError(name, 'must be an array of numbers', y);
-  const a = y as ArrayLike<unknown>;
-  if (a.length !== n) throw new InvalidArgumentError(name, `must have one entry per row of X (${n})`, a.length);
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const v = a[i];
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`${name}[${i}]`, 'must be a finite number', v);
-    out[i] = v;
-  }
-  return out;
+  return finiteVector(y, name, n, 'must be an array of numbers', `must have one entry per row of X (${n})`);
 }
 
 /** Per-column public bounds: arrays of d finite numbers with lower[j] <= upper[j]. */
@@ -139,13 +130,16 @@ export function checkColumnBounds(lower: unknown, upper: unknown, d: number): { 
 }
 
 function toVectorNamed(v: unknown, name: string, d: number): Float64Array {
-  if (!(Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)))) {
-    throw new InvalidArgumentError(name, `must be an array of ${d} public bounds, one per column of X`, v);
-  }
+  return finiteVector(v, name, d, `must be an array of ${d} public bounds, one per column of X`, `must have one bound per column of X (${d})`);
+}
+
+/** `len` finite numbers from an array or typed array, copied; typed errors name `name` and the index. */
+function finiteVector(v: unknown, name: string, len: number, typeRule: string, lengthRule: string): Float64Array {
+  if (!(Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)))) throw new InvalidArgumentError(name, typeRule, v);
   const a = v as ArrayLike<unknown>;
-  if (a.length !== d) throw new InvalidArgumentError(name, `must have one bound per column of X (${d})`, a.length);
-  const out = new Float64Array(d);
-  for (let j = 0; j < d; j++) {
+  if (a.length !== len) throw new InvalidArgumentError(name, lengthRule, a.length);
+  const out = new Float64Array(len);
+  for (let j = 0; j < len; j++) {
     const x = a[j];
     if (typeof x !== 'number' || !Number.isFinite(x)) throw new InvalidArgumentError(`${name}[${j}]`, 'must be a finite number', x);
     out[j] = x;
