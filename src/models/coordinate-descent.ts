@@ -29,8 +29,11 @@
  *   - optimised data-dependent noise over the query range (000 uses a partition fine near 0 and
  *     coarse in the tails): the lattice release of dataDependentNoiseMechanism (q clamped to the
  *     range, rounded to the lattice, cell chosen from the rounded point); `noise.verifySafe()` required.
- *   - truncated Laplace: dpkit has NO floating-point-safe truncated Laplace sampler, so it is refused
- *     in 'safe' mode; it is available only with the explicit `noise: 'float'`.
+ *   - truncated Laplace (eps_q, delta_q): the lattice release of truncatedLaplaceMechanism
+ *     (src/mechanisms/truncated-laplace.ts, `safeTruncatedLaplacePlan` for sensitivity 2): q rounded to
+ *     the public grid 2^k, exact discrete Laplace with integer grid scale t >= S/eps_q
+ *     (S = floor(2/2^k) + 1) redrawn outside {-K..K}, K certified so that the mass of the S outermost
+ *     points is <= delta_q; each release is (eps_q, delta_q)-DP (proof in that file).
  * - 'float' (simulations only): q + a float draw (inverse-CDF Laplace, inverse-CDF truncated Laplace,
  *   alias + uniform for the optimised noises, checked with `verify()`); same nominal guarantee for the
  *   idealised real-valued mechanism, but the released doubles are not protected against
@@ -44,7 +47,8 @@ import { OptimizedNoise } from '../mechanisms/optimal-noise/distribution.js';
 import { roundToLattice } from '../mechanisms/optimal-noise/lattice.js';
 import { assertVerified } from '../mechanisms/optimal-noise/mechanism.js';
 import { addLaplaceNoise, checkNoiseInputs, type NoiseSpec } from '../mechanisms/noise.js';
-import { sampleTruncatedLaplace, truncatedLaplaceParameters } from '../mechanisms/truncated-laplace.js';
+import { safeTruncatedLaplacePlan, safeTruncatedLaplaceSampler, sampleTruncatedLaplace, truncatedLaplaceParameters } from '../mechanisms/truncated-laplace.js';
+import { addGridNoise, checkGridRange } from '../random/lattice.js';
 import { sampleLaplace } from '../random/continuous.js';
 import { resolveRng, type Rng } from '../random/rng.js';
 import { runRelease, type ReleaseOptions } from '../release.js';
@@ -80,9 +84,8 @@ export interface CoordinateDescentFitOptions extends ReleaseOptions {
   lower: ArrayLike<number>;
   upper: ArrayLike<number>;
   /**
-   * 'safe' (default): floating-point-safe lattice releases (Laplace, optimised, data-dependent);
-   * 'float': plain float noise, for simulations only (required for truncated Laplace, which has no
-   * safe sampler).
+   * 'safe' (default): floating-point-safe lattice releases (Laplace, truncated Laplace, optimised,
+   * data-dependent); 'float': plain float noise, for simulations only.
    */
   noise?: CoordinateSampling;
 }
@@ -141,9 +144,20 @@ function makeAdder(noise: CoordinateNoise, mode: CoordinateSampling, n: number):
       };
     }
     case 'truncated-laplace': {
-      if (mode !== 'float') throw new InvalidArgumentError('noise', "truncated Laplace has no floating-point-safe sampler in dpkit; pass noise: 'float' (simulations only) to use it", mode);
-      const p = truncatedLaplaceParameters(noise.eps, noise.delta, D);
-      return (q, rng) => q + sampleTruncatedLaplace(rng, p);
+      if (mode === 'float') {
+        const p = truncatedLaplaceParameters(noise.eps, noise.delta, D);
+        return (q, rng) => q + sampleTruncatedLaplace(rng, p);
+      }
+      const plan = safeTruncatedLaplacePlan(noise.eps, noise.delta, D);
+      checkGridRange([n, -n], plan.k); // |q| < n fits the grid
+      const sampler = safeTruncatedLaplaceSampler(plan);
+      const v = new Float64Array(1);
+      const out = new Float64Array(1);
+      return (q, rng) => {
+        v[0] = q;
+        addGridNoise(v, out, plan.k, sampler, rng);
+        return out[0]!;
+      };
     }
     case 'optimized': {
       const X = noise.noise;

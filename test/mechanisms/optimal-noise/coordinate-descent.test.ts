@@ -4,6 +4,7 @@ import { BudgetExceededError, InvalidArgumentError } from '../../../src/errors.j
 import { addLaplaceNoise } from '../../../src/mechanisms/noise.js';
 import { dataDependentNoiseMechanism } from '../../../src/mechanisms/optimal-noise/data-dependent.js';
 import { optimizeDataDependentNoise, optimizedNoiseMechanism, optimizeNoise } from '../../../src/mechanisms/optimal-noise/index.js';
+import { safeTruncatedLaplacePlan, truncatedLaplaceMechanism } from '../../../src/mechanisms/truncated-laplace.js';
 import { ProximalCoordinateDescentDP } from '../../../src/models/coordinate-descent.js';
 import { planLaplaceGrid } from '../../../src/random/lattice.js';
 import { seededRng } from '../../../src/random/rng.js';
@@ -55,13 +56,12 @@ describe('private proximal coordinate descent (L1 logistic regression)', () => {
     expect(m.coefficients![2]).toBe(0);
   });
 
-  it('Laplace, truncated Laplace (float) and optimised noise: accountant charged T d (eps_q, delta_q), good accuracy', async () => {
+  it('Laplace, truncated Laplace and optimised noise (safe default): accountant charged T d (eps_q, delta_q), good accuracy', async () => {
     const opt = await optimizeNoise({ eps: 0.5, delta: 0.01, sensitivity: 2, beta: 0.5, certificate: false });
     for (const noise of [{ kind: 'laplace', eps: 0.5 } as const, { kind: 'truncated-laplace', eps: 0.5, delta: 0.01 } as const, { kind: 'optimized', noise: opt } as const]) {
       const acc = new PrivacyAccountant({ eps: 100, delta: 0.9 });
-      const sampling = noise.kind === 'truncated-laplace' ? 'float' : undefined;
-      const m = new ProximalCoordinateDescentDP({ lambda: 0.01, epochs: 10, noise }).fit(train.X, train.y, { ...bounds, rng: seededRng(3), accountant: acc, noise: sampling });
-      expect(m.guarantee!.sampling).toBe(sampling ?? 'safe');
+      const m = new ProximalCoordinateDescentDP({ lambda: 0.01, epochs: 10, noise }).fit(train.X, train.y, { ...bounds, rng: seededRng(3), accountant: acc });
+      expect(m.guarantee!.sampling).toBe('safe');
       expect(acc.spent().eps).toBeCloseTo(10 * 4 * 0.5, 9);
       expect(acc.spent().delta).toBeCloseTo(noise.kind === 'laplace' ? 0 : 10 * 4 * 0.01, 9);
       expect(m.guarantee).toMatchObject({ releases: 40, neighbors: 'bounded' });
@@ -112,14 +112,27 @@ describe('private proximal coordinate descent (L1 logistic regression)', () => {
     expect(onLattice(f.noisySums!, k)).toBe(false);
   });
 
-  it('truncated Laplace has no safe sampler: refused unless noise: float, nothing spent', () => {
+  it('truncated Laplace: safe lattice release by default (first sum equal to a direct truncatedLaplaceMechanism call), same composed charge; float opt-in off-grid', () => {
+    const [eps, delta] = [0.5, 0.01];
+    const plan = safeTruncatedLaplacePlan(eps, delta, 2);
     const acc = new PrivacyAccountant({ eps: 100, delta: 0.9 });
-    const m = new ProximalCoordinateDescentDP({ lambda: 0, epochs: 1, noise: { kind: 'truncated-laplace', eps: 0.5, delta: 0.01 } });
-    expect(() => m.fit(train.X, train.y, { ...bounds, accountant: acc })).toThrow(/no floating-point-safe sampler/);
+    const m = new ProximalCoordinateDescentDP({ lambda: 0, epochs: 2, noise: { kind: 'truncated-laplace', eps, delta } });
     expect(() => m.fit(train.X, train.y, { ...bounds, accountant: acc, noise: 'exact' as never })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0);
-    m.fit(train.X, train.y, { ...bounds, accountant: acc, rng: seededRng(13), noise: 'float' });
-    expect(acc.spent().eps).toBeCloseTo(2, 12);
+    m.fit(train.X, train.y, { ...bounds, accountant: acc, rng: seededRng(13) });
+    expect(m.guarantee).toMatchObject({ eps: 4, releases: 8, neighbors: 'bounded', sampling: 'safe' });
+    expect(m.guarantee!.delta).toBeCloseTo(0.08, 12);
+    expect(acc.spent().eps).toBeCloseTo(4, 12);
+    expect(acc.spent().delta).toBeCloseTo(0.08, 12);
+    expect(acc.ledger()[0]!.mechanism).toBe('proximal-coordinate-descent/truncated-laplace');
+    expect(m.noisySums!.length).toBe(8);
+    expect(onLattice(m.noisySums!, plan.k)).toBe(true);
+    const q0 = firstQuery(train.X, train.y);
+    expect(m.noisySums![0]).toBe(truncatedLaplaceMechanism(q0, eps, delta, 2, { rng: seededRng(13) }));
+    expect(Math.abs(m.noisySums![0]! - q0)).toBeLessThanOrEqual(plan.halfWidth + plan.grid / 2);
+    const f = new ProximalCoordinateDescentDP({ lambda: 0, epochs: 2, noise: { kind: 'truncated-laplace', eps, delta } }).fit(train.X, train.y, { ...bounds, rng: seededRng(13), noise: 'float' });
+    expect(f.guarantee!.sampling).toBe('float');
+    expect(onLattice(f.noisySums!, plan.k)).toBe(false);
   });
 
   it('checks the composed budget before touching the data and validates inputs', async () => {
