@@ -175,8 +175,9 @@ export function safeTruncatedLaplaceSampler(plan: SafeTruncatedLaplacePlan): Int
  * the points outside Q's support: the |s| outermost support points of P on one side, of mass
  * tail_|s|(K) <= tail_S(K) <= delta by the choice of K. Both orders of the neighbours are symmetric.
  * Hence P(E) <= e^eps Q(E) + delta for every event E, and the released double (the IEEE rounding of
- * the exact integer m + Y, times the power of two g) is post-processing of m + Y. The noise is
- * bounded by K g (returned as the half-width in the plan), slightly above A.
+ * the exact integer m + Y, times the power of two g) is post-processing of m + Y. The output lies
+ * in [m g - K g, m g + K g], so |output - f(x)| <= K g + g/2 (K g is the plan's `halfWidth`,
+ * A (1 + O(2^-gridBits))).
  *
  * noise 'float': inverse CDF with the Rng in floating point ({@link sampleTruncatedLaplace}), for
  * simulations only: the low-order bits of the output are not protected against the floating-point
