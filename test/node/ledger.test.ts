@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { FileLedger, LedgerError, readLedger } from '../../src/node/ledger.js';
 import { FileLock, LockError } from '../../src/node/lock.js';
 import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
+import { runTsChild, type ChildResult } from './fixtures/run-child.js';
 
 const CHILD = path.resolve(__dirname, 'fixtures/ledger-child.ts');
 
@@ -19,16 +19,8 @@ function spend(acc: ReturnType<FileLedger['accountant']>, name: string, eps: num
   return acc.spend({ name, eps, delta, neighbors: 'bounded', mechanism: 'laplace' });
 }
 
-function runChild(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+function runChild(args: string[]): Promise<ChildResult> {
+  return runTsChild(CHILD, args);
 }
 
 /** This machine's pid namespace and boot id as the lock records them ('' where unavailable). */

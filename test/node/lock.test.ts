@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { FileLock, LockError } from '../../src/node/lock.js';
+import { runTsChild, type ChildResult } from './fixtures/run-child.js';
 
 const CHILD = path.resolve(__dirname, 'fixtures/lock-child.ts');
 const DEAD_PID = 999_999_999; // above any pid_max: no process can have it
@@ -175,16 +175,8 @@ describe('FileLock: stale locks', () => {
   });
 });
 
-function runChild(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runChild(args: string[]): Promise<ChildResult> {
+  return runTsChild(CHILD, args);
 }
 
 describe('FileLock: processes racing to break one dead lock', () => {
