@@ -234,6 +234,9 @@ function clean(grid: NoiseGrid, P: Float64Array, varOf: Int32Array): Float64Arra
  * Throws {@link InfeasibleError} when the support is too small for (eps, delta, sensitivity), and
  * {@link ConvergenceError} when the time limit is hit or the exact check cannot be met.
  */
+/** Relative tightenings of delta tried in turn until the LP solution passes the exact check. */
+const TIGHTENING = [1e-9, 1e-7, 1e-5, 1e-3, 1e-2, 1e-1];
+
 export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedNoise> {
   const v = validate(o);
   const t0 = performance.now();
@@ -257,7 +260,9 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
   let weights: Float64Array | null = null;
   let result: Awaited<ReturnType<typeof solveFamilies>> | null = null;
   let deltaLp = delta;
-  for (const tighten of [1e-9, 1e-7, 1e-5]) {
+  // Small deltas need larger relative tightening: the solver's absolute feasibility tolerance (1e-10
+  // per row entry) summed over a shift's cells is then a noticeable fraction of delta.
+  for (const tighten of TIGHTENING) {
     deltaLp = delta * (1 - tighten);
     const remaining = (deadline - performance.now()) / 1000;
     try {
@@ -289,7 +294,7 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
     if (candidate.verify().ok && candidate.verifySafe().ok) break;
     weights = null;
   }
-  if (!weights || !result) throw new ConvergenceError('optimizeNoise: the LP solution fails the exact privacy check even with delta tightened by 1e-5 (solver tolerance)');
+  if (!weights || !result) throw new ConvergenceError(`optimizeNoise: the LP solution fails the exact privacy check even with delta tightened by ${TIGHTENING[TIGHTENING.length - 1]} (solver tolerance)`);
   const probs = new OptimizedNoise({ eps, delta, sensitivity, grid: grid.spec, weights, lossName: loss.name, expectedLoss: 0 }).probabilities;
   let ub = 0;
   for (let j = 0; j < grid.n; j++) if (probs[j]! > 0) ub += probs[j]! * loss.average(grid.edges[j]!, grid.edges[j + 1]!);
