@@ -49,7 +49,9 @@ export function gaussianDelta(eps: number, r: number): number {
  * Phi(D/(2 sigma) - eps sigma/D) - e^eps Phi(-D/(2 sigma) - eps sigma/D) <= delta, for any eps > 0.
  * Solved by bisection on log(sigma/D) to the last bit of the double, returning the upper end of
  * the final bracket (whose delta is <= the target, so the result is never too small).
- * Golden values: (eps 1, delta 1e-5, D 1) -> 3.7306316348; (0.5, 0.01, 1) -> 3.1469130985557.
+ * Golden values: (eps 1, delta 1e-5, D 1) -> 3.7306316348; (0.5, 0.01, 1) -> 3.1469130986066802749
+ * (the root of delta(sigma) = 0.01 to 20 digits, computed with 40-digit arithmetic; the value
+ * 3.1469130985557 sometimes quoted is too small: its delta exceeds 0.01 by 7.6e-13).
  */
 export function analyticGaussianSigma(eps: number, delta: number, sensitivity: number): number {
   check(eps, delta, sensitivity);

@@ -27,7 +27,13 @@ function expectNormal(noise: ArrayLike<number>, s: number) {
 describe('Gaussian calibration (golden values)', () => {
   it('analytic Gaussian (Balle & Wang 2018): published values', () => {
     expect(analyticGaussianSigma(1, 1e-5, 1)).toBeCloseTo(3.7306316348, 9);
-    expect(Math.abs(analyticGaussianSigma(0.5, 0.01, 1) / 3.1469130985557 - 1)).toBeLessThan(1e-9);
+    // Exact root of delta(sigma) = 0.01 (40-digit arithmetic): 3.1469130986066802749. The value
+    // 3.1469130985557 is below it (its delta is 0.01 + 7.6e-13), so it must not be reached.
+    const exact = 3.1469130986066802749;
+    const s = analyticGaussianSigma(0.5, 0.01, 1);
+    expect(s).toBeGreaterThanOrEqual(exact);
+    expect(s / exact - 1).toBeLessThan(1e-9);
+    expect(gaussianDelta(0.5, 3.1469130985557)).toBeGreaterThan(0.01);
     // Linear in the sensitivity.
     expect(analyticGaussianSigma(1, 1e-5, 2.5) / analyticGaussianSigma(1, 1e-5, 1)).toBeCloseTo(2.5, 12);
   });
