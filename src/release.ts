@@ -30,6 +30,12 @@ export interface Guarantee {
   eps: number;
   delta: number;
   neighbors: Neighbors;
+  /**
+   * The privacy unit the guarantee protects ("row" when absent). With a unit such as "student",
+   * neighbouring data sets differ in ALL rows of one unit (add/remove one unit's rows, or replace them),
+   * not in one row; see src/privacy-unit.ts.
+   */
+  privacyUnit?: string;
 }
 
 /** A release with its provenance, returned by functions called with `details: true`. */
