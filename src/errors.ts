@@ -23,6 +23,30 @@ export class InvalidArgumentError extends DpkitError {
   }
 }
 
+/**
+ * An options object holds a key the function does not know (usually a typo such as `acountant`, which
+ * would otherwise be ignored silently and void the guarantee). Names the function, the key, the known
+ * keys and the nearest known key by edit distance.
+ */
+export class UnknownOptionError extends InvalidArgumentError {
+  /** The function or constructor whose options were given. */
+  readonly fn: string;
+  /** The unknown key. */
+  readonly key: string;
+  /** Every key the function accepts. */
+  readonly known: readonly string[];
+  /** The nearest known key (restricted Damerau-Levenshtein distance <= 2), if any. */
+  readonly suggestion: string | undefined;
+  constructor(fn: string, key: string, known: readonly string[], suggestion: string | undefined) {
+    const hint = suggestion === undefined ? '' : ` (did you mean ${JSON.stringify(suggestion)}?)`;
+    super(`${fn} options`, `have an unknown key ${JSON.stringify(key)}${hint}; known keys: ${known.join(', ')}`);
+    this.fn = fn;
+    this.key = key;
+    this.known = known;
+    this.suggestion = suggestion;
+  }
+}
+
 /** A release would exceed the accountant's remaining budget; nothing was spent. */
 export class BudgetExceededError extends DpkitError {
   readonly requested: { eps: number; delta: number };

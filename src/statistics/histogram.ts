@@ -1,6 +1,7 @@
 /**
  * Private histograms and contingency tables (DPpack's histogramDP and tableDP).
  */
+import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Rng } from '../random/rng.js';
@@ -17,11 +18,18 @@ export interface HistogramOptions extends NoisyStatOptions {
    * The default never looks at the data (DPpack's default, Sturges' rule, reads n and the data range).
    */
   breaks?: number | ArrayLike<number>;
+  /**
+   * The number of equal-width bins: an alias of a numeric `breaks` (the CLI's word); give one of
+   * `bins` and `breaks`, not both.
+   */
+  bins?: number;
   /** Release proportions summing to 1 instead of counts (default false). */
   normalize?: boolean;
   /** Keep negative noisy counts (default false: clamped to 0). */
   allowNegative?: boolean;
 }
+
+const HISTOGRAM_OPTIONS = optionSpec<HistogramOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, breaks: true, bins: true, normalize: 'boolean', allowNegative: 'boolean' });
 
 export interface Histogram {
   /** Bin edges (length bins + 1); bins are right-closed (a, b], the first also includes its left edge (R's hist). */
@@ -81,14 +89,17 @@ export function countRelease(p: ParsedNoise, relation: Neighbors, counts: Float6
  * Equal-width bins are found arithmetically (ceil((v - l) K/(u - l)) - 1), explicit edges by binary
  * search. One pass over x, no allocation per element; the default breaks are public (10 equal bins).
  */
-export function histogramDP<O extends HistogramOptions>(x: ArrayLike<number>, opts: O): StatResult<Histogram, O> {
+export function histogramDP<O extends HistogramOptions>(x: ArrayLike<number>, opts: Exact<O, HistogramOptions>): StatResult<Histogram, O> {
+  checkOptions('histogramDP', opts, HISTOGRAM_OPTIONS, true);
   const p = parseNoiseOptions(opts);
   checkOptionsObject(opts);
   const normalize = parseFlag(opts.normalize, 'normalize');
   const allowNegative = parseFlag(opts.allowNegative, 'allowNegative');
   let edges: Float64Array;
   let uniform: boolean;
-  const breaks = opts.breaks ?? 10;
+  if (opts.bins !== undefined && opts.breaks !== undefined) throw new InvalidArgumentError('bins', 'is an alias of breaks (a number of bins): give one of bins and breaks, not both');
+  if (opts.bins !== undefined && typeof opts.bins !== 'number') throw new InvalidArgumentError('bins', 'must be an integer number of bins in [1, 1e7] (for explicit edges use breaks)', opts.bins);
+  const breaks = opts.breaks ?? opts.bins ?? 10;
   if (typeof breaks === 'number') {
     if (!Number.isInteger(breaks) || breaks < 1 || breaks > 1e7) throw new InvalidArgumentError('breaks', 'must be an integer number of bins in [1, 1e7] or an array of edges', breaks);
     const [l, u] = parseBounds(opts);

@@ -1,6 +1,7 @@
 /**
  * Private mean (DPpack's meanDP).
  */
+import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import type { Rng } from '../random/rng.js';
 import {
@@ -15,6 +16,8 @@ import {
   type StatResult,
 } from './common.js';
 import { applyNoise, checkExactAllowed, checkPlanRange, makeRelease, planNoise, type NoisePlan } from './noise.js';
+
+const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
 /**
  * Private mean of x clipped to the public [lower, upper]: mean + noise.
@@ -35,7 +38,8 @@ import { applyNoise, checkExactAllowed, checkPlanRange, makeRelease, planNoise, 
  * non-finite element raises its typed error then (and nothing is spent). Sensitivity, scale and grid
  * range are validated before (a typed error naming lower/upper).
  */
-export function meanDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
+export function meanDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: Exact<O, BoundedStatOptions>): StatResult<number, O> {
+  checkOptions('meanDP', opts, MEAN_OPTIONS, true);
   const p = parseNoiseOptions(opts);
   const [l, u] = parseBounds(opts);
   const data = checkNumericContainer(x, 'x');

@@ -1,6 +1,7 @@
 /**
  * Private pooled variance and pooled covariance over groups (DPpack's pooledVarDP, pooledCovDP).
  */
+import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Rng } from '../random/rng.js';
@@ -20,7 +21,7 @@ import {
   type BoundedStatOptions,
   type StatResult,
 } from './common.js';
-import type { CovOptions } from './variance.js';
+import { COV_OPTIONS, type CovOptions } from './variance.js';
 import { applyNoise, checkExactAllowed, checkPlanRange, makeRelease, planNoise, type NoisePlan } from './noise.js';
 
 export interface PooledOptions extends PublicSizeOption {
@@ -31,6 +32,9 @@ export interface PooledOptions extends PublicSizeOption {
    */
   approxNMax?: boolean;
 }
+
+const POOLED_VAR_OPTIONS = optionSpec<BoundedStatOptions & PooledOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true, approxNMax: 'boolean' });
+const POOLED_COV_OPTIONS = optionSpec<CovOptions & PooledOptions>({ ...COV_OPTIONS, approxNMax: 'boolean' });
 
 /**
  * Group sizes. The number of groups J is public; groups may be empty (an empty group, like a group of
@@ -101,7 +105,8 @@ function boundedSens(R: number, D: number, nMax: number, approx: boolean): numbe
  * The release is clamped at 0 (post-processing; DPpack's re-draw until positive breaks the guarantee
  * and is not copied).
  */
-export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups: ReadonlyArray<ArrayLike<number>>, opts: O): StatResult<number, O> {
+export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups: ReadonlyArray<ArrayLike<number>>, opts: Exact<O, BoundedStatOptions & PooledOptions>): StatResult<number, O> {
+  checkOptions('pooledVarDP', opts, POOLED_VAR_OPTIONS, true);
   const p = parseNoiseOptions(opts);
   const [l, u] = parseBounds(opts);
   const approx = parseApprox(opts);
@@ -140,7 +145,8 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  * searches but we could not derive it, and it uses the private N: dpkit uses the bound above.
  * Laplace or Gaussian noise as in meanDP.
  */
-export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: ReadonlyArray<readonly [ArrayLike<number>, ArrayLike<number>]>, opts: O): StatResult<number, O> {
+export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: ReadonlyArray<readonly [ArrayLike<number>, ArrayLike<number>]>, opts: Exact<O, CovOptions & PooledOptions>): StatResult<number, O> {
+  checkOptions('pooledCovDP', opts, POOLED_COV_OPTIONS, true);
   const p = parseNoiseOptions(opts);
   const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');
   const b2 = parseBounds({ lower: opts.lower2, upper: opts.upper2 }, 'lower2', 'upper2');

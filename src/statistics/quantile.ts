@@ -1,6 +1,7 @@
 /**
  * Private quantiles by Smith's (2011) exponential mechanism over the intervals between order statistics.
  */
+import { checkOptions, optionSpec, STAT_BASE_RULES, type Exact } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Release } from '../release.js';
@@ -47,6 +48,8 @@ export interface QuantileEndpointOptions extends QuantileBaseOptions {
 }
 
 export type QuantileOptions = QuantileDPOptions | QuantileEndpointOptions;
+
+const QUANTILE_OPTIONS = optionSpec<QuantileOptions>({ ...STAT_BASE_RULES, lower: true, upper: true, uniformSampling: 'boolean', allowDataEndpoints: 'boolean' });
 
 /** Mechanism label of the (non-private) endpoint variant. */
 export const QUANTILE_ENDPOINT_MECHANISM = 'exponential-endpoint (not DP: returns a data value)';
@@ -160,14 +163,16 @@ export function quantileFromSorted(sorted: Float64Array, q: number, eps: number,
  * value units depends on the data's gaps; no data-independent interval is tighter in general).
  * O(n log n) (one typed-array sort), no underflow for tiny eps or 1e6 identical values.
  */
-export function quantileDP<O extends QuantileOptions>(x: ArrayLike<number>, q: number, opts: O): StatResult<number, O> {
+export function quantileDP<O extends QuantileOptions>(x: ArrayLike<number>, q: number, opts: Exact<O, QuantileOptions>): StatResult<number, O> {
+  checkOptions('quantileDP', opts, QUANTILE_OPTIONS, true);
   checkOptionsObject(opts);
   if (typeof q !== 'number' || !(q >= 0 && q <= 1)) throw new InvalidArgumentError('q', 'must be a number in [0, 1]', q);
   return quantileCore(x, q, opts, 'quantileDP') as StatResult<number, O>;
 }
 
 /** Private median: {@link quantileDP} with q = 0.5 (same mechanism, guarantee and sensitivity). */
-export function medianDP<O extends QuantileOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
+export function medianDP<O extends QuantileOptions>(x: ArrayLike<number>, opts: Exact<O, QuantileOptions>): StatResult<number, O> {
+  checkOptions('medianDP', opts, QUANTILE_OPTIONS, true);
   checkOptionsObject(opts);
   return quantileCore(x, 0.5, opts, 'medianDP') as StatResult<number, O>;
 }

@@ -2,6 +2,7 @@
  * The median with noise calibrated to its smooth sensitivity (Nissim, Raskhodnikova & Smith 2007,
  * section 3.1; lecture notes 001, Example 20 and equation (4)), and its local sensitivity for teaching.
  */
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import {
   sampleHeavyTailed,
@@ -24,6 +25,8 @@ export interface MedianBoundsOptions {
   upper: number;
 }
 
+const MEDIAN_BOUNDS_OPTIONS = optionSpec<MedianBoundsOptions>({ lower: true, upper: true });
+
 /** Sorted copy of x clipped to the bounds, with the median index m = ceil(n/2) (1-based). */
 function sortedClipped(x: unknown, l: number, u: number): { s: Float64Array; m: number } {
   const data = checkNumericContainer(x, 'x');
@@ -39,6 +42,7 @@ function sortedClipped(x: unknown, l: number, u: number): { s: Float64Array; m: 
  * private (the sensitivity itself reveals the data; 001, Example 12). Use {@link smoothMedianDP}.
  */
 export function localSensitivityMedian(x: ArrayLike<number>, opts: MedianBoundsOptions): number {
+  checkOptions('localSensitivityMedian', opts, MEDIAN_BOUNDS_OPTIONS, true);
   checkOptionsObject(opts);
   const [l, u] = parseBounds(opts);
   const { s, m } = sortedClipped(x, l, u);
@@ -64,6 +68,7 @@ export function localSensitivityMedian(x: ArrayLike<number>, opts: MedianBoundsO
  * {@link smoothMedianDP}, which uses S*(x) to scale its noise.
  */
 export function smoothSensitivityMedian(x: ArrayLike<number>, beta: number, opts: MedianBoundsOptions): number {
+  checkOptions('smoothSensitivityMedian', opts, MEDIAN_BOUNDS_OPTIONS, true);
   checkPositive(beta, 'beta');
   checkOptionsObject(opts);
   const [l, u] = parseBounds(opts);
@@ -117,6 +122,8 @@ export interface SmoothMedianOptions extends ReleaseOptions, MedianBoundsOptions
   /** Return a {@link SmoothMedianRelease} (public calibration only; nothing computed from the data besides the value). */
   details?: boolean;
 }
+
+const SMOOTH_MEDIAN_OPTIONS = optionSpec<SmoothMedianOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, delta: true, noise: true, gamma: true, noiseMode: true, details: 'boolean' });
 
 /**
  * What `details: true` returns. Only PUBLIC quantities besides the released value: the smooth
@@ -217,6 +224,7 @@ export function gridToDouble(z: bigint, k: number): number {
 export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions & { details: true }): SmoothMedianRelease;
 export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions): number;
 export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions): number | SmoothMedianRelease {
+  checkOptions('smoothMedianDP', opts, SMOOTH_MEDIAN_OPTIONS, true);
   checkOptionsObject(opts);
   checkEpsilon(eps);
   const [l, u] = parseBounds(opts);

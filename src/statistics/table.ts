@@ -1,6 +1,7 @@
 /**
  * Private contingency tables over any number of categorical columns (DPpack's tableDP).
  */
+import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Rng } from '../random/rng.js';
@@ -24,6 +25,8 @@ export interface TableOptions extends NoisyStatOptions {
   /** Keep negative noisy counts (default false: clamped to 0, then rounded half to even). */
   allowNegative?: boolean;
 }
+
+const TABLE_OPTIONS = optionSpec<TableOptions>({ ...NOISY_STAT_RULES, levels: true, allowNegative: 'boolean' });
 
 export interface ContingencyTable {
   /** The levels of each column, in table order. */
@@ -55,7 +58,8 @@ function sortedLevels(values: Set<Category>): Category[] {
  * are left out silently: no error can reveal a record after the budget check). Call as
  * tableDP([col1, col2, ...], opts).
  */
-export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike<Category>>, opts: O): StatResult<ContingencyTable, O> {
+export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike<Category>>, opts: Exact<O, TableOptions>): StatResult<ContingencyTable, O> {
+  checkOptions('tableDP', opts, TABLE_OPTIONS, true);
   const p = parseNoiseOptions(opts);
   checkOptionsObject(opts);
   if (!Array.isArray(columns) || columns.length === 0) throw new InvalidArgumentError('columns', 'must be a non-empty array of columns', columns);

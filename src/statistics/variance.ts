@@ -1,6 +1,7 @@
 /**
  * Private variance, standard deviation and covariance (DPpack's varDP, sdDP, covDP).
  */
+import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Rng } from '../random/rng.js';
@@ -32,6 +33,8 @@ import { checkOptionsObject, parseRelations, type StatMechanism } from './common
  * construction.
  */
 export type VarianceOptions = Omit<BoundedStatOptions, 'mechanism'> & { mechanism?: StatMechanism | 'bounded-laplace' };
+
+const VARIANCE_OPTIONS = optionSpec<VarianceOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
 /**
  * The size the sensitivity of a release is computed with: the data's own n for bounded neighbours
@@ -133,7 +136,8 @@ function variancePlans(x: ArrayLike<number>, opts: VarianceOptions, what: string
  * [0, (u - l)^2 m/(4(m - 1))] of the sample variance of m values in [l, u] (m = n, or n0 for unbounded
  * neighbours), with the scale of Theorem 26.
  */
-export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
+export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: Exact<O, VarianceOptions>): StatResult<number, O> {
+  checkOptions('varDP', opts, VARIANCE_OPTIONS, true);
   if (opts?.mechanism === 'bounded-laplace') return boundedLaplaceVariance(x, opts, 'varDP', (v) => v, (w) => w) as StatResult<number, O>;
   const { p, l, u, data, n, plans } = variancePlans(x, opts, 'the variance');
   return runStatistic(
@@ -157,7 +161,8 @@ export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: O):
  * released variance closer to the true one). With `mechanism: 'bounded-laplace'` the variance comes
  * from the bounded Laplace path of {@link varDP}.
  */
-export function sdDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: O): StatResult<number, O> {
+export function sdDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: Exact<O, VarianceOptions>): StatResult<number, O> {
+  checkOptions('sdDP', opts, VARIANCE_OPTIONS, true);
   if (opts?.mechanism === 'bounded-laplace') return boundedLaplaceVariance(x, opts, 'sdDP', Math.sqrt, Math.sqrt) as StatResult<number, O>;
   const { p, l, u, data, n, plans } = variancePlans(x, opts, 'the standard deviation');
   return runStatistic(
@@ -182,6 +187,9 @@ export interface CovOptions extends NoisyStatOptions, PublicSizeOption {
   upper2: number;
 }
 
+/** The option rules of {@link covDP} (also the base of pooledCovDP's). */
+export const COV_OPTIONS = optionSpec<CovOptions>({ ...NOISY_STAT_RULES, lower1: true, upper1: true, lower2: true, upper2: true, n: true });
+
 /**
  * Private sample covariance (denominator n - 1) of (x1, x2), each clipped to its public bounds.
  *
@@ -196,7 +204,8 @@ export interface CovOptions extends NoisyStatOptions, PublicSizeOption {
  * Hence |change| <= R/m <= R/n0. Laplace or Gaussian noise as in {@link meanDP}. The release may be
  * negative (a covariance can be).
  */
-export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike<number>, opts: O): StatResult<number, O> {
+export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike<number>, opts: Exact<O, CovOptions>): StatResult<number, O> {
+  checkOptions('covDP', opts, COV_OPTIONS, true);
   const p = parseNoiseOptions(opts);
   const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');
   const b2 = parseBounds({ lower: opts.lower2, upper: opts.upper2 }, 'lower2', 'upper2');
