@@ -334,12 +334,35 @@ interface HighsModel {
 
 let runtime: Promise<HighsRuntime> | undefined;
 
+/** Imports the `highs` package (its module namespace, whose default export starts the runtime). */
+export type HighsLoader = () => Promise<unknown>;
+
+// The specifier sits in a variable so that bundlers do not follow it: the ES build of `highs`
+// imports `node:module` when it runs under Node, which a default browser build (esbuild, Vite,
+// webpack) cannot resolve. Node, tsx and vitest resolve it at run time as usual. A browser app that
+// needs the LP solver hands its bundler the import itself: setHighsLoader(() => import('highs')).
+const HIGHS_SPECIFIER = 'highs';
+let highsLoader: HighsLoader = () => import(/* @vite-ignore */ /* webpackIgnore: true */ HIGHS_SPECIFIER);
+
+/** Replace how the `highs` package is imported (for browser bundles: `() => import('highs')`). */
+export function setHighsLoader(loader: HighsLoader): void {
+  if (typeof loader !== 'function') throw new InvalidArgumentError('loader', 'must be a function returning import(\'highs\')', loader);
+  highsLoader = loader;
+  runtime = undefined;
+}
+
 /** Load (once) and return the HiGHS WebAssembly runtime. */
 export function loadHighs(): Promise<HighsRuntime> {
-  runtime ??= import('highs').then(async (mod) => {
-    const loader = (mod as unknown as { default: () => Promise<HighsRuntime> }).default;
-    return loader();
-  });
+  runtime ??= highsLoader().then(
+    async (mod) => {
+      const loader = (mod as { default: () => Promise<HighsRuntime> }).default;
+      return loader();
+    },
+    (e: unknown) => {
+      runtime = undefined;
+      throw new Error(`the HiGHS solver (package "highs") could not be loaded: ${String(e)}; in a browser bundle, call setHighsLoader(() => import('highs')) first`, { cause: e });
+    },
+  );
   return runtime;
 }
 
