@@ -8,28 +8,38 @@
  *   dpkit noise optimize|compare ...          the optimal-noise optimiser (JSON out, HTML plot)
  *
  * Errors are printed as one line `dpkit: error: <message>` (the stack only with --debug) and map to
- * exit codes: 0 success, 1 unexpected error, 2 usage or invalid input (arguments, schema, analysis),
- * 3 budget exceeded (nothing was read or spent), 4 ledger corrupt, truncated or locked, 5 data
- * source error (missing file, bad SQL, unknown column).
+ * exit codes: 0 success, 1 unexpected error, 2 usage or invalid input (arguments, schema, analysis,
+ * an unusable output directory; nothing spent), 3 budget exceeded (nothing was read or spent), 4
+ * ledger corrupt, truncated or locked, 5 data source error before the budget check (missing file,
+ * unreadable format), 6 a release failed after the budget check (charged; value-free message),
+ * 7 an output file could not be written after a charge (the results are on stdout).
+ *
+ * The boundary rule: after the budget check nothing derived from the data leaves dpkit except
+ * mechanism outputs. Every failure after the check is shown through ./public-failure.ts (a fixed,
+ * value-free text), charged to the ledger, and recorded as "failed (charged)"; the original error
+ * is printed on stderr with --debug only, and never written to a file. Every printed line goes
+ * through `safeText` (./terminal.ts), which escapes control characters.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { BudgetExceededError, DpkitError, InvalidArgumentError } from '../errors.js';
+import { DATA_FAILURE_TEXT, isPublicInfrastructureError, publicFailureText, ValueFreeError } from './public-failure.js';
+import { checkOutputDir, dpkitVersion, OutputError, writeOutputFile } from './outputs.js';
 import { cryptoRng } from '../random/rng.js';
-import { loadAnalysis, loadSchema, planColumns, planCost, releaseCost, SchemaError, type Analysis, type ColumnSchema, type DataSchema, type ReleaseSpec } from './analysis.js';
+import { loadAnalysis, loadSchema, planColumns, planCost, releaseClaim, releaseCost, SchemaError, type Analysis, type ColumnSchema, type DataSchema, type ReleaseSpec } from './analysis.js';
 import type { Neighbors } from '../accounting/accountant.js';
-import { DataEngine, DataSourceError, sourceSql, type DataSourceSpec } from './data.js';
+import { DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
 import { executePlan, validatePlanNoise, type ReleaseResult } from './execute.js';
-import { checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
+import { checkLedgerAnchor, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
 import { LockError } from './lock.js';
 import { fmt, renderReport, type NoiseDensityPlot } from './report.js';
-import { makeProgress, resultsTable } from './terminal.js';
+import { makeProgress, resultsTable, safeText } from './terminal.js';
 import { noiseCommand } from './noise-cli.js';
 
 /** Exit codes of the CLI. */
-export const EXIT = { ok: 0, error: 1, usage: 2, budget: 3, ledger: 4, data: 5 } as const;
+export const EXIT = { ok: 0, error: 1, usage: 2, budget: 3, ledger: 4, data: 5, failed: 6, output: 7 } as const;
 
 export interface CliIO {
   out: (s: string) => void;
@@ -43,7 +53,8 @@ function fits(cost: { eps: number; delta: number }, remaining: { eps: number; de
 }
 
 function exitCodeOf(e: unknown): number {
-  if (e instanceof SchemaError || e instanceof InvalidArgumentError) return EXIT.usage;
+  if (e instanceof ValueFreeError) return e.exitCode;
+  if (e instanceof SchemaError || e instanceof InvalidArgumentError || e instanceof OutputError) return EXIT.usage;
   if (e instanceof BudgetExceededError) return EXIT.budget;
   if (e instanceof LedgerError || e instanceof LockError) return EXIT.ledger;
   if (e instanceof DataSourceError) return EXIT.data;
@@ -65,14 +76,48 @@ function budgetText(c: { eps: number; delta: number }): string {
   return `eps=${fmt(c.eps)}${c.delta ? `, delta=${fmt(c.delta)}` : ''}`;
 }
 
+/** A release that failed after the budget check: value-free text, and what the ledger was charged for it. */
+interface FailedRelease {
+  name: string;
+  /** Always "failed (charged)" when `charged`; "failed (not charged)" for a ledger or lock failure. */
+  status: string;
+  /** The fixed, value-free text (./public-failure.ts). */
+  error: string;
+  charged: { eps: number; delta: number } | null;
+}
+
+/** The public assumptions of a run (only public inputs: the analysis, the schema, this dpkit). */
+function assumptions(a: Analysis, neighbors: Neighbors, dataDescription: string) {
+  const columns: Record<string, unknown> = {};
+  for (const name of planColumns(a)) {
+    const c = a.schema.columns.get(name);
+    if (!c) continue;
+    if (c.fromData) columns[name] = { type: c.type, fromData: true, note: 'NOT PRIVATE: computed from the data (--bounds-from-data); not shown' };
+    else if (c.type === 'numeric') columns[name] = { type: 'numeric', lower: c.lower, upper: c.upper, missing: c.missing };
+    else columns[name] = { type: 'categorical', levels: c.levels, missing: c.missing };
+  }
+  return {
+    dpkit: dpkitVersion(),
+    neighbors,
+    neighborRelation: REL_TEXT[neighbors],
+    source: 'sql' in a.data ? { sql: a.data.sql } : { path: dataDescription, ...(a.data.format ? { format: a.data.format } : {}) },
+    schema: a.schema.file,
+    columns,
+    plan: a.releases.map(({ line: _line, ...r }) => r),
+  };
+}
+
+/**
+ * Writes results.json and then report.html (each atomically). Returns the paths written and the
+ * one-line errors of the files that could not be written (never throws for a write failure).
+ */
 function writeOutputs(
   outDir: string,
-  a: { title: string; dataDescription: string; alpha: number; plan: ReleaseSpec[]; neighbors: Neighbors },
+  a: Analysis & { dataDescription: string },
   results: ReleaseResult[],
   ledger: { path: string; before: LedgerSummary; after: LedgerSummary },
-  extra: { failed?: { name: string; error: string }; warnings: string[]; densities?: NoiseDensityPlot[] },
-): { json: string; html: string } {
-  fs.mkdirSync(outDir, { recursive: true });
+  extra: { failed?: FailedRelease; warnings: string[]; densities?: NoiseDensityPlot[] },
+): { written: string[]; errors: string[]; json: string; doc: unknown } {
   const generated = new Date().toISOString();
   const json = path.join(outDir, 'results.json');
   const html = path.join(outDir, 'report.html');
@@ -81,41 +126,48 @@ function writeOutputs(
     data: a.dataDescription,
     generated,
     level: 1 - a.alpha,
-    budget: { total: ledger.after.budget, neighbors: ledger.after.neighbors, spentThisRun: sumCost(results), spentTotal: ledger.after.spent, remaining: ledger.after.remaining },
+    assumptions: assumptions(a, ledger.after.neighbors, a.dataDescription),
+    budget: { total: ledger.after.budget, neighbors: ledger.after.neighbors, spentThisRun: spentThisRun(ledger), spentTotal: ledger.after.spent, remaining: ledger.after.remaining },
     ledger: ledger.path,
+    ledgerAnchor: ledger.after.anchor,
     completed: results.length,
-    planned: a.plan.length,
+    planned: a.releases.length,
     failed: extra.failed ?? null,
     warnings: extra.warnings,
     results,
   };
-  writeAtomic(json, `${JSON.stringify(doc, null, 2)}\n`);
-  writeAtomic(
-    html,
-    renderReport({
+  const written: string[] = [];
+  const errors: string[] = [];
+  try {
+    writeOutputFile(json, `${JSON.stringify(doc, null, 2)}\n`);
+    written.push(json);
+  } catch (e) {
+    errors.push(e instanceof OutputError ? e.message : `cannot write ${json}`);
+  }
+  try {
+    const text = renderReport({
       title: a.title,
       dataDescription: a.dataDescription,
       generated,
       ledger: { path: ledger.path, budget: ledger.after.budget, neighbors: ledger.after.neighbors, spentBefore: ledger.before.spent, spentAfter: ledger.after.spent },
       results,
-      failed: extra.failed,
-      notRun: a.plan.slice(results.length + (extra.failed ? 1 : 0)).map((r) => ({ name: r.name, ...releaseCost(r, a.neighbors) })),
+      // Only the value-free text of a failure reaches the report.
+      failed: extra.failed ? { name: extra.failed.name, error: `${extra.failed.status}: ${extra.failed.error}` } : undefined,
+      notRun: a.releases.slice(results.length + (extra.failed ? 1 : 0)).map((r) => ({ name: r.name, ...releaseCost(r, ledger.after.neighbors) })),
       warnings: extra.warnings,
       densities: extra.densities,
-    }),
-  );
-  return { json, html };
+    });
+    writeOutputFile(html, text);
+    written.push(html);
+  } catch (e) {
+    errors.push(e instanceof OutputError ? e.message : `cannot render ${html}`);
+  }
+  return { written, errors, json, doc };
 }
 
-function writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text);
-  fs.renameSync(tmp, file);
-}
-
-/** What a run charged to the ledger (the converted costs, in the ledger's relation). */
-function sumCost(results: ReleaseResult[]): { eps: number; delta: number } {
-  return results.reduce((s, r) => ({ eps: s.eps + r.charged.eps, delta: s.delta + r.charged.delta }), { eps: 0, delta: 0 });
+/** What this run charged to the ledger (the converted costs, in its relation; failed releases included). */
+function spentThisRun(ledger: { before: LedgerSummary; after: LedgerSummary }): { eps: number; delta: number } {
+  return ledger.after.entries.slice(ledger.before.entries.length).reduce((s, e) => ({ eps: s.eps + e.eps, delta: s.delta + e.delta }), { eps: 0, delta: 0 });
 }
 
 interface ExecOptions {
@@ -123,16 +175,38 @@ interface ExecOptions {
   ledger?: string;
   out?: string;
   quiet?: boolean;
+  /** Print the original error of a failure on stderr (never into a file). */
+  debug?: boolean;
   warnings?: string[];
   dataDescription?: string;
   /** Columns whose bounds or levels came from the data (--bounds-from-data): their results are flagged NOT private. */
   nonPrivateColumns?: Set<string>;
+  /** The setting that named the output directory, for messages. */
+  outSetting?: string;
+}
+
+/** Prints the original error of a withheld failure on stderr, only with --debug. */
+function debugOriginal(io: CliIO, debug: boolean | undefined, e: unknown): void {
+  if (!debug) return;
+  io.err(`dpkit: debug: original error (stderr only, never written to a file): ${e instanceof Error ? e.message : String(e)}`);
+  if (e instanceof Error && e.stack) io.err(e.stack);
+}
+
+/** Public names of an analysis (columns, levels, release names): may be quoted in a failure text. */
+function publicNames(a: Analysis): Set<string> {
+  const s = new Set<string>();
+  for (const [name, c] of a.schema.columns) {
+    s.add(name);
+    if (c.type === 'categorical' && !c.fromData) c.levels.forEach((l) => s.add(l));
+  }
+  for (const r of a.releases) s.add(r.name);
+  return s;
 }
 
 /**
- * Runs an analysis: validates it, checks the plan against the ledger (before reading any data),
- * executes it, prints the table and writes results.json and report.html. Shared by `run` and
- * `describe`.
+ * Runs an analysis: validates it, checks the output directory and then the plan against the ledger
+ * (before reading any data), executes it, prints the table, writes results.json and then
+ * report.html. Shared by `run` and `describe`.
  */
 async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> {
   if (o.ledger) a.ledger = path.resolve(o.ledger);
@@ -170,43 +244,61 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     return EXIT.ok;
   }
   sourceSql(a.data); // a missing file is reported before the ledger is touched
+  checkOutputDir(a.outDir, o.outSetting ?? 'output.dir'); // and an unusable output directory before anything is spent
   const warnings = [...(o.warnings ?? [])];
   const ledger = FileLedger.open(a.ledger, { budget: a.budget, neighbors: a.budget.neighbors, warn: (m) => warnings.push(m), timeoutMs: 30_000 });
   const results: ReleaseResult[] = [];
   const progress = makeProgress();
   let engine: DataEngine | undefined;
   let failure: unknown;
+  let checked = false;
+  let failed: FailedRelease | undefined;
   const before = ledger.summary();
   try {
-    // The whole plan, at the costs the ledger's accountant will charge (converted to its relation),
-    // must fit before any data are read.
-    const cost = planCost(a.releases, ledger.neighbors);
-    if (!fits(cost, before.remaining, before.budget)) {
-      throw new BudgetExceededError(`plan of ${a.releases.length} release(s)`, cost, before.remaining);
-    }
-    let label = 'reading data';
-    progress.update(label, 0);
-    engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f) });
-    await engine.requireColumns(planColumns(a));
-    await executePlan(
-      a,
-      engine,
-      {
-        rng: cryptoRng(),
-        accountant: ledger.accountant(),
-        alpha: a.alpha,
-        onRelease: (i, n, name) => {
-          label = `${i + 1}/${n} ${name}`;
-          progress.update(label, i / n);
+    try {
+      // The whole plan, at the costs the ledger's accountant will charge (converted to its relation),
+      // must fit before any data are read.
+      const cost = planCost(a.releases, ledger.neighbors);
+      if (!fits(cost, before.remaining, before.budget)) {
+        throw new BudgetExceededError(`plan of ${a.releases.length} release(s)`, cost, before.remaining);
+      }
+      checked = true;
+      let label = 'reading data';
+      progress.update(label, 0);
+      engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f) });
+      // The data's column names are never printed (a CSV without a header row would show its first
+      // record): only the schema's (public) names of the missing columns.
+      const have = new Set((await engine.columns()).map((c) => c.name));
+      for (const c of planColumns(a)) {
+        if (!have.has(c)) throw new InvalidArgumentError(`column "${c}"`, 'is declared in the schema but is not a column of the data (is the header row missing or different?)');
+      }
+      await executePlan(
+        a,
+        engine,
+        {
+          rng: cryptoRng(),
+          accountant: ledger.accountant(),
+          alpha: a.alpha,
+          onRelease: (i, n, name) => {
+            label = `${i + 1}/${n} ${name}`;
+            progress.update(label, i / n);
+          },
         },
-      },
-      results,
-    );
-  } catch (e) {
-    failure = e;
+        results,
+      );
+    } catch (e) {
+      failure = e;
+    } finally {
+      progress.done();
+      engine?.close();
+    }
+    if (failure !== undefined && !checked) throw failure; // refused before the check: nothing read, nothing spent
+    if (failure !== undefined) {
+      debugOriginal(io, o.debug, failure);
+      failed = chargeFailure(a, ledger, before, results.length, failure, io, o.debug);
+    }
   } finally {
-    progress.done();
-    engine?.close();
+    if (failure !== undefined && !checked) ledger.close();
   }
   const after = ledger.summary();
   ledger.close();
@@ -217,9 +309,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       r.notes.push(`NOT PRIVATE: the bounds/levels of ${flagged.join(', ')} were computed from the data (--bounds-from-data)`);
     }
   }
-  if (failure !== undefined && results.length === 0) throw failure;
-  const failedAt = failure !== undefined ? { name: a.releases[results.length]?.name ?? '?', error: failure instanceof Error ? failure.message : String(failure) } : undefined;
-  const files = writeOutputs(a.outDir, { title: a.title, dataDescription, alpha: a.alpha, plan: a.releases, neighbors: after.neighbors }, results, { path: rel(a.ledger), before, after }, { failed: failedAt, warnings });
+  // 1. stdout: the results (and the failure, value-free) before any file is written.
   if (!o.quiet) {
     io.out(`${a.title}`);
     io.out(`data: ${dataDescription}`);
@@ -227,11 +317,49 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     io.out(resultsTable(results));
     io.out('');
   }
+  if (failed) io.out(`${failed.status}: ${failed.name}${failed.charged ? ` (${budgetText(failed.charged)})` : ''}: ${failed.error}`);
   for (const w of warnings) io.err(`dpkit: warning: ${w}`);
-  io.out(`Spent this run: ${budgetText(sumCost(results))}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
-  io.out(`Wrote ${rel(files.json)} and ${rel(files.html)}.`);
-  if (failure !== undefined) throw failure;
+  const ledgers = { path: rel(a.ledger), before, after };
+  io.out(`Spent this run: ${budgetText(spentThisRun(ledgers))}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
+  // 2. results.json, 3. report.html.
+  const files = writeOutputs(a.outDir, { ...a, dataDescription }, results, ledgers, { failed, warnings });
+  if (files.written.length > 0) io.out(`Wrote ${files.written.map(rel).join(' and ')}.`);
+  if (files.errors.length > 0) {
+    for (const m of files.errors) io.err(`dpkit: error: ${m}`);
+    if (!files.written.includes(files.json)) {
+      // The budget was spent: the results must not be lost with the file.
+      if (o.quiet) io.out(resultsTable(results));
+      io.out(`results.json could not be written; its content follows:`);
+      io.out(JSON.stringify(files.doc, null, 2));
+    }
+  }
+  if (failed) io.err(`dpkit: error: release "${failed.name}" ${failed.status}: ${failed.error}`);
+  if (files.errors.length > 0) return EXIT.output;
+  if (failed) return failed.charged ? EXIT.failed : exitCodeOf(failure);
   return EXIT.ok;
+}
+
+/**
+ * A failure after the budget check: charges the failed release (its own guarantee, converted by the
+ * ledger's accountant) unless the runner already did, or the failure was the ledger's own (a lock
+ * or write failure, which depends on no data). Returns the value-free record of the failure.
+ */
+function chargeFailure(a: Analysis, ledger: FileLedger, before: LedgerSummary, completed: number, failure: unknown, io: CliIO, debug: boolean | undefined): FailedRelease {
+  const spec = a.releases[Math.min(completed, a.releases.length - 1)]!;
+  const error = publicFailureText(failure, publicNames(a));
+  if (isPublicInfrastructureError(failure)) return { name: spec.name, status: 'failed (not charged)', error, charged: null };
+  const recorded = ledger.summary().entries.slice(before.entries.length);
+  if (recorded.length > completed) {
+    const e = recorded[recorded.length - 1]!;
+    return { name: spec.name, status: 'failed (charged)', error, charged: { eps: e.eps, delta: e.delta } };
+  }
+  try {
+    const e = ledger.accountant().spend({ ...releaseClaim(spec), mechanism: 'failed (charged)' });
+    return { name: spec.name, status: 'failed (charged)', error, charged: { eps: e.eps, delta: e.delta } };
+  } catch (e) {
+    debugOriginal(io, debug, e);
+    return { name: spec.name, status: 'failed (charge not recorded)', error: `${error}; the ledger could not record its charge: ${publicFailureText(e, publicNames(a))}`, charged: null };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,6 +376,7 @@ interface DescribeOptions {
   out: string;
   alpha: number;
   format?: 'csv' | 'parquet' | 'json';
+  debug?: boolean;
 }
 
 /** Budget split of `describe`, per column (shares of that column's eps). */
@@ -258,13 +387,24 @@ async function describe(data: string, o: DescribeOptions, io: CliIO): Promise<nu
   sourceSql(spec);
   const schema: DataSchema = o.schema ? loadSchema(o.schema) : { file: '(no schema)', columns: new Map() };
   const warnings: string[] = [];
-  // The column list and types come from the file's header (public structure, not values).
-  const engine = await DataEngine.open(spec);
+  // The column list and types come from the file's header (public structure, not values). An
+  // engine error here may quote a cell: it is replaced by a fixed text (the original only with --debug).
+  const withheld = (e: unknown): never => {
+    if (e instanceof DataSourceError || !(e instanceof DpkitError)) throw new ValueFreeError(`cannot read ${data}: ${DATA_FAILURE_TEXT}`, e, EXIT.data);
+    throw e;
+  };
+  const engine = await DataEngine.open(spec).catch(withheld);
   let columns: { name: string; kind: 'numeric' | 'categorical' }[];
   try {
-    const all = await engine.columns();
+    const all = await engine.columns().catch(withheld);
+    if (!o.columns && !(await headerDetected(engine, spec))) {
+      throw new DataSourceError(
+        `${data} seems to have no header row: dpkit takes column names from the header and does not show a first record as names; add a header row, or name the columns with --columns (with their bounds in --schema)`,
+      );
+    }
     const wanted = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : all.map((c) => c.name);
-    for (const w of wanted) if (!all.some((c) => c.name === w)) throw new DataSourceError(`column "${w}" not found in ${data} (columns: ${all.map((c) => c.name).join(', ')})`);
+    // Only the names asked for are printed, never the file's own (a header-less file would show data).
+    for (const w of wanted) if (!all.some((c) => c.name === w)) throw new DataSourceError(`column "${w}" (--columns) is not a column of ${data}`);
     columns = wanted.map((w) => {
       const s = schema.columns.get(w);
       return { name: w, kind: s ? s.type : all.find((c) => c.name === w)!.kind };
@@ -282,7 +422,7 @@ async function describe(data: string, o: DescribeOptions, io: CliIO): Promise<nu
       warnings.push(msg);
       io.err(`dpkit: WARNING: ${msg}`);
       const num = missing.filter((c) => c.kind === 'numeric').map((c) => c.name);
-      const b = await engine.nonPrivateBounds(num);
+      const b = await engine.nonPrivateBounds(num).catch(withheld);
       num.forEach((n, i) => {
         const lo = b[i]![0];
         let hi = b[i]![1];
@@ -291,7 +431,7 @@ async function describe(data: string, o: DescribeOptions, io: CliIO): Promise<nu
         schema.columns.set(n, { name: n, type: 'numeric', lower: lo, upper: hi, missing: 'drop', bins: 10, fromData: true });
       });
       for (const c of missing.filter((m) => m.kind === 'categorical')) {
-        const levels = await engine.nonPrivateLevels(c.name, 100);
+        const levels = await engine.nonPrivateLevels(c.name, 100).catch(withheld);
         if (levels.length > 100) throw new InvalidArgumentError(`column "${c.name}"`, 'has more than 100 distinct levels; declare the public levels in a schema');
         schema.columns.set(c.name, { name: c.name, type: 'categorical', levels, missing: 'drop', fromData: true });
       }
@@ -334,7 +474,22 @@ async function describe(data: string, o: DescribeOptions, io: CliIO): Promise<nu
     `dpkit: budget split: eps ${fmt(o.eps)}${o.delta ? `, delta ${fmt(o.delta)}` : ''} over ${k} column(s) = ${fmt(epsCol)} each; numeric column: count ${DESCRIBE_SPLIT.count * 100}%, mean ${DESCRIBE_SPLIT.mean * 100}%, sd ${DESCRIBE_SPLIT.sd * 100}%, quartiles ${DESCRIBE_SPLIT.quartiles * 100}% (a third each), histogram ${DESCRIBE_SPLIT.histogram * 100}%; categorical column: frequency table 100%.`,
   );
   const fromData = new Set([...schema.columns.values()].filter((c) => c.fromData).map((c) => c.name));
-  return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data }, io);
+  return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data, debug: o.debug, outSetting: '--out' }, io);
+}
+
+/**
+ * For a CSV file: whether DuckDB's sniffer detects a header row (a file without one would have its
+ * first record taken as column names). Other formats name their columns in the file. When the
+ * sniffer cannot be run, the header is taken as given.
+ */
+async function headerDetected(engine: DataEngine, spec: DataSourceSpec): Promise<boolean> {
+  if (!('path' in spec) || (spec.format ?? (/\.(parquet|pq|json|jsonl|ndjson)$/i.test(spec.path) ? 'other' : 'csv')) !== 'csv') return true;
+  try {
+    const rows = await engine.sql(`SELECT HasHeader FROM sniff_csv(${literal(path.resolve(spec.path))})`);
+    return rows[0]?.[0] !== false;
+  } catch {
+    return true;
+  }
 }
 
 function parseBudget(budget: string | undefined, ledger: string, fallback: { eps: number; delta: number }): { eps: number; delta: number; neighbors: Neighbors } {
@@ -364,6 +519,7 @@ function showLedger(file: string, json: boolean, io: CliIO): number {
   }
   io.out(`Ledger ${file} (id ${s.id}, created ${s.created})`);
   io.out(`Total budget ${budgetText(s.budget)} for ${REL_TEXT[s.neighbors]} (${s.neighbors}) neighbours; spent ${budgetText(s.spent)}; remaining ${budgetText(s.remaining)}.`);
+  io.out(`Anchor ${s.anchor}${s.keyed ? '' : ' (unkeyed ledger of an older dpkit: its hash chain detects accidents, not deliberate edits)'}`);
   const converted = s.entries.filter((e) => e.claimed !== undefined).length;
   if (converted > 0) {
     io.out(
@@ -406,7 +562,7 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .name('dpkit')
     .description('Differentially private statistics and models from the command line, under a crash-safe budget ledger.')
     .version('0.1.0')
-    .option('--debug', 'print stack traces of errors')
+    .option('--debug', 'print stack traces of errors, and the original (engine) error of a failure whose message is withheld, on stderr only')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) })
     .exitOverride();
@@ -421,11 +577,11 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .option('-q, --quiet', 'do not print the results table')
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 2 invalid analysis/schema, 3 budget exceeded (nothing read or spent), 4 ledger corrupt or locked, 5 data error.\nExample: dpkit run examples/adult.analysis.yaml --dry-run',
+      '\nExit codes: 0 ok, 1 unexpected error, 2 invalid analysis/schema/output directory (nothing spent), 3 budget exceeded (nothing read or spent), 4 ledger corrupt or locked, 5 data source error before the budget check, 6 a release failed after the budget check (charged), 7 results.json or report.html could not be written (results on stdout).\nExample: dpkit run examples/adult.analysis.yaml --dry-run',
     )
     .action(async (file: string, opts: { dryRun?: boolean; ledger?: string; out?: string; quiet?: boolean }) => {
       const a = loadAnalysis(file);
-      setCode(await execute(a, opts, io));
+      setCode(await execute(a, { ...opts, debug: Boolean(program.opts().debug), outSetting: opts.out ? '--out' : 'output.dir' }, io));
     });
 
   program
@@ -444,7 +600,7 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'parquet', 'json']))
     .addHelpText('after', '\nExample: dpkit describe data/adult.csv --eps 1 --schema examples/adult.schema.yaml --budget 10')
     .action(async (data: string, opts: DescribeOptions) => {
-      setCode(await describe(data, opts, io));
+      setCode(await describe(data, { ...opts, debug: Boolean(program.opts().debug) }, io));
     });
 
   program
@@ -452,7 +608,9 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .description('Show what a ledger recorded: every spend (time, eps, delta, neighbours, mechanism, release) and what remains. Verifies its hash chain.')
     .argument('<ledger>', 'ledger file')
     .option('--json', 'machine-readable output')
-    .action((file: string, opts: { json?: boolean }) => {
+    .option('--anchor <anchor>', 'also check that the ledger still contains this anchored state (the ledgerAnchor of a results.json); a rolled-back ledger exits 4')
+    .action((file: string, opts: { json?: boolean; anchor?: string }) => {
+      if (opts.anchor !== undefined) checkLedgerAnchor(file, opts.anchor);
       setCode(showLedger(file, Boolean(opts.json), io));
     });
 
@@ -464,8 +622,11 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
 }
 
 /** Run the CLI with `argv` (without node and script); resolves to the exit code. */
-export async function main(argv: string[], io: CliIO = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) }): Promise<number> {
+export async function main(argv: string[], rawIo: CliIO = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) }): Promise<number> {
   let code: number = EXIT.ok;
+  // Every printed line goes through safeText: control characters in names, labels, paths and
+  // messages are escaped (newlines laid out by dpkit itself are kept).
+  const io: CliIO = { out: (s) => rawIo.out(safeText(s, true)), err: (s) => rawIo.err(safeText(s, true)) };
   const program = buildProgram(io, (c) => (code = c));
   const debug = argv.includes('--debug');
   try {
@@ -478,7 +639,8 @@ export async function main(argv: string[], io: CliIO = { out: (s) => process.std
     }
     const msg = e instanceof Error ? e.message : String(e);
     io.err(`dpkit: error: ${msg.split('\n')[0]}`);
-    if (debug && e instanceof Error && e.stack) io.err(e.stack);
+    if (debug && e instanceof ValueFreeError) debugOriginal(io, true, e.original);
+    else if (debug && e instanceof Error && e.stack) io.err(e.stack);
     else if (!(e instanceof DpkitError)) io.err('(run with --debug for the stack trace)');
     return exitCodeOf(e);
   }

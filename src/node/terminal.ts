@@ -1,9 +1,25 @@
 /**
- * Terminal output of the CLI: the results table and a progress bar that is drawn only on an
- * interactive terminal (stderr is a TTY and CI is not set), so pipes and CI logs stay clean.
+ * Terminal output of the CLI: the results table, a progress bar that is drawn only on an
+ * interactive terminal (stderr is a TTY and CI is not set), so pipes and CI logs stay clean, and
+ * {@link safeText}, the one escape every printed line goes through.
  */
 import type { ReleaseResult } from './execute.js';
 import { fmt, fmtInterval } from './report.js';
+
+/**
+ * Control characters (C0 except `keep`, DEL, C1) and the Unicode bidirectional overrides and
+ * isolates, which can rewrite or reorder what a terminal shows (e.g. `\x1b[2J` clears the screen).
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `s` with every control character escaped as `\uXXXX` (e.g. ESC as `\u001b`), so a release name,
+ * a data label, a level or a ledger entry name cannot drive the terminal. With `multiline`, `\n`
+ * is kept (for text the CLI itself laid out over several lines). Idempotent: the escape is printable.
+ */
+export function safeText(s: string, multiline = false): string {
+  return s.replace(UNSAFE, (c) => (multiline && c === '\n' ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
 
 export interface Progress {
   /** Set the label and the fraction done (0..1) of the current step. */
@@ -23,7 +39,7 @@ export function makeProgress(stream: NodeJS.WriteStream = process.stderr, enable
       const width = 24;
       const bar = fraction === undefined ? '' : `[${'#'.repeat(Math.round(fraction * width)).padEnd(width, '.')}] ${Math.round(fraction * 100)}% `;
       const cols = stream.columns ?? 80;
-      const line = `${bar}${label}`.slice(0, cols - 1);
+      const line = `${bar}${safeText(label)}`.slice(0, cols - 1);
       if (line === last || (now - lastTime < 50 && fraction !== undefined && fraction < 1)) return;
       last = line;
       lastTime = now;
@@ -55,11 +71,11 @@ export function resultsTable(results: ReleaseResult[]): string {
     const converted = r.charged.neighbors !== r.neighbors || r.charged.eps !== r.eps || r.charged.delta !== r.delta;
     const eps = converted ? `${fmt(r.charged.eps)} (claims ${fmt(r.eps)}, ${r.neighbors === 'unbounded' ? 'add/remove' : 'replace'})` : fmt(r.eps);
     if (r.value !== undefined) {
-      rows.push([r.name + (r.nonPrivate ? ' [NOT PRIVATE input]' : ''), eps, fmt(r.value), fmtInterval(r.interval), mech]);
+      rows.push([safeText(r.name) + (r.nonPrivate ? ' [NOT PRIVATE input]' : ''), eps, fmt(r.value), fmtInterval(r.interval), safeText(mech)]);
     } else {
-      rows.push([r.name, eps, '', '', mech]);
+      rows.push([safeText(r.name), eps, '', '', safeText(mech)]);
       const labels = r.labels ?? [];
-      labels.forEach((l, i) => rows.push([`  ${l}`, '', fmt(r.values?.[i]), fmtInterval(r.intervals?.[i] ?? null), '']));
+      labels.forEach((l, i) => rows.push([`  ${safeText(l)}`, '', fmt(r.values?.[i]), fmtInterval(r.intervals?.[i] ?? null), '']));
     }
   }
   const widths = head.map((h, j) => Math.min(j === 0 ? 44 : 40, Math.max([...h].length, ...rows.map((r) => [...r[j]!].length))));

@@ -278,14 +278,17 @@ describe('dpkit run: neighbour relations (the ledger holds one; releases for the
     expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
   });
 
-  it('an unbounded data size below the declared public n stops that release without charging it', async () => {
+  it('an unbounded data size below the declared public n stops that release, which is charged (a refusal that depends on the data is no free oracle)', async () => {
     const dir = tmpDir();
     const file = analysis(dir, `  - { stat: count, eps: 0.1 }\n  - { stat: mean, column: age, neighbors: unbounded, n: 5000, eps: 0.3 }\n`);
     const r = await cli('run', file, '-q');
-    expect(r.code).toBe(EXIT.usage);
+    expect(r.code).toBe(EXIT.failed);
     expect(r.err[0]).toMatch(/releases "mean\(age\)"\.n must be a lower bound on the number of records: the data have fewer records than the public bound n/);
+    expect(r.err[0]).not.toMatch(/nothing was spent/);
     const l = readLedger(path.join(dir, 'ledger'));
-    expect(l.entries.map((e) => e.name)).toEqual(['count(*)']);
+    expect(l.entries.map((e) => e.name)).toEqual(['count(*)', 'mean(age)']);
+    // the add/remove-one claim (eps 0.3) is charged 0.6 to the replace-one ledger
+    expect(l.entries[1]).toMatchObject({ eps: 0.6, mechanism: 'failed (charged)', claimed: { eps: 0.3, neighbors: 'unbounded' } });
   });
 
   it('a linear_regression (add/remove-one, KST) on a replace-one ledger is charged (2 eps, (1 + e^eps) delta), and the plan check knows it before reading data', async () => {
@@ -349,7 +352,7 @@ describe('dpkit run: neighbour relations (the ledger holds one; releases for the
 });
 
 describe('dpkit run: a release that fails half-way', () => {
-  it('keeps (and reports) the completed releases, which were charged, and names the failure', async () => {
+  it('keeps (and reports) the completed releases, which were charged, and names the failure, which is charged too', async () => {
     const dir = tmpDir();
     const csv = path.join(dir, 'few.csv');
     // One complete row: the mean runs, the variance (needs 2 values) fails.
@@ -357,13 +360,15 @@ describe('dpkit run: a release that fails half-way', () => {
     const file = analysis(dir, `  - { stat: mean, column: age, eps: 0.1 }\n  - { stat: variance, column: age, eps: 0.1 }\n  - { stat: mean, column: hours_per_week, eps: 0.1 }\n`);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(ADULT, csv));
     const r = await cli('run', file);
-    expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toEqual(['dpkit: error: age needs at least 2 non-missing values for a variance']);
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toEqual(['dpkit: error: release "variance(age)" failed (charged): age needs at least 2 non-missing values for a variance']);
     expect(r.out).toContain('mean(age)');
+    expect(r.out).toContain('failed (charged): variance(age) (eps=0.1): age needs at least 2 non-missing values for a variance');
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
     expect(json.completed).toBe(1);
-    expect(json.failed.name).toBe('variance(age)');
-    expect(readLedger(path.join(dir, 'ledger')).entries.map((e) => e.name)).toEqual(['mean(age)']);
+    expect(json.failed).toEqual({ name: 'variance(age)', status: 'failed (charged)', error: 'age needs at least 2 non-missing values for a variance', charged: { eps: 0.1, delta: 0 } });
+    expect(json.budget.spentThisRun.eps).toBeCloseTo(0.2, 12);
+    expect(readLedger(path.join(dir, 'ledger')).entries.map((e) => e.name)).toEqual(['mean(age)', 'variance(age)']);
     expect(fs.readFileSync(path.join(dir, 'out/report.html'), 'utf8')).toMatch(/Not run \(nothing charged\): mean\(hours_per_week\)/);
   });
 });
