@@ -1,0 +1,245 @@
+/**
+ * Private partition selection: which group keys of a GROUP BY may appear in a release when the keys
+ * themselves are private (lecturers, URLs, shops). A key is kept with a probability that depends only
+ * on n, the number of distinct privacy units in it, so a key held by one unit is (almost) never
+ * released and a key held by many always is.
+ *
+ * Input contract: counts of DISTINCT units per key, computed on data whose contributions are bounded
+ * so that each unit is in at most `maxPartitions` = k keys (src/statistics/contribution-bounding.ts).
+ * Neighbours add or remove one unit ('unbounded'): at most k counts change, each by 1.
+ *
+ * Methods (selectable):
+ * - 'optimal' (default): Desfontaines, Voss, Gipson & Mandayam, "Differentially private partition
+ *   selection", PoPETs 2022, Theorem 1 (k = 1): keep with probability pi(n), pi(0) = 0,
+ *     pi(n) = min(e^eps pi(n-1) + delta, 1 - e^-eps (1 - pi(n-1) - delta), 1),
+ *   the largest keep probabilities that satisfy the (eps, delta)-DP inequalities between n-1 and n.
+ *   For k > 1 the budget is split across the k keys a unit can touch, as the paper's Section 5 does
+ *   (and Google's library): each key uses (eps/k, delta/k), and the release is (eps, delta)-DP by
+ *   basic composition over the at most k keys whose count changes (the other keys' decisions have the
+ *   same law on both neighbours). (Google's library uses the slightly larger per-key delta
+ *   1 - (1 - delta)^(1/k); dpkit keeps the plain composition bound.)
+ * - 'laplace': Laplace thresholding (Korolova et al. 2009; Google's LaplacePartitionSelection), here
+ *   with the exact discrete Laplace: keep iff n + Z >= T, Z ~ discrete Laplace of scale t = k/eps
+ *   (the vector of counts has L1 sensitivity k, so the noisy counts are eps-DP), and T the smallest
+ *   integer with P(1 + Z >= T) <= delta/k for a key that only one neighbour has: P(Z >= m) =
+ *   q^m/(1 + q) <= e^(-m/t) for m >= 1, q = e^(-1/t), so T = 1 + ceil(t ln(k/delta)) (+1 for the
+ *   floating-point evaluation of the logarithm).
+ * - 'gaussian': Gaussian thresholding (Google's GaussianPartitionSelection), exact discrete Gaussian
+ *   Z with sigma from the zCDP calibration at (eps, delta/2) for L2 sensitivity sqrt(k) (Canonne,
+ *   Kamath & Steinke 2020), and T = 1 + ceil(sigma sqrt(2 ln(2k/delta))) (+1): the discrete Gaussian
+ *   is sub-Gaussian, P(Z >= m) <= e^(-m^2/(2 sigma^2)) (CKS 2020), so a new key is released with
+ *   probability <= delta/(2k), and the total is (eps, delta)-DP.
+ *
+ * What is exact. For 'optimal', pi(n) is computed in floating point and then CERTIFIED: each double
+ * p(n) is checked with exact dyadic arithmetic against p(n) <= L p(n-1) + delta' and
+ * L (1 - p(n)) >= 1 - p(n-1) - delta', where L <= e^(eps') is a rigorous double lower bound
+ * (src/math/dyadic.ts) and delta' <= delta/k a double, and stepped down to the next double until it
+ * passes. The sequence is non-decreasing, so the two reverse inequalities hold as well. The keep
+ * decision is an exact Bernoulli(p(n)) for that double (src/random/bernoulli-dyadic.ts). Hence the
+ * released set satisfies the DP inequalities exactly (given uniform random words); the only loss
+ * against the real-valued pi is a few ulps of keep probability. 'laplace' and 'gaussian' compare
+ * integers with exact discrete noise.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { dAdd, dCmp, dMul, dSub, divDown, expLowerBoundOf, nextDown, toDyadic, type Dyadic } from '../math/dyadic.js';
+import { checkOptions, RELEASE_OPTION_RULES, type Exact } from '../options.js';
+import { checkPrivacyUnit } from '../privacy-unit.js';
+import type { Release, ReleaseOptions } from '../release.js';
+import { runRelease } from '../release.js';
+import { bernoulliDyadic } from '../random/bernoulli-dyadic.js';
+import { discreteGaussianSampler, discreteLaplaceSampler, type IntSampler } from '../random/exact.js';
+import type { Rng } from '../random/rng.js';
+import { checkDelta, checkEpsilon, checkInteger } from '../validation.js';
+import { gaussianSigmaZCDP } from './gaussian-calibration.js';
+
+export type PartitionSelectionMethod = 'optimal' | 'laplace' | 'gaussian';
+
+export interface PartitionSelectionOptions extends ReleaseOptions {
+  eps: number;
+  /** In (0, 1). */
+  delta: number;
+  /** The most keys one unit contributes to (L0 bound enforced upstream); default 1. */
+  maxPartitions?: number;
+  /** Default 'optimal'. */
+  method?: PartitionSelectionMethod;
+  /** Name of the privacy unit the counts are over (stated in the guarantee; default 'row'). */
+  privacyUnit?: string;
+  /** Return a Release (guarantee, calibration) instead of the kept keys. */
+  details?: boolean;
+}
+
+const RULES = { ...RELEASE_OPTION_RULES, eps: true, delta: true, maxPartitions: true, method: ['optimal', 'laplace', 'gaussian'], privacyUnit: 'string', details: 'boolean' } as const;
+
+/** The longest keep-probability table (n beyond the table's end is kept with probability 1). */
+export const MAX_TABLE = 10_000_000;
+
+/** The per-key budget: eps' <= eps/k and delta' <= delta/k, both doubles (rounded down exactly). */
+export function perKeyBudget(eps: number, delta: number, k: number): { eps: number; delta: number } {
+  return { eps: divDown(eps, k), delta: divDown(delta, k) };
+}
+
+/**
+ * The certified keep probabilities p(0..N) of the optimal mechanism for (eps/k, delta/k), with
+ * p(N) = 1 (see the file comment). Depends only on public parameters.
+ */
+export function optimalKeepTable(eps: number, delta: number, maxPartitions = 1): Float64Array {
+  checkEpsilon(eps);
+  checkDelta(delta);
+  const k = checkInteger(maxPartitions, 'maxPartitions', 1);
+  const { delta: d } = perKeyBudget(eps, delta, k);
+  // L <= e^(eps/k), from the exact rational eps/k.
+  const L = expLowerBoundOf(eps, k);
+  const Ld = toDyadic(L);
+  const Dd = toDyadic(d);
+  const ONE: Dyadic = { m: 1n, e: 0 };
+  const out: number[] = [0];
+  let p = 0;
+  while (p < 1) {
+    if (out.length > MAX_TABLE) throw new InvalidArgumentError('eps/delta/maxPartitions', `need more than ${MAX_TABLE} steps of the keep-probability table (eps/k or delta/k too small)`, `${eps}, ${delta}, ${k}`);
+    let c = Math.min(L * p + d, 1 - (1 - p - d) / L, 1);
+    if (c < p) c = p;
+    const P = toDyadic(p);
+    const bound1 = dAdd(dMul(Ld, P), Dd); // L p + d
+    const rhs2 = dSub(dSub(ONE, P), Dd); // 1 - p - d
+    for (;;) {
+      const C = toDyadic(c);
+      const ok1 = dCmp(C, bound1) <= 0;
+      const ok2 = dCmp(dMul(Ld, dSub(ONE, C)), rhs2) >= 0;
+      if (ok1 && ok2) break;
+      c = nextDown(c);
+      if (c <= p) {
+        c = p;
+        break;
+      }
+    }
+    if (c <= p) throw new InvalidArgumentError('eps/delta', 'give a keep-probability table that does not increase (delta/k below the double precision of the recursion)', `${eps}, ${delta}`);
+    out.push(c);
+    p = c;
+  }
+  return Float64Array.from(out);
+}
+
+/** Threshold T and discrete Laplace scale t = k/eps of Laplace thresholding (see the file comment). */
+export function laplaceThreshold(eps: number, delta: number, maxPartitions = 1): { scale: number; threshold: number } {
+  checkEpsilon(eps);
+  checkDelta(delta);
+  const k = checkInteger(maxPartitions, 'maxPartitions', 1);
+  const t = k / eps;
+  const T = 1 + Math.ceil(t * Math.log(k / delta)) + 1;
+  if (!Number.isSafeInteger(T)) throw new InvalidArgumentError('eps/delta', 'give a threshold beyond 2^53', T);
+  return { scale: t, threshold: T };
+}
+
+/** Threshold T and discrete Gaussian sigma of Gaussian thresholding (see the file comment). */
+export function gaussianThreshold(eps: number, delta: number, maxPartitions = 1): { sigma: number; threshold: number } {
+  checkEpsilon(eps);
+  checkDelta(delta);
+  const k = checkInteger(maxPartitions, 'maxPartitions', 1);
+  const sigma = gaussianSigmaZCDP(eps, delta / 2, Math.sqrt(k));
+  const T = 1 + Math.ceil(sigma * Math.sqrt(2 * Math.log((2 * k) / delta))) + 1;
+  if (!Number.isSafeInteger(T)) throw new InvalidArgumentError('eps/delta', 'give a threshold beyond 2^53', T);
+  return { sigma, threshold: T };
+}
+
+/** BigInt numerator/denominator of a positive double (exact). */
+function ratio(x: number): [bigint, bigint] {
+  const d = toDyadic(x);
+  return d.e >= 0 ? [d.m << BigInt(d.e), 1n] : [d.m, 1n << BigInt(-d.e)];
+}
+
+/** A keep decision for a key with n distinct units (n a non-negative integer). */
+export type KeepRule = (n: number, rng: Rng) => boolean;
+
+/** Details of the calibration carried by a partition-selection release. */
+export interface PartitionSelectionPlan {
+  method: PartitionSelectionMethod;
+  maxPartitions: number;
+  /** 'optimal': the certified keep table; n >= table.length - 1 is always kept. */
+  table?: Float64Array;
+  /** 'laplace'/'gaussian': keep iff n + noise >= threshold. */
+  threshold?: number;
+  /** Discrete Laplace scale t or discrete Gaussian sigma. */
+  scale?: number;
+}
+
+/** The keep rule and its calibration for the method (public parameters only). */
+export function planPartitionSelection(eps: number, delta: number, maxPartitions: number, method: PartitionSelectionMethod): { plan: PartitionSelectionPlan; keep: KeepRule } {
+  if (method === 'optimal') {
+    const table = optimalKeepTable(eps, delta, maxPartitions);
+    const last = table.length - 1;
+    return {
+      plan: { method, maxPartitions, table },
+      keep: (n, rng) => (n >= last ? true : n <= 0 ? false : bernoulliDyadic(rng, table[n]!)),
+    };
+  }
+  let sampler: IntSampler;
+  let threshold: number;
+  let scale: number;
+  if (method === 'laplace') {
+    const c = laplaceThreshold(eps, delta, maxPartitions);
+    // t = k/eps as an exact rational k / eps.
+    const [en, ed] = ratio(eps);
+    sampler = discreteLaplaceSampler(BigInt(maxPartitions) * ed, en);
+    threshold = c.threshold;
+    scale = c.scale;
+  } else if (method === 'gaussian') {
+    const c = gaussianThreshold(eps, delta, maxPartitions);
+    // sigma^2 rounded UP by a relative 2^-40 so the sampled law is at least as wide as calibrated.
+    const [sn, sd] = ratio(c.sigma * c.sigma * (1 + 2 ** -40));
+    sampler = discreteGaussianSampler(sn, sd);
+    threshold = c.threshold;
+    scale = c.sigma;
+  } else throw new InvalidArgumentError('method', "must be 'optimal', 'laplace' or 'gaussian'", method);
+  return {
+    plan: { method, maxPartitions, threshold, scale },
+    keep: (n, rng) => {
+      if (n <= 0) return false;
+      const z = sampler(rng);
+      return typeof z === 'bigint' ? BigInt(n) + z >= BigInt(threshold) : n + z >= threshold;
+    },
+  };
+}
+
+function readCounts<K>(counts: ReadonlyMap<K, number>): ReadonlyMap<K, number> {
+  if (!(counts instanceof Map)) throw new InvalidArgumentError('counts', 'must be a Map from key to the number of distinct units holding it', counts);
+  return counts;
+}
+
+/**
+ * Private partition selection (see the file comment): the keys of `counts` (key -> number of distinct
+ * units, on L0-bounded data) that pass the private keep rule, in the Map's order. Guarantee:
+ * (eps, delta)-DP per unit under add/remove-one-unit neighbours; charged as one release.
+ */
+export function selectPartitions<K, O extends PartitionSelectionOptions>(counts: ReadonlyMap<K, number>, opts: Exact<O, PartitionSelectionOptions>): O extends { details: true } ? Release<K[]> & { plan: PartitionSelectionPlan } : K[] {
+  checkOptions('selectPartitions', opts, RULES, true);
+  const o = opts as PartitionSelectionOptions;
+  const eps = checkEpsilon(o.eps);
+  const delta = checkDelta(o.delta);
+  const k = o.maxPartitions === undefined ? 1 : checkInteger(o.maxPartitions, 'maxPartitions', 1);
+  const method = o.method ?? 'optimal';
+  const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
+  const map = readCounts(counts);
+  // The counts are checked before the budget check (a malformed input is refused, nothing is spent).
+  for (const n of map.values()) {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError('counts', 'must hold non-negative integer unit counts', n);
+  }
+  const { plan, keep } = planPartitionSelection(eps, delta, k, method);
+  const mechanism = `partition-selection-${method}`;
+  const kept = runRelease(o, { name: 'selectPartitions', eps, delta, neighbors: 'unbounded', mechanism }, (rng) => {
+    const out: K[] = [];
+    for (const [key, n] of map) if (keep(n, rng)) out.push(key);
+    return out;
+  });
+  if (!o.details) return kept as never;
+  const release: Release<K[]> & { plan: PartitionSelectionPlan } = {
+    value: kept,
+    mechanism,
+    guarantee: { eps, delta, neighbors: 'unbounded', ...(unit ? { privacyUnit: unit } : {}) },
+    sensitivity: k,
+    scale: plan.scale ?? 0,
+    // A selection has no additive error on a released value; the half-width is 0 by convention.
+    noiseHalfWidth: () => 0,
+    plan,
+  };
+  return release as never;
+}
