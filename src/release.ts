@@ -57,15 +57,99 @@ export interface Release<T> {
 
 /**
  * Run a release under check-then-spend: validate first (caller), then check the budget before the
- * data are touched, compute, and charge only on success.
+ * data are touched, compute, and charge (see {@link runChecked}: a failure after the check is
+ * charged too, marked '(failed)' in the ledger).
  */
 export function runRelease<T>(opts: ReleaseOptions | undefined, cost: Omit<SpendRequest, 'name'> & { name: string }, compute: (rng: Rng) => T): T {
+  const { name, ...charge } = cost;
+  return runChecked(opts, { name, charges: [charge] }, compute);
+}
+
+/** One release of a run: its guarantee (what the ledger is charged, in the release's own relation). */
+export interface Charge {
+  eps: number;
+  delta: number;
+  neighbors: Neighbors;
+  /** Mechanism label of the ledger entry. */
+  mechanism?: string;
+}
+
+/** What {@link runChecked} needs besides the computation: the ledger name and one charge per release. */
+export interface RunSpec<T> {
+  /** Ledger name (the caller's `name` option overrides it). */
+  name: string;
+  /**
+   * One charge per release, e.g. one per neighbour relation for `neighbors: 'both'` (two independent
+   * releases, each charged; the ledger names them `name (bounded)` and `name (unbounded)`).
+   */
+  charges: readonly Charge[];
+  /** The ledger mark of a failed run (default 'failed'): the entry's mechanism becomes 'm (mark)'. */
+  failureMark?: (error: unknown) => string;
+  /** A mark for a run that returned but whose guarantee does not hold (e.g. 'uncertified'). */
+  resultMark?: (result: Awaited<T>) => string | undefined;
+}
+
+/**
+ * THE release runner: every release of dpkit (mechanisms, statistics, models, oracle releases and
+ * the CLI's plans) goes through it. Order:
+ * 1. validate: the caller validated every public input and planned the release (data-free) before
+ *    calling; the runner checks the options object itself;
+ * 2. check: the TOTAL cost of all charges, each converted to the accountant's neighbour relation
+ *    (PrivacyAccountant.costOf), is checked before the data are touched (BudgetExceededError, nothing
+ *    spent);
+ * 3. compute: `compute(rng)` reads the data and draws the noise (sync or a Promise);
+ * 4. spend: each charge is spent after success. ANY failure after the check is charged too (it
+ *    happened after the data were read, so whether and how it fails depends on them), with the
+ *    ledger mark '(failed)', and rethrown; an InvalidArgumentError is rethrown value-free (the
+ *    argument and the rule, without the offending value).
+ */
+export function runChecked<T>(opts: ReleaseOptions | undefined, spec: RunSpec<T>, compute: (rng: Rng) => T): T {
   if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
   const rng = resolveRng(opts?.rng);
   const accountant = opts?.accountant;
-  const request: SpendRequest = { ...cost, name: opts?.name ?? cost.name };
-  accountant?.check(request);
-  const result = compute(rng);
-  accountant?.spend(request);
-  return result;
+  const label = opts?.name ?? spec.name;
+  const k = spec.charges.length;
+  const requests: SpendRequest[] = spec.charges.map((c) => ({ ...c, name: k > 1 ? `${label} (${c.neighbors})` : label }));
+  if (accountant) {
+    if (k === 1) accountant.check(requests[0]!);
+    else {
+      // The total in the accountant's own relation (an add/remove-one release charged to a
+      // replace-one budget costs (2 eps, (1 + e^eps) delta)), checked before the data are touched.
+      let eps = 0;
+      let delta = 0;
+      for (const r of requests) {
+        const c = accountant.costOf(r);
+        eps += c.eps;
+        delta += c.delta;
+      }
+      accountant.check({ eps, delta, name: label });
+    }
+  }
+  const spend = (mark: string | undefined) => {
+    for (const r of requests) accountant?.spend(mark === undefined ? r : { ...r, mechanism: `${r.mechanism ?? r.name} (${mark})` });
+  };
+  const fail = (e: unknown): never => {
+    spend(spec.failureMark ? spec.failureMark(e) : 'failed');
+    throw valueFree(e);
+  };
+  const ok = (result: Awaited<T>) => {
+    spend(spec.resultMark?.(result));
+    return result;
+  };
+  let out: T;
+  try {
+    out = compute(rng);
+  } catch (e) {
+    return fail(e);
+  }
+  if (out instanceof Promise) return out.then(ok, fail) as T;
+  return ok(out as Awaited<T>) as T;
+}
+
+/** An InvalidArgumentError raised after the budget check, without the value it echoed. */
+function valueFree(e: unknown): unknown {
+  if (!(e instanceof InvalidArgumentError) || e.constructor !== InvalidArgumentError) return e;
+  const clean = new InvalidArgumentError(e.argument, e.rule);
+  if (clean.message === e.message) return e;
+  return clean;
 }

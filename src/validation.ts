@@ -79,3 +79,30 @@ export function asVector(x: unknown, name: string): { values: number[]; scalar: 
   if (typeof x === 'number') return { values: [checkFinite(x, name)], scalar: true };
   return { values: Array.from(checkFiniteArray(x, name)), scalar: false };
 }
+
+/**
+ * The noise scales the floating-point-safe lattice release supports: [2^-900, 2^900]. Inside it the
+ * grid spacing 2^(floor(log2 scale) - 40) and the rounding inflation of the sensitivity stay normal
+ * doubles (src/random/lattice.ts), so the release can be planned exactly before data are read.
+ */
+export const SAFE_SCALE_RANGE = [2 ** -900, 2 ** 900] as const;
+
+/** Whether `scale` is a number inside {@link SAFE_SCALE_RANGE}. */
+export function isSafeScale(scale: unknown): scale is number {
+  return typeof scale === 'number' && scale >= SAFE_SCALE_RANGE[0] && scale <= SAFE_SCALE_RANGE[1];
+}
+
+/**
+ * A noise scale inside the safe lattice's range {@link SAFE_SCALE_RANGE}; otherwise a typed error
+ * naming `name` with `rule` (default: the range itself) and the offending public value `got`.
+ */
+export function checkSafeScale(scale: unknown, name: string, rule = 'must be a number in [2^-900, 2^900] for the safe lattice release', got: unknown = scale): number {
+  if (!isSafeScale(scale)) throw new InvalidArgumentError(name, rule, got);
+  return scale;
+}
+
+/** The level alpha of a central (1 - alpha) noise interval: in the open interval (0, 1). */
+export function checkAlpha(alpha: unknown, name = 'alpha'): number {
+  if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError(name, 'must be in (0, 1)', alpha);
+  return alpha;
+}

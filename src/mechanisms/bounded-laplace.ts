@@ -6,7 +6,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import type { Rng } from '../random/rng.js';
-import { checkBounds, checkDelta, checkEpsilon, checkFinite, checkPositive } from '../validation.js';
+import { checkAlpha, checkBounds, checkDelta, checkEpsilon, checkFinite, checkPositive } from '../validation.js';
 import { ConvergenceError } from '../errors.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { checkNeighborsLabel } from './truncated-laplace.js';
@@ -131,7 +131,3 @@ export function boundedLaplaceMechanism(value: number, eps: number, delta: numbe
   });
 }
 
-function checkAlpha(alpha: number): number {
-  if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
-  return alpha;
-}

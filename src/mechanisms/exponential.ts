@@ -7,7 +7,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import type { Rng } from '../random/rng.js';
-import { checkEpsilon, checkFiniteArray, checkInteger, checkPositive } from '../validation.js';
+import { checkAlpha, checkEpsilon, checkFiniteArray, checkInteger, checkPositive } from '../validation.js';
 
 export interface ExponentialMechanismOptions<T = unknown> extends ReleaseOptions {
   /**
@@ -261,11 +261,6 @@ export function exponentialMechanismProbabilities(utility: ArrayLike<number>, ep
   }
   for (let i = 0; i < n; i++) out[i]! /= total;
   return out;
-}
-
-function checkAlpha(alpha: number): number {
-  if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
-  return alpha;
 }
 
 /**

@@ -4,11 +4,10 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { normalQuantile } from '../math/special.js';
-import { DEFAULT_GRID_BITS, planGaussianGrid } from '../random/lattice.js';
 import { runRelease, type Release, type ReleaseOptions } from '../release.js';
-import { checkDelta, checkEpsilon } from '../validation.js';
+import { checkAlpha, checkDelta, checkEpsilon } from '../validation.js';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from './gaussian-calibration.js';
-import { addGaussianNoise, checkNoiseInputs, effectiveNoiseScales, type NoiseSpec } from './noise.js';
+import { addGaussianNoise, checkNoiseInputs, planNoiseSpec, type NoiseSpec } from './noise.js';
 import { collapse, parseVectorArgs, type CommonMechanismOptions } from './vector-args.js';
 
 export * from './gaussian-calibration.js';
@@ -85,15 +84,8 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
   const out = runRelease(opts, { eps, delta, neighbors: args.neighbors, mechanism, name: 'gaussianMechanism' }, (rng) => addGaussianNoise(values, spec, rng, noise));
   const value = args.scalar ? out[0]! : Array.from(out);
   if (!args.details) return value;
-  const eff = effectiveNoiseScales('gaussian', spec, n, noise);
-  const slack = new Float64Array(n);
-  if (noise === 'safe') {
-    for (let i = 0; i < n; i++) {
-      const s = typeof spec.scale === 'number' ? spec.scale : spec.scale[i]!;
-      const sv = typeof spec.sensitivity === 'number' ? spec.sensitivity : spec.sensitivity[i]!;
-      slack[i] = 2 * Math.pow(2, planGaussianGrid(s, sv, typeof spec.scale === 'number' ? n : 1, DEFAULT_GRID_BITS).k);
-    }
-  }
+  // Scales applied and the lattice allowance of 'safe' mode, from the one noise plan of mechanisms/noise.ts.
+  const { effectiveScale: eff, slack } = planNoiseSpec('gaussian', spec, n, noise);
   return {
     value,
     mechanism,
@@ -101,7 +93,7 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
     sensitivity: alloc === undefined ? l2 : collapse(sens),
     scale: collapse(eff),
     noiseHalfWidth(alpha = 0.05) {
-      if (!(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
+      checkAlpha(alpha);
       // Normal: P(|N(0, s^2)| > s PhiInv(1 - alpha/2)) = alpha. The discrete Gaussian on the integers
       // ('exact') is sub-Gaussian with variance proxy s^2 (CKS 2020): P(|X| >= w) <= 2 exp(-w^2/(2 s^2)).
       const zq = -normalQuantile(alpha / 2);

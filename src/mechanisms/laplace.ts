@@ -4,10 +4,9 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { runRelease, type Release, type ReleaseOptions } from '../release.js';
-import { checkEpsilon, checkPositive } from '../validation.js';
-import { addLaplaceNoise, checkNoiseInputs, effectiveNoiseScales, type NoiseSpec } from './noise.js';
+import { checkAlpha, checkEpsilon, checkPositive } from '../validation.js';
+import { addLaplaceNoise, checkNoiseInputs, planNoiseSpec, type NoiseSpec } from './noise.js';
 import { collapse, parseVectorArgs, type CommonMechanismOptions } from './vector-args.js';
-import { DEFAULT_GRID_BITS, planLaplaceGrid } from '../random/lattice.js';
 
 export type LaplaceOptions = ReleaseOptions & CommonMechanismOptions;
 
@@ -68,16 +67,9 @@ export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: nu
   const out = runRelease(opts, { eps, delta: 0, neighbors: args.neighbors, mechanism: 'laplace', name: 'laplaceMechanism' }, (rng) => addLaplaceNoise(values, spec, rng, noise));
   const value = args.scalar ? out[0]! : Array.from(out);
   if (!args.details) return value;
-  const eff = effectiveNoiseScales('laplace', spec, n, noise);
-  // Allowance for the grid (rounding <= 2^(k-1), discrete tail <= 1 grid unit) or the integer lattice.
-  const slack = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    if (noise === 'safe') {
-      const s = typeof spec.scale === 'number' ? spec.scale : spec.scale[i]!;
-      const sv = typeof spec.sensitivity === 'number' ? spec.sensitivity : spec.sensitivity[i]!;
-      slack[i] = 2 * Math.pow(2, planLaplaceGrid(s, sv, typeof spec.scale === 'number' ? n : 1, DEFAULT_GRID_BITS).k);
-    } else if (noise === 'exact') slack[i] = 1;
-  }
+  // Scales applied and the lattice allowance (rounding <= 2^(k-1), discrete tail <= 1 grid unit, or
+  // the integer lattice), from the one noise plan of mechanisms/noise.ts.
+  const { effectiveScale: eff, slack } = planNoiseSpec('laplace', spec, n, noise);
   const sensitivityOut = alloc === undefined ? (spec.sensitivity as number) : collapse(sens);
   return {
     value,
@@ -86,7 +78,7 @@ export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: nu
     sensitivity: sensitivityOut,
     scale: collapse(eff),
     noiseHalfWidth(alpha = 0.05) {
-      if (!(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
+      checkAlpha(alpha);
       // P(|Lap(b)| > b ln(1/alpha)) = alpha.
       const w = new Float64Array(n);
       for (let i = 0; i < n; i++) w[i] = eff[i]! * Math.log(1 / alpha) + slack[i]!;

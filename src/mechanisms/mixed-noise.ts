@@ -7,7 +7,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { NoiseMode, Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { normalQuantile } from '../math/special.js';
-import { checkDelta, checkEpsilon, checkFinite, checkPositive } from '../validation.js';
+import { checkAlpha, checkDelta, checkEpsilon, checkFinite, checkPositive } from '../validation.js';
 import { gaussianDelta } from './gaussian-calibration.js';
 import { addGaussianNoise, addLaplaceNoise, effectiveNoiseScales } from './noise.js';
 import { checkNeighborsLabel } from './truncated-laplace.js';
@@ -91,7 +91,7 @@ export function mixedNoiseMechanism(value: number, eps: number, delta: number, s
       sensitivity,
       scale,
       noiseHalfWidth: (alpha = 0.05) => {
-        if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
+        checkAlpha(alpha);
         const slack = mode === 'safe' ? 2 * scale * 2 ** -39 : 0;
         return (plan.branch === 'laplace' ? scale * Math.log(1 / alpha) : scale * normalQuantile(1 - alpha / 2)) + slack;
       },

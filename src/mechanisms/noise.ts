@@ -104,23 +104,77 @@ function outFor(values: ArrayLike<number>, out: Float64Array | undefined): Float
  * for this spec and mode ('safe' inflates for the grid rounding; 'exact' and 'float' use the nominal scale).
  */
 export function effectiveNoiseScales(kind: Kind, spec: NoiseSpec, n: number, mode: NoiseMode = 'safe'): Float64Array {
-  checkMode(mode);
-  checkSpec(spec, n);
-  const res = new Float64Array(n);
-  if (typeof spec.scale === 'number' && mode === 'safe') {
-    const p = planFor(kind, spec.scale, spec.sensitivity as number, n, spec.gridBits);
-    res.fill(p.effectiveScale);
-    return res;
-  }
-  for (let i = 0; i < n; i++) {
-    const s = positiveAt(spec.scale, i, 'scale');
-    res[i] = mode === 'safe' ? planFor(kind, s, positiveAt(spec.sensitivity, i, 'sensitivity'), 1, spec.gridBits).effectiveScale : s;
-  }
-  return res;
+  return planNoiseSpec(kind, spec, n, mode).effectiveScale;
 }
 
 function planFor(kind: Kind, scale: number, sensitivity: number, dims: number, bits = DEFAULT_GRID_BITS) {
   return kind === 'laplace' ? planLaplaceGrid(scale, sensitivity, dims, bits) : planGaussianGrid(scale, sensitivity, dims, bits);
+}
+
+/**
+ * The noise of one release, planned once from public inputs before any data are read: family, mode,
+ * nominal scale and the sensitivity it was calibrated to, and, in 'safe' mode, the grid (exponent k,
+ * spacing 2^k, and the integer grid scale) with the scale actually applied. Every caller that needs
+ * the grid (the mechanisms' noise half-widths, the statistics' range checks, the CLI) reads it here
+ * instead of planning it again.
+ */
+export interface NoiseLayout {
+  family: NoiseKind;
+  mode: NoiseMode;
+  /** Nominal scale: Laplace b or Gaussian sigma. */
+  scale: number;
+  /** The sensitivity of the whole vector the scale was calibrated to (l1 Laplace, l2 Gaussian). */
+  sensitivity: number;
+  /** Number of coordinates sharing this scale (the grid inflation grows with it). */
+  dims: number;
+  /** 'safe' mode: grid exponent k (values rounded to multiples of 2^k); undefined otherwise. */
+  gridExponent: number | undefined;
+  /** The scale actually applied, in the caller's units (>= scale in 'safe' mode; see lattice.ts). */
+  effectiveScale: number;
+  /**
+   * Allowance a noise half-width adds for the lattice: two grid steps in 'safe' mode (rounding
+   * <= 2^(k-1) plus the discreteness of the noise), 1 in 'exact' mode (integer lattice), 0 for 'float'.
+   */
+  slack: number;
+}
+
+/**
+ * Plans the noise of a release: for 'safe' mode the grid of {@link planLaplaceGrid} /
+ * {@link planGaussianGrid} (the scale must lie in the safe range [2^-900, 2^900]); 'exact' and
+ * 'float' use the nominal scale. Validates scale, sensitivity, dims and mode (typed errors).
+ */
+export function planNoiseLayout(family: NoiseKind, scale: number, sensitivity: number, dims: number, mode: NoiseMode = 'safe', gridBits = DEFAULT_GRID_BITS): NoiseLayout {
+  checkMode(mode);
+  positiveAt(scale, 0, 'scale');
+  positiveAt(sensitivity, 0, 'sensitivity');
+  if (!Number.isInteger(dims) || dims < 1) throw new InvalidArgumentError('dims', 'must be an integer >= 1', dims);
+  if (mode !== 'safe') return { family, mode, scale, sensitivity, dims, gridExponent: undefined, effectiveScale: scale, slack: mode === 'exact' ? 1 : 0 };
+  const g = planFor(family, scale, sensitivity, dims, gridBits);
+  return { family, mode, scale, sensitivity, dims, gridExponent: g.k, effectiveScale: g.effectiveScale, slack: 2 * Math.pow(2, g.k) };
+}
+
+/**
+ * The per-element noise plan of a {@link NoiseSpec} ({@link planNoiseLayout} once for a scalar scale
+ * over the whole vector, once per element for per-element scales): the scales actually applied and
+ * the half-width slack of each element.
+ */
+export function planNoiseSpec(kind: Kind, spec: NoiseSpec, n: number, mode: NoiseMode = 'safe'): { effectiveScale: Float64Array; slack: Float64Array } {
+  checkMode(mode);
+  checkSpec(spec, n);
+  const effectiveScale = new Float64Array(n);
+  const slack = new Float64Array(n);
+  if (typeof spec.scale === 'number') {
+    const p = planNoiseLayout(kind, spec.scale, spec.sensitivity as number, n, mode, spec.gridBits);
+    effectiveScale.fill(p.effectiveScale);
+    slack.fill(p.slack);
+    return { effectiveScale, slack };
+  }
+  for (let i = 0; i < n; i++) {
+    const p = planNoiseLayout(kind, positiveAt(spec.scale, i, 'scale'), positiveAt(spec.sensitivity, i, 'sensitivity'), 1, mode, spec.gridBits);
+    effectiveScale[i] = p.effectiveScale;
+    slack[i] = p.slack;
+  }
+  return { effectiveScale, slack };
 }
 
 /**

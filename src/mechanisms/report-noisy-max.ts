@@ -8,7 +8,7 @@ import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { fillExponential, fillLaplace, sampleExponential } from '../random/continuous.js';
 import type { Rng } from '../random/rng.js';
-import { checkEpsilon, checkFiniteArray, checkPositive } from '../validation.js';
+import { checkAlpha, checkEpsilon, checkFiniteArray, checkPositive } from '../validation.js';
 
 /** The noise added to every score before taking the argmax. */
 export type NoisyMaxNoise = 'exponential' | 'gumbel' | 'laplace';
@@ -174,7 +174,7 @@ export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensit
     sensitivity,
     scale,
     noiseHalfWidth: (alpha = 0.05) => {
-      if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
+      checkAlpha(alpha);
       return reportNoisyMaxAccuracy(noise, scale, n, Math.log(1 / alpha));
     },
   };

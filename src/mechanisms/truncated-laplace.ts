@@ -9,7 +9,7 @@ import { runRelease } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import type { IntSampler } from '../random/exact.js';
 import { addGridNoise, checkGridRange, DEFAULT_GRID_BITS, doubleToRational, gridExponent, gridSampler } from '../random/lattice.js';
-import { checkEpsilon, checkFinite, checkPositive } from '../validation.js';
+import { checkAlpha, checkEpsilon, checkFinite, checkPositive } from '../validation.js';
 import type { Neighbors } from '../accounting/accountant.js';
 
 export interface TruncatedLaplaceOptions extends ReleaseOptions {
@@ -208,7 +208,7 @@ export function truncatedLaplaceMechanism(value: number, eps: number, delta: num
       sensitivity,
       scale: plan ? plan.gridScale * plan.grid : p.lambda,
       noiseHalfWidth: (alpha = 0.05) => {
-        if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
+        checkAlpha(alpha);
         if (plan) {
           // P(|Y| > j) = 2 (r^(j+1) - r^(K+1)) / (1 + r - 2 r^(K+1)) <= alpha, smallest such j.
           const r = Math.exp(-1 / plan.gridScale);

@@ -45,6 +45,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import { discreteGaussianIntSigmaSampler, discreteGaussianSampler, discreteLaplaceSampler, type IntSampler } from './exact.js';
 import type { Rng } from './rng.js';
+import { checkSafeScale } from '../validation.js';
 
 /** Default number of grid points per noise scale: the grid spacing is about scale / 2^40. */
 export const DEFAULT_GRID_BITS = 40;
@@ -63,9 +64,7 @@ export function floorLog2(x: number): number {
 
 /** The grid exponent k = floor(log2(scale)) - bits (spacing 2^k). */
 export function gridExponent(scale: number, bits = DEFAULT_GRID_BITS): number {
-  if (typeof scale !== 'number' || !(scale >= 2 ** -900 && scale <= 2 ** 900)) {
-    throw new InvalidArgumentError('scale', 'must be a number in [2^-900, 2^900] for the safe lattice release', scale);
-  }
+  checkSafeScale(scale, 'scale');
   if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < 0 || bits > 50) throw new InvalidArgumentError('gridBits', 'must be an integer in [0, 50]', bits);
   return floorLog2(scale) - bits;
 }

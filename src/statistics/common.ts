@@ -266,10 +266,8 @@ export function clippedCrossDev(x1: ArrayLike<number>, x2: ArrayLike<number>, b1
   return s;
 }
 
-export function checkAlpha(alpha: unknown): number {
-  if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
-  return alpha;
-}
+/** The interval level check, shared from src/validation.ts. */
+export { checkAlpha } from '../validation.js';
 
 /**
  * Check-then-spend for a statistic: validates nothing (the caller did), checks the TOTAL cost of all

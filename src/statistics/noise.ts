@@ -5,11 +5,11 @@
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import { normalQuantile } from '../math/special.js';
-import { addGaussianNoise, addLaplaceNoise, effectiveNoiseScales } from '../mechanisms/noise.js';
+import { addGaussianNoise, addLaplaceNoise, planNoiseLayout, type NoiseLayout } from '../mechanisms/noise.js';
 import type { NoiseMode, Release } from '../release.js';
-import { planGaussianGrid, planLaplaceGrid } from '../random/lattice.js';
 import type { Rng } from '../random/rng.js';
-import { checkAlpha, type ParsedNoise } from './common.js';
+import type { ParsedNoise } from './common.js';
+import { checkAlpha, checkSafeScale } from '../validation.js';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from '../mechanisms/gaussian-calibration.js';
 
 export interface NoisePlan {
@@ -45,9 +45,7 @@ export function planNoise(p: ParsedNoise, l1: number, l2: number, argName = 'sen
   }
   const sc = plan.scale;
   if (!(sc > 0) || !Number.isFinite(sc)) throw new InvalidArgumentError(argName, `give a noise scale ${sc} (sensitivity ${sens}, eps ${p.eps}) that is not a finite number > 0`, sc);
-  if (p.noise === 'safe' && !(sc >= 2 ** -900 && sc <= 2 ** 900)) {
-    throw new InvalidArgumentError(argName, `give a noise scale ${sc} (sensitivity ${sens}, eps ${p.eps}) outside the safe lattice range [2^-900, 2^900]`, sc);
-  }
+  if (p.noise === 'safe') checkSafeScale(sc, argName, `give a noise scale ${sc} (sensitivity ${sens}, eps ${p.eps}) outside the safe lattice range [2^-900, 2^900]`);
   return plan;
 }
 
@@ -58,10 +56,15 @@ export function planNoise(p: ParsedNoise, l1: number, l2: number, argName = 'sen
  */
 export function checkPlanRange(plan: NoisePlan, dims: number, maxAbs: number, argName: string): void {
   if (plan.mode !== 'safe') return;
-  const grid = plan.kind === 'laplace' ? planLaplaceGrid(plan.scale, plan.sensitivity, dims) : planGaussianGrid(plan.scale, plan.sensitivity, dims);
-  if (!Number.isFinite(maxAbs) || !Number.isFinite(maxAbs * Math.pow(2, -grid.k))) {
-    throw new InvalidArgumentError(argName, `allow values of magnitude ${maxAbs}, too large relative to the noise scale ${plan.scale} for the safe lattice (|x| / 2^${grid.k} overflows)`, maxAbs);
+  const k = noiseLayout(plan, dims).gridExponent!;
+  if (!Number.isFinite(maxAbs) || !Number.isFinite(maxAbs * Math.pow(2, -k))) {
+    throw new InvalidArgumentError(argName, `allow values of magnitude ${maxAbs}, too large relative to the noise scale ${plan.scale} for the safe lattice (|x| / 2^${k} overflows)`, maxAbs);
   }
+}
+
+/** The noise plan of mechanisms/noise.ts (grid, scale applied, half-width slack) for `dims` values. */
+export function noiseLayout(plan: NoisePlan, dims: number): NoiseLayout {
+  return planNoiseLayout(plan.kind, plan.scale, plan.sensitivity, dims, plan.mode);
 }
 
 /**
@@ -87,14 +90,8 @@ export function gaussianSigmaFor(p: ParsedNoise, l2: number): { sigma: number; m
 export function applyNoise(values: ArrayLike<number>, plan: NoisePlan, rng: Rng): { out: Float64Array; scale: number; slack: number } {
   const spec = { scale: plan.scale, sensitivity: plan.sensitivity };
   const out = plan.kind === 'laplace' ? addLaplaceNoise(values, spec, rng, plan.mode) : addGaussianNoise(values, spec, rng, plan.mode);
-  const scale = effectiveNoiseScales(plan.kind, spec, values.length, plan.mode)[0]!;
-  let slack = 0;
-  if (plan.mode === 'exact') slack = 1;
-  else if (plan.mode === 'safe') {
-    const grid = plan.kind === 'laplace' ? planLaplaceGrid(plan.scale, plan.sensitivity, values.length) : planGaussianGrid(plan.scale, plan.sensitivity, values.length);
-    slack = 2 * Math.pow(2, grid.k);
-  }
-  return { out, scale, slack };
+  const layout = noiseLayout(plan, values.length);
+  return { out, scale: layout.effectiveScale, slack: layout.slack };
 }
 
 /** A scalar value + Laplace (scale = b) or Gaussian (scale = sigma) noise calibrated to `sensitivity`. */

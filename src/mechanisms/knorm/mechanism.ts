@@ -4,8 +4,7 @@
 import type { Neighbors } from '../../accounting/accountant.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { runRelease, type NoiseMode, type Release, type ReleaseOptions } from '../../release.js';
-import { DEFAULT_GRID_BITS, planLaplaceGrid } from '../../random/lattice.js';
-import { addLaplaceNoise, checkNoiseInputs, effectiveNoiseScales, type NoiseSpec } from '../noise.js';
+import { addLaplaceNoise, checkNoiseInputs, planNoiseLayout, type NoiseSpec } from '../noise.js';
 import { checkEpsilon, checkFiniteArray, checkPositive } from '../../validation.js';
 import { checkNormSpec, coordinateBounds, type KNormSpec } from './ball.js';
 import { checkRejectionFeasible, gammaQuantile, sampleKNormInto, type RejectionOptions, type RejectionStats } from './sample.js';
@@ -116,8 +115,9 @@ export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNor
   // l1 on the lattice: the effective (inflated) scale, plus an allowance for the grid: the value is
   // rounded by <= 2^(k-1) and a discrete Laplace |Y| on the grid is stochastically below |L| + 2^k
   // for L ~ Laplace(effective scale) (P(|Y| >= j) = 2 e^(-j/t)/(1 + e^(-1/t)) <= e^(-(j-1)/t)).
-  const scale = latticeL1 ? effectiveNoiseScales('laplace', spec, m, noise)[0]! : delta / eps;
-  const slack = noise === 'safe' ? 2 * Math.pow(2, planLaplaceGrid(spec.scale as number, delta, m, DEFAULT_GRID_BITS).k) : noise === 'exact' ? 1 : 0;
+  const layout = latticeL1 ? planNoiseLayout('laplace', spec.scale as number, delta, m, noise) : undefined;
+  const scale = layout ? layout.effectiveScale : delta / eps;
+  const slack = layout ? layout.slack : 0;
   const qRate = latticeL1 ? 1 / scale : rate;
   const release: KNormRelease = {
     value: out,

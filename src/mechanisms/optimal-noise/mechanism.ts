@@ -22,7 +22,7 @@ import type { Neighbors } from '../../accounting/accountant.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { runRelease, type Release, type ReleaseOptions } from '../../release.js';
 import type { Rng } from '../../random/rng.js';
-import { checkFinite } from '../../validation.js';
+import { checkAlpha, checkFinite } from '../../validation.js';
 import { OptimizedNoise } from './distribution.js';
 import { roundToLattice } from './lattice.js';
 
@@ -37,7 +37,7 @@ export interface OptimizedNoiseOptions extends ReleaseOptions {
 
 /** Smallest w with P(|X| <= w) >= 1 - alpha for a mixture of uniforms (bisection on the CDF). */
 export function noiseHalfWidth(noise: OptimizedNoise, alpha = 0.05): number {
-  if (!(alpha > 0 && alpha < 1)) throw new InvalidArgumentError('alpha', 'must be in (0, 1)', alpha);
+  checkAlpha(alpha);
   const e = noise.edges;
   let lo = 0;
   let hi = Math.max(-e[0]!, e[e.length - 1]!);

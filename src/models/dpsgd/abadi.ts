@@ -72,7 +72,7 @@ import { fillNormal } from '../../random/continuous.js';
 import { gridSampler, planGaussianGrid } from '../../random/lattice.js';
 import type { Rng } from '../../random/rng.js';
 import { runRelease, type Guarantee, type ReleaseOptions } from '../../release.js';
-import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkPositive } from '../../validation.js';
+import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkPositive, checkSafeScale } from '../../validation.js';
 import type { MatrixInput } from '../matrix.js';
 import { addClippedGradient, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorm2, type DpSgdLoss } from './common.js';
 
@@ -221,8 +221,10 @@ export class DpSgdClassifier {
     const noiseStd = sigma * this.clip;
     // Safe noise: the lattice needs sigma C in [2^-900, 2^900]; sigma >= 2^-800 keeps every clipped sum
     // (|G| <= n C < 2^53 C) representable on the grid 2^k ~ sigma C 2^-40, so the noise never fails on data.
-    if (noise === 'safe' && !(noiseStd >= 2 ** -900 && noiseStd <= 2 ** 900 && sigma >= 2 ** -800)) {
-      throw new InvalidArgumentError('sigma', `must be >= 2^-800 with sigma * clip in [2^-900, 2^900] for the safe lattice noise (sigma * clip = ${noiseStd})`, sigma);
+    if (noise === 'safe') {
+      const rule = `must be >= 2^-800 with sigma * clip in [2^-900, 2^900] for the safe lattice noise (sigma * clip = ${noiseStd})`;
+      checkSafeScale(noiseStd, 'sigma', rule, sigma);
+      if (!(sigma >= 2 ** -800)) throw new InvalidArgumentError('sigma', rule, sigma);
     }
     const { eps, order } = dpSgdEpsilon({ q, sigma, steps, delta, orders, conversion });
     this.privacy = { eps, delta, order, sigma, q, steps, noiseStd, conversion };

@@ -44,7 +44,7 @@ import { addLaplaceNoise } from '../../mechanisms/noise.js';
 import { fillLaplace } from '../../random/continuous.js';
 import { planLaplaceGrid } from '../../random/lattice.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../../release.js';
-import { checkEpsilon, checkInteger, checkOpenUnit, checkPositive } from '../../validation.js';
+import { checkEpsilon, checkInteger, checkOpenUnit, checkPositive, checkSafeScale } from '../../validation.js';
 import type { MatrixInput } from '../matrix.js';
 import { addClippedGradient, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorms, type DpSgdLoss } from './common.js';
 
@@ -184,9 +184,7 @@ export class LaplaceSgdDP {
       }
     }
     const lastScale = c * this.gamma[N - 1]! * this.theta[N - 1]!;
-    if (this.noiseMode === 'safe' && !(lastScale >= 2 ** -900 && lastScale <= 2 ** 900)) {
-      throw new InvalidArgumentError('learningRateScale', `gives a last-step noise scale ${lastScale} outside [2^-900, 2^900], the range of the safe lattice noise`, c);
-    }
+    if (this.noiseMode === 'safe') checkSafeScale(lastScale, 'learningRateScale', `gives a last-step noise scale ${lastScale} outside [2^-900, 2^900], the range of the safe lattice noise`, c);
     const gridInv = this.noiseMode === 'safe' ? Math.pow(2, -planLaplaceGrid(lastScale, this.privacy.eps * lastScale, d).k) : 1;
     const result = runRelease(options, { eps: this.privacy.eps, delta: 0, neighbors: 'bounded', mechanism: 'laplace-sgd', name: 'LaplaceSgdDP.fit' }, (rng) => {
       const norms = rowNorms(design.X, n, d, 1);

@@ -2,11 +2,11 @@
  * Shared pieces of the oracle-perturbation algorithms (OPDisc, RSPM, OPSamp): classification data
  * from user inputs, release options, and the asynchronous check-then-spend wrapper.
  */
-import type { PrivacyAccountant, SpendRequest } from '../../accounting/accountant.js';
+import type { SpendRequest } from '../../accounting/accountant.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import type { OracleResult, OracleStatus } from '../../optimize/oracles/types.js';
-import { resolveRng, type Rng } from '../../random/rng.js';
-import type { ReleaseOptions } from '../../release.js';
+import type { Rng } from '../../random/rng.js';
+import { runChecked, type ReleaseOptions } from '../../release.js';
 import { toRowMajor, type MatrixInput } from '../matrix.js';
 import type { ClassificationData } from '../../optimize/oracles/types.js';
 
@@ -45,62 +45,37 @@ export function checkPolicy(p: unknown): UncertifiedPolicy {
   return v;
 }
 
-/** The ledger entry of a release whose guarantee does not hold: the mechanism name says so. */
-function markedRequest(req: SpendRequest, what: 'uncertified' | 'failed'): SpendRequest {
-  return { ...req, mechanism: `${req.mechanism ?? req.name} (${what})` };
-}
-
 /** A release result that says whether its oracle certified optimality. */
 export interface CertifiedResult {
   certified: boolean;
 }
 
 /**
- * Asynchronous check-then-spend: budget checked before `compute` touches the data, charged after
- * it ran, ALSO when it failed. ALL argument validation must happen before this is called: every
- * error raised inside `compute` (uncertified oracle, solver or worker error, an oracle returning a
- * malformed w, ...) happens after the noise was drawn and the data touched, so it is charged.
+ * Check-then-spend of an oracle release, through the one runner {@link runChecked} (src/release.ts):
+ * budget checked before `compute` touches the data, charged after it ran, ALSO when it failed. ALL
+ * argument validation must happen before this is called: every error raised inside `compute`
+ * (uncertified oracle, solver or worker error, an oracle returning a malformed w, ...) happens after
+ * the noise was drawn and the data touched, so it is charged.
  *
  * Ledger: a certified release is recorded under `request.mechanism`; an uncertified one returned with
  * `certified: false` under '<mechanism> (uncertified)'; a failure (thrown error) under
  * '<mechanism> (failed)' (UncertifiedOracleError: '(uncertified)'). The charge is the same; the
  * mark records that the claimed guarantee does NOT hold for that entry (the privacy proofs assume
- * an exact oracle; failure events and their timing are not covered by them).
+ * an exact oracle; failure events and their timing are not covered by them). Works for a
+ * synchronous `compute` (OPSamp's sync entry) and an asynchronous one alike.
  */
-export async function runOracleRelease<T extends CertifiedResult>(opts: ReleaseOptions | undefined, request: SpendRequest, compute: (rng: Rng) => Promise<T>): Promise<T> {
-  const { rng, accountant, req } = prepare(opts, request);
-  accountant?.check(req);
-  let result: T;
-  try {
-    result = await compute(rng);
-  } catch (e) {
-    accountant?.spend(markedRequest(req, e instanceof UncertifiedOracleError ? 'uncertified' : 'failed'));
-    throw e;
-  }
-  accountant?.spend(result.certified ? req : markedRequest(req, 'uncertified'));
-  return result;
-}
-
-/** The synchronous twin of {@link runOracleRelease} (same charging and ledger marks). */
-export function runOracleReleaseSync<T extends CertifiedResult>(opts: ReleaseOptions | undefined, request: SpendRequest, compute: (rng: Rng) => T): T {
-  const { rng, accountant, req } = prepare(opts, request);
-  accountant?.check(req);
-  let result: T;
-  try {
-    result = compute(rng);
-  } catch (e) {
-    accountant?.spend(markedRequest(req, e instanceof UncertifiedOracleError ? 'uncertified' : 'failed'));
-    throw e;
-  }
-  accountant?.spend(result.certified ? req : markedRequest(req, 'uncertified'));
-  return result;
-}
-
-function prepare(opts: ReleaseOptions | undefined, request: SpendRequest): { rng: Rng; accountant: PrivacyAccountant | undefined; req: SpendRequest } {
-  if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
-  const rng = resolveRng(opts?.rng);
-  const accountant: PrivacyAccountant | undefined = opts?.accountant;
-  return { rng, accountant, req: { ...request, name: opts?.name ?? request.name } };
+export function runOracleRelease<T extends CertifiedResult | Promise<CertifiedResult>>(opts: ReleaseOptions | undefined, request: SpendRequest, compute: (rng: Rng) => T): T {
+  const { name, ...charge } = request;
+  return runChecked(
+    opts,
+    {
+      name,
+      charges: [charge],
+      failureMark: (e) => (e instanceof UncertifiedOracleError ? 'uncertified' : 'failed'),
+      resultMark: (r) => ((r as CertifiedResult).certified ? undefined : 'uncertified'),
+    },
+    compute,
+  );
 }
 
 /**

@@ -38,7 +38,7 @@ import { fillExponential } from '../../random/continuous.js';
 import type { Rng } from '../../random/rng.js';
 import type { Guarantee } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkOpenUnit, checkPositive } from '../../validation.js';
-import { checkPolicy, runOracleRelease, runOracleReleaseSync, UncertifiedOracleError, type OracleReleaseOptions } from './common.js';
+import { checkPolicy, runOracleRelease, UncertifiedOracleError, type OracleReleaseOptions } from './common.js';
 
 export interface OpSampInput {
   eps: number;
@@ -193,7 +193,7 @@ export function opSampSync(oracle: (sigma: Float64Array) => OracleResult, params
   const q = opSampParameters(params);
   const mode = checkNoiseMode(options.noise);
   const guarantee: Guarantee = { eps: params.eps, delta: params.delta, neighbors: 'bounded' };
-  return runOracleReleaseSync(options, { eps: params.eps, delta: params.delta, neighbors: 'bounded', mechanism: 'opsamp', name: 'opSamp' }, (rng) => {
+  return runOracleRelease(options, { eps: params.eps, delta: params.delta, neighbors: 'bounded', mechanism: 'opsamp', name: 'opSamp' }, (rng) => {
     const d = params.d;
     const sum = new Float64Array(d);
     const sigma = new Float64Array(d);

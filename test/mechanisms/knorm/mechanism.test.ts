@@ -76,10 +76,12 @@ describe('kNormMechanism', () => {
     // Budget checked first.
     const small = new PrivacyAccountant({ eps: 0.1 });
     expect(() => kNormMechanism([1], 1, { norm: 'l2', sensitivity: 1, accountant: small, rng })).toThrow(BudgetExceededError);
-    // A hopeless rejection sampler fails with InfeasibleError and spends nothing.
+    // A hopeless rejection sampler fails with InfeasibleError after the budget check: like every
+    // failure after the check it is charged (the one runner's rule), marked '(failed)'.
     const needle = { membership: (u: ArrayLike<number>) => Math.abs(u[0]!) + Math.abs(u[1]!) < 1e-12, box: [[-1, -1], [1, 1]] as [number[], number[]] };
     expect(() => kNormMechanism([1, 1], 0.5, { norm: needle, sensitivity: 1, accountant: acc, rng, maxProposals: 500 })).toThrow(InfeasibleError);
-    expect(acc.spent().eps).toBe(0);
+    expect(acc.spent().eps).toBe(0.5);
+    expect(acc.ledger()[0]!.mechanism).toBe('knorm-body (failed)');
   });
 
   it("l1 is floating-point safe by default: outputs on the grid 2^k, k = floor(log2(Delta/eps)) - 40, scale inflated for the rounding", () => {
