@@ -1,0 +1,136 @@
+/**
+ * Contribution bounding: how much one privacy unit (a student, a customer) can move a grouped
+ * aggregate, made finite by truncating each unit's rows BEFORE aggregation (Google's
+ * differential-privacy library: max_partitions_contributed / max_contributions_per_partition;
+ * Tumult Analytics: MaxGroupsPerID / MaxRowsPerGroupPerID; Wilson et al., "Differentially Private SQL
+ * with Bounded User Contribution", PoPETs 2020).
+ *
+ * Truncation. For every unit: keep at most `maxPartitions` = k of its groups (L0) and, in each kept
+ * group, at most `maxRows` = m of its rows (L-inf). The choice is uniformly random: groups are ranked
+ * by a keyed hash of (unit, group) and rows by a keyed hash of (unit, row index), SipHash-2-4 with a
+ * FRESH 128-bit key from the Rng on every run (src/random/siphash.ts); the lowest ranks are kept.
+ * Why keyed and fresh: the kept rows of a unit must depend only on that unit's own rows and on
+ * randomness independent of the data. Then on neighbours D, D' that differ in all rows of one unit u,
+ * the truncated data sets differ only in u's kept rows (for every fixed key; the other units' choices
+ * are identical), so a mechanism that is private for "one unit with at most k groups and m rows per
+ * group" is private for D, D'. A key derived from the data (e.g. from the table's size or content)
+ * would change every unit's choice when u is removed, and the sensitivity below would no longer bound
+ * the change; keeping the first rows in table order biases the kept rows. Hash ties (probability about
+ * 2^-53 per pair) fall back to the row index. Rows whose unit is null/undefined are dropped (policy:
+ * a row without a unit cannot be attributed, so it is not used; the caller may count them).
+ *
+ * Sensitivities under add/remove-one-unit neighbours, for a vector of per-group aggregates:
+ * - counts of rows: a unit adds at most m rows to each of at most k groups, so
+ *   L-inf = m, L1 = k m, L2 = sqrt(k m^2) = sqrt(k) m;
+ * - sums of rows clamped to [l, u]: each row adds a value of magnitude <= c = max(|l|, |u|):
+ *   L-inf = m c, L1 = k m c, L2 = sqrt(k) m c; centred sums (values minus (l + u)/2, as the mean uses)
+ *   have c = (u - l)/2, the clamp width over 2;
+ * - per-unit per-group TOTAL clamping to [L, U] (Google's and Tumult's per-partition sum bounding):
+ *   the unit's total in a group is clamped, so each of its k groups moves by at most
+ *   c = max(|L|, |U|): L-inf = c, L1 = k c, L2 = sqrt(k) c (no factor m).
+ * Replace-one-unit neighbours are a removal and an addition; charge them through the accountant's
+ * conversion (src/accounting/accountant.ts).
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { freshHashKey, keyedHash53, type HashKey } from '../random/siphash.js';
+import type { Rng } from '../random/rng.js';
+import { checkInteger } from '../validation.js';
+
+/** The public contribution bounds. */
+export interface ContributionBounds {
+  /** L0: the most groups one unit contributes to (an integer >= 1). */
+  maxPartitions: number;
+  /** L-inf: the most rows one unit contributes to one group (an integer >= 1). */
+  maxRows: number;
+}
+
+/** A unit or group identifier. null/undefined units are dropped; null groups are an error upstream. */
+export type Ident = string | number | boolean | bigint | null | undefined;
+
+/** Largest bound accepted (a sanity limit; the sensitivities grow with it). */
+export const MAX_BOUND = 1_000_000;
+
+export function checkContributionBounds(b: { maxPartitions?: unknown; maxRows?: unknown }): ContributionBounds {
+  return {
+    maxPartitions: checkInteger(b.maxPartitions, 'maxPartitions', 1, MAX_BOUND),
+    maxRows: checkInteger(b.maxRows, 'maxRows', 1, MAX_BOUND),
+  };
+}
+
+export interface Sensitivities {
+  l1: number;
+  l2: number;
+  linf: number;
+}
+
+/**
+ * Sensitivities of a vector of per-group aggregates where one row moves its group's aggregate by at
+ * most `perRow` (1 for counts, max(|l|, |u|) for clamped sums): see the file comment.
+ */
+export function rowSensitivities(b: ContributionBounds, perRow: number): Sensitivities {
+  const linf = b.maxRows * perRow;
+  return { linf, l1: b.maxPartitions * linf, l2: Math.sqrt(b.maxPartitions) * linf };
+}
+
+/** Sensitivities of per-group sums of per-unit totals clamped so that |total| <= perUnit: see the file comment. */
+export function unitTotalSensitivities(b: ContributionBounds, perUnit: number): Sensitivities {
+  return { linf: perUnit, l1: b.maxPartitions * perUnit, l2: Math.sqrt(b.maxPartitions) * perUnit };
+}
+
+function identPart(x: Ident): string {
+  return `${typeof x}:${String(x)}`;
+}
+
+/**
+ * Truncation with a given key (exported for tests and audits; real runs use {@link boundContributions},
+ * which draws a fresh key). Returns the indices of the kept rows, ascending. `groups` undefined means
+ * one group (then only the L-inf bound applies, with k = 1).
+ */
+export function boundContributionsWithKey(units: ArrayLike<Ident>, groups: ArrayLike<Ident> | undefined, bounds: ContributionBounds, key: HashKey): Uint32Array {
+  const n = units.length;
+  if (groups !== undefined && groups.length !== n) throw new InvalidArgumentError('groups', 'must have one entry per row (the length of units)', groups.length);
+  // unit -> group -> row indices
+  const byUnit = new Map<Ident, Map<Ident, number[]>>();
+  for (let i = 0; i < n; i++) {
+    const u = units[i];
+    if (u === null || u === undefined) continue;
+    const g = groups === undefined ? 0 : groups[i];
+    let gm = byUnit.get(u);
+    if (!gm) byUnit.set(u, (gm = new Map()));
+    let rows = gm.get(g);
+    if (!rows) gm.set(g, (rows = []));
+    rows.push(i);
+  }
+  const kept: number[] = [];
+  const { maxPartitions: k, maxRows: m } = bounds;
+  for (const [u, gm] of byUnit) {
+    const up = identPart(u);
+    let chosen: [Ident, number[]][] = [...gm];
+    if (chosen.length > k) {
+      const ranked = chosen.map((e) => ({ e, h: keyedHash53(key, ['g', up, identPart(e[0])]) }));
+      ranked.sort((a, b) => a.h - b.h || a.e[1][0]! - b.e[1][0]!);
+      chosen = ranked.slice(0, k).map((r) => r.e);
+    }
+    for (const [, rows] of chosen) {
+      if (rows.length <= m) {
+        for (const i of rows) kept.push(i);
+        continue;
+      }
+      const ranked = rows.map((i) => ({ i, h: keyedHash53(key, ['r', up, i]) }));
+      ranked.sort((a, b) => a.h - b.h || a.i - b.i);
+      for (let j = 0; j < m; j++) kept.push(ranked[j]!.i);
+    }
+  }
+  const out = Uint32Array.from(kept);
+  out.sort();
+  return out;
+}
+
+/**
+ * Bounds contributions (see the file comment) with a fresh 128-bit key from `rng`: the indices of the
+ * kept rows, ascending. Rows with a null/undefined unit are dropped.
+ */
+export function boundContributions(units: ArrayLike<Ident>, groups: ArrayLike<Ident> | undefined, bounds: ContributionBounds, rng: Rng): Uint32Array {
+  const b = checkContributionBounds(bounds);
+  return boundContributionsWithKey(units, groups, b, freshHashKey(rng));
+}
