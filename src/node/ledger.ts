@@ -1,17 +1,36 @@
 /**
- * The persistent, crash-safe and concurrency-safe budget ledger (issue 8, section 4).
+ * The persistent, crash-safe, concurrency-safe and tamper-evident budget ledger.
  *
  * Files, for a ledger at `path`:
- * - `path`: one JSON line per record, `{"body":{...},"hash":"<sha256 hex>"}`, where
- *   hash_k = SHA-256(hash_{k-1} + "\n" + JSON.stringify(body_k)) (a hash chain; hash_{-1} = "").
- *   Record 0 is the header (total budget, the neighbour relation it is a guarantee for, creation
- *   time, a random id); records 1.. are spends.
- * - `path.head`: the sequence number and hash of the last acknowledged record, replaced atomically
- *   (write to a temporary file, fsync, rename, fsync the directory). Without it, cutting whole
- *   records off the end would leave a valid-looking chain; with it, truncation is detected.
+ * - `path`: one JSON line per record, `{"body":{...},"hash":"<hex>"}`, where
+ *   hash_k = HMAC-SHA256(key, hash_{k-1} + "\n" + JSON.stringify(body_k)) (a keyed hash chain;
+ *   hash_{-1} = ""). Record 0 is the header (total budget, the neighbour relation it is a guarantee
+ *   for, creation time, a random id, and `key: { alg, id }`, the key's fingerprint); records 1.. are
+ *   spends. Ledgers of older versions (header v 1, no `key`) use hash_k = SHA-256(same input); they
+ *   are read and extended unkeyed as they are (accidents detected, deliberate edits not).
+ * - the key: 32 random bytes (node:crypto) as 64 hex digits, mode 0600, created with the ledger at
+ *   the `keyFile` option, else $DPKIT_LEDGER_KEY, else `path.key`. A key that other users may access
+ *   is refused; a keyed ledger without its key cannot be verified (refused). An unkeyed ledger with
+ *   `path.key` beside it was rewritten without its key (refused).
+ * - `path.head`: the sequence number and hash of the last acknowledged record, with a check keyed
+ *   like the chain, replaced atomically (write to a temporary file, fsync, rename, fsync the
+ *   directory). Without it, cutting whole records off the end would leave a valid-looking chain;
+ *   with it, truncation is detected.
  * - `path.lock`: the lock file (see lock.ts) held by the writing process.
  * Here `path` is the canonical path (symbolic links resolved, see `canonicalPath`), so that a
- * ledger reached through a symbolic link and through its target shares one lock and one head.
+ * ledger reached through a symbolic link and through its target shares one lock and one head; a
+ * symbolic link is followed only when the head is beside its target and no other head lies beside
+ * the link (a symbolic link swapped in for a ledger file, its old head left behind, is refused).
+ *
+ * Tamper evidence: without the key, no edit of a record survives (recomputing the chain needs the
+ * key). The anchor `<id>:<spends>:<hash_spends>` ({@link ledgerAnchor}), kept outside the ledger
+ * (every results.json records it), detects a rollback of both files to an older copy
+ * ({@link checkLedgerAnchor}). Not detected: a rewrite by someone holding the key, a rollback
+ * without an anchor, and a downgrade to an unkeyed ledger by someone who can also delete the key.
+ *
+ * File-system errors become a one-line {@link LedgerError} (`could not <step> (<CODE>: <meaning>)`,
+ * exit 4 in the CLI); temporary files are removed on failure, and an append that fails cuts its
+ * partial record off again.
  *
  * A spend is appended with one write(2), fsync'ed, and only then is the head advanced and the
  * result returned to the caller (the accountant's `sink` runs inside `spend()`, before the
@@ -42,7 +61,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { DpkitError, InvalidArgumentError, BudgetExceededError } from '../errors.js';
 import { PrivacyAccountant, type LedgerEntry, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
@@ -57,13 +76,16 @@ export class LedgerError extends DpkitError {
 
 interface HeaderBody {
   type: 'header';
-  v: 1;
+  /** 2 for keyed ledgers (HMAC chain), 1 for unkeyed ones written by older versions. */
+  v: 1 | 2;
   seq: 0;
   id: string;
   created: string;
   budget: PrivacyCost;
   /** The relation of the budget; absent in ledgers written before it existed (read as 'bounded'). */
   neighbors?: Neighbors;
+  /** The chain's key (v 2): the algorithm and the key's fingerprint; absent in unkeyed (older) ledgers. */
+  key?: { alg: 'hmac-sha256'; id: string };
 }
 
 interface SpendBody {
@@ -113,12 +135,167 @@ function replayEntry(e: LedgerEntry, rel: Neighbors): { entry: LedgerEntry; lega
   return null;
 }
 
-function chainHash(prev: string, body: Body): string {
-  return createHash('sha256').update(prev).update('\n').update(JSON.stringify(body)).digest('hex');
+/** SHA-256, or HMAC-SHA256 under the ledger's key (keyed ledgers). */
+function digest(key: Buffer | null) {
+  return key === null ? createHash('sha256') : createHmac('sha256', key);
 }
 
-function headCheck(seq: number, hash: string): string {
-  return createHash('sha256').update(`dpkit-ledger-head\n${seq}\n${hash}`).digest('hex');
+function chainHash(key: Buffer | null, prev: string, body: Body): string {
+  return digest(key).update(prev).update('\n').update(JSON.stringify(body)).digest('hex');
+}
+
+function headCheck(key: Buffer | null, seq: number, hash: string): string {
+  return digest(key).update(`dpkit-ledger-head\n${seq}\n${hash}`).digest('hex');
+}
+
+// ---------------------------------------------------------------------------------------------
+// File-system errors: one clean line, exit 4
+
+const ERRNO_TEXT: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EIO: 'input/output error',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  EISDIR: 'a directory is in the way',
+  ENOTDIR: 'a component of the path is not a directory',
+  EEXIST: 'a file is in the way',
+  ENOENT: 'no such file or directory',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'file name too long',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in the system',
+  EBUSY: 'resource busy',
+  EFBIG: 'file too large',
+};
+
+/**
+ * Runs `fn`; a file-system error (a Node error with an errno `code`) becomes a {@link LedgerError}
+ * with one line naming the ledger, what was being done and the error code (no raw errno text, no
+ * path of a temporary file). dpkit's own errors pass through unchanged.
+ */
+function fsGuard<T>(label: string, what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof DpkitError) throw e;
+    const code = (e as NodeJS.ErrnoException | null)?.code;
+    if (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)) {
+      throw new LedgerError(`ledger ${label}: could not ${what} (${code}: ${ERRNO_TEXT[code] ?? 'file-system error'})`);
+    }
+    throw e;
+  }
+}
+
+/** Removes `file` if present, ignoring every error (cleanup on a failure path). */
+function removeQuietly(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // Cleanup only: the original error is what the caller reports.
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The key
+
+/** The environment variable naming the key file, when not given as an option. */
+export const LEDGER_KEY_ENV = 'DPKIT_LEDGER_KEY';
+
+interface LedgerKey {
+  bytes: Buffer;
+  id: string;
+  file: string;
+}
+
+/** Where the key of the ledger `real` (canonical path) is: the option, the environment, or beside it. */
+function keyPathFor(real: string, keyFile: string | undefined): { file: string; explicit: boolean } {
+  if (keyFile !== undefined) return { file: path.resolve(keyFile), explicit: true };
+  const env = process.env[LEDGER_KEY_ENV];
+  if (env !== undefined && env !== '') return { file: path.resolve(env), explicit: true };
+  return { file: `${real}.key`, explicit: false };
+}
+
+/** The key's public fingerprint recorded in the header (says which key, reveals nothing of it). */
+function keyId(bytes: Buffer): string {
+  return createHash('sha256').update('dpkit-ledger-key-id\n').update(bytes).digest('hex').slice(0, 16);
+}
+
+/** Reads a key file (64 hex digits); null when absent. Refuses one that other users can access. */
+function readKey(file: string): LedgerKey | null {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  if (!st.isFile()) throw new LedgerError(`ledger key ${file} is not a regular file; refusing to use it`);
+  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
+    throw new LedgerError(`ledger key ${file} is accessible to other users (mode ${(st.mode & 0o777).toString(8)}); it must be private to its owner (chmod 600)`);
+  }
+  const text = fs.readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/.test(text)) throw new LedgerError(`ledger key ${file} is malformed (expected 64 hexadecimal digits); refusing to use it`);
+  const bytes = Buffer.from(text, 'hex');
+  return { bytes, id: keyId(bytes), file };
+}
+
+/** Creates a new key file: 32 random bytes (node:crypto) as 64 hex digits, mode 0600, fsync'ed. */
+function createKey(file: string): LedgerKey {
+  const bytes = randomBytes(32);
+  const fd = fs.openSync(file, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, `${bytes.toString('hex')}\n`);
+    fs.fsyncSync(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    removeQuietly(file);
+    throw e;
+  }
+  fs.closeSync(fd);
+  return { bytes, id: keyId(bytes), file };
+}
+
+/** The first record of a ledger file if it parses as a header (the key is needed before the chain is checked). */
+function peekHeader(buf: Buffer): Partial<HeaderBody> | null {
+  const nl = buf.indexOf(0x0a);
+  if (nl < 0) return null;
+  try {
+    const rec = JSON.parse(buf.subarray(0, nl).toString('utf8')) as { body?: unknown };
+    const b = rec.body as Partial<HeaderBody> | undefined;
+    return typeof b === 'object' && b !== null && b.type === 'header' ? b : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The key to verify (and extend) the ledger with, from its header: a keyed ledger needs its key
+ * file (with the fingerprint recorded in the header); an unkeyed ledger (older versions) is read with
+ * plain SHA-256, unless a key file lies beside it (then it was rewritten without its key: refused).
+ */
+function resolveKey(real: string, label: string, header: Partial<HeaderBody> | null, keyFile: string | undefined): { key: LedgerKey | null } {
+  // Not a header at all: the chain check reports the corruption at line 1.
+  if (header === null) return { key: null };
+  const where = keyPathFor(real, keyFile);
+  const key = readKey(where.file);
+  const hk = header.key as unknown;
+  if (hk !== undefined) {
+    const h = hk as { alg?: unknown; id?: unknown } | null;
+    if (typeof h !== 'object' || h === null || h.alg !== 'hmac-sha256' || typeof h.id !== 'string' || header.v !== 2) {
+      throw new LedgerError(`ledger ${label} is corrupt: its header has a malformed key description; refusing to use it`);
+    }
+    if (key === null) {
+      throw new LedgerError(`ledger ${label} is keyed, but its key file ${where.file} is missing; it cannot be verified without it (restore the key file, or name it with ${LEDGER_KEY_ENV})`);
+    }
+    if (key.id !== h.id) throw new LedgerError(`key file ${where.file} is not the key of ledger ${label} (fingerprint ${key.id}, the ledger's is ${h.id}); refusing to use it`);
+    return { key };
+  }
+  if (key !== null && !where.explicit) {
+    throw new LedgerError(`ledger ${label} has no key in its header, but the key file ${where.file} lies beside it: the ledger was rewritten without its key; refusing to use it`);
+  }
+  return { key: null };
 }
 
 /**
@@ -154,31 +331,63 @@ interface Parsed {
   beyondHead: number;
   /** Old unconverted spends converted on replay (see the module comment). */
   legacyConverted: number;
+  /** The chain hash of every complete record (index = sequence number). */
+  hashes: string[];
+  /** The key the chain is verified and extended with (null: an unkeyed ledger of an older version). */
+  key: LedgerKey | null;
+}
+
+/** True when `a` and `b` name the same existing file (after following symbolic links). */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const x = fs.statSync(a);
+    const y = fs.statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * The canonical path of a ledger file (symbolic links in the directory and the file itself resolved),
  * so that every name of one ledger shares one lock file and one head file.
+ *
+ * When the ledger's own name is a symbolic link, it is followed only to a ledger whose head file is
+ * beside the target, and only when no other head file lies beside the link: a head beside the link
+ * means the link replaced a ledger file that was there (its head was left behind), and following it
+ * would silently switch to another ledger.
  */
 function canonicalPath(file: string): string {
   const abs = path.resolve(file);
-  try {
-    return fs.realpathSync(abs);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
   let isLink = false;
   try {
     isLink = fs.lstatSync(abs).isSymbolicLink();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  if (isLink) throw new LedgerError(`ledger ${file} is a symbolic link to a missing file (${fs.readlinkSync(abs)}); refusing to use it`);
-  return path.join(fs.realpathSync(path.dirname(abs)), path.basename(abs));
+  let real: string;
+  try {
+    real = fs.realpathSync(abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    if (isLink) throw new LedgerError(`ledger ${file} is a symbolic link to a missing file (${fs.readlinkSync(abs)}); refusing to use it`);
+    return path.join(fs.realpathSync(path.dirname(abs)), path.basename(abs));
+  }
+  if (isLink) {
+    if (fs.existsSync(`${abs}.head`) && !sameFile(`${abs}.head`, `${real}.head`)) {
+      throw new LedgerError(
+        `ledger ${file} is a symbolic link to ${real}, but a different head file ${file}.head lies beside the link (the link may have replaced the ledger that head belongs to); refusing to follow it`,
+      );
+    }
+    if (!fs.existsSync(`${real}.head`)) {
+      throw new LedgerError(`ledger ${file} is a symbolic link to ${real}, which has no head file beside it (${real}.head); refusing to follow it`);
+    }
+  }
+  return real;
 }
 
-/** Reads `<file>.head` (`file` canonical); `label` is the name shown in messages. */
-function readHead(file: string, label: string = file): HeadInfo | null {
+/** Reads `<file>.head` (`file` canonical; its check keyed like the chain); `label` is the name shown in messages. */
+function readHead(file: string, label: string, key: Buffer | null): HeadInfo | null {
   let text: string;
   try {
     text = fs.readFileSync(`${file}.head`, 'utf8');
@@ -192,26 +401,32 @@ function readHead(file: string, label: string = file): HeadInfo | null {
   } catch {
     throw new LedgerError(`ledger head ${label}.head is corrupt (not valid JSON); refusing to use the ledger ${label}`);
   }
-  if (typeof v.seq !== 'number' || !Number.isInteger(v.seq) || v.seq < 0 || typeof v.hash !== 'string' || v.check !== headCheck(v.seq, v.hash)) {
+  if (typeof v.seq !== 'number' || !Number.isInteger(v.seq) || v.seq < 0 || typeof v.hash !== 'string' || v.check !== headCheck(key, v.seq, v.hash)) {
     throw new LedgerError(`ledger head ${label}.head is corrupt (checksum mismatch); refusing to use the ledger ${label}`);
   }
   return { seq: v.seq, hash: v.hash };
 }
 
-function writeHead(file: string, head: HeadInfo): void {
+/** Atomically replaces `<file>.head` (temporary file, fsync, rename, fsync the directory); the temporary file is removed on failure. */
+function writeHead(file: string, head: HeadInfo, key: Buffer | null): void {
   const tmp = `${file}.head.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = fs.openSync(tmp, 'w', 0o644);
   try {
-    fs.writeSync(fd, JSON.stringify({ seq: head.seq, hash: head.hash, check: headCheck(head.seq, head.hash) }));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    try {
+      fs.writeSync(fd, JSON.stringify({ seq: head.seq, hash: head.hash, check: headCheck(key, head.seq, head.hash) }));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, `${file}.head`);
+  } catch (e) {
+    removeQuietly(tmp);
+    throw e;
   }
-  fs.renameSync(tmp, `${file}.head`);
   fsyncDir(path.dirname(path.resolve(file)));
 }
 
-function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
+function parseLedger(file: string, buf: Buffer, head: HeadInfo | null, key: LedgerKey | null): Parsed {
   const text = buf.toString('utf8');
   const lastNl = text.lastIndexOf('\n');
   const complete = lastNl < 0 ? '' : text.slice(0, lastNl + 1);
@@ -224,6 +439,8 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
   let header: HeaderBody | undefined;
   const entries: LedgerEntry[] = [];
   let legacyConverted = 0;
+  const hashes: string[] = [];
+  const k = key === null ? null : key.bytes;
   for (let i = 0; i < lines.length; i++) {
     let rec: { body?: Body; hash?: unknown };
     try {
@@ -235,7 +452,7 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
     if (typeof body !== 'object' || body === null || typeof rec.hash !== 'string') {
       throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (not a valid record); refusing to use it`);
     }
-    if (chainHash(prev, body) !== rec.hash) {
+    if (chainHash(k, prev, body) !== rec.hash) {
       throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (checksum mismatch: the record or an earlier one was altered); refusing to use it`);
     }
     if (body.seq !== i) throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (sequence number ${String(body.seq)}, expected ${i})`);
@@ -259,6 +476,11 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
       entries.push(r.entry);
     }
     prev = rec.hash;
+    hashes.push(rec.hash);
+  }
+  if ((header!.key === undefined) !== (key === null)) {
+    // resolveKey decided from the same header; a mismatch means the first line changed under us.
+    throw new LedgerError(`ledger ${file} is corrupt: its header's key description does not match its chain; refusing to use it`);
   }
   const lastSeq = lines.length - 1;
   let beyondHead = 0;
@@ -273,8 +495,7 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
       );
     }
     // Verify the acknowledged record is where the head says it is.
-    const ackLine = JSON.parse(lines[head.seq]!) as { hash: string };
-    if (ackLine.hash !== head.hash) {
+    if (hashes[head.seq] !== head.hash) {
       throw new LedgerError(`ledger ${file} does not match its head ${file}.head (record ${head.seq} differs); refusing to use it`);
     }
     beyondHead = lastSeq - head.seq;
@@ -297,6 +518,8 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null): Parsed {
     tornBytes: Buffer.byteLength(tail, 'utf8'),
     beyondHead,
     legacyConverted,
+    hashes,
+    key,
   };
 }
 
@@ -312,6 +535,17 @@ export interface LedgerOpenOptions extends LockOptions {
   create?: boolean;
   /** Called with human-readable warnings (e.g. an interrupted write was discarded). */
   warn?: (message: string) => void;
+  /**
+   * The key file of the ledger's hash chain (default: the environment variable DPKIT_LEDGER_KEY, else
+   * `<ledger>.key` beside the ledger). Created with a new ledger when missing (mode 0600).
+   */
+  keyFile?: string;
+}
+
+/** Options of {@link readLedger}. */
+export interface LedgerReadOptions {
+  /** The key file (default as in {@link LedgerOpenOptions.keyFile}). */
+  keyFile?: string;
 }
 
 /** A summary of a ledger for display. */
@@ -330,6 +564,18 @@ export interface LedgerSummary {
   legacyConverted: number;
   /** True when a torn (never acknowledged) last write is present; it will be discarded by the next writer. */
   interruptedWrite: boolean;
+  /**
+   * True when the hash chain is keyed (HMAC-SHA256 under the key file); false for a ledger written
+   * by an older version, whose plain SHA-256 chain detects accidents but not deliberate edits.
+   */
+  keyed: boolean;
+  /** The key file the chain was verified with (null when unkeyed). */
+  keyFile: string | null;
+  /**
+   * The anchor of the ledger's current state, `<id>:<spends>:<chain head>`: keep a copy outside the
+   * ledger (every results.json records it) and {@link checkLedgerAnchor} detects a later rollback.
+   */
+  anchor: string;
 }
 
 /** Refuses to use a ledger with a relation other than the one requested (when one is). */
@@ -341,18 +587,59 @@ export function checkRelation(file: string, recorded: Neighbors, requested: Neig
   }
 }
 
+/** Reads, key-resolves and verifies the ledger at canonical path `real` (head included). */
+function loadVerified(file: string, real: string, keyFile: string | undefined): { parsed: Parsed; size: number } {
+  const buf = fs.readFileSync(real);
+  const { key } = resolveKey(real, file, peekHeader(buf), keyFile);
+  return { parsed: parseLedger(file, buf, readHead(real, file, key === null ? null : key.bytes), key), size: buf.length };
+}
+
 /**
  * Read and verify a ledger without locking or changing it (for `dpkit ledger`).
- * Throws {@link LedgerError} when it is corrupt or truncated.
+ * Throws {@link LedgerError} when it is corrupt or truncated, or on any file-system error.
  */
-export function readLedger(file: string): LedgerSummary {
-  if (!fs.existsSync(file)) {
-    if (fs.existsSync(`${file}.head`)) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
-    throw new LedgerError(`ledger ${file} does not exist`);
-  }
-  const real = canonicalPath(file);
-  const p = parseLedger(file, fs.readFileSync(real), readHead(real, file));
-  return summarize(file, p);
+export function readLedger(file: string, opts: LedgerReadOptions = {}): LedgerSummary {
+  return fsGuard(file, 'read the ledger', () => {
+    if (!fs.existsSync(file)) {
+      if (fs.existsSync(`${file}.head`)) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
+      throw new LedgerError(`ledger ${file} does not exist`);
+    }
+    const real = canonicalPath(file);
+    return summarize(file, loadVerified(file, real, opts.keyFile).parsed);
+  });
+}
+
+/** The anchor of a ledger's state (see {@link LedgerSummary.anchor}), to be kept outside the ledger. */
+export function ledgerAnchor(s: LedgerSummary): string {
+  return s.anchor;
+}
+
+const ANCHOR_RE = /^([^:\s]{1,64}):(0|[1-9][0-9]{0,15}):([0-9a-f]{64})$/;
+
+/**
+ * Verifies the ledger (as {@link readLedger}) and that its history extends the anchored state:
+ * record number `<spends>` exists and has the anchored chain hash. A ledger rolled back to an older
+ * copy (fewer records, or other records in their place) is refused with {@link LedgerError}; a
+ * malformed anchor is an {@link InvalidArgumentError}. Returns the summary.
+ */
+export function checkLedgerAnchor(file: string, anchor: string, opts: LedgerReadOptions = {}): LedgerSummary {
+  const m = typeof anchor === 'string' ? ANCHOR_RE.exec(anchor.trim()) : null;
+  if (m === null) throw new InvalidArgumentError('anchor', 'must be a ledger anchor <id>:<spends>:<chain head> (the ledger id, an integer, 64 hex digits), as printed in results.json');
+  const [, id, seqText, hash] = m as unknown as [string, string, string, string];
+  const seq = Number(seqText);
+  return fsGuard(file, 'read the ledger', () => {
+    if (!fs.existsSync(file)) throw new LedgerError(`ledger ${file} does not exist`);
+    const real = canonicalPath(file);
+    const { parsed } = loadVerified(file, real, opts.keyFile);
+    if (parsed.header.id !== id) throw new LedgerError(`ledger ${file} is not the anchored ledger (its id is ${parsed.header.id}, the anchor's ${id}); refusing it`);
+    if (parsed.lastSeq < seq) {
+      throw new LedgerError(`ledger ${file} records ${parsed.lastSeq} spend(s) but the anchor records ${seq}: it was rolled back to an older copy; refusing it`);
+    }
+    if (parsed.hashes[seq] !== hash) {
+      throw new LedgerError(`ledger ${file} does not contain the anchored history (record ${seq} differs from the anchor): it was rolled back or rewritten; refusing it`);
+    }
+    return summarize(file, parsed);
+  });
 }
 
 function summarize(file: string, p: Parsed): LedgerSummary {
@@ -374,6 +661,9 @@ function summarize(file: string, p: Parsed): LedgerSummary {
     entries: p.entries.slice(),
     legacyConverted: p.legacyConverted,
     interruptedWrite: p.tornBytes > 0,
+    keyed: p.key !== null,
+    keyFile: p.key === null ? null : p.key.file,
+    anchor: `${p.header.id}:${p.lastSeq}:${p.lastHash}`,
   };
 }
 
@@ -399,7 +689,10 @@ export class FileLedger {
     this.size = size;
   }
 
-  /** Open (and, with a budget, create) the ledger at `file`, taking its lock. */
+  /**
+   * Open (and, with a budget, create) the ledger at `file`, taking its lock. Every file-system error
+   * is reported as a one-line {@link LedgerError}.
+   */
   static open(file: string, opts: LedgerOpenOptions = {}): FileLedger {
     if (typeof file !== 'string' || file === '') throw new InvalidArgumentError('ledger', 'must be a file path', file);
     let budget: PrivacyCost | undefined;
@@ -411,50 +704,72 @@ export class FileLedger {
     }
     const create = opts.create ?? budget !== undefined;
     if (opts.neighbors !== undefined && !isRelation(opts.neighbors)) throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", opts.neighbors);
-    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    // One lock (and head) per ledger, whatever symbolic links lead to it.
-    const real = canonicalPath(file);
-    const lock = FileLock.acquire(`${real}.lock`, opts);
-    try {
-      const exists = fs.existsSync(real);
-      const head = readHead(real, file);
-      if (!exists) {
-        if (head !== null) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
-        if (!create || budget === undefined) throw new LedgerError(`ledger ${file} does not exist (give a budget to create it)`);
-        FileLedger.create(real, budget, opts.neighbors ?? 'bounded');
-      }
-      const buf = fs.readFileSync(real);
-      const parsed = parseLedger(file, buf, readHead(real, file));
-      if (budget !== undefined) {
-        const b = parsed.header.budget;
-        if (Math.abs(b.eps - budget.eps) > SLACK * b.eps || Math.abs(b.delta - budget.delta) > SLACK * Math.max(b.delta, 1e-300)) {
-          throw new LedgerError(
-            `ledger ${file} was created with a total budget of eps=${b.eps}, delta=${b.delta}, but eps=${budget.eps}, delta=${budget.delta} was requested; a ledger's budget cannot be changed`,
+    if (opts.keyFile !== undefined && (typeof opts.keyFile !== 'string' || opts.keyFile === '')) throw new InvalidArgumentError('keyFile', 'must be a file path', opts.keyFile);
+    return fsGuard(file, 'open the ledger', () => {
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      // One lock (and head) per ledger, whatever symbolic links lead to it.
+      const real = canonicalPath(file);
+      const lock = FileLock.acquire(`${real}.lock`, opts);
+      try {
+        if (!fs.existsSync(real)) {
+          if (fs.existsSync(`${real}.head`)) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
+          if (!create || budget === undefined) throw new LedgerError(`ledger ${file} does not exist (give a budget to create it)`);
+          FileLedger.create(real, budget, opts.neighbors ?? 'bounded', keyPathFor(real, opts.keyFile).file);
+        }
+        const { parsed, size } = loadVerified(file, real, opts.keyFile);
+        if (budget !== undefined) {
+          const b = parsed.header.budget;
+          if (Math.abs(b.eps - budget.eps) > SLACK * b.eps || Math.abs(b.delta - budget.delta) > SLACK * Math.max(b.delta, 1e-300)) {
+            throw new LedgerError(
+              `ledger ${file} was created with a total budget of eps=${b.eps}, delta=${b.delta}, but eps=${budget.eps}, delta=${budget.delta} was requested; a ledger's budget cannot be changed`,
+            );
+          }
+        }
+        checkRelation(file, relationOf(parsed.header), opts.neighbors);
+        if (parsed.key === null) {
+          opts.warn?.(
+            `ledger ${file} has no key (written by an older dpkit): its hash chain detects accidental damage but not deliberate edits; keep its anchor (${summarize(file, parsed).anchor}) or start a new, keyed ledger`,
           );
         }
+        const ledger = new FileLedger(file, real, lock, parsed, size);
+        ledger.recover(opts.warn);
+        return ledger;
+      } catch (e) {
+        lock.release();
+        throw e;
       }
-      checkRelation(file, relationOf(parsed.header), opts.neighbors);
-      const ledger = new FileLedger(file, real, lock, parsed, buf.length);
-      ledger.recover(opts.warn);
-      return ledger;
-    } catch (e) {
-      lock.release();
-      throw e;
-    }
+    });
   }
 
-  private static create(file: string, budget: PrivacyCost, neighbors: Neighbors): void {
-    const body: HeaderBody = { type: 'header', v: 1, seq: 0, id: randomBytes(8).toString('hex'), created: new Date().toISOString(), budget, neighbors };
-    const hash = chainHash('', body);
-    const fd = fs.openSync(file, 'wx', 0o644);
+  /**
+   * Creates a new ledger at `file` (canonical): the key file when missing (mode 0600), the header
+   * record, then the head. On failure everything this call created is removed again.
+   */
+  private static create(file: string, budget: PrivacyCost, neighbors: Neighbors, keyFile: string): void {
+    const made: string[] = [];
     try {
-      fs.writeSync(fd, `${JSON.stringify({ body, hash })}\n`);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      let key = readKey(keyFile);
+      if (key === null) {
+        key = createKey(keyFile);
+        made.push(keyFile);
+        fsyncDir(path.dirname(keyFile));
+      }
+      const body: HeaderBody = { type: 'header', v: 2, seq: 0, id: randomBytes(8).toString('hex'), created: new Date().toISOString(), budget, neighbors, key: { alg: 'hmac-sha256', id: key.id } };
+      const hash = chainHash(key.bytes, '', body);
+      const fd = fs.openSync(file, 'wx', 0o644);
+      made.push(file);
+      try {
+        fs.writeSync(fd, `${JSON.stringify({ body, hash })}\n`);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fsyncDir(path.dirname(path.resolve(file)));
+      writeHead(file, { seq: 0, hash }, key.bytes);
+    } catch (e) {
+      for (const f of made.reverse()) removeQuietly(f);
+      throw e;
     }
-    fsyncDir(path.dirname(path.resolve(file)));
-    writeHead(file, { seq: 0, hash });
   }
 
   /** Repair the two benign crash states (see the module comment). Requires the lock. */
@@ -473,9 +788,13 @@ export class FileLedger {
       warn?.(`ledger ${this.path}: discarded an interrupted write (${p.goodBytes} bytes kept); its result was never shown`);
     }
     if (p.beyondHead > 0) {
-      writeHead(this.real, { seq: p.lastSeq, hash: p.lastHash });
+      writeHead(this.real, { seq: p.lastSeq, hash: p.lastHash }, this.keyBytes());
       p.beyondHead = 0;
     }
+  }
+
+  private keyBytes(): Buffer | null {
+    return this.parsed.key === null ? null : this.parsed.key.bytes;
   }
 
   /** The neighbour relation of the budget. */
@@ -504,9 +823,14 @@ export class FileLedger {
   /**
    * Durably append a spend: verifies that the lock is still ours and that the file is unchanged
    * since we read it, checks the budget against the file, writes one line, fsyncs, then advances
-   * the head. Throws {@link BudgetExceededError} (nothing written) when the spend does not fit.
+   * the head. Throws {@link BudgetExceededError} (nothing written) when the spend does not fit, and
+   * a one-line {@link LedgerError} on a file-system error (the partial record is cut off again).
    */
   append(entry: LedgerEntry): void {
+    fsGuard(this.path, 'record the spend', () => this.appendUnguarded(entry));
+  }
+
+  private appendUnguarded(entry: LedgerEntry): void {
     const lock = this.lock;
     if (lock === null) throw new LedgerError(`ledger ${this.path} is closed`);
     if (!lock.stillHeld()) throw new LedgerError(`lost the lock on ledger ${this.path} (the lock file was removed or taken); refusing to record`);
@@ -524,13 +848,24 @@ export class FileLedger {
     if (entry.claimed !== undefined) clean.claimed = { eps: entry.claimed.eps, delta: entry.claimed.delta, neighbors: entry.claimed.neighbors };
     if (replayEntry(clean, rel) === null) throw new InvalidArgumentError('claimed', `of the spend "${entry.name}" must be a guarantee for the other relation than the ledger's '${rel}'`, entry.claimed);
     const body: SpendBody = { type: 'spend', seq, entry: clean };
-    const hash = chainHash(this.parsed.lastHash, body);
+    const hash = chainHash(this.keyBytes(), this.parsed.lastHash, body);
     const line = Buffer.from(`${JSON.stringify({ body, hash })}\n`, 'utf8');
     const fd = fs.openSync(this.real, 'a');
     try {
       let off = 0;
       while (off < line.length) off += fs.writeSync(fd, line, off, line.length - off);
       fs.fsyncSync(fd);
+    } catch (e) {
+      // Not acknowledged: cut the (partial or unsynced) record off again, so the ledger stays as it
+      // was. If even that fails, the next writer discards a torn record, or counts a complete one
+      // beyond the head as spent (conservative; see the module comment).
+      try {
+        fs.ftruncateSync(fd, this.size);
+        fs.fsyncSync(fd);
+      } catch {
+        // Reported below: the original error.
+      }
+      throw e;
     } finally {
       fs.closeSync(fd);
     }
@@ -539,7 +874,8 @@ export class FileLedger {
     this.parsed.lastSeq = seq;
     this.parsed.lastHash = hash;
     this.parsed.goodBytes += line.length;
-    writeHead(this.real, { seq, hash });
+    this.parsed.hashes.push(hash);
+    writeHead(this.real, { seq, hash }, this.keyBytes());
   }
 
   /**
@@ -552,7 +888,8 @@ export class FileLedger {
 
   /** Release the lock. The ledger cannot be written afterwards. */
   close(): void {
-    this.lock?.release();
+    const lock = this.lock;
     this.lock = null;
+    if (lock !== null) fsGuard(this.path, 'release its lock', () => lock.release());
   }
 }

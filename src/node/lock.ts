@@ -24,6 +24,8 @@
  * `<lock>.break.<m>` (recursively). A breaker killed mid-break can leave a `<lock>.break.<n>` for a
  * lock that no longer exists; nothing reads it again (it is inert).
  *
+ * On a failure (e.g. ENOSPC) the temporary file, or an incomplete O_EXCL lock file, is removed again.
+ *
  * Waiting is synchronous (Atomics.wait), because the ledger sink runs inside the synchronous
  * `PrivacyAccountant.spend`.
  */
@@ -147,6 +149,15 @@ function rmIfPresent(path: string): void {
   }
 }
 
+/** Removes `path` ignoring every error (cleanup on a failure path; the original error is reported). */
+function rmQuietly(path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch {
+    // Cleanup only.
+  }
+}
+
 /**
  * Atomically creates `path` holding `info` (complete or absent, never partial): write + fsync a
  * private temporary file, then link(2) it to `path`. False when `path` exists.
@@ -158,9 +169,12 @@ function tryCreate(path: string, info: LockInfo): boolean {
   try {
     fs.writeSync(fd, text);
     fs.fsyncSync(fd);
-  } finally {
+  } catch (e) {
     fs.closeSync(fd);
+    rmQuietly(tmp);
+    throw e;
   }
+  fs.closeSync(fd);
   try {
     fs.linkSync(tmp, path);
     return true;
@@ -183,9 +197,13 @@ function tryCreate(path: string, info: LockInfo): boolean {
   try {
     fs.writeSync(xfd, text);
     fs.fsyncSync(xfd);
-  } finally {
+  } catch (e) {
+    // Never leave a lock file that we could not complete (it would read as unreadable forever).
     fs.closeSync(xfd);
+    rmQuietly(path);
+    throw e;
   }
+  fs.closeSync(xfd);
   return true;
 }
 
