@@ -100,7 +100,7 @@ function assumptions(a: Analysis, neighbors: Neighbors, dataDescription: string)
     dpkit: dpkitVersion(),
     neighbors,
     neighborRelation: REL_TEXT[neighbors],
-    source: 'sql' in a.data ? { sql: a.data.sql } : { path: dataDescription, ...(a.data.format ? { format: a.data.format } : {}) },
+    source: 'sql' in a.data ? { sql: a.data.sql } : 'engine' in a.data ? { engine: a.data.engine, url: a.data.url, database: a.data.database ?? 'default', table: a.data.table } : { path: dataDescription, ...(a.data.format ? { format: a.data.format } : {}) },
     schema: a.schema.file,
     columns,
     plan: a.releases.map(({ line: _line, ...r }) => r),
@@ -189,6 +189,9 @@ interface ExecOptions {
 function debugOriginal(io: CliIO, debug: boolean | undefined, e: unknown): void {
   if (!debug) return;
   io.err(`dpkit: debug: original error (stderr only, never written to a file): ${e instanceof Error ? e.message : String(e)}`);
+  // The engine's own message, kept out of the error's message (and out of JSON) by the engine.
+  const detail = (e as { debugDetail?: unknown } | null)?.debugDetail;
+  if (typeof detail === 'string') io.err(`dpkit: debug: engine message: ${detail}`);
   if (e instanceof Error && e.stack) io.err(e.stack);
 }
 
@@ -212,7 +215,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   if (o.ledger) a.ledger = path.resolve(o.ledger);
   if (o.out) a.outDir = path.resolve(o.out);
   validatePlanNoise(a);
-  const dataDescription = o.dataDescription ?? ('path' in a.data ? path.relative(process.cwd(), a.data.path) || a.data.path : 'SQL query');
+  const dataDescription = o.dataDescription ?? ('path' in a.data ? path.relative(process.cwd(), a.data.path) || a.data.path : 'engine' in a.data ? `ClickHouse ${a.data.url} table ${a.data.database ?? 'default'}.${a.data.table}` : 'SQL query');
   const rel = (p: string) => {
     const r = path.relative(process.cwd(), p);
     return r === '' || r.startsWith('..') ? p : r;
@@ -272,6 +275,8 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       for (const c of planColumns(a)) {
         if (!have.has(c)) throw new InvalidArgumentError(`column "${c}"`, 'is declared in the schema but is not a column of the data (is the header row missing or different?)');
       }
+      // A column the schema declares numeric must have a type the engine can read as a number.
+      await engine.requireColumns([], planColumns(a).filter((c) => a.schema.columns.get(c)?.type === 'numeric'));
       await executePlan(
         a,
         engine,
@@ -377,13 +382,25 @@ interface DescribeOptions {
   alpha: number;
   format?: 'csv' | 'parquet' | 'json';
   debug?: boolean;
+  clickhouse?: string;
+  table?: string;
+  database?: string;
 }
 
 /** Budget split of `describe`, per column (shares of that column's eps). */
 export const DESCRIBE_SPLIT = { count: 0.1, mean: 0.2, sd: 0.2, quartiles: 0.3, histogram: 0.2 } as const;
 
-async function describe(data: string, o: DescribeOptions, io: CliIO): Promise<number> {
-  const spec: DataSourceSpec = o.format ? { path: data, format: o.format } : { path: data };
+async function describe(dataArg: string | undefined, o: DescribeOptions, io: CliIO): Promise<number> {
+  if ((dataArg === undefined) === (o.clickhouse === undefined)) throw new InvalidArgumentError('describe', 'needs exactly one data source: a file argument, or --clickhouse URL with --table');
+  if (o.clickhouse !== undefined && o.table === undefined) throw new InvalidArgumentError('--table', 'is required with --clickhouse');
+  if (o.clickhouse === undefined && (o.table !== undefined || o.database !== undefined)) throw new InvalidArgumentError('--table/--database', 'need --clickhouse');
+  const spec: DataSourceSpec =
+    o.clickhouse !== undefined
+      ? { engine: 'clickhouse', url: o.clickhouse, table: o.table!, ...(o.database !== undefined ? { database: o.database } : {}) }
+      : o.format
+        ? { path: dataArg!, format: o.format }
+        : { path: dataArg! };
+  const data = o.clickhouse !== undefined ? `ClickHouse ${o.clickhouse} table ${o.database ?? 'default'}.${o.table}` : dataArg!;
   sourceSql(spec);
   const schema: DataSchema = o.schema ? loadSchema(o.schema) : { file: '(no schema)', columns: new Map() };
   const warnings: string[] = [];
@@ -461,8 +478,8 @@ async function describe(data: string, o: DescribeOptions, io: CliIO): Promise<nu
   const total = planCost(releases, 'bounded');
   const a: Analysis = {
     file: '(describe)',
-    title: `Private description of ${path.basename(data)}`,
-    data: { path: path.resolve(data), ...(o.format ? { format: o.format } : {}) },
+    title: `Private description of ${'engine' in spec ? spec.table : path.basename(data)}`,
+    data: 'engine' in spec ? spec : { path: path.resolve(data), ...(o.format ? { format: o.format } : {}) },
     schema,
     budget: parseBudget(o.budget, o.ledger, { eps: total.eps, delta: total.delta }),
     ledger: path.resolve(o.ledger),
@@ -587,7 +604,7 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
   program
     .command('describe')
     .description('Private count, mean, sd, quartiles and histogram of every numeric column, and a frequency table of every categorical column.')
-    .argument('<data>', 'CSV, Parquet or JSON file')
+    .argument('[data]', 'CSV, Parquet or JSON file (or --clickhouse URL --table T)')
     .requiredOption('--eps <eps>', 'total epsilon of the description (split over columns and statistics)', num('--eps', 'positive'))
     .option('--delta <delta>', 'total delta; when given, Gaussian (analytic) noise replaces Laplace', num('--delta', 'unit'))
     .option('--schema <schema.yaml>', 'public bounds, levels and missing-value policies of the columns')
@@ -598,8 +615,11 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .option('--out <dir>', 'output directory for results.json and report.html', 'out')
     .option('--alpha <alpha>', 'intervals at level 1 - alpha', num('--alpha', 'unit'), 0.05)
     .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'parquet', 'json']))
-    .addHelpText('after', '\nExample: dpkit describe data/adult.csv --eps 1 --schema examples/adult.schema.yaml --budget 10')
-    .action(async (data: string, opts: DescribeOptions) => {
+    .option('--clickhouse <url>', 'read a ClickHouse table through this HTTP URL instead of a file (user/password from DPKIT_CLICKHOUSE_USER/DPKIT_CLICKHOUSE_PASSWORD)')
+    .option('--table <table>', 'the ClickHouse table (usually a Distributed table), with --clickhouse')
+    .option('--database <database>', 'the ClickHouse database (default: default), with --clickhouse')
+    .addHelpText('after', '\nExample: dpkit describe data/adult.csv --eps 1 --schema examples/adult.schema.yaml --budget 10\n         dpkit describe --clickhouse http://127.0.0.1:8123 --table events --eps 1 --schema events.schema.yaml')
+    .action(async (data: string | undefined, opts: DescribeOptions) => {
       setCode(await describe(data, { ...opts, debug: Boolean(program.opts().debug) }, io));
     });
 
