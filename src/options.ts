@@ -139,3 +139,16 @@ export const STAT_BASE_RULES = { ...RELEASE_OPTION_RULES, eps: true, neighbors: 
 
 /** Rules shared by the noise-adding statistics (enum values are validated by their option parser). */
 export const NOISY_STAT_RULES = { ...STAT_BASE_RULES, mechanism: true, delta: true, typeDP: true, noise: true } as const satisfies Record<string, OptionRule>;
+
+/** Rules of the vector mechanisms' common options (values validated by `parseVectorArgs`). */
+export const VECTOR_MECHANISM_RULES = { ...RELEASE_OPTION_RULES, allocProportions: true, noise: true, neighbors: true, details: 'boolean' } as const satisfies Record<string, OptionRule>;
+
+/** {@link checkOptions} under a second name, for modules that already have a local `checkOptions`. */
+export const checkOptionKeys = checkOptions;
+
+/** The entries of `opts` whose keys are in `keys` and whose values are defined (to pass options on). */
+export function pickOptions<T extends object, K extends keyof T>(opts: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) if (opts[k] !== undefined) out[k] = opts[k];
+  return out;
+}

@@ -18,6 +18,7 @@
  * - a replace-one guarantee says nothing about add/remove-one neighbours (the data set size itself
  *   may leak), so an 'unbounded' accountant refuses such a release with an InvalidArgumentError.
  */
+import { checkOptions, optionSpec } from '../options.js';
 import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
 import { checkDelta, checkEpsilon, checkNonNegative } from '../validation.js';
 
@@ -57,6 +58,8 @@ export interface AccountantOptions {
   neighbors?: Neighbors;
 }
 
+const ACCOUNTANT_OPTIONS = optionSpec<AccountantOptions>({ sink: 'function', history: true, neighbors: true });
+
 /** Relative slack for floating-point sums of budgets (0.1 * 10 must fit a budget of 1). */
 const SLACK = 1e-12;
 
@@ -70,6 +73,8 @@ export class PrivacyAccountant {
   private spentDelta = 0;
 
   constructor(budget: { eps: number; delta?: number }, opts: AccountantOptions = {}) {
+    checkOptions('PrivacyAccountant budget', budget, { eps: true, delta: true }, true);
+    checkOptions('PrivacyAccountant', opts, ACCOUNTANT_OPTIONS);
     if (typeof budget !== 'object' || budget === null) throw new InvalidArgumentError('budget', 'must be an object { eps, delta? }', budget);
     const eps = checkEpsilon(budget.eps, 'budget.eps');
     const delta = budget.delta === undefined ? 0 : checkDelta(budget.delta, 'budget.delta', { allowZero: true });

@@ -12,6 +12,7 @@
  * - {@link advancedCompositionPerStep}, {@link optimalCompositionPerStep}: split a total budget over k releases.
  * - {@link spendParallel}: charge an accountant once for releases on disjoint parts.
  */
+import { checkOptions } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { logGamma } from '../math/special.js';
 import { checkEpsilon, checkInteger, checkNonNegative } from '../validation.js';
@@ -48,6 +49,7 @@ export function sequentialComposition(costs: readonly PrivacyCost[]): PrivacyCos
  * pass `{ recordMayMove: true }` to get the sum of the two largest costs instead.
  */
 export function parallelComposition(costs: readonly PrivacyCost[], options: { recordMayMove?: boolean } = {}): PrivacyCost {
+  checkOptions('parallelComposition', options, { recordMayMove: 'boolean' });
   checkCosts(costs, 'costs');
   if (!options.recordMayMove) {
     let eps = 0;
@@ -226,6 +228,7 @@ export function spendParallel(
   costs: readonly PrivacyCost[],
   options: { neighbors?: Neighbors; recordMayMove?: boolean; mechanism?: string } = {},
 ): LedgerEntry {
+  checkOptions('spendParallel', options, { neighbors: true, recordMayMove: 'boolean', mechanism: 'string' });
   const total = parallelComposition(costs, { recordMayMove: options.recordMayMove ?? false });
   const neighbors = options.neighbors ?? 'unbounded';
   if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);

@@ -33,6 +33,7 @@
  * Both are valid upper bounds; the tight one is never larger for the same order. A negative value
  * is replaced by 0 ((0, delta)-DP then holds a fortiori).
  */
+import { checkOptions } from '../options.js';
 import { InfeasibleError, InvalidArgumentError } from '../errors.js';
 import { erfc, logAddExp } from '../math/special.js';
 import { checkDelta, checkInteger, checkNonNegative, checkPositive } from '../validation.js';
@@ -315,6 +316,7 @@ export class RdpAccountant {
   private readonly rdp: Float64Array;
 
   constructor(opts: { orders?: readonly number[] } = {}) {
+    checkOptions('RdpAccountant', opts, { orders: true });
     this.orders = Object.freeze(checkOrders(opts.orders ?? DEFAULT_RDP_ORDERS).slice());
     this.rdp = new Float64Array(this.orders.length);
   }

@@ -2,6 +2,7 @@
  * The bounded Laplace mechanism (Holohan, Antonatos, Braghin & Mac Aonghusa 2018, "The bounded
  * Laplace mechanism in differential privacy"; lecture notes 001, Definition 24 and Theorem 26).
  */
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
@@ -21,6 +22,8 @@ export interface BoundedLaplaceOptions extends ReleaseOptions {
   /** Return a {@link Release} with the scale, guarantee and a noise half-width. */
   details?: boolean;
 }
+
+const BOUNDED_LAPLACE_OPTIONS = optionSpec<BoundedLaplaceOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, neighbors: true, details: 'boolean' });
 
 /**
  * C_q = 1 - (exp(-(q-l)/b) + exp(-(u-q)/b))/2: the Laplace(q, b) mass inside [l, u]
@@ -108,6 +111,7 @@ export function sampleBoundedLaplace(rng: Rng, q: number, b: number, l: number, 
 export function boundedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: BoundedLaplaceOptions & { details: true }): Release<number>;
 export function boundedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: BoundedLaplaceOptions): number;
 export function boundedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: BoundedLaplaceOptions): number | Release<number> {
+  checkOptions('boundedLaplaceMechanism', opts, BOUNDED_LAPLACE_OPTIONS, true);
   if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object with lower and upper', opts);
   const q = checkFinite(value, 'value');
   const b = boundedLaplaceScale(eps, delta, sensitivity, opts.lower, opts.upper);

@@ -2,6 +2,7 @@
  * The exponential mechanism (McSherry & Talwar 2007; lecture notes 001, "Exponential mechanism",
  * Theorem 27 and Lemma 28; DPpack's `ExponentialMechanism`).
  */
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
@@ -22,6 +23,8 @@ export interface ExponentialMechanismOptions<T = unknown> extends ReleaseOptions
   /** Return a {@link Release} with the guarantee and accuracy information instead of the bare value. */
   details?: boolean;
 }
+
+const EXPONENTIAL_OPTIONS = optionSpec<ExponentialMechanismOptions>({ ...RELEASE_OPTION_RULES, measure: true, candidates: true, neighbors: true, details: 'boolean' });
 
 /** Validates a neighbouring-relation label. */
 function checkNeighborsOption(v: unknown): Neighbors {
@@ -182,6 +185,7 @@ export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number,
 export function exponentialMechanism<T = number>(utility: ArrayLike<number>, eps: number, sensitivity: number, options: ExponentialMechanismOptions<T> & { details: true }): Release<T>;
 export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number, sensitivity: number, options?: ExponentialMechanismOptions<T>): number | T | Release<T | number>;
 export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number, sensitivity: number, options: ExponentialMechanismOptions<T> = {}): number | T | Release<T | number> {
+  checkOptions('exponentialMechanism', options, EXPONENTIAL_OPTIONS);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
   const { u, coef } = validateExponential(utility, eps, sensitivity, options.measure);
   const n = u.length;
@@ -244,6 +248,7 @@ function validateExponential(utility: ArrayLike<number>, eps: number, sensitivit
  * the utilities without noise): for analysis, tests and teaching. Same validation as the mechanism.
  */
 export function exponentialMechanismProbabilities(utility: ArrayLike<number>, eps: number, sensitivity: number, options: { measure?: ArrayLike<number> } = {}): Float64Array {
+  checkOptions('exponentialMechanismProbabilities', options, { measure: true });
   const measure = options.measure;
   const { u, coef } = validateExponential(utility, eps, sensitivity, measure);
   const n = u.length;

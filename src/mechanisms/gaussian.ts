@@ -2,6 +2,7 @@
  * The Gaussian mechanism with DPpack's semantics (Giddens & Liu, DPpack `GaussianMechanism`):
  * approximate DP (classic or analytic calibration) or probabilistic DP.
  */
+import { checkOptions, optionSpec, VECTOR_MECHANISM_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { normalQuantile } from '../math/special.js';
 import { runRelease, type Release, type ReleaseOptions } from '../release.js';
@@ -19,6 +20,8 @@ export type GaussianOptions = ReleaseOptions &
     /** Balle & Wang (2018) analytic calibration (aDP only; allows eps >= 1). Default false. */
     analytic?: boolean;
   };
+
+const GAUSSIAN_OPTIONS = optionSpec<GaussianOptions>({ ...VECTOR_MECHANISM_RULES, typeDP: true, analytic: 'boolean' });
 
 /**
  * Gaussian mechanism: releases trueValues + N(0, sigma_i^2) noise.
@@ -51,6 +54,7 @@ export function gaussianMechanism(trueValues: number, eps: number, delta: number
 export function gaussianMechanism(trueValues: ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts: GaussianOptions & { details: true }): Release<number[]>;
 export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions): number | number[] | Release<number> | Release<number[]>;
 export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions): number | number[] | Release<number> | Release<number[]> {
+  checkOptions('gaussianMechanism', opts, GAUSSIAN_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
   checkEpsilon(eps);
   checkDelta(delta);

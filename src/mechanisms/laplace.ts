@@ -2,6 +2,7 @@
  * The Laplace mechanism (Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Theorem 3.6) with
  * DPpack's semantics (Giddens & Liu, DPpack `LaplaceMechanism`).
  */
+import { checkOptions, optionSpec, VECTOR_MECHANISM_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { runRelease, type Release, type ReleaseOptions } from '../release.js';
 import { checkAlpha, checkEpsilon, checkPositive } from '../validation.js';
@@ -9,6 +10,8 @@ import { addLaplaceNoise, checkNoiseInputs, planNoiseSpec, type NoiseSpec } from
 import { collapse, parseVectorArgs, type CommonMechanismOptions } from './vector-args.js';
 
 export type LaplaceOptions = ReleaseOptions & CommonMechanismOptions;
+
+const LAPLACE_OPTIONS = optionSpec<LaplaceOptions>(VECTOR_MECHANISM_RULES);
 
 /** The Laplace scale b = sensitivity / eps for an eps-DP release of a query with l1 sensitivity `sensitivity`. */
 export function laplaceScale(eps: number, sensitivity: number): number {
@@ -45,6 +48,7 @@ export function laplaceMechanism(trueValues: number, eps: number, sensitivities:
 export function laplaceMechanism(trueValues: ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts: LaplaceOptions & { details: true }): Release<number[]>;
 export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions): number | number[] | Release<number> | Release<number[]>;
 export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions): number | number[] | Release<number> | Release<number[]> {
+  checkOptions('laplaceMechanism', opts, LAPLACE_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
   checkEpsilon(eps);
   const { values, sensitivities: sens, alloc, noise } = args;

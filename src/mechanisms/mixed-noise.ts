@@ -2,6 +2,7 @@
  * The mixed noise mechanism of the lecture notes (001, Definition 9 and Theorem 10), with the
  * parameters for which Theorem 10's claim fails rejected.
  */
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { NoiseMode, Release, ReleaseOptions } from '../release.js';
@@ -20,6 +21,8 @@ export interface MixedNoiseOptions extends ReleaseOptions {
   /** Return a {@link Release}. */
   details?: boolean;
 }
+
+const MIXED_NOISE_OPTIONS = optionSpec<MixedNoiseOptions>({ ...RELEASE_OPTION_RULES, noise: true, neighbors: true, details: 'boolean' });
 
 export interface MixedNoisePlan {
   branch: 'gaussian' | 'laplace';
@@ -73,6 +76,7 @@ export function mixedNoisePlan(eps: number, delta: number, sensitivity: number):
 export function mixedNoiseMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: MixedNoiseOptions & { details: true }): Release<number>;
 export function mixedNoiseMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: MixedNoiseOptions): number;
 export function mixedNoiseMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: MixedNoiseOptions): number | Release<number> {
+  checkOptions('mixedNoiseMechanism', opts, MIXED_NOISE_OPTIONS);
   const q = checkFinite(value, 'value');
   const plan = mixedNoisePlan(eps, delta, sensitivity);
   const mode = opts?.noise ?? 'safe';

@@ -2,6 +2,7 @@
  * Report noisy max (lecture notes 001, "Report noisy-max" and Example 30; Dwork & Roth 2014,
  * Claim 3.9; McKenna & Sheldon 2020 and Ding et al. 2021 for the exponential-noise version).
  */
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
@@ -30,6 +31,8 @@ export interface ReportNoisyMaxOptions<T = unknown> extends ReleaseOptions {
   /** Return a {@link Release} with the noise scale, guarantee and utility gap. */
   details?: boolean;
 }
+
+const REPORT_NOISY_MAX_OPTIONS = optionSpec<ReportNoisyMaxOptions>({ ...RELEASE_OPTION_RULES, noise: true, monotone: 'boolean', candidates: true, neighbors: true, details: 'boolean' });
 
 /** The noise scale b of report noisy max: 2 Delta/eps in general, Delta/eps for monotone scores. */
 export function reportNoisyMaxScale(eps: number, sensitivity: number, monotone = false): number {
@@ -138,6 +141,7 @@ export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensit
 export function reportNoisyMax<T = number>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> & { details: true }): Release<T>;
 export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options?: ReportNoisyMaxOptions<T>): number | T | Release<T | number>;
 export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> = {}): number | T | Release<T | number> {
+  checkOptions('reportNoisyMax', options, REPORT_NOISY_MAX_OPTIONS);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
   const c = checkFiniteArray(scores, 'scores');
   checkEpsilon(eps);

@@ -20,6 +20,7 @@
  * dilation gives ln h(z)/h(e^t z) + t <= (g + 1)|t| <= eps/2 for |t| <= beta, and the sliding property
  * needs sup |d/dz ln h| * alpha <= eps/2 with alpha = eps/(2(g+1)); sup |d/dz ln h| = (g-1)^{1-1/g} < g + 1.
  */
+import { checkOptions } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { betaInc, normalCdf, normalSf } from '../math/special.js';
 import type { Rng } from '../random/rng.js';
@@ -41,6 +42,7 @@ export interface SmoothCalibration {
 
 /** beta and the noise multiplier for a family (see the file comment for the formulas). */
 export function smoothSensitivityCalibration(eps: number, family: SmoothNoiseFamily, opts: { delta?: number; gamma?: number } = {}): SmoothCalibration {
+  checkOptions('smoothSensitivityCalibration', opts, { delta: true, gamma: true });
   checkEpsilon(eps);
   if (family === 'heavy-tailed') {
     if (opts.delta !== undefined && opts.delta !== 0) throw new InvalidArgumentError('delta', "must be omitted for the 'heavy-tailed' family (pure eps-DP)", opts.delta);

@@ -3,6 +3,7 @@
  * utility tradeoff in approximate differential privacy"; as stated with its sampler in the appendix of
  * Selvi, Liu & Wiesemann, "Differential Privacy via Distributionally Robust Optimization", source 000).
  */
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
@@ -26,6 +27,8 @@ export interface TruncatedLaplaceOptions extends ReleaseOptions {
   /** 'safe' mode: grid spacing 2^(floor(log2(Delta/eps)) - gridBits); default 40. */
   gridBits?: number;
 }
+
+const TRUNCATED_LAPLACE_OPTIONS = optionSpec<TruncatedLaplaceOptions>({ ...RELEASE_OPTION_RULES, neighbors: true, details: 'boolean', noise: true, gridBits: true });
 
 export interface TruncatedLaplaceParameters {
   /** lambda = Delta / eps. */
@@ -186,6 +189,7 @@ export function safeTruncatedLaplaceSampler(plan: SafeTruncatedLaplacePlan): Int
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: TruncatedLaplaceOptions & { details: true }): Release<number>;
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: TruncatedLaplaceOptions): number;
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: TruncatedLaplaceOptions): number | Release<number> {
+  checkOptions('truncatedLaplaceMechanism', opts, TRUNCATED_LAPLACE_OPTIONS);
   const q = checkFinite(value, 'value');
   const p = truncatedLaplaceParameters(eps, delta, sensitivity);
   const neighbors = checkNeighborsLabel(opts?.neighbors);

@@ -41,6 +41,7 @@
  * The per-query cost charged is the same in both modes. There is no separate intercept: add a
  * constant column (e.g. value 1 with bounds [0, 1], scaled to 1).
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { DataDependentNoise } from '../mechanisms/optimal-noise/data-dependent.js';
 import { OptimizedNoise } from '../mechanisms/optimal-noise/distribution.js';
@@ -89,6 +90,9 @@ export interface CoordinateDescentFitOptions extends ReleaseOptions {
    */
   noise?: CoordinateSampling;
 }
+
+const CD_OPTIONS = optionSpec<CoordinateDescentOptions>({ lambda: true, epochs: true, stepSize: true, noise: true });
+const CD_FIT_OPTIONS = optionSpec<CoordinateDescentFitOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, noise: true });
 
 function samplingOf(mode: unknown): CoordinateSampling {
   if (mode === undefined || mode === 'safe') return 'safe';
@@ -213,6 +217,7 @@ export class ProximalCoordinateDescentDP {
   private upper: Float64Array | null = null;
 
   constructor(o: CoordinateDescentOptions) {
+    checkOptionKeys('ProximalCoordinateDescentDP', o, CD_OPTIONS, true);
     if (typeof o !== 'object' || o === null) throw new InvalidArgumentError('options', 'must be an object', o);
     this.lambda = checkNonNegative(o.lambda, 'lambda');
     this.epochs = checkInteger(o.epochs, 'epochs', 1, 10000);
@@ -224,6 +229,7 @@ export class ProximalCoordinateDescentDP {
 
   /** Fit on X (n x d) and labels y in {0, 1} or {-1, +1}. */
   fit(X: MatrixInput, y: ArrayLike<number>, options: CoordinateDescentFitOptions): this {
+    checkOptionKeys('ProximalCoordinateDescentDP.fit', options, CD_FIT_OPTIONS, true);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object with lower/upper bounds', options);
     const { n, d } = matrixShape(X, 'X');
     const { data } = toRowMajor(X, 'X');

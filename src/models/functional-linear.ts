@@ -3,6 +3,7 @@
  * sufficient statistics X^T X and X^T Y with l1, l-infinity or (near-)optimal K-norm noise, and solve
  * the normal equations by post-processing with the Moore-Penrose pseudo-inverse (their Equation 4).
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { PrivacyAccountant } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import { symmetricPinv } from '../math/symmetric-eigen.js';
@@ -205,6 +206,8 @@ export interface FunctionalLinearOptions {
   noise?: 'safe' | 'float';
 }
 
+const FUNCTIONAL_OPTIONS = optionSpec<FunctionalLinearOptions>({ eps: true, norm: true, noise: true });
+
 /**
  * `new FunctionalLinearRegressionDP({ eps, norm }).fit(X, y)`: X holds the p covariates (rows, every
  * entry in [-1, 1]; an intercept column of 1s is added), y in [-1, 1]. Releases T (layout above) plus
@@ -234,6 +237,7 @@ export class FunctionalLinearRegressionDP {
   acceptance: RejectionStats | undefined;
 
   constructor(opts: FunctionalLinearOptions) {
+    checkOptionKeys('FunctionalLinearRegressionDP', opts, FUNCTIONAL_OPTIONS, true);
     if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object { eps, norm? }', opts);
     this.eps = checkEpsilon(opts.eps);
     const norm = opts.norm ?? 'optimal';
@@ -254,6 +258,7 @@ export class FunctionalLinearRegressionDP {
    * value), before any noise is drawn, and nothing is charged.
    */
   fit(X: ReadonlyArray<ArrayLike<number>>, y: ArrayLike<number>, opts: { rng?: Rng; accountant?: PrivacyAccountant; name?: string } = {}): this {
+    checkOptionKeys('FunctionalLinearRegressionDP.fit', opts, RELEASE_OPTION_RULES);
     if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object', opts);
     const shape = checkRowShape(X, false);
     const { n, m: p } = shape;

@@ -2,6 +2,7 @@
  * Logistic regression by the extended objective perturbation of Awan & Slavkovic (2021),
  * Algorithm 2 and Section 4.1, with any of the l1, l2 or l-infinity K-norm mechanisms.
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { PrivacyAccountant } from '../accounting/accountant.js';
 import { ConvergenceError, InvalidArgumentError } from '../errors.js';
 import { sampleKNormNoise } from '../mechanisms/knorm/sample.js';
@@ -32,6 +33,9 @@ export interface KNormFitOptions {
   /** Prepend a column of 1s (an intercept; it is in [-1, 1] and counts in m). Default false. */
   addBias?: boolean;
 }
+
+const KNORM_LOGISTIC_OPTIONS = optionSpec<KNormLogisticOptions>({ eps: true, norm: true, q: true, regularizer: true, gradTol: true });
+const KNORM_FIT_OPTIONS = optionSpec<KNormFitOptions>({ ...RELEASE_OPTION_RULES, addBias: 'boolean' });
 
 /** Provenance of a fit. */
 export interface KNormLogisticFitInfo {
@@ -101,6 +105,7 @@ export class KNormLogisticRegressionDP {
   info: KNormLogisticFitInfo | undefined;
 
   constructor(opts: KNormLogisticOptions) {
+    checkOptionKeys('KNormLogisticRegressionDP', opts, KNORM_LOGISTIC_OPTIONS, true);
     if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object { eps, norm?, q? }', opts);
     this.eps = checkEpsilon(opts.eps);
     const norm = opts.norm ?? 'linf';
@@ -129,6 +134,7 @@ export class KNormLogisticRegressionDP {
    * settings).
    */
   fit(X: ReadonlyArray<ArrayLike<number>>, y: ArrayLike<number>, opts: KNormFitOptions = {}): this {
+    checkOptionKeys('KNormLogisticRegressionDP.fit', opts, KNORM_FIT_OPTIONS);
     if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object', opts);
     const addBias = opts.addBias ?? false;
     const shape = checkRowShape(X, addBias);

@@ -18,6 +18,7 @@
  * accounting of each method is its own (see the linked implementations); an uncertified oracle
  * (time limit) throws UncertifiedOracleError by default, after charging the budget.
  */
+import { checkOptionKeys, optionSpec, pickOptions, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { ZeroOneMipOptions } from '../optimize/oracles/mip.js';
 import type { LatticeSpec, OracleStatus } from '../optimize/oracles/types.js';
@@ -59,6 +60,9 @@ export interface LinearClassifierFitOptions extends OracleReleaseOptions {
   upper?: ArrayLike<number>;
 }
 
+const LINEAR_CLASSIFIER_OPTIONS = optionSpec<LinearClassifierOptions>({ method: true, eps: true, delta: true, lattice: true, margin: true, solver: true, mip: true, dpsgd: true, gamma: true });
+const LINEAR_CLASSIFIER_FIT_OPTIONS = optionSpec<LinearClassifierFitOptions>({ ...RELEASE_OPTION_RULES, onUncertified: true, addBias: 'boolean', lower: true, upper: true });
+
 const METHODS: readonly LinearClassifierMethod[] = ['opdisc', 'rspm', 'dpsgd', 'objective'];
 
 export class LinearClassifierDP {
@@ -76,6 +80,7 @@ export class LinearClassifierDP {
   private signed = false;
 
   constructor(options: LinearClassifierOptions) {
+    checkOptionKeys('LinearClassifierDP', options, LINEAR_CLASSIFIER_OPTIONS, true);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', "must be an object { method, eps, delta?, ... }", options);
     if (!METHODS.includes(options.method)) throw new InvalidArgumentError('method', "must be 'opdisc', 'rspm', 'dpsgd' or 'objective'", options.method);
     this.method = options.method;
@@ -96,6 +101,7 @@ export class LinearClassifierDP {
 
   /** Fit privately (see the module comment for each method's guarantee). */
   async fit(X: MatrixInput, y: ArrayLike<number>, options: LinearClassifierFitOptions = {}): Promise<this> {
+    checkOptionKeys('LinearClassifierDP.fit', options, LINEAR_CLASSIFIER_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
     const { n, d: dIn } = matrixShape(X, 'X');
     if (!y || typeof y.length !== 'number' || y.length !== n) throw new InvalidArgumentError('y', `must have one label per row (${n})`, y);
@@ -119,7 +125,7 @@ export class LinearClassifierDP {
         if (addBias) data[i * d] = 1;
         rows.push(data.subarray(i * d, (i + 1) * d));
       }
-      const common = { ...options, eps: this.eps, delta: this.delta, ...(o.margin !== undefined ? { margin: o.margin } : {}), ...(o.solver !== undefined ? { solver: o.solver } : {}), ...(o.mip !== undefined ? { mip: o.mip } : {}) };
+      const common = { ...pickOptions(options, ['rng', 'accountant', 'name', 'onUncertified']), eps: this.eps, delta: this.delta, ...(o.margin !== undefined ? { margin: o.margin } : {}), ...(o.solver !== undefined ? { solver: o.solver } : {}), ...(o.mip !== undefined ? { mip: o.mip } : {}) };
       const r = o.method === 'opdisc' ? await opDiscClassifier(rows, y01, { ...common, lattice: o.lattice ?? { tau: 1, bound: Math.max(1, Math.floor(Math.sqrt(d))), radius: Math.sqrt(d) } }) : await rspmClassifier(rows, y01, common);
       coeff = Array.from(r.w);
       this.certified = r.certified;

@@ -30,6 +30,7 @@
  * replace-one neighbours the guarantee is (2 eps, (1 + e^eps) delta) by group privacy. R =
  * ||theta||^2/2 (+ a convex add-on G).
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { ConvergenceError, InvalidArgumentError } from '../errors.js';
 import type { Guarantee, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
@@ -59,6 +60,9 @@ export interface LinearFitOptions extends ReleaseOptions {
   /** Prepend a bias column of 1s. Default false. */
   addBias?: boolean;
 }
+
+const LINEAR_REGRESSION_OPTIONS = optionSpec<LinearRegressionOptions>({ eps: true, delta: true, gamma: true, regularizer: true });
+const LINEAR_FIT_OPTIONS = optionSpec<LinearFitOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, addBias: 'boolean' });
 
 /** The preprocessed KST problem of a linear regression, with the map back to user units. */
 export interface LinearDesign {
@@ -125,6 +129,7 @@ export class LinearRegressionDP {
   private dIn = 0;
 
   constructor(options: LinearRegressionOptions) {
+    checkOptionKeys('LinearRegressionDP', options, LINEAR_REGRESSION_OPTIONS, true);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('LinearRegressionDP options', 'must be an object { eps, delta?, gamma }', options);
     this.eps = checkEpsilon(options.eps);
     this.delta = options.delta === undefined || options.delta === 0 ? 0 : checkDelta(options.delta);
@@ -144,6 +149,7 @@ export class LinearRegressionDP {
    * (public settings only) is then thrown and nothing is stored.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options: LinearFitOptions): this {
+    checkOptionKeys('LinearRegressionDP.fit', options, LINEAR_FIT_OPTIONS);
     const o = checkOptionsObject<LinearFitOptions>(options, 'options');
     checkLinearRegressionInput(X, y, o);
     resolveRng(o.rng);

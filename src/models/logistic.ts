@@ -24,6 +24,8 @@
  * perturbed with floating-point noise (not lattice-safe; docs/models.md). fitInfo holds public
  * calibration only.
  */
+import { checkOptionKeys } from '../options.js';
+import { CMS_MODEL_OPTIONS } from './erm/classifier.js';
 import type { Rng } from '../random/rng.js';
 import { InvalidArgumentError } from '../errors.js';
 import { checkColumnBounds, checkMatrix, matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
@@ -38,6 +40,7 @@ export class LogisticRegressionDP extends CmsClassifier {
   protected readonly modelName = 'LogisticRegressionDP';
 
   constructor(options: LogisticRegressionOptions) {
+    checkOptionKeys('LogisticRegressionDP', options, CMS_MODEL_OPTIONS, true);
     super(options, 'LogisticRegressionDP');
   }
 

@@ -32,6 +32,7 @@
  * floating-point-safe lattice release by default (src/mechanisms/noise.ts). The optimal-noise
  * mechanisms plug in here.
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { addLaplaceNoise } from '../mechanisms/noise.js';
 import type { Rng } from '../random/rng.js';
@@ -73,6 +74,7 @@ export type NoiseFactory = (budget: { eps: number; delta: number }) => NoiseAdde
  * (simulations only).
  */
 export function laplaceNoiseFactory(opts: { mode?: NoiseMode } = {}): NoiseFactory {
+  checkOptionKeys('laplaceNoiseFactory', opts, { mode: true });
   const mode = opts.mode ?? 'safe';
   if (mode !== 'safe' && mode !== 'exact' && mode !== 'float') throw new InvalidArgumentError('mode', "must be 'safe', 'exact' or 'float'", mode);
   return ({ eps }) => {
@@ -115,6 +117,9 @@ export interface NaiveBayesFitOptions extends ReleaseOptions {
   /** Categorical NB: public number of levels L_j of each column (values coded 0..L_j - 1). */
   levels?: ArrayLike<number>;
 }
+
+const NAIVE_BAYES_OPTIONS = optionSpec<NaiveBayesOptions>({ eps: true, delta: true, type: true, classes: true, noise: true, split: true, varianceFloor: true, alpha: true });
+const NAIVE_BAYES_FIT_OPTIONS = optionSpec<NaiveBayesFitOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, levels: true });
 
 /** One released vector: its budget share, sensitivity and noise. */
 export interface NaiveBayesStatistic {
@@ -173,6 +178,7 @@ export class NaiveBayesDP {
   private levels: Int32Array | undefined;
 
   constructor(options: NaiveBayesOptions) {
+    checkOptionKeys('NaiveBayesDP', options, NAIVE_BAYES_OPTIONS, true);
     const o = checkOptions(options);
     this.eps = checkEpsilon(o.eps);
     this.delta = o.delta === undefined ? 0 : checkDelta(o.delta, 'delta', { allowZero: true });
@@ -225,6 +231,7 @@ export class NaiveBayesDP {
    * total cost of the adders, once, on success.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options: NaiveBayesFitOptions = {}): this {
+    checkOptionKeys('NaiveBayesDP.fit', options, NAIVE_BAYES_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
     const { n, d } = matrixShape(X, 'X');
     const { data } = toRowMajor(X, 'X');

@@ -29,6 +29,8 @@
  * public; if it is missed the budget IS charged, then ConvergenceError. The feature map is drawn
  * after the budget check (inside the release). Floating-point coefficients (docs/models.md).
  */
+import { checkOptionKeys, optionSpec } from '../options.js';
+import { CMS_MODEL_OPTIONS } from './erm/classifier.js';
 import { InvalidArgumentError } from '../errors.js';
 import { sampleNormal, sampleUniform } from '../random/continuous.js';
 import type { Rng } from '../random/rng.js';
@@ -49,6 +51,8 @@ export interface SvmOptions extends CmsModelOptions {
   /** Huber loss parameter h > 0 (default 0.5). */
   huberH?: number;
 }
+
+const SVM_OPTIONS = optionSpec<SvmOptions>({ ...CMS_MODEL_OPTIONS, kernel: true, D: true, kernelParam: true, huberH: true });
 
 /** The public random-feature map of a Gaussian-kernel SvmDP. */
 export interface FourierFeatureMap {
@@ -109,6 +113,7 @@ export class SvmDP extends CmsClassifier {
   featureMap: FourierFeatureMap | undefined;
 
   constructor(options: SvmOptions) {
+    checkOptionKeys('SvmDP', options, SVM_OPTIONS, true);
     super(options, 'SvmDP');
     const kernel = options.kernel ?? 'linear';
     if (kernel !== 'linear' && kernel !== 'gaussian') throw new InvalidArgumentError('kernel', "must be 'linear' or 'gaussian'", kernel);

@@ -35,6 +35,7 @@
  * coefficients are left behind), the run IS charged (it touched the private data and drew noise),
  * and the error is rethrown. Validation failures before the budget check spend nothing.
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InfeasibleError, InvalidArgumentError } from '../errors.js';
 import type { Guarantee, ReleaseOptions } from '../release.js';
@@ -94,6 +95,9 @@ function checkModels<F>(models: unknown, name: string): { models: TunableModel<F
 }
 
 /** The outcome of a tuning run inside the release: the selected index, or the error to rethrow after charging. */
+const TUNE_CLASSIFICATION_OPTIONS = optionSpec<TuneClassificationOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, addBias: 'boolean', weights: true, weightsUpperBound: true, shuffled: 'boolean' });
+const TUNE_LINEAR_REGRESSION_OPTIONS = optionSpec<TuneLinearRegressionOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, addBias: 'boolean', shuffled: 'boolean' });
+
 type TuneOutcome = { index: number } | { error: unknown };
 
 /**
@@ -197,6 +201,7 @@ function subVector(v: Float64Array, idx: Int32Array): Float64Array {
  * the selected model (fitted on its part). Labels 0/1.
  */
 export function tuneClassificationModel<M extends TunableModel<TuneClassificationOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options?: TuneClassificationOptions): M {
+  checkOptionKeys('tuneClassificationModel', options, TUNE_CLASSIFICATION_OPTIONS);
   const o = checkOptionsObject<TuneClassificationOptions>(options, 'options');
   const { models: ms, eps, delta, neighbors } = checkModels<TuneClassificationOptions>(models, 'classification');
   const { n, d } = matrixShape(X, 'X');
@@ -243,6 +248,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
  * (u_y - l_y)^2); see the file comment for the guarantee. Returns the selected fitted model.
  */
 export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegressionOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options: TuneLinearRegressionOptions): M {
+  checkOptionKeys('tuneLinearRegressionModel', options, TUNE_LINEAR_REGRESSION_OPTIONS, true);
   const o = checkOptionsObject<TuneLinearRegressionOptions>(options, 'options');
   const { models: ms, eps, delta, neighbors } = checkModels<TuneLinearRegressionOptions>(models, 'linear regression');
   const { n, d } = matrixShape(X, 'X');

@@ -1,6 +1,7 @@
 /**
  * The K-norm mechanism (Hardt & Talwar 2010; Awan & Slavkovic 2021, Definition 2.7).
  */
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import type { Neighbors } from '../../accounting/accountant.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { runRelease, type NoiseMode, type Release, type ReleaseOptions } from '../../release.js';
@@ -26,6 +27,8 @@ export interface KNormMechanismOptions extends ReleaseOptions, RejectionOptions 
    */
   noise?: NoiseMode;
 }
+
+const KNORM_OPTIONS = optionSpec<KNormMechanismOptions>({ ...RELEASE_OPTION_RULES, norm: true, sensitivity: true, neighbors: true, details: 'boolean', noise: true, maxProposals: true, minAcceptance: true });
 
 export interface KNormRelease extends Release<number[]> {
   /** 'l1', 'l2', 'linf' or 'body'. */
@@ -76,6 +79,7 @@ export interface KNormRelease extends Release<number[]> {
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions & { details: true }): KNormRelease;
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions): number[];
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions): number[] | KNormRelease {
+  checkOptions('kNormMechanism', opts, KNORM_OPTIONS, true);
   const v = checkFiniteArray(value, 'value');
   const m = v.length;
   checkEpsilon(eps);

@@ -23,6 +23,7 @@
  * Values outside the query range are clamped to it before the cell is chosen (clamping is
  * 1-Lipschitz, so the sensitivity is unchanged); the released value is clamp(f(D)) + X.
  */
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import type { Neighbors } from '../../accounting/accountant.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import type { LpBackend } from '../../optimize/lp.js';
@@ -76,6 +77,11 @@ export interface DataDependentOptions {
   onProgress?: (p: DataDependentProgress) => void;
   backend?: LpBackend;
 }
+
+const DATA_DEPENDENT_OPTIONS = optionSpec<DataDependentOptions>({
+  eps: true, delta: true, sensitivity: true, loss: true, range: true, cells: true, cellEdges: true, beta: true, support: true, weights: true, caps: true,
+  tolerance: true, timeLimit: true, maxIterations: true, maxAddPerIteration: true, onProgress: 'function', backend: true,
+});
 
 export interface DataDependentJSON {
   type: 'dpkit.dataDependentNoise';
@@ -335,6 +341,7 @@ export function groupedCells(lo: number, beta: number, groups: number[]): number
 
 /** Optimise data-dependent noise by cutting planes to the requested relative gap. */
 export async function optimizeDataDependentNoise(o: DataDependentOptions): Promise<DataDependentNoise> {
+  checkOptions('optimizeDataDependentNoise', o, DATA_DEPENDENT_OPTIONS, true);
   if (typeof o !== 'object' || o === null) throw new InvalidArgumentError('options', 'must be an object', o);
   const t0 = performance.now();
   const eps = checkEpsilon(o.eps);
@@ -480,6 +487,8 @@ export interface DataDependentOptionsRelease extends ReleaseOptions {
   details?: boolean;
 }
 
+const DATA_DEPENDENT_RELEASE_OPTIONS = optionSpec<DataDependentOptionsRelease>({ ...RELEASE_OPTION_RULES, neighbors: true, noise: true, details: 'boolean' });
+
 export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts: DataDependentOptionsRelease & { details: true }): Release<number>;
 export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts?: DataDependentOptionsRelease): number;
 /**
@@ -497,6 +506,7 @@ export function dataDependentNoiseMechanism(value: number, noise: DataDependentN
  * 'float': clamp(value) + float draw (simulations only; leaks through low-order bits, Mironov 2012).
  */
 export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts: DataDependentOptionsRelease = {}): number | Release<number> {
+  checkOptions('dataDependentNoiseMechanism', opts, DATA_DEPENDENT_RELEASE_OPTIONS);
   checkFinite(value, 'value');
   if (!(noise instanceof DataDependentNoise)) throw new InvalidArgumentError('noise', 'must be a DataDependentNoise', noise);
   const mode = noiseModeOf(opts.noise);

@@ -18,6 +18,7 @@
  *   cell). Checked exactly for |phi| <= Delta (`noise.verify()`), but the released double leaks
  *   through its low-order bits (Mironov 2012) and the alias thresholds are doubles (relative 2^-53).
  */
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import type { Neighbors } from '../../accounting/accountant.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { runRelease, type Release, type ReleaseOptions } from '../../release.js';
@@ -34,6 +35,8 @@ export interface OptimizedNoiseOptions extends ReleaseOptions {
   /** Return a {@link Release} instead of the number. */
   details?: boolean;
 }
+
+const OPTIMIZED_NOISE_OPTIONS = optionSpec<OptimizedNoiseOptions>({ ...RELEASE_OPTION_RULES, neighbors: true, noise: true, details: 'boolean' });
 
 /** Smallest w with P(|X| <= w) >= 1 - alpha for a mixture of uniforms (bisection on the CDF). */
 export function noiseHalfWidth(noise: OptimizedNoise, alpha = 0.05): number {
@@ -79,6 +82,7 @@ export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, op
  * charged (noise.eps, noise.delta) only after a successful draw.
  */
 export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts: OptimizedNoiseOptions = {}): number | Release<number> {
+  checkOptions('optimizedNoiseMechanism', opts, OPTIMIZED_NOISE_OPTIONS);
   checkFinite(value, 'value');
   const mode = noiseModeOf(opts.noise);
   assertVerified(noise, 'noise', mode === 'safe');

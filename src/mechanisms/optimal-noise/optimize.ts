@@ -24,6 +24,7 @@
  * least sum_j q_j inf_{cell j} c. Minimising that relaxation gives the lower bound (less 1e-9 for the
  * solver tolerance). For l1 the gap is at least about beta/2; finer cells near 0 close it.
  */
+import { checkOptions, optionSpec } from '../../options.js';
 import { ConvergenceError, InfeasibleError, InvalidArgumentError } from '../../errors.js';
 import type { LpBackend } from '../../optimize/lp.js';
 import { checkDelta, checkEpsilon, checkPositive } from '../../validation.js';
@@ -85,6 +86,11 @@ export interface OptimizeNoiseOptions {
   /** Families added per iteration by lazy generation / cutting planes (default 8). */
   maxAddPerIteration?: number;
 }
+
+const OPTIMIZE_NOISE_OPTIONS = optionSpec<OptimizeNoiseOptions>({
+  eps: true, delta: true, sensitivity: true, loss: true, beta: true, grid: true, support: true, monotone: 'boolean', symmetric: 'boolean', caps: true,
+  minMass: true, method: true, tolerance: true, timeLimit: true, certificate: 'boolean', onProgress: 'function', backend: true, maxAddPerIteration: true,
+});
 
 /** The truncated-Laplace support A = (Delta/eps) ln(1 + (e^eps - 1)/(2 delta)) (000, appendix). */
 export function truncatedLaplaceSupport(eps: number, delta: number, sensitivity: number): number {
@@ -238,6 +244,7 @@ function clean(grid: NoiseGrid, P: Float64Array, varOf: Int32Array): Float64Arra
 const TIGHTENING = [1e-9, 1e-7, 1e-5, 1e-3, 1e-2, 1e-1];
 
 export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedNoise> {
+  checkOptions('optimizeNoise', o, OPTIMIZE_NOISE_OPTIONS, true);
   const v = validate(o);
   const t0 = performance.now();
   const { grid, loss, eps, delta, sensitivity } = v;

@@ -9,6 +9,7 @@
  *   a e^{-(k+1) eps} on [(k + gamma) Delta, (k + 1) Delta), mirrored, with gamma chosen to minimise the
  *   loss (golden-section search over [0, 1]; for l1 the optimum is 1/(1 + e^{eps/2})).
  */
+import { checkOptions } from '../../options.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { normalCdf } from '../../math/special.js';
 import { checkDelta, checkEpsilon, checkPositive } from '../../validation.js';
@@ -157,6 +158,7 @@ export interface ComparisonResult {
  * the reference mechanisms, for the same (eps, delta, sensitivity, loss).
  */
 export async function compareNoise(o: { eps: number; delta: number; sensitivity: number; loss?: LossSpec; beta?: number; support?: number; backend?: LpBackend; timeLimit?: number }): Promise<ComparisonResult> {
+  checkOptions('compareNoise', o, { eps: true, delta: true, sensitivity: true, loss: true, beta: true, support: true, backend: true, timeLimit: true }, true);
   if (typeof o !== 'object' || o === null) throw new InvalidArgumentError('options', 'must be an object', o);
   const eps = checkEpsilon(o.eps);
   const delta = checkDelta(o.delta);

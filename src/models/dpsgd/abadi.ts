@@ -65,6 +65,7 @@
  * only at the last one. `noise: 'float'` draws N(0, (sigma C)^2) in doubles (Box-Muller)
  * instead: faster, for simulations and experiments only, NOT a valid DP release.
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import { calibrateDpSgdSigma, DEFAULT_RDP_ORDERS, dpSgdEpsilon, RdpAccountant, type RdpConversion } from '../../accounting/rdp.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import { addGaussianNoise } from '../../mechanisms/noise.js';
@@ -119,6 +120,11 @@ export interface DpSgdOptions {
   conversion?: RdpConversion;
 }
 
+const DPSGD_OPTIONS = optionSpec<DpSgdOptions>({
+  loss: true, q: true, steps: true, epochs: true, sigma: true, targetEps: true, delta: true, clip: true, learningRate: true, l2: true, normalizer: true,
+  expectedBatchSize: true, noise: true, orders: true, conversion: true,
+});
+
 /** Noise generation of DP-SGD: 'safe' (lattice, default) or 'float' (simulations only). */
 export type DpSgdNoise = 'safe' | 'float';
 
@@ -136,6 +142,8 @@ export interface DpSgdFitOptions extends ReleaseOptions {
    */
   rdpAccountant?: RdpAccountant;
 }
+
+const DPSGD_FIT_OPTIONS = optionSpec<DpSgdFitOptions>({ ...RELEASE_OPTION_RULES, addBias: 'boolean', lower: true, upper: true, initialCoeff: true, rdpAccountant: true });
 
 /** The privacy of a DP-SGD run (public: depends only on q, sigma, steps, delta). */
 export interface DpSgdPrivacy {
@@ -178,6 +186,7 @@ export class DpSgdClassifier {
   private dIn = 0;
 
   constructor(options: DpSgdOptions) {
+    checkOptionKeys(new.target.name, options, DPSGD_OPTIONS, true);
     const o = checkOptions(options);
     this.loss = checkLoss(o.loss);
     const q = o.q;
@@ -240,6 +249,7 @@ export class DpSgdClassifier {
    * {@link DpSgdClassifier.privacy}), then the data are touched; charged only on success.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options: DpSgdFitOptions = {}): this {
+    checkOptionKeys(`${this.constructor.name}.fit`, options, DPSGD_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
     const design = prepareDesign(X, options);
     const labels = checkLabels(y, design.n, this.loss);

@@ -39,6 +39,7 @@
  * last step's noise), the run stops and is charged (the data were used), and then a
  * ConvergenceError is thrown: the error is post-processing of a charged run.
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import { addLaplaceNoise } from '../../mechanisms/noise.js';
 import { fillLaplace } from '../../random/continuous.js';
@@ -75,6 +76,9 @@ export interface LaplaceSgdFitOptions extends ReleaseOptions {
   lower?: ArrayLike<number>;
   upper?: ArrayLike<number>;
 }
+
+const LAPLACE_SGD_OPTIONS = optionSpec<LaplaceSgdOptions>({ loss: true, eps: true, steps: true, rho: true, learningRateScale: true, clip: true, schedule: true, noiseMode: true });
+const LAPLACE_SGD_FIT_OPTIONS = optionSpec<LaplaceSgdFitOptions>({ ...RELEASE_OPTION_RULES, addBias: 'boolean', lower: true, upper: true });
 
 /** Privacy of the run as Theorem 36 states it. */
 export interface LaplaceSgdPrivacy {
@@ -144,6 +148,7 @@ export class LaplaceSgdDP {
   private dIn = 0;
 
   constructor(options: LaplaceSgdOptions) {
+    checkOptionKeys('LaplaceSgdDP', options, LAPLACE_SGD_OPTIONS, true);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('LaplaceSgdDP options', 'must be an object { loss, eps, steps, clip, ... }', options);
     const o = options;
     this.loss = checkLoss(o.loss);
@@ -169,6 +174,7 @@ export class LaplaceSgdDP {
 
   /** Runs the N iterations and releases the final iterate; charges eps a_N on success. */
   fit(X: MatrixInput, y: ArrayLike<number>, options: LaplaceSgdFitOptions = {}): this {
+    checkOptionKeys('LaplaceSgdDP.fit', options, LAPLACE_SGD_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
     const design = prepareDesign(X, options);
     const labels = checkLabels(y, design.n, this.loss);

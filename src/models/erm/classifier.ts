@@ -2,6 +2,7 @@
  * The common machinery of the CMS binary classifiers (LogisticRegressionDP, SvmDP): option
  * validation, check-then-spend fitting by objective or output perturbation, prediction.
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import type { Neighbors } from '../../accounting/accountant.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import type { Guarantee, ReleaseOptions } from '../../release.js';
@@ -27,6 +28,9 @@ export interface CmsModelOptions {
   perturbation?: PerturbationMethod;
 }
 
+/** The option rules of the CMS models' constructors (extended by SvmDP's). */
+export const CMS_MODEL_OPTIONS = optionSpec<CmsModelOptions>({ eps: true, gamma: true, regularizer: true, perturbation: true });
+
 export interface ClassifierFitOptions extends ReleaseOptions {
   /** Public lower bound of each column of X (required for linear models). */
   lower?: ArrayLike<number>;
@@ -39,6 +43,8 @@ export interface ClassifierFitOptions extends ReleaseOptions {
   /** Public upper bound W of the weights. */
   weightsUpperBound?: number;
 }
+
+const CLASSIFIER_FIT_OPTIONS = optionSpec<ClassifierFitOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, addBias: 'boolean', weights: true, weightsUpperBound: true });
 
 export interface ClassifierPredictOptions {
   /** Return raw values (probabilities for logistic regression, scores for SVM) instead of 0/1 labels. */
@@ -128,6 +134,7 @@ export abstract class CmsClassifier {
    * {@link ConvergenceError} (public settings only in its message) is thrown and nothing is stored.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options?: ClassifierFitOptions): this {
+    checkOptionKeys(`${this.modelName}.fit`, options, CLASSIFIER_FIT_OPTIONS);
     const o = checkOptionsObject<ClassifierFitOptions>(options, 'options');
     const { n, d: dIn } = matrixShape(X, 'X');
     const labels = checkBinaryLabels(y, n, this.lossKind === 'huber');

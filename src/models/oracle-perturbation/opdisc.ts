@@ -23,6 +23,7 @@
  *
  * The noise is drawn in floating point; only the argmin (a lattice point) is released.
  */
+import { checkOptionKeys, optionSpec, pickOptions, RELEASE_OPTION_RULES } from '../../options.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { ENUMERATION_MAX_POINTS, enumerationProjectedOracle } from '../../optimize/oracles/enumeration.js';
 import { zeroOneProjectedOracle, type ZeroOneMipOptions } from '../../optimize/oracles/mip.js';
@@ -83,6 +84,8 @@ export interface OpDiscRelease {
  * encloses the data set; `d` is the dimension of W_tau.
  */
 export async function opDisc(oracle: ProjectedOracle, params: OpDiscParameters & { d: number }, options: OracleReleaseOptions = {}): Promise<OpDiscRelease> {
+  checkOptionKeys('opDisc', options, ORACLE_RELEASE_OPTIONS);
+  checkOptionKeys('opDisc params', params, { eps: true, delta: true, lipschitz: true, radius: true, tau: true, d: true }, true);
   if (typeof oracle !== 'function') throw new InvalidArgumentError('oracle', 'must be a projected oracle (eta) => Promise<OracleResult>', oracle);
   const sigma = opDiscSigma(params);
   const d = checkInteger(params.d, 'd', 1);
@@ -109,12 +112,16 @@ export interface OpDiscClassifierOptions extends OracleReleaseOptions {
   mip?: Omit<ZeroOneMipOptions, 'lattice' | 'margin'>;
 }
 
+const ORACLE_RELEASE_OPTIONS = optionSpec<OracleReleaseOptions>({ ...RELEASE_OPTION_RULES, onUncertified: true, });
+const OPDISC_CLASSIFIER_OPTIONS = optionSpec<OpDiscClassifierOptions>({ ...RELEASE_OPTION_RULES, onUncertified: true, eps: true, delta: true, lattice: true, margin: true, solver: true, mip: true });
+
 /**
  * OPDisc for the 0/1 loss of linear classifiers over W_tau = {w in tau Z^d: |w_j| <= B, |w|_2 <= D}:
  * G = 1/tau, so sigma = 7 D^2 sqrt(ln(1/delta)) / (tau^2 eps). (eps, delta)-DP, replace-one
  * neighbours, for ANY rows x_i (the 0/1 loss is bounded whatever the features). Labels {0,1} or {-1,1}.
  */
 export async function opDiscClassifier(X: MatrixInput, y: ArrayLike<number>, options: OpDiscClassifierOptions): Promise<OpDiscRelease> {
+  checkOptionKeys('opDiscClassifier', options, OPDISC_CLASSIFIER_OPTIONS, true);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object { eps, delta, lattice, ... }', options);
   const data = classificationData(X, y);
   const lat = makeLattice(options.lattice, data.d);
@@ -131,5 +138,5 @@ export async function opDiscClassifier(X: MatrixInput, y: ArrayLike<number>, opt
   // enumeration precomputes the losses: build it lazily, after the budget check
   let enumOracle: ProjectedOracle | null = null;
   const oracle: ProjectedOracle = mipOracle ?? ((eta) => (enumOracle ??= enumerationProjectedOracle(data, spec, options.margin))(eta));
-  return opDisc(oracle, { eps: options.eps, delta: options.delta, lipschitz: 1 / lat.tau, radius: lat.radius, tau: lat.tau, d: data.d }, options);
+  return opDisc(oracle, { eps: options.eps, delta: options.delta, lipschitz: 1 / lat.tau, radius: lat.radius, tau: lat.tau, d: data.d }, pickOptions(options, ['rng', 'accountant', 'name', 'onUncertified']));
 }

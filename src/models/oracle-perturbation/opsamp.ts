@@ -31,6 +31,7 @@
  * The final noise is released floating-point-safely ('safe' mode of addLaplaceNoise: lattice
  * rounding + exact discrete Laplace; src/mechanisms/noise.ts).
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { addLaplaceNoise, type NoiseMode } from '../../mechanisms/noise.js';
 import type { LinearOracle, OracleResult } from '../../optimize/oracles/types.js';
@@ -123,6 +124,10 @@ export interface OpSampOptions extends OracleReleaseOptions {
   noise?: NoiseMode;
 }
 
+const OPSAMP_OPTIONS = optionSpec<OpSampOptions>({ ...RELEASE_OPTION_RULES, onUncertified: true, noise: true });
+const OPSAMP_SYNC_OPTIONS = optionSpec<Omit<OpSampOptions, 'onUncertified'>>({ ...RELEASE_OPTION_RULES, noise: true });
+const OPSAMP_INPUT = optionSpec<OpSampInput>({ eps: true, delta: true, n: true, d: true, lipschitz: true, diamInf: true, diam2: true, alpha: true, beta: true, maxCalls: true });
+
 export interface OpSampRelease {
   w: Float64Array;
   parameters: OpSampParameters;
@@ -161,6 +166,8 @@ function accept(r: OracleResult, n: number, q: OpSampParameters, d: number): boo
 
 /** OPSamp with an asynchronous oracle (HiGHS LP, or any {@link LinearOracle}). */
 export async function opSamp(oracle: LinearOracle, params: OpSampInput, options: OpSampOptions = {}): Promise<OpSampRelease> {
+  checkOptionKeys('opSamp', options, OPSAMP_OPTIONS);
+  checkOptionKeys('opSamp params', params, OPSAMP_INPUT, true);
   if (typeof oracle !== 'function') throw new InvalidArgumentError('oracle', 'must be a linear oracle (sigma) => Promise<OracleResult>', oracle);
   const q = opSampParameters(params);
   const policy = checkPolicy(options.onUncertified);
@@ -189,6 +196,8 @@ export async function opSamp(oracle: LinearOracle, params: OpSampInput, options:
  * An uncertified call throws UncertifiedOracleError (charged, ledger entry marked '(uncertified)').
  */
 export function opSampSync(oracle: (sigma: Float64Array) => OracleResult, params: OpSampInput, options: Omit<OpSampOptions, 'onUncertified'> = {}): OpSampRelease {
+  checkOptionKeys('opSampSync', options, OPSAMP_SYNC_OPTIONS);
+  checkOptionKeys('opSampSync params', params, OPSAMP_INPUT, true);
   if (typeof oracle !== 'function') throw new InvalidArgumentError('oracle', 'must be a function (sigma) => OracleResult', oracle);
   const q = opSampParameters(params);
   const mode = checkNoiseMode(options.noise);

@@ -23,6 +23,7 @@
  * entry is marked '(uncertified)'; failure events and solve times are not covered by the guarantee.
  * Utility (NRW18, Theorem 6 here): alpha = O(m sqrt(m ln(2m/beta) ln(1/delta)) / (eps n)).
  */
+import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { ENUMERATION_MAX_POINTS, enumerateProblem, enumeratedArgmin } from '../../optimize/oracles/enumeration.js';
 import { weightedZeroOneOracle, type ZeroOneMipOptions } from '../../optimize/oracles/mip.js';
@@ -72,6 +73,8 @@ export interface RspmOptions extends OracleReleaseOptions {
   mip?: Omit<ZeroOneMipOptions, 'lattice' | 'margin'>;
 }
 
+const RSPM_OPTIONS = optionSpec<RspmOptions>({ ...RELEASE_OPTION_RULES, onUncertified: true, eps: true, delta: true, margin: true, solver: true, mip: true });
+
 export interface RspmRelease {
   w: Float64Array;
   sigma: number;
@@ -87,6 +90,7 @@ export interface RspmRelease {
 
 /** Gaussian RSPM for the 0/1 loss over {-1, 0, 1}^d (see the module comment). Labels {0,1} or {-1,1}. */
 export async function rspmClassifier(X: MatrixInput, y: ArrayLike<number>, options: RspmOptions): Promise<RspmRelease> {
+  checkOptionKeys('rspmClassifier', options, RSPM_OPTIONS, true);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object { eps, delta, ... }', options);
   const data = classificationData(X, y);
   const m = 2 * data.d;
