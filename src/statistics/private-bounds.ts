@@ -1,0 +1,187 @@
+/**
+ * Private clipping bounds from the data, with a share of the budget: the approach of Google's
+ * differential-privacy library (ApproxBounds): a noisy histogram of the values on a logarithmic scale
+ * (bins by powers of two of the magnitude, for each sign), thresholded, from which the bins holding
+ * the lower and upper percentiles are read off. Use the result as the public [lower, upper] of a later
+ * release (e.g. a mean), charging both.
+ *
+ * Bins (public, from minExponent a and maxExponent b): for j = a+1..b the positive bin (2^(j-1), 2^j]
+ * and the negative bin [-2^j, -2^(j-1)), plus a small-magnitude bin [-2^a, 2^a]; magnitudes above
+ * 2^b fall in the outermost bins. Ordered along the real line there are B = 2 (b - a) + 1 bins.
+ *
+ * Guarantee. One row falls in exactly one bin. Rows are first bounded per privacy unit (at most
+ * `maxRows` = m rows per unit, kept uniformly at random: src/statistics/contribution-bounding.ts), so
+ * adding or removing one unit changes the histogram by at most m in L1 (2m for replace-one). Each bin
+ * gets independent Laplace noise of scale m/eps (floating-point-safe lattice release), so the noisy
+ * histogram is eps-DP (Dwork et al. 2006), and everything after it is post-processing:
+ * - counts below the threshold tau = (m/eps) ln(B / (2 beta)) are set to 0; an empty bin exceeds it
+ *   with probability 1/2 e^(-tau/(m/eps)) = beta/B, so all empty bins stay below it with probability
+ *   >= 1 - beta (beta = 1e-9 by default, as Google's success probability 1 - 1e-9);
+ * - lower = the left edge of the first bin where the cumulative kept count reaches lowerPercentile of
+ *   the total kept count, upper = the right edge of the first bin where it reaches upperPercentile.
+ * If no bin passes the threshold the public range [-2^b, 2^b] is returned (and `found` is false):
+ * a post-processing outcome, not an error, so nothing data-derived escapes besides the noisy output.
+ */
+import type { Neighbors } from '../accounting/accountant.js';
+import { InvalidArgumentError } from '../errors.js';
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES, type Exact } from '../options.js';
+import { checkPrivacyUnit } from '../privacy-unit.js';
+import { runRelease, type Guarantee, type ReleaseOptions } from '../release.js';
+import { checkEpsilon, checkInteger } from '../validation.js';
+import type { ParsedNoise } from './common.js';
+import { boundContributions, MAX_BOUND, type Ident } from './contribution-bounding.js';
+import { applyNoise, planNoise } from './noise.js';
+
+export interface PrivateBoundsOptions extends ReleaseOptions {
+  eps: number;
+  /** The unit of each value (same length as the values); omitted: each row is its own unit. */
+  units?: ArrayLike<Ident>;
+  /** Rows kept per unit when `units` is given (default 1). */
+  maxRows?: number;
+  /** Name of the privacy unit for the guarantee (default 'row'). */
+  privacyUnit?: string;
+  /** Default 'unbounded' (add/remove one unit); 'bounded' doubles the sensitivity. */
+  neighbors?: Neighbors;
+  /** Percentile read off for the lower bound (default 0.01). */
+  lowerPercentile?: number;
+  /** Percentile read off for the upper bound (default 0.99). */
+  upperPercentile?: number;
+  /** Smallest magnitude exponent a (default -20): magnitudes <= 2^a share one bin. */
+  minExponent?: number;
+  /** Largest magnitude exponent b (default 40): magnitudes > 2^b fall in the outermost bins. */
+  maxExponent?: number;
+  /** Probability that some empty bin passes the threshold (default 1e-9). */
+  beta?: number;
+  details?: boolean;
+}
+
+export interface PrivateBounds {
+  lower: number;
+  upper: number;
+  /** false when no bin passed the threshold (then the public range [-2^b, 2^b] is returned). */
+  found: boolean;
+}
+
+export interface PrivateBoundsRelease {
+  value: PrivateBounds;
+  mechanism: 'approx-bounds-laplace';
+  guarantee: Guarantee;
+  /** L1 sensitivity of the histogram (m, or 2m for replace-one). */
+  sensitivity: number;
+  /** Laplace scale applied per bin. */
+  scale: number;
+  /** The threshold tau on the noisy counts. */
+  threshold: number;
+}
+
+const OPTIONS = optionSpec<PrivateBoundsOptions>({
+  ...RELEASE_OPTION_RULES,
+  eps: true,
+  units: true,
+  maxRows: true,
+  privacyUnit: 'string',
+  neighbors: ['bounded', 'unbounded'],
+  lowerPercentile: true,
+  upperPercentile: true,
+  minExponent: true,
+  maxExponent: true,
+  beta: true,
+  details: 'boolean',
+});
+
+/** The bin of x on the real line: 0..(b-a-1) negative (most negative first), b-a small, then positive. */
+export function magnitudeBin(x: number, a: number, b: number): number {
+  const mag = Math.abs(x);
+  const small = b - a;
+  if (mag <= 2 ** a) return small;
+  let j = Math.min(b, Math.max(a + 1, Math.ceil(Math.log2(mag))));
+  // Exact correction of the logarithm: 2^(j-1) < mag <= 2^j (unless clamped at b).
+  while (j < b && 2 ** j < mag) j++;
+  while (j > a + 1 && 2 ** (j - 1) >= mag) j--;
+  return x > 0 ? small + (j - a) : small - (j - a);
+}
+
+/** Left and right edges of bin i (see {@link magnitudeBin}). */
+export function binEdges(i: number, a: number, b: number): [number, number] {
+  const small = b - a;
+  if (i === small) return [-(2 ** a), 2 ** a];
+  if (i > small) {
+    const j = a + (i - small);
+    return [2 ** (j - 1), 2 ** j];
+  }
+  const j = a + (small - i);
+  return [-(2 ** j), -(2 ** (j - 1))];
+}
+
+function checkPercentile(p: unknown, name: string, dflt: number): number {
+  if (p === undefined) return dflt;
+  if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new InvalidArgumentError(name, 'must be a number in [0, 1]', p);
+  return p;
+}
+
+/**
+ * Private clipping bounds (see the file comment): eps-DP per unit, charged as one release.
+ * Returns { lower, upper, found }, or with `details: true` the release with its calibration.
+ */
+export function privateBounds<O extends PrivateBoundsOptions>(x: ArrayLike<number>, opts: Exact<O, PrivateBoundsOptions>): O extends { details: true } ? PrivateBoundsRelease : PrivateBounds {
+  checkOptions('privateBounds', opts, OPTIONS, true);
+  const o = opts as PrivateBoundsOptions;
+  const eps = checkEpsilon(o.eps);
+  const a = o.minExponent === undefined ? -20 : checkInteger(o.minExponent, 'minExponent', -1000, 1000);
+  const b = o.maxExponent === undefined ? 40 : checkInteger(o.maxExponent, 'maxExponent', -1000, 1000);
+  if (!(a < b)) throw new InvalidArgumentError('minExponent/maxExponent', 'must satisfy minExponent < maxExponent', `${a} >= ${b}`);
+  const pL = checkPercentile(o.lowerPercentile, 'lowerPercentile', 0.01);
+  const pU = checkPercentile(o.upperPercentile, 'upperPercentile', 0.99);
+  if (!(pL < pU)) throw new InvalidArgumentError('lowerPercentile/upperPercentile', 'must satisfy lowerPercentile < upperPercentile', `${pL} >= ${pU}`);
+  const beta = o.beta === undefined ? 1e-9 : o.beta;
+  if (typeof beta !== 'number' || !(beta > 0 && beta < 1)) throw new InvalidArgumentError('beta', 'must be in (0, 1)', beta);
+  const m = o.maxRows === undefined ? 1 : checkInteger(o.maxRows, 'maxRows', 1, MAX_BOUND);
+  if (o.maxRows !== undefined && o.units === undefined) throw new InvalidArgumentError('maxRows', 'needs units (the privacy unit of each value)');
+  const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
+  const relation: Neighbors = o.neighbors ?? 'unbounded';
+  // The data: validated before the budget check (a typed, located error; nothing spent).
+  if (!(Array.isArray(x) || ArrayBuffer.isView(x))) throw new InvalidArgumentError('x', 'must be an array or typed array of finite numbers', x);
+  for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'number' || !Number.isFinite(x[i])) throw new InvalidArgumentError(`x[${i}]`, 'must be a finite number', x[i]);
+  if (o.units !== undefined && (o.units as ArrayLike<Ident>).length !== x.length) throw new InvalidArgumentError('units', 'must have one entry per value', (o.units as ArrayLike<Ident>).length);
+  const B = 2 * (b - a) + 1;
+  const sens = relation === 'bounded' ? 2 * m : m;
+  const p: ParsedNoise = { eps, delta: 0, mechanism: 'laplace', typeDP: 'aDP', noise: 'safe', relations: [relation] };
+  const plan = planNoise(p, sens, sens, 'maxRows');
+  const tau = plan.scale * Math.log(B / (2 * beta));
+  const result = runRelease(o, { name: 'privateBounds', eps, delta: 0, neighbors: relation, mechanism: 'approx-bounds-laplace' }, (rng) => {
+    const rows = o.units === undefined ? undefined : boundContributions(o.units, undefined, { maxPartitions: 1, maxRows: m }, rng);
+    const counts = new Float64Array(B);
+    if (rows === undefined) for (let i = 0; i < x.length; i++) counts[magnitudeBin(x[i]!, a, b)]++;
+    else for (const i of rows) counts[magnitudeBin(x[i]!, a, b)]++;
+    const noisy = applyNoise(counts, plan, rng).out;
+    let total = 0;
+    for (let i = 0; i < B; i++) {
+      if (!(noisy[i]! > tau)) noisy[i] = 0;
+      total += noisy[i]!;
+    }
+    if (!(total > 0)) return { lower: -(2 ** b), upper: 2 ** b, found: false };
+    let cum = 0;
+    let lo = -1;
+    let hi = B - 1;
+    for (let i = 0; i < B; i++) {
+      cum += noisy[i]!;
+      if (lo < 0 && noisy[i]! > 0 && cum >= pL * total) lo = i;
+      if (noisy[i]! > 0 && cum >= pU * total) {
+        hi = i;
+        break;
+      }
+    }
+    if (lo < 0) lo = hi;
+    return { lower: binEdges(lo, a, b)[0], upper: binEdges(hi, a, b)[1], found: true };
+  });
+  if (!o.details) return result as never;
+  const release: PrivateBoundsRelease = {
+    value: result,
+    mechanism: 'approx-bounds-laplace',
+    guarantee: { eps, delta: 0, neighbors: relation, ...(unit ? { privacyUnit: unit } : {}) },
+    sensitivity: sens,
+    scale: plan.scale,
+    threshold: tau,
+  };
+  return release as never;
+}
