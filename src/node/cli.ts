@@ -100,11 +100,27 @@ function assumptions(a: Analysis, neighbors: Neighbors, dataDescription: string)
     dpkit: dpkitVersion(),
     neighbors,
     neighborRelation: REL_TEXT[neighbors],
-    source: 'sql' in a.data ? { sql: a.data.sql } : 'engine' in a.data ? { engine: a.data.engine, url: a.data.url, database: a.data.database ?? 'default', table: a.data.table } : { path: dataDescription, ...(a.data.format ? { format: a.data.format } : {}) },
+    source: sourceAssumption(a.data, dataDescription),
     schema: a.schema.file,
     columns,
     plan: a.releases.map(({ line: _line, ...r }) => r),
   };
+}
+
+/** The data source as results.json states it: the SQL text, the file, or the table (never credentials). */
+function sourceAssumption(d: DataSourceSpec, dataDescription: string): Record<string, unknown> {
+  if ('sql' in d) return { sql: d.sql, ...(d.files ? { files: d.files } : {}) };
+  if ('path' in d) return { path: dataDescription, ...(d.format ? { format: d.format } : {}) };
+  let url: string;
+  try {
+    const u = new URL(String(d.url));
+    u.username = '';
+    u.password = '';
+    url = u.toString();
+  } catch {
+    url = '(unparsable URL)';
+  }
+  return { engine: d.engine, url, database: d.database ?? 'default', table: d.table };
 }
 
 /**
