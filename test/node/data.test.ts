@@ -169,13 +169,14 @@ describe('DataEngine', () => {
     await engine.sql(`COPY (SELECT * FROM src) TO '${js}' (FORMAT json)`);
     const req = { column: 'x', lower: 0, upper: 100, missing: 'drop' as const };
     const ref = (await engine.moments([req]))[0]!;
-    for (const spec of [{ path: pq }, { path: js }, { sql: `SELECT * FROM read_csv('${csv}')` }]) {
+    for (const spec of [{ path: pq }, { path: js }, { sql: `SELECT * FROM read_csv('${csv}')`, files: [csv] }]) {
       const e = await DataEngine.open(spec);
       expect((await e.moments([req]))[0]).toEqual(ref);
       e.close();
     }
     await expect(DataEngine.open({ path: path.join(dir, 'missing.csv') })).rejects.toThrow(DataSourceError);
-    await expect(DataEngine.open({ sql: 'SELEC nonsense' })).rejects.toThrow(/cannot read SQL query: Parser Error/);
+    await expect(DataEngine.open({ sql: 'SELEC nonsense' })).rejects.toThrow(/data\.sql must be exactly one read-only SELECT query/);
+    await expect(DataEngine.open({ sql: 'SELECT 1 FROM WHERE (' })).rejects.toThrow(/cannot read SQL query: Parser Error/);
     await expect(DataEngine.open({ path: path.join(dir, 'x.xlsx') })).rejects.toThrow(/cannot tell the format/);
   });
 

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# A two-shard ClickHouse cluster on loopback for dpkit's engine tests and benchmarks.
+#
+#   scripts/clickhouse-cluster.sh start   start two servers (shard 1: TCP 19001, HTTP 18123;
+#                                         shard 2: TCP 19002, HTTP 18124), 127.0.0.1 only, each
+#                                         with its own config and data dirs under a temp dir, and
+#                                         a `remote_servers` cluster `dpkit` of the two shards
+#                                         (no ZooKeeper); prints the HTTP URL of shard 1
+#   scripts/clickhouse-cluster.sh stop    stop the servers whose PIDs were recorded, remove the dir
+#   scripts/clickhouse-cluster.sh status  exit 0 when both answer /ping
+#
+# State (PIDs, configs, data, logs) lives in $DPKIT_CH_DIR (default /tmp/dpkit-clickhouse-$UID).
+# Tables are created by the tests (a MergeTree table on each shard, a Distributed table over them).
+set -euo pipefail
+
+DIR="${DPKIT_CH_DIR:-/tmp/dpkit-clickhouse-$(id -u)}"
+TCP=(19001 19002)
+HTTP=(18123 18124)
+INTERSERVER=(19011 19012)
+
+server_bin() {
+  if [ -x /usr/bin/clickhouse ]; then echo "/usr/bin/clickhouse server"; return; fi
+  if command -v clickhouse-server >/dev/null 2>&1; then command -v clickhouse-server; return; fi
+  if [ -x /usr/sbin/clickhouse-server ]; then echo /usr/sbin/clickhouse-server; return; fi
+  echo "clickhouse-server not found (apt-get install clickhouse-server)" >&2
+  exit 1
+}
+
+write_config() {
+  local i=$1 d="$DIR/shard$1"
+  mkdir -p "$d/data" "$d/tmp" "$d/user_files" "$d/format_schemas" "$d/log"
+  cat >"$d/config.xml" <<XML
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$d/log/server.log</log><errorlog>$d/log/server.err.log</errorlog><size>10M</size><count>2</count></logger>
+  <http_port>${HTTP[$i-1]}</http_port>
+  <tcp_port>${TCP[$i-1]}</tcp_port>
+  <interserver_http_port>${INTERSERVER[$i-1]}</interserver_http_port>
+  <interserver_http_host>127.0.0.1</interserver_http_host>
+  <listen_host>127.0.0.1</listen_host>
+  <max_connections>256</max_connections>
+  <keep_alive_timeout>3</keep_alive_timeout>
+  <max_concurrent_queries>64</max_concurrent_queries>
+  <uncompressed_cache_size>268435456</uncompressed_cache_size>
+  <mark_cache_size>268435456</mark_cache_size>
+  <path>$d/data/</path>
+  <tmp_path>$d/tmp/</tmp_path>
+  <user_files_path>$d/user_files/</user_files_path>
+  <format_schema_path>$d/format_schemas/</format_schema_path>
+  <users_config>$d/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <timezone>UTC</timezone>
+  <mlock_executable>false</mlock_executable>
+  <remote_servers>
+    <dpkit>
+      <shard><replica><host>127.0.0.1</host><port>${TCP[0]}</port></replica></shard>
+      <shard><replica><host>127.0.0.1</host><port>${TCP[1]}</port></replica></shard>
+    </dpkit>
+  </remote_servers>
+  <max_session_timeout>3600</max_session_timeout>
+  <default_session_timeout>60</default_session_timeout>
+</yandex>
+XML
+  cat >"$d/users.xml" <<XML
+<?xml version="1.0"?>
+<yandex>
+  <profiles>
+    <default><max_memory_usage>4000000000</max_memory_usage><load_balancing>random</load_balancing></default>
+    <readonly><readonly>1</readonly></readonly>
+  </profiles>
+  <users>
+    <default>
+      <password></password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </default>
+  </users>
+  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
+</yandex>
+XML
+}
+
+ping() { curl -fsS --max-time 2 "http://127.0.0.1:$1/ping" >/dev/null 2>&1; }
+
+start() {
+  local bin
+  bin=$(server_bin)
+  if [ -f "$DIR/pids" ]; then
+    if ping "${HTTP[0]}" && ping "${HTTP[1]}"; then echo "http://127.0.0.1:${HTTP[0]}"; return 0; fi
+    stop
+  fi
+  mkdir -p "$DIR"
+  : >"$DIR/pids"
+  for i in 1 2; do
+    write_config "$i"
+    # shellcheck disable=SC2086
+    (cd "$DIR/shard$i" && exec $bin --config-file="$DIR/shard$i/config.xml" >"$DIR/shard$i/log/stdout.log" 2>&1) &
+    echo $! >>"$DIR/pids"
+  done
+  for _ in $(seq 1 150); do
+    if ping "${HTTP[0]}" && ping "${HTTP[1]}"; then echo "http://127.0.0.1:${HTTP[0]}"; return 0; fi
+    sleep 0.2
+  done
+  echo "clickhouse cluster did not start within 30 s; logs:" >&2
+  tail -n 20 "$DIR"/shard*/log/*.log >&2 || true
+  stop
+  return 1
+}
+
+stop() {
+  if [ -f "$DIR/pids" ]; then
+    while read -r pid; do
+      [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    done <"$DIR/pids"
+    for _ in $(seq 1 50); do
+      local alive=0
+      while read -r pid; do [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && alive=1; done <"$DIR/pids"
+      [ $alive = 0 ] && break
+      sleep 0.2
+    done
+    while read -r pid; do [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true; done <"$DIR/pids"
+  fi
+  rm -rf "$DIR"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  status) ping "${HTTP[0]}" && ping "${HTTP[1]}" ;;
+  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+esac

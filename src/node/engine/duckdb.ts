@@ -1,0 +1,278 @@
+/**
+ * The embedded DuckDB engine (`@duckdb/node-api`): reads CSV, Parquet and JSON files or one
+ * read-only SQL query, and computes the aggregates of {@link SqlEngine} in DuckDB's dialect.
+ *
+ * A SQL source is sealed before it runs:
+ * - it must be exactly ONE statement (DuckDB's own statement extraction) whose type is SELECT and
+ *   whose first keyword is SELECT, WITH, FROM, VALUES or a parenthesis (so PRAGMA, SUMMARIZE,
+ *   DESCRIBE, SHOW, which DuckDB rewrites into SELECTs, are refused as well);
+ * - extensions are neither installed nor loaded automatically, community and unsigned extensions
+ *   are off;
+ * - external access (the file system and the network: http, s3, ATTACH, COPY, INSTALL) is turned
+ *   off before the query is bound, except for the files listed in the source (`allowed_paths`),
+ *   and the configuration is then locked, so the query cannot turn it back on.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { InvalidArgumentError } from '../../errors.js';
+import { DataSourceError, QUERY_FAILED, SqlEngine, type Cell, type ColumnInfo, type Dialect, type FileSourceSpec, type ProgressSink, type SqlSourceSpec } from './engine.js';
+
+const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*)$/;
+
+/** SQL identifier quoting. */
+export function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** SQL string literal quoting (DuckDB strings have no backslash escapes). */
+export function literal(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+function num(x: number): string {
+  if (!Number.isFinite(x)) throw new InvalidArgumentError('bound', 'must be a finite number', x);
+  // Shortest round-trip decimal; DuckDB parses it exactly as the same double.
+  return `CAST(${JSON.stringify(x)} AS DOUBLE)`;
+}
+
+/** DuckDB's dialect. */
+export const duckdbDialect: Dialect = {
+  name: 'duckdb',
+  ident,
+  literal,
+  num,
+  isNan: (e) => `isnan(${e})`,
+  // DuckDB's round() on DOUBLE rounds half away from zero (std::round).
+  roundInt64: (e) => `CAST(round(${e}) AS BIGINT)`,
+  // sum(BIGINT) accumulates in HUGEINT (128-bit): exact.
+  sumExact: (e) => `sum(${e})`,
+  wideProduct: (a, b) => `(CAST(${a} AS HUGEINT) * ${b})`,
+  ceilInt: (e) => `CAST(ceil(${e}) AS INTEGER)`,
+  text: (e) => `CAST(${e} AS VARCHAR)`,
+  boolDouble: (e) => `CAST(${e} AS DOUBLE)`,
+  notNull: (e) => e,
+};
+
+function detectFormat(p: string): 'csv' | 'parquet' | 'json' {
+  const lower = p.toLowerCase();
+  if (lower.endsWith('.parquet') || lower.endsWith('.pq')) return 'parquet';
+  if (lower.endsWith('.json') || lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) return 'json';
+  if (lower.endsWith('.csv') || lower.endsWith('.tsv') || lower.endsWith('.csv.gz') || lower.endsWith('.txt')) return 'csv';
+  throw new DataSourceError(`cannot tell the format of ${p} from its extension (use .csv, .parquet or .json, or give a format)`);
+}
+
+/** Strips comments and leading parentheses; the first keyword of a statement, upper-cased. */
+function firstKeyword(sql: string): string {
+  let s = sql;
+  for (;;) {
+    const t = s.replace(/^\s+/, '');
+    if (t.startsWith('--')) s = t.slice(t.indexOf('\n') < 0 ? t.length : t.indexOf('\n'));
+    else if (t.startsWith('/*')) s = t.slice(t.indexOf('*/') < 0 ? t.length : t.indexOf('*/') + 2);
+    else if (t.startsWith('(')) s = t.slice(1);
+    else return (/^[A-Za-z_]+/.exec(t)?.[0] ?? '').toUpperCase();
+  }
+}
+
+const READ_KEYWORDS = new Set(['SELECT', 'WITH', 'FROM', 'VALUES']);
+
+/** Checks the text of a SQL source without running it (non-empty, starts like a read-only SELECT, files a list); returns it without trailing semicolons. */
+export function checkSqlText(spec: SqlSourceSpec): string {
+  if (typeof spec.sql !== 'string' || spec.sql.trim() === '') throw new InvalidArgumentError('data.sql', 'must be a non-empty SQL query');
+  if (spec.files !== undefined) {
+    if (!Array.isArray(spec.files) || spec.files.some((f) => typeof f !== 'string' || f === '')) throw new InvalidArgumentError('data.files', 'must be a list of file paths');
+  }
+  const kw = firstKeyword(spec.sql);
+  if (!READ_KEYWORDS.has(kw)) throw new InvalidArgumentError('data.sql', `must be exactly one read-only SELECT query (it starts with ${kw === '' ? 'no keyword' : kw})`);
+  return spec.sql.replace(/[;\s]*$/, '');
+}
+
+/** The FROM expression that reads a file spec or a SQL spec (whose text is checked, not yet its statements). */
+export function sourceSql(spec: FileSourceSpec | SqlSourceSpec): string {
+  if ('sql' in spec) return `(\n${checkSqlText(spec)}\n)`;
+  if (typeof spec.path !== 'string' || spec.path === '') throw new InvalidArgumentError('data.path', 'must be a file path');
+  const fmt = spec.format ?? detectFormat(spec.path);
+  if (!fs.existsSync(spec.path)) throw new DataSourceError(`data file not found: ${spec.path}`);
+  const p = literal(path.resolve(spec.path));
+  if (fmt === 'csv') return `read_csv(${p}, header = true, auto_detect = true)`;
+  if (fmt === 'parquet') return `read_parquet(${p})`;
+  return `read_json_auto(${p})`;
+}
+
+function firstLine(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.split('\n')[0]!.trim();
+}
+
+/** Exactly one statement of type SELECT, or a located error naming `data.sql`. */
+async function requireOneSelect(con: DuckDBConnection, sql: string, argument: string): Promise<void> {
+  let count: number;
+  let type: StatementType;
+  try {
+    const ex = await con.extractStatements(sql);
+    count = ex.count;
+    if (count !== 1) throw new InvalidArgumentError(argument, `must be exactly one read-only SELECT query (it has ${count} statements)`);
+    type = (await ex.prepare(0)).statementType;
+  } catch (e) {
+    if (e instanceof InvalidArgumentError) throw e;
+    const msg = firstLine(e).replace(/^Failed to extract statements: /, '');
+    // A parse error quotes the query (public); a bind error may quote data (a sniffed CSV line), so only its class is shown.
+    if (/^Parser Error/.test(msg)) throw new DataSourceError(`${argument}: cannot read SQL query: ${msg}`, msg);
+    if (/^Permission Error/.test(msg)) throw new InvalidArgumentError(argument, 'may read only the files listed in data.files (no other file, URL, database or extension)');
+    throw new DataSourceError(`${argument}: cannot read SQL query (run with --debug for the engine's message)`, msg);
+  }
+  if (type !== StatementType.SELECT) throw new InvalidArgumentError(argument, `must be exactly one read-only SELECT query (statement type ${StatementType[type] ?? type})`);
+}
+
+/** An open DuckDB data source. Always {@link DuckDbEngine.close} it. */
+export class DuckDbEngine extends SqlEngine {
+  readonly dialect = duckdbDialect;
+  protected readonly nested = true;
+  private readonly instance: DuckDBInstance;
+  private readonly con: DuckDBConnection;
+
+  private constructor(instance: DuckDBInstance, con: DuckDBConnection, description: string, progress?: ProgressSink) {
+    super(description, progress);
+    this.instance = instance;
+    this.con = con;
+  }
+
+  protected get source(): string {
+    return 'src';
+  }
+
+  protected toDouble(column: string): string {
+    return `TRY_CAST(${ident(column)} AS DOUBLE)`;
+  }
+
+  /** Open a data source (small text files are parsed once; other sources are read lazily by each query). */
+  static async open(spec: FileSourceSpec | SqlSourceSpec, opts: { progress?: ProgressSink; threads?: number; materializeBelowBytes?: number } = {}): Promise<DuckDbEngine> {
+    const from = sourceSql(spec);
+    // Text files (CSV, JSON) are parsed on every scan; below a size limit (default 256 MiB) they are
+    // parsed once into an in-memory DuckDB table. Parquet and larger files stay lazy views (streamed).
+    const limit = opts.materializeBelowBytes ?? 256 * 1024 * 1024;
+    const materialize = 'path' in spec && (spec.format ?? detectFormat(spec.path)) !== 'parquet' && fs.statSync(spec.path).size < limit;
+    const config: Record<string, string> = {
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+      allow_community_extensions: 'false',
+      allow_unsigned_extensions: 'false',
+    };
+    if (opts.threads !== undefined) config.threads = String(opts.threads);
+    const instance = await DuckDBInstance.create(':memory:', config);
+    const con = await instance.connect();
+    const engine = new DuckDbEngine(instance, con, 'sql' in spec ? 'SQL query' : spec.path, opts.progress);
+    try {
+      if ('sql' in spec) {
+        // Seal first: only the listed files, no network, no extensions, configuration locked.
+        const files = (spec.files ?? []).map((f) => path.resolve(f));
+        await con.run(`SET allowed_paths = [${files.map(literal).join(', ')}]`);
+        await con.run('SET enable_external_access = false');
+        await con.run('SET lock_configuration = true');
+        await requireOneSelect(con, spec.sql.replace(/[;\s]*$/, ''), 'data.sql');
+        const view = `CREATE VIEW src AS SELECT * FROM ${from}`;
+        await requireOneStatement(con, view);
+        await con.run(view);
+      } else {
+        await con.run(materialize ? `CREATE TEMP TABLE src AS SELECT * FROM ${from}` : `CREATE VIEW src AS SELECT * FROM ${from}`);
+      }
+    } catch (e) {
+      engine.close();
+      if (e instanceof DataSourceError || e instanceof InvalidArgumentError) throw e;
+      throw new DataSourceError(`cannot read ${engine.description} (run with --debug for the engine's message)`, firstLine(e));
+    }
+    return engine;
+  }
+
+  protected async rows(sql: string): Promise<Cell[][]> {
+    const sink = this.progress;
+    let timer: NodeJS.Timeout | undefined;
+    if (sink) {
+      timer = setInterval(() => {
+        const p = this.con.progress;
+        if (p && p.percentage >= 0) sink(Math.min(1, p.percentage / 100));
+      }, 100);
+    }
+    try {
+      const reader = await this.con.runAndReadAll(sql);
+      return reader.getRows() as Cell[][];
+    } catch (e) {
+      throw new DataSourceError(QUERY_FAILED, firstLine(e));
+    } finally {
+      if (timer) clearInterval(timer);
+    }
+  }
+
+  protected readableAsNumber(sqlType: string): boolean {
+    return NUMERIC.test(sqlType) || /^(VARCHAR|BOOLEAN|"NULL")$/.test(sqlType);
+  }
+
+  async columns(): Promise<ColumnInfo[]> {
+    const rows = await this.rows('DESCRIBE SELECT * FROM src');
+    return rows.map((r) => {
+      const sqlType = String(r[1]);
+      return { name: String(r[0]), sqlType, kind: NUMERIC.test(sqlType) ? 'numeric' : 'categorical' };
+    });
+  }
+
+  protected async doubles(sql: string, ncol: number): Promise<Float64Array[]> {
+    let result;
+    try {
+      result = await this.con.stream(sql);
+    } catch (e) {
+      throw new DataSourceError(QUERY_FAILED, firstLine(e));
+    }
+    let cap = 1 << 16;
+    let out = Array.from({ length: ncol }, () => new Float64Array(cap));
+    let n = 0;
+    for (;;) {
+      let chunk;
+      try {
+        chunk = await result.fetchChunk();
+      } catch (e) {
+        throw new DataSourceError(QUERY_FAILED, firstLine(e));
+      }
+      if (!chunk || chunk.rowCount === 0) break;
+      const m = chunk.rowCount;
+      if (n + m > cap) {
+        while (n + m > cap) cap *= 2;
+        out = out.map((a) => {
+          const b = new Float64Array(cap);
+          b.set(a.subarray(0, n));
+          return b;
+        });
+      }
+      for (let c = 0; c < ncol; c++) {
+        const vec = chunk.getColumnVector(c) as unknown as { getItem(i: number): number | null; items?: unknown };
+        const dst = out[c]!;
+        const items = vec.items;
+        if (items instanceof Float64Array && items.length >= m) {
+          dst.set(items.subarray(0, m), n);
+        } else {
+          for (let i = 0; i < m; i++) dst[n + i] = vec.getItem(i) as number;
+        }
+      }
+      n += m;
+    }
+    return out.map((a) => a.slice(0, n));
+  }
+
+  close(): void {
+    try {
+      this.con.closeSync();
+    } finally {
+      this.instance.closeSync();
+    }
+  }
+}
+
+/** The wrapped view definition must still be a single statement (belt and braces against a query that closes the parenthesis). */
+async function requireOneStatement(con: DuckDBConnection, sql: string): Promise<void> {
+  let count = 0;
+  try {
+    count = (await con.extractStatements(sql)).count;
+  } catch {
+    count = -1;
+  }
+  if (count !== 1) throw new InvalidArgumentError('data.sql', 'must be exactly one read-only SELECT query');
+}
