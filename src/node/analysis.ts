@@ -10,9 +10,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
-import { DpkitError } from '../errors.js';
+import { DpkitError, InvalidArgumentError } from '../errors.js';
 import { PrivacyAccountant, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
-import type { DataSourceSpec, MissingPolicy } from './data.js';
+import type { ClickHouseSourceSpec, DataSourceSpec, MissingPolicy } from './data.js';
+import { checkClickHouseSpec } from './engine/clickhouse.js';
+import { checkSqlText } from './engine/duckdb.js';
 import { MIN_PUBLIC_SIZE } from './sensitivity.js';
 import { modelGuarantee, type ModelParams } from './models.js';
 
@@ -546,12 +548,41 @@ export function loadAnalysis(file: string): Analysis {
 
   // data
   const d = top.map('data') ?? loc.fail(['data'], 'is required (a mapping with path or sql)');
-  const dr = new Reader(loc, d, ['data'], ['path', 'format', 'sql']);
+  const dr = new Reader(loc, d, ['data'], ['engine', 'path', 'format', 'sql', 'files', 'url', 'table', 'database', 'user_env', 'password_env', 'timeout']);
   let data: DataSourceSpec;
-  if (dr.has('sql')) {
+  const engine = dr.oneOf('engine', ['duckdb', 'clickhouse'] as const, 'duckdb');
+  const only = (keys: readonly string[], why: string) => {
+    for (const k of keys) if (dr.has(k)) loc.fail(['data', k], why);
+  };
+  if (engine === 'clickhouse') {
+    only(['path', 'format', 'sql', 'files'], 'is not a key of a ClickHouse source (url, table, database, user_env, password_env, timeout)');
+    const spec: ClickHouseSourceSpec = { engine, url: dr.string('url'), table: dr.string('table') };
+    if (dr.has('database')) spec.database = dr.string('database');
+    if (dr.has('user_env')) spec.userEnv = dr.string('user_env');
+    if (dr.has('password_env')) spec.passwordEnv = dr.string('password_env');
+    if (dr.has('timeout')) spec.timeoutMs = dr.number('timeout', 'positive') * 1000;
+    try {
+      checkClickHouseSpec(spec);
+    } catch (e) {
+      if (!(e instanceof InvalidArgumentError)) throw e;
+      const key = e.argument.replace(/^data\./, '');
+      loc.fail(['data', key === 'timeout' ? 'timeout' : key], e.rule);
+    }
+    data = spec;
+  } else if (dr.has('sql')) {
+    only(['url', 'table', 'database', 'user_env', 'password_env', 'timeout'], 'is a key of a ClickHouse source (engine: clickhouse)');
     if (dr.has('path')) loc.fail(['data', 'path'], 'cannot be given together with sql');
-    data = { sql: dr.string('sql') };
+    const files = dr.strings('files', { min: 1 })?.map((f) => resolveFrom(file, f));
+    data = files ? { sql: dr.string('sql'), files } : { sql: dr.string('sql') };
+    try {
+      checkSqlText(data);
+    } catch (e) {
+      if (!(e instanceof InvalidArgumentError)) throw e;
+      loc.fail(['data', 'sql'], e.rule);
+    }
   } else {
+    only(['url', 'table', 'database', 'user_env', 'password_env', 'timeout'], 'is a key of a ClickHouse source (engine: clickhouse)');
+    only(['files'], 'is only for a sql source (the files the query may read)');
     const p = resolveFrom(file, dr.string('path'));
     data = dr.has('format') ? { path: p, format: dr.oneOf('format', ['csv', 'parquet', 'json'] as const) } : { path: p };
   }
