@@ -17,11 +17,23 @@
  * Suggala-Netrapalli stability Lemma 8 plus the concentration Lemma 9), and the Laplace mechanism
  * with l1 sensitivity lambda is eps-DP.
  *
- * DEVIATION from the printed paper (a correction): Lemma 9 shows that EACH coordinate of the average
- * is within 2 D gamma of its expectation with probability 1 - delta/(2d) (D bounding |w_j|; D_inf is
- * at least that), and then states the same bound for the l1 NORM over all d coordinates; summing the
- * d coordinates gives d times it. We therefore use 4 d D_inf gamma where the paper prints
+ * Concentration, and a DEVIATION from the printed paper (a correction). Neighbouring data sets D, D'
+ * share the sigma^k (a coupling), so compare the m independent differences
+ * Delta_k = w_k(D) - w_k(D'). Every oracle output lies in W, and D_inf is the l-inf DIAMETER of W, so
+ * each coordinate of Delta_k lies in [-D_inf, D_inf]; Hoeffding's inequality gives
+ * |mean_k Delta_kj - E Delta_j| <= 2 D_inf gamma except with probability 2 exp(-2 m gamma^2) <= delta/d
+ * (by the choice of m), i.e. with probability 1 - delta/d for each coordinate (not 1 - delta/(2d)),
+ * and with probability 1 - delta for all d together (union bound). Lemma 9 then states the
+ * per-coordinate bound for the l1 NORM over all d coordinates; summing the d coordinates gives
+ * d times it. We therefore use 4 d D_inf gamma (>= 2 d D_inf gamma) where the paper prints
  * 4 D_inf gamma (the same for d = 1, larger otherwise).
+ *
+ * The proof relies on D_inf being a diameter: the SAME interval of width D_inf must contain the j-th
+ * coordinate of every output on every data set (a bound on |w_j| is not that for a W away from the
+ * origin, and a radius is half of it). The release therefore fixes the box publicly:
+ * W must lie in center + [-D_inf/2, D_inf/2]^d (`center`, default the origin), and an oracle output
+ * outside that box is refused like an uncertified call (after the data were touched: charged, and no
+ * guarantee is claimed).
  *
  * Cost: m oracle calls; m grows like n / (eps d^{5/2} D_2) (e.g. n = 1000, d = 2, eps = 1,
  * W = [-1, 1]^2: m = 476, lambda/eps = 4.4), so OPSamp is for small problems or cheap oracles. {@link opSampParameters}
@@ -50,8 +62,13 @@ export interface OpSampInput {
   d: number;
   /** Lipschitz constant G of each loss w.r.t. the l1 norm. */
   lipschitz: number;
-  /** l-inf diameter D_inf of W. */
+  /** l-inf diameter D_inf of W (every point of W lies in center + [-D_inf/2, D_inf/2]^d). */
   diamInf: number;
+  /**
+   * Centre of a box of l-inf width D_inf that contains W (public; default the origin). Every oracle
+   * output is checked to lie in it (see the module comment).
+   */
+  center?: ArrayLike<number>;
   /** l2 diameter D_2 of W. */
   diam2: number;
   /** Declared oracle approximation alpha (normalised objective; default 1e-6). Every call must certify it. */
@@ -88,12 +105,27 @@ export function opSampParameters(p: OpSampInput): OpSampParameters {
   const alpha = p.alpha === undefined ? 1e-6 : checkNonNegative(p.alpha, 'alpha');
   const beta = p.beta === undefined ? 0.1 : checkOpenUnit(p.beta, 'beta');
   const maxCalls = p.maxCalls === undefined ? 1e5 : checkInteger(p.maxCalls, 'maxCalls', 1);
+  checkCenter(p.center, d);
   const gamma = Math.sqrt(eps / n) * d ** 1.25 * Math.sqrt(D2);
   const m = Math.max(1, Math.ceil(Math.log((2 * d) / delta) / (2 * gamma * gamma)));
   if (m > maxCalls) throw new InvalidArgumentError('maxCalls', `is below the m = ${m} oracle calls Algorithm 2 needs here (raise maxCalls or eps)`, maxCalls);
   const eta = Math.sqrt((D2 * Math.sqrt(2 * d) * eps) / (250 * G * G * d * d * Dinf * Dinf * (1 + Math.log(2 / beta)) * n));
   const lambda = 4 * d * Dinf * gamma + 250 * eta * G * d * d * Dinf * Dinf + alpha / (10 * G);
   return { gamma, m, eta, lambda, laplaceScale: lambda / eps, alpha };
+}
+
+/** The public centre of W's box (length d, finite), the origin by default. */
+function checkCenter(center: unknown, d: number): Float64Array {
+  if (center === undefined) return new Float64Array(d);
+  const c = center as ArrayLike<unknown> | null;
+  if (typeof c !== 'object' || c === null || typeof c.length !== 'number' || c.length !== d) throw new InvalidArgumentError('center', `must be an array of d = ${d} finite numbers`, center);
+  const out = new Float64Array(d);
+  for (let j = 0; j < d; j++) {
+    const v = c[j];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError('center', `must be an array of d = ${d} finite numbers`, center);
+    out[j] = v;
+  }
+  return out;
 }
 
 /**
@@ -153,14 +185,24 @@ function checkNoiseMode(mode: unknown): NoiseMode {
   return m;
 }
 
+/** The public box of W: center + [-D_inf/2, D_inf/2]^d. */
+interface Box {
+  center: Float64Array;
+  half: number;
+}
+
 /**
  * Whether a call certified the declared alpha (normalised: alpha_call / n <= alpha) and returned a
- * finite w of length d. Runs after the data were touched: a malformed result is treated as an
- * uncertified call (charged like one), not as an argument error.
+ * finite w of length d inside the box of l-inf width D_inf (|w_j - center_j| <= D_inf / 2; the
+ * privacy proof needs it, see the module comment). Runs after the data were touched: a malformed or
+ * out-of-box result is treated as an uncertified call (charged like one), not as an argument error.
  */
-function accept(r: OracleResult, n: number, q: OpSampParameters, d: number): boolean {
+function accept(r: OracleResult, n: number, q: OpSampParameters, d: number, box: Box): boolean {
   if (typeof r !== 'object' || r === null || !(r.w instanceof Float64Array) || r.w.length !== d) return false;
-  for (let j = 0; j < d; j++) if (!Number.isFinite(r.w[j]!)) return false;
+  for (let j = 0; j < d; j++) {
+    const w = r.w[j]!;
+    if (!Number.isFinite(w) || !(Math.abs(w - box.center[j]!) <= box.half)) return false;
+  }
   return r.certified === true && r.alpha / n <= q.alpha;
 }
 
@@ -170,6 +212,7 @@ export async function opSamp(oracle: LinearOracle, params: OpSampInput, options:
   checkOptionKeys('opSamp params', params, OPSAMP_INPUT, true);
   if (typeof oracle !== 'function') throw new InvalidArgumentError('oracle', 'must be a linear oracle (sigma) => Promise<OracleResult>', oracle);
   const q = opSampParameters(params);
+  const box: Box = { center: checkCenter(params.center, params.d), half: params.diamInf / 2 };
   const policy = checkPolicy(options.onUncertified);
   const mode = checkNoiseMode(options.noise);
   const guarantee: Guarantee = { eps: params.eps, delta: params.delta, neighbors: 'bounded' };
@@ -181,7 +224,7 @@ export async function opSamp(oracle: LinearOracle, params: OpSampInput, options:
     for (let k = 0; k < q.m; k++) {
       fillExponential(rng, sigma, q.eta);
       const r = await oracle(Float64Array.from(sigma));
-      if (!accept(r, params.n, q, d)) {
+      if (!accept(r, params.n, q, d, box)) {
         if (policy === 'throw') throw new UncertifiedOracleError(`OPSamp (call ${k + 1} of ${q.m})`, r);
         certified = false;
       }
@@ -200,6 +243,7 @@ export function opSampSync(oracle: (sigma: Float64Array) => OracleResult, params
   checkOptionKeys('opSampSync params', params, OPSAMP_INPUT, true);
   if (typeof oracle !== 'function') throw new InvalidArgumentError('oracle', 'must be a function (sigma) => OracleResult', oracle);
   const q = opSampParameters(params);
+  const box: Box = { center: checkCenter(params.center, params.d), half: params.diamInf / 2 };
   const mode = checkNoiseMode(options.noise);
   const guarantee: Guarantee = { eps: params.eps, delta: params.delta, neighbors: 'bounded' };
   return runOracleRelease(options, { eps: params.eps, delta: params.delta, neighbors: 'bounded', mechanism: 'opsamp', name: 'opSamp' }, (rng) => {
@@ -209,7 +253,7 @@ export function opSampSync(oracle: (sigma: Float64Array) => OracleResult, params
     for (let k = 0; k < q.m; k++) {
       fillExponential(rng, sigma, q.eta);
       const r = oracle(sigma);
-      if (!accept(r, params.n, q, d)) throw new UncertifiedOracleError(`OPSamp (call ${k + 1} of ${q.m})`, r);
+      if (!accept(r, params.n, q, d, box)) throw new UncertifiedOracleError(`OPSamp (call ${k + 1} of ${q.m})`, r);
       for (let j = 0; j < d; j++) sum[j]! += r.w[j]!;
     }
     return { w: finish(sum, q, rng, mode), parameters: q, guarantee, certified: true };

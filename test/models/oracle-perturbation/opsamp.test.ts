@@ -101,6 +101,35 @@ describe('OPSamp release', () => {
     expect(() => opSampSync(nan, params, { accountant: acc, noise: 'x' as 'safe' })).toThrow(/noise/);
     expect(acc.spent().eps).toBe(16);
   });
+  it('an oracle output outside the box of l-inf width D_inf (center +- D_inf/2) is refused like an uncertified call, charged', async () => {
+    const at = (w: number) => (): OracleResult => ({ w: Float64Array.of(w), objective: 0, bound: 0, alpha: 0, status: 'optimal', certified: true, timeMs: 0, iterations: 0, solver: 'test' });
+    const acc = new PrivacyAccountant({ eps: 100, delta: 0.5 });
+    // D_inf = 2, default centre 0: the box is [-1, 1]; 1 is inside, 1.5 (and -1.0000001) are not.
+    expect(opSampSync(at(1), params, { accountant: acc, rng: seededRng(4) }).certified).toBe(true);
+    expect(opSampSync(at(-1), params, { accountant: acc, rng: seededRng(4) }).certified).toBe(true);
+    expect(() => opSampSync(at(1.5), params, { accountant: acc, rng: seededRng(4) })).toThrow(UncertifiedOracleError);
+    expect(() => opSampSync(at(-1.0000001), params, { accountant: acc, rng: seededRng(4) })).toThrow(UncertifiedOracleError);
+    await expect(opSamp(async () => at(1.5)(), params, { accountant: acc, rng: seededRng(4) })).rejects.toThrow(UncertifiedOracleError);
+    const r = await opSamp(async () => at(1.5)(), params, { accountant: acc, rng: seededRng(4), onUncertified: 'return' });
+    expect(r.certified).toBe(false);
+    expect(r.guarantee).toBeNull();
+    expect(acc.spent().eps).toBe(6 * 8);
+    // W = [4, 6] (D_inf = 2) is declared with its centre: 5.5 is accepted there and refused without it.
+    expect(opSampSync(at(5.5), { ...params, center: [5] }, { accountant: acc, rng: seededRng(4) }).certified).toBe(true);
+    expect(() => opSampSync(at(5.5), params, { accountant: acc, rng: seededRng(4) })).toThrow(UncertifiedOracleError);
+    expect(() => opSampSync(at(6.5), { ...params, center: Float64Array.of(5) }, { accountant: acc, rng: seededRng(4) })).toThrow(UncertifiedOracleError);
+    expect(acc.spent().eps).toBe(9 * 8);
+  });
+  it('a malformed centre is refused before the budget check', async () => {
+    const acc = new PrivacyAccountant({ eps: 100, delta: 0.5 });
+    const zero = (): OracleResult => ({ w: new Float64Array(1), objective: 0, bound: 0, alpha: 0, status: 'optimal', certified: true, timeMs: 0, iterations: 0, solver: 'test' });
+    for (const center of [[0, 0], [Number.NaN], ['0'], 0] as unknown as number[][]) {
+      expect(() => opSampSync(zero, { ...params, center }, { accountant: acc })).toThrow(/center/);
+      await expect(opSamp(async () => zero(), { ...params, center }, { accountant: acc })).rejects.toThrow(/center/);
+    }
+    expect(() => opSampParameters({ ...params, center: [1, 2] })).toThrow(/center/);
+    expect(acc.spent().eps).toBe(0);
+  });
   it('with the smooth L-BFGS oracle at large eps the release is near the non-private minimiser', () => {
     const ld = { n: 400, d: 1, X: new Float64Array(400), y: new Float64Array(400) };
     const rng = seededRng('opsamp-smooth');
