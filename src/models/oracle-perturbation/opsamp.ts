@@ -158,7 +158,7 @@ export interface OpSampOptions extends OracleReleaseOptions {
 
 const OPSAMP_OPTIONS = optionSpec<OpSampOptions>({ ...RELEASE_OPTION_RULES, onUncertified: true, noise: true });
 const OPSAMP_SYNC_OPTIONS = optionSpec<Omit<OpSampOptions, 'onUncertified'>>({ ...RELEASE_OPTION_RULES, noise: true });
-const OPSAMP_INPUT = optionSpec<OpSampInput>({ eps: true, delta: true, n: true, d: true, lipschitz: true, diamInf: true, diam2: true, alpha: true, beta: true, maxCalls: true });
+const OPSAMP_INPUT = optionSpec<OpSampInput>({ eps: true, delta: true, n: true, d: true, lipschitz: true, diamInf: true, center: true, diam2: true, alpha: true, beta: true, maxCalls: true });
 
 export interface OpSampRelease {
   w: Float64Array;
