@@ -36,7 +36,7 @@ export function checkOutputDir(dir: string, what: string): void {
   try {
     st = fs.statSync(abs);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new OutputError(`${what} ${dir} cannot be used (${errnoCode(e)})`);
+    if (!absent(e)) throw new OutputError(`${what} ${dir} cannot be used (${errnoCode(e)})`);
   }
   if (st) {
     if (!st.isDirectory()) throw new OutputError(`${what} ${dir} exists and is not a directory`);
@@ -53,7 +53,7 @@ export function checkOutputDir(dir: string, what: string): void {
     try {
       s = fs.statSync(up);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new OutputError(`${what} ${dir} cannot be created (${errnoCode(e)} on ${up})`);
+      if (!absent(e)) throw new OutputError(`${what} ${dir} cannot be created (${errnoCode(e)} on ${up})`);
     }
     if (s) {
       if (!s.isDirectory()) throw new OutputError(`${what} ${dir} cannot be created: ${up} is not a directory`);
@@ -64,6 +64,12 @@ export function checkOutputDir(dir: string, what: string): void {
     if (next === up) throw new OutputError(`${what} ${dir} cannot be created`);
     up = next;
   }
+}
+
+/** The path does not exist (ENOENT), or a parent of it is a file (ENOTDIR): look further up. */
+function absent(e: unknown): boolean {
+  const c = (e as NodeJS.ErrnoException).code;
+  return c === 'ENOENT' || c === 'ENOTDIR';
 }
 
 function writable(dir: string): boolean {

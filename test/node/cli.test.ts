@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main, EXIT } from '../../src/node/cli.js';
 import { readLedger } from '../../src/node/ledger.js';
+import { safeText } from '../../src/node/terminal.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 // The first 3000 records of Adult keep the suite fast; the full file is the subject of npm start.
@@ -442,5 +443,134 @@ describe('dpkit noise', () => {
     const r = await cli('noise', 'optimize', '--eps', '-1', '--delta', '0.01');
     expect(r.code).toBe(EXIT.usage);
     expect(r.err).toEqual(['dpkit: error: --eps must be a number > 0, got "-1"']);
+  });
+});
+
+describe('dpkit run: outputs', () => {
+  it('an output.dir that is an existing file is refused before the budget check (exit 2, nothing spent, no ledger)', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, SMALL);
+    fs.writeFileSync(path.join(dir, 'out'), 'not a directory\n');
+    const r = await cli('run', file);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toEqual([`dpkit: error: output.dir ${path.join(dir, 'out')} exists and is not a directory`]);
+    expect(fs.existsSync(path.join(dir, 'ledger'))).toBe(false);
+    // --out names the setting in the message; a results.json that is a directory is refused too
+    fs.mkdirSync(path.join(dir, 'o2/results.json'), { recursive: true });
+    const r2 = await cli('run', file, '--out', path.join(dir, 'o2'));
+    expect(r2.code).toBe(EXIT.usage);
+    expect(r2.err[0]).toMatch(/--out .*o2: results\.json exists and is not a regular file/);
+    const r3 = await cli('run', file, '--out', path.join(dir, 'out', 'sub'));
+    expect(r3.code).toBe(EXIT.usage);
+    expect(r3.err[0]).toMatch(/cannot be created: .*out is not a directory/);
+    expect(fs.existsSync(path.join(dir, 'ledger'))).toBe(false);
+  });
+
+  it('a write failure after the charge keeps the results on stdout, removes the temp file and exits 7', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, SMALL);
+    const out = path.join(dir, 'out');
+    const real = fs.renameSync;
+    const spy = vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
+      if (String(to).startsWith(out)) throw Object.assign(new Error('ENOSPC: no space left on device, rename'), { code: 'ENOSPC' });
+      return real(from, to);
+    });
+    let r;
+    try {
+      r = await cli('run', file, '-q');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(r.code).toBe(EXIT.output);
+    expect(r.err).toContain(`dpkit: error: cannot write ${path.join(out, 'results.json')} (ENOSPC)`);
+    expect(r.err).toContain(`dpkit: error: cannot write ${path.join(out, 'report.html')} (ENOSPC)`);
+    // the charged results are on stdout: the table and the full results.json document
+    expect(r.out).toMatch(/mean\(age\)\s+0\.3\s+\d/);
+    const doc = JSON.parse(r.out.slice(r.out.indexOf('results.json could not be written; its content follows:') + 56));
+    expect(doc.results.map((x: { name: string }) => x.name)).toEqual(['mean(age)', 'histogram(hours_per_week)']);
+    expect(fs.readdirSync(out)).toEqual([]);
+    expect(readLedger(path.join(dir, 'ledger')).entries).toHaveLength(2);
+  });
+
+  it('prints the results and writes results.json before the report; results.json states the public assumptions', async () => {
+    const dir = tmpDir();
+    const r = await cli('run', analysis(dir, SMALL));
+    expect(r.code).toBe(EXIT.ok);
+    const at = (s: string) => r.stdout.findIndex((l) => l.includes(s));
+    expect(at('mean(age)')).toBeLessThan(at('Wrote'));
+    expect(r.stdout[at('Wrote')]).toMatch(/results\.json and .*report\.html/);
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(json.assumptions).toMatchObject({
+      dpkit: pkg.version,
+      neighbors: 'bounded',
+      neighborRelation: 'replace-one',
+      source: { path: expect.stringContaining('adult3000.csv') },
+      schema: SCHEMA,
+      columns: { age: { type: 'numeric', lower: 17, upper: 90, missing: 'drop' }, hours_per_week: { type: 'numeric', lower: 1, upper: 99 } },
+    });
+    expect(json.assumptions.plan.map((p: { name: string; eps: number }) => [p.name, p.eps])).toEqual([
+      ['mean(age)', 0.3],
+      ['histogram(hours_per_week)', 0.2],
+    ]);
+    expect(json.failed).toBeNull();
+  });
+
+  it('a SQL source is stated verbatim in the assumptions', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, `  - { stat: mean, column: age, eps: 0.1 }\n`);
+    const sql = 'SELECT * FROM (VALUES (30, 40), (50, 60)) AS t(age, hours_per_week)';
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(`  path: ${ADULT}\n`, `  sql: "${sql}"\n`));
+    const r = await cli('run', file, '-q');
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8')).assumptions.source).toEqual({ sql });
+  });
+});
+
+describe('dpkit: control characters in names and labels are escaped on the terminal', () => {
+  it('run and ledger print release names, levels and entry names with \\u001b instead of ESC', async () => {
+    const dir = tmpDir();
+    const schema = path.join(dir, 'schema.yaml');
+    fs.writeFileSync(schema, `columns:\n  age: { type: numeric, lower: 17, upper: 90 }\n  sex:\n    type: categorical\n    levels: ["Male", "Fe\\e]0;pwned\\amale"]\n`);
+    const file = analysis(dir, `  - { stat: mean, column: age, eps: 0.1, name: "evil\\e[2J\\e[31mname\\u202e" }\n  - { stat: table, columns: [sex], eps: 0.1 }\n`);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(SCHEMA, schema));
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/;
+    const r = await cli('run', file);
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    expect(r.out).not.toMatch(raw);
+    expect(r.out).toContain('evil\\u001b[2J\\u001b[31mname\\u202e');
+    expect(r.out).toContain('Fe\\u001b]0;pwned\\u0007male');
+    const dry = await cli('run', file, '--dry-run');
+    expect(dry.out).not.toMatch(raw);
+    expect(dry.out).toContain('evil\\u001b[2J');
+    const l = await cli('ledger', path.join(dir, 'ledger'));
+    expect(l.out).not.toMatch(raw);
+    expect(l.out).toContain('evil\\u001b[2J\\u001b[31mname\\u202e');
+    // the files keep the names (JSON escapes them; the report is the report's own business)
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
+    expect(json.results[0].name).toBe('evil\u001b[2J\u001b[31mname\u202e');
+  });
+
+  it('safeText escapes C0, DEL, C1 and bidi controls, keeps newlines only when asked, and is idempotent', () => {
+    expect(safeText('a\x1bb\x07c\x7fd\x9be\u202ef\u2066g\th')).toBe('a\\u001bb\\u0007c\\u007fd\\u009be\\u202ef\\u2066g\\u0009h');
+    expect(safeText('a\nb')).toBe('a\\u000ab');
+    expect(safeText('a\nb', true)).toBe('a\nb');
+    expect(safeText('ä → ε σ ─ …')).toBe('ä → ε σ ─ …');
+    expect(safeText(safeText('\x1b[2J'))).toBe('\\u001b[2J');
+  });
+});
+
+describe('dpkit run: --debug', () => {
+  it('is accepted after the command and shows the original of a withheld failure on stderr only', async () => {
+    const dir = tmpDir();
+    const csv = path.join(dir, 'few.csv');
+    fs.writeFileSync(csv, 'age,hours_per_week\n30,40\n');
+    const file = analysis(dir, `  - { stat: variance, column: age, eps: 0.1 }\n`);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(ADULT, csv));
+    const r = await cli('run', file, '--debug');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err.join('\n')).toMatch(/dpkit: debug: original error \(stderr only, never written to a file\): age needs at least 2 non-missing values/);
+    expect(r.out).not.toMatch(/debug/);
+    expect(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8')).not.toMatch(/debug|stack|at execute/);
   });
 });
