@@ -30,7 +30,7 @@ import { checkOutputDir, dpkitVersion, OutputError, writeOutputFile } from './ou
 import { cryptoRng } from '../random/rng.js';
 import { loadAnalysis, loadSchema, planColumns, planCost, releaseClaim, releaseCost, SchemaError, type Analysis, type ColumnSchema, type DataSchema, type ReleaseSpec } from './analysis.js';
 import type { Neighbors } from '../accounting/accountant.js';
-import { DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
+import { checkSource, DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
 import { executePlan, validatePlanNoise, type ReleaseResult } from './execute.js';
 import { checkLedgerAnchor, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
 import { LockError } from './lock.js';
@@ -263,6 +263,9 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     return EXIT.ok;
   }
   sourceSql(a.data); // a missing file is reported before the ledger is touched
+  // A SQL source that is not one read-only SELECT over its listed files, a ClickHouse server that
+  // does not answer, a missing table or column: refused before the budget check (nothing spent).
+  await checkSource(a.data, { columns: planColumns(a), numeric: planColumns(a).filter((c) => a.schema.columns.get(c)?.type === 'numeric') });
   checkOutputDir(a.outDir, o.outSetting ?? 'output.dir'); // and an unusable output directory before anything is spent
   const warnings = [...(o.warnings ?? [])];
   const ledger = FileLedger.open(a.ledger, { budget: a.budget, neighbors: a.budget.neighbors, warn: (m) => warnings.push(m), timeoutMs: 30_000 });
@@ -418,6 +421,7 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
         : { path: dataArg! };
   const data = o.clickhouse !== undefined ? `ClickHouse ${o.clickhouse} table ${o.database ?? 'default'}.${o.table}` : dataArg!;
   sourceSql(spec);
+  await checkSource(spec);
   const schema: DataSchema = o.schema ? loadSchema(o.schema) : { file: '(no schema)', columns: new Map() };
   const warnings: string[] = [];
   // The column list and types come from the file's header (public structure, not values). An

@@ -5,7 +5,7 @@
  * the planner, the releases, the ledger and the report never depend on the engine that ran the SQL.
  */
 import { ClickHouseEngine, checkClickHouseSpec, chIdent } from './engine/clickhouse.js';
-import { DuckDbEngine, sourceSql as duckSourceSql } from './engine/duckdb.js';
+import { checkSqlSource, DuckDbEngine, sourceSql as duckSourceSql } from './engine/duckdb.js';
 import { SqlEngine, type ClickHouseSourceSpec, type DataSourceSpec, type ProgressSink } from './engine/engine.js';
 
 export {
@@ -56,6 +56,18 @@ export function sourceSql(spec: DataSourceSpec): string {
     return `${chIdent(spec.database ?? 'default')}.${chIdent(spec.table)}`;
   }
   return duckSourceSql(spec);
+}
+
+/**
+ * Everything about a data source that can be checked before the budget check without reading a
+ * data value: the file exists; a SQL source is one read-only SELECT over its listed files; a
+ * ClickHouse server answers /ping, the table exists and has the `columns` (the `numeric` ones with
+ * a type readable as a number). A refusal here spends nothing.
+ */
+export async function checkSource(spec: DataSourceSpec, opts: { columns?: readonly string[]; numeric?: readonly string[] } = {}): Promise<void> {
+  sourceSql(spec);
+  if (isClickHouse(spec)) await ClickHouseEngine.check(spec, opts.columns ?? [], opts.numeric ?? []);
+  else if ('sql' in spec) await checkSqlSource(spec);
 }
 
 /** An open data source, whatever its engine. Always `close()` it. */

@@ -212,6 +212,16 @@ export class ClickHouseEngine extends SqlEngine {
     return engine;
   }
 
+  /**
+   * Checks a ClickHouse source before the budget check, reading metadata only: the server answers,
+   * the table exists, `columns` are columns of it and `numeric` have a type that can be read as a
+   * number. Every refusal names public inputs only (URL, table, column names and types).
+   */
+  static async check(spec: ClickHouseSourceSpec, columns: readonly string[] = [], numeric: readonly string[] = []): Promise<void> {
+    const e = await ClickHouseEngine.open(spec);
+    await e.requireColumns(columns, numeric);
+  }
+
   private async ping(): Promise<void> {
     let res: Response;
     try {

@@ -76,6 +76,34 @@ function firstKeyword(sql: string): string {
 
 const READ_KEYWORDS = new Set(['SELECT', 'WITH', 'FROM', 'VALUES']);
 
+/**
+ * The query without what follows its last token: trailing semicolons, whitespace and comments
+ * (string literals, quoted identifiers and comments are skipped while scanning).
+ */
+function stripTrailing(sql: string): string {
+  let last = -1;
+  let i = 0;
+  while (i < sql.length) {
+    const ch = sql[i]!;
+    if (ch === '-' && sql[i + 1] === '-') {
+      const j = sql.indexOf('\n', i);
+      i = j < 0 ? sql.length : j;
+    } else if (ch === '/' && sql[i + 1] === '*') {
+      const j = sql.indexOf('*/', i + 2);
+      i = j < 0 ? sql.length : j + 2;
+    } else if (ch === "'" || ch === '"') {
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === ch && sql[j + 1] !== ch)) j += sql[j] === ch ? 2 : 1;
+      last = Math.min(j, sql.length - 1);
+      i = j + 1;
+    } else {
+      if (ch !== ';' && !/\s/.test(ch)) last = i;
+      i++;
+    }
+  }
+  return sql.slice(0, last + 1);
+}
+
 /** Checks the text of a SQL source without running it (non-empty, starts like a read-only SELECT, files a list); returns it without trailing semicolons. */
 export function checkSqlText(spec: SqlSourceSpec): string {
   if (typeof spec.sql !== 'string' || spec.sql.trim() === '') throw new InvalidArgumentError('data.sql', 'must be a non-empty SQL query');
@@ -84,7 +112,7 @@ export function checkSqlText(spec: SqlSourceSpec): string {
   }
   const kw = firstKeyword(spec.sql);
   if (!READ_KEYWORDS.has(kw)) throw new InvalidArgumentError('data.sql', `must be exactly one read-only SELECT query (it starts with ${kw === '' ? 'no keyword' : kw})`);
-  return spec.sql.replace(/[;\s]*$/, '');
+  return stripTrailing(spec.sql);
 }
 
 /** The FROM expression that reads a file spec or a SQL spec (whose text is checked, not yet its statements). */
@@ -122,6 +150,34 @@ async function requireOneSelect(con: DuckDBConnection, sql: string, argument: st
     throw new DataSourceError(`${argument}: cannot read SQL query (run with --debug for the engine's message)`, msg);
   }
   if (type !== StatementType.SELECT) throw new InvalidArgumentError(argument, `must be exactly one read-only SELECT query (statement type ${StatementType[type] ?? type})`);
+}
+
+/**
+ * Checks a SQL source before the budget check, without reading data values: exactly one statement
+ * (parsed, not bound) that starts like a read-only query; then, bound in a sealed instance that may
+ * read only the listed files, it must be a SELECT and touch no other file, URL, database or
+ * extension. Binding may read a listed file's header to learn its columns; an error other than a
+ * refused access is left to {@link DuckDbEngine.open} (after the budget check, where it is charged),
+ * so a refusal here depends on the query text and the file list only.
+ */
+export async function checkSqlSource(spec: SqlSourceSpec): Promise<void> {
+  const sql = checkSqlText(spec);
+  const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', allow_community_extensions: 'false', allow_unsigned_extensions: 'false' });
+  const con = await instance.connect();
+  try {
+    await con.run(`SET allowed_paths = [${(spec.files ?? []).map((f) => literal(path.resolve(f))).join(', ')}]`);
+    await con.run('SET enable_external_access = false');
+    await con.run('SET lock_configuration = true');
+    try {
+      await requireOneSelect(con, sql, 'data.sql');
+    } catch (e) {
+      // Refusals from the text and the file list only; a parse error quotes the (public) query.
+      if (e instanceof InvalidArgumentError || (e instanceof DataSourceError && /Parser Error/.test(e.message))) throw e;
+    }
+  } finally {
+    con.closeSync();
+    instance.closeSync();
+  }
 }
 
 /** An open DuckDB data source. Always {@link DuckDbEngine.close} it. */
@@ -169,7 +225,7 @@ export class DuckDbEngine extends SqlEngine {
         await con.run(`SET allowed_paths = [${files.map(literal).join(', ')}]`);
         await con.run('SET enable_external_access = false');
         await con.run('SET lock_configuration = true');
-        await requireOneSelect(con, spec.sql.replace(/[;\s]*$/, ''), 'data.sql');
+        await requireOneSelect(con, checkSqlText(spec), 'data.sql');
         const view = `CREATE VIEW src AS SELECT * FROM ${from}`;
         await requireOneStatement(con, view);
         await con.run(view);
