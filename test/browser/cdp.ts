@@ -129,8 +129,8 @@ export interface PageCheck {
   probe: unknown;
 }
 
-/** Open `url`, collect errors and network requests, evaluate `probe`, optionally screenshot the full page. */
-export async function checkPage(browser: Browser, url: string, probe: string, screenshot?: string): Promise<PageCheck> {
+/** Open `url`, collect errors and network requests, evaluate `probe`, optionally screenshot the full page (viewport `width` px wide). */
+export async function checkPage(browser: Browser, url: string, probe: string, screenshot?: string, width = 1100): Promise<PageCheck> {
   const { targetId } = (await browser.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
   const { sessionId } = (await browser.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string };
   const errors: string[] = [];
@@ -153,7 +153,7 @@ export async function checkPage(browser: Browser, url: string, probe: string, sc
   await browser.send('Log.enable', {}, sessionId);
   await browser.send('Network.enable', {}, sessionId);
   await browser.send('Page.enable', {}, sessionId);
-  await browser.send('Emulation.setDeviceMetricsOverride', { width: 1100, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId);
+  await browser.send('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId);
   const loaded = browser.waitFor('Page.loadEventFired', sessionId);
   await browser.send('Page.navigate', { url }, sessionId);
   await loaded;
@@ -161,7 +161,7 @@ export async function checkPage(browser: Browser, url: string, probe: string, sc
   if (screenshot) {
     const m = (await browser.send('Page.getLayoutMetrics', {}, sessionId)) as { cssContentSize: { width: number; height: number } };
     const height = Math.min(16000, Math.ceil(m.cssContentSize.height));
-    await browser.send('Emulation.setDeviceMetricsOverride', { width: 1100, height, deviceScaleFactor: 1, mobile: false }, sessionId);
+    await browser.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false }, sessionId);
     const shot = (await browser.send('Page.captureScreenshot', { format: 'png' }, sessionId)) as { data: string };
     fs.mkdirSync(path.dirname(screenshot), { recursive: true });
     fs.writeFileSync(screenshot, Buffer.from(shot.data, 'base64'));
