@@ -10,11 +10,11 @@
  *   c = 2 (gamma + 1) S / eps, beta = eps / (2 (gamma + 1)): pure eps-DP.
  * - 'gaussian': Z ~ N(0, 1), c = 5 sqrt(2 ln(2/delta)) S / eps, beta = eps / (2 ln(2/delta)). The notes
  *   state (eps, delta)-DP, but that does NOT hold for every (eps, delta): the exact hockey-stick
- *   divergence of the worst pair (shift S(x)/c(x) = eps/(5 sqrt(2 ln(2/delta))), dilation e^{-beta})
- *   is 0.0435 at eps = 8, delta = 1e-2; it exceeds delta from eps ~ 4.98 (delta = 1e-2), 4.30 (1e-6), 3.03 (1e-10)
- *   ({@link smoothGaussianProfileDelta}). The calibration therefore computes that exact profile and
- *   REJECTS the parameters (typed error) whenever it exceeds delta; when accepted the guarantee is the
- *   exact (eps, delta) of the continuous mechanism.
+ *   divergence of the worst REACHABLE pair (dilation s = e^{-beta} with the largest shift it allows,
+ *   s S(x)/c(x); see {@link smoothGaussianProfileDelta}) is 0.0247 at eps = 8, delta = 1e-2; it exceeds
+ *   delta from eps ~ 5.79 (delta = 1e-2), 4.92 (1e-6), 3.39 (1e-10). The calibration therefore computes
+ *   that exact profile and REJECTS the parameters (typed error) whenever it exceeds delta; when accepted
+ *   the guarantee is the exact (eps, delta) of the continuous mechanism.
  *
  * Check of the heavy-tailed constants (the notes state them without proof): with h(z) = 1/(1+|z|^g),
  * dilation gives ln h(z)/h(e^t z) + t <= (g + 1)|t| <= eps/2 for |t| <= beta, and the sliding property
@@ -70,7 +70,7 @@ export function smoothSensitivityCalibration(eps: number, family: SmoothNoiseFam
     throw new InvalidArgumentError(
       'eps',
       `is too large for the smooth-sensitivity 'gaussian' family at delta = ${delta}: the notes' calibration (c = 5 sqrt(2 ln(2/delta)) S/eps, beta = eps/(2 ln(2/delta))) ` +
-        `has an exact worst-case delta of ${worst.toPrecision(4)} > ${delta} (shift S, dilation e^beta); use a smaller eps or the 'laplace' family`,
+        `has an exact worst-case delta of ${worst.toPrecision(4)} > ${delta} (dilation e^-beta with its largest shift); use a smaller eps or the 'laplace' family`,
       eps,
     );
   }
@@ -124,21 +124,29 @@ export function gaussianHockeyStick(shift: number, s: number, eps: number): numb
 /**
  * The exact delta at `eps` of the smooth-sensitivity Gaussian family of the notes (c = 5 sqrt(2 ln(2/delta)) S/eps,
  * beta = eps/(2 ln(2/delta))). For neighbours x, x' the outputs, after the affine map y -> (y - f(x))/c(x)
- * (which preserves the divergence), are N(0, 1) and N(shift, s^2) with |shift| <= S(x)/c(x) = 1/factor
- * (since |f(x') - f(x)| <= LS(x) <= S(x)) and s = c(x')/c(x) in [e^-beta, e^beta] (S is beta-smooth).
- * The mechanism's delta is the supremum of the divergence in both directions over that rectangle; it
- * is evaluated on a grid of 9 shifts x 17 dilations (endpoints included; the maximum is attained at
- * the corner shift = +-1/factor, s = e^-beta in every case we examined).
+ * (which preserves the divergence), are N(0, 1) and N(shift, s^2) with s = c(x')/c(x) = S(x')/S(x) in
+ * [e^-beta, e^beta] (S is beta-smooth) and
+ *
+ *     |shift| = |f(x') - f(x)|/c(x) <= min(S(x), S(x'))/c(x) = min(1, s)/factor,
+ *
+ * because x' is a neighbour of x AND x is a neighbour of x': |f(x') - f(x)| <= LS(x) <= S(x) and
+ * <= LS(x') <= S(x'). The pairs (shift, s) with s < 1 and |shift| > s/factor (e.g. the corner
+ * shift = 1/factor, s = e^-beta of the rectangle) are therefore unreachable. The reachable set is
+ * closed under the reverse direction (shift, s) -> (-shift/s, 1/s). The mechanism's delta is the
+ * supremum of the divergence in both directions over the reachable set; it is evaluated on a grid of
+ * 17 dilations x 9 shifts (shift = i/4 min(1, s)/factor, i = -4..4; endpoints included; the maximum
+ * is attained at s = e^-beta, |shift| = e^-beta/factor (equivalently, reversed, s = e^beta,
+ * |shift| = 1/factor) in every case we examined, and a 65 x 33 grid agrees).
  */
 export function smoothGaussianProfileDelta(eps: number, delta: number): number {
   const L = Math.log(2 / delta);
   const beta = eps / (2 * L);
   const D = eps / (5 * Math.sqrt(2 * L));
   let worst = 0;
-  for (let i = -4; i <= 4; i++) {
-    const shift = (D * i) / 4;
-    for (let j = -8; j <= 8; j++) {
-      const s = Math.exp((beta * j) / 8);
+  for (let j = -8; j <= 8; j++) {
+    const s = Math.exp((beta * j) / 8);
+    for (let i = -4; i <= 4; i++) {
+      const shift = (D * Math.min(1, s) * i) / 4;
       // P = N(0,1) vs Q = N(shift, s^2), and the reverse direction (mapped back to a standard P).
       worst = Math.max(worst, gaussianHockeyStick(shift, s, eps), gaussianHockeyStick(-shift / s, 1 / s, eps));
     }

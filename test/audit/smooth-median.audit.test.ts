@@ -33,6 +33,10 @@ describe('audit: smoothMedianDP', () => {
     const r = auditDP({ mechanism: (x: number[], rng) => smoothMedianDP(x, 1, { ...o, noise: 'gaussian', delta: 1e-3, rng }), neighbors: [d1, d2], eps: 1, delta: 1e-3, seed: 73, samples: 16_000, latticePattern: true });
     expect(r.passed, formatAudit(r)).toBe(true);
   });
+  it('gaussian family passes at eps = 5.7, delta = 1e-2 (admitted by the reachable-set profile, refused by the former rectangle check)', () => {
+    const r = auditDP({ mechanism: (x: number[], rng) => smoothMedianDP(x, 5.7, { ...o, noise: 'gaussian', delta: 1e-2, rng }), neighbors: [d1, d2], eps: 5.7, delta: 1e-2, seed: 76, samples: 16_000, latticePattern: true });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
   it('flags noise scaled to the local sensitivity', () => {
     const local = (x: number[], rng: Rng) => {
       const s = x.slice().sort((a, b) => a - b);

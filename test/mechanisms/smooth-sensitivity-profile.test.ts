@@ -1,7 +1,9 @@
 /**
- * Exact privacy profiles of the smooth-sensitivity noise families (review findings 4 and 11): for
- * neighbours x, x' the outputs, normalised by y -> (y - f(x))/c(x), are Z and shift + s Z with
- * |shift| <= 1/scaleFactor and s in [e^-beta, e^beta]. The hockey-stick divergence
+ * Exact privacy profiles of the smooth-sensitivity noise families: for neighbours x, x' the outputs,
+ * normalised by y -> (y - f(x))/c(x), are Z and shift + s Z with s in [e^-beta, e^beta] and
+ * |shift| <= min(1, s)/scaleFactor (the reachable set: |f(x) - f(x')| <= min(S(x), S(x'))). The
+ * Gaussian family is checked on the reachable set; the Laplace and heavy-tailed families on the whole
+ * rectangle |shift| <= 1/scaleFactor (a superset, so their checks are conservative). The hockey-stick divergence
  * sup_E P[Z in E] - e^eps P[shift + s Z in E] is computed here by direct numerical integration
  * (independent of the closed form in smooth-sensitivity.ts) over a grid of that rectangle, both
  * directions. The Gaussian family of the notes fails at large eps and must be rejected; the Laplace
@@ -23,13 +25,16 @@ function hockeyStick(p: (y: number) => number, shift: number, s: number, eps: nu
   return acc;
 }
 
-/** Worst divergence over shift in {0, +-D/2, +-D}, s = e^{t beta}, t in {-1, -1/2, 0, 1/2, 1}, both directions. */
-function worstDelta(p: (y: number) => number, D: number, beta: number, eps: number, R: number, h: number): number {
+/**
+ * Worst divergence over s = e^{t beta}, t in {-1, -1/2, 0, 1/2, 1}, and shift a D m(s), a in {0, +-1/2, +-1},
+ * both directions; m(s) = min(1, s) on the reachable set, 1 on the whole rectangle.
+ */
+function worstDelta(p: (y: number) => number, D: number, beta: number, eps: number, R: number, h: number, reachable = false): number {
   let worst = 0;
   for (const a of [-1, -0.5, 0, 0.5, 1]) {
     for (const t of [-1, -0.5, 0, 0.5, 1]) {
       const s = Math.exp(t * beta);
-      const shift = a * D;
+      const shift = a * D * (reachable ? Math.min(1, s) : 1);
       worst = Math.max(worst, hockeyStick(p, shift, s, eps, R, h), hockeyStick(p, -shift / s, 1 / s, eps, R, h));
     }
   }
@@ -39,26 +44,61 @@ function worstDelta(p: (y: number) => number, D: number, beta: number, eps: numb
 const o = { lower: 0, upper: 1 };
 const ex21 = Array.from({ length: 11 }, (_, i) => (i < 6 ? 0 : 1));
 
-describe("smooth 'gaussian' family: exact profile (review finding 4)", () => {
-  it('closed form equals numerical integration of the worst pair', () => {
+describe("smooth 'gaussian' family: exact profile on the reachable set", () => {
+  it('closed form equals numerical integration of the worst reachable pair', () => {
     for (const [eps, delta] of [[1, 1e-2], [4, 1e-6], [8, 1e-2]] as const) {
       const L = Math.log(2 / delta);
       const beta = eps / (2 * L);
       const D = eps / (5 * Math.sqrt(2 * L));
-      const num = worstDelta(normalPdf, D, beta, eps, 40, 2e-3);
+      const num = worstDelta(normalPdf, D, beta, eps, 40, 2e-3, true);
       const closed = smoothGaussianProfileDelta(eps, delta);
       expect(Math.abs(num - closed)).toBeLessThan(1e-9 + 1e-5 * closed);
-      const corner = gaussianHockeyStick(D, Math.exp(-beta), eps);
-      expect(Math.abs(corner - hockeyStick(normalPdf, D, Math.exp(-beta), eps, 40, 2e-3))).toBeLessThan(1e-9 + 1e-5 * corner);
-      expect(corner).toBeCloseTo(closed, 12); // the worst pair: shift S, dilation e^-beta
+      // the worst pair: dilation e^-beta with its largest reachable shift e^-beta D
+      const s = Math.exp(-beta);
+      const corner = gaussianHockeyStick(D * s, s, eps);
+      expect(Math.abs(corner - hockeyStick(normalPdf, D * s, s, eps, 40, 2e-3))).toBeLessThan(1e-9 + 1e-5 * corner);
+      expect(corner).toBeCloseTo(closed, 12);
+      // the rectangle's corner (shift D with dilation e^-beta) is unreachable and larger: it must not decide
+      expect(gaussianHockeyStick(D, s, eps)).toBeGreaterThan(closed);
     }
+  });
+  it('the 17 x 9 grid finds the maximum of a 65 x 33 grid over the reachable set', () => {
+    for (const [eps, delta] of [[5.78, 1e-2], [4.91, 1e-6], [3.38, 1e-10], [2, 1e-6], [8, 1e-2]] as const) {
+      const L = Math.log(2 / delta);
+      const beta = eps / (2 * L);
+      const D = eps / (5 * Math.sqrt(2 * L));
+      let fine = 0;
+      for (let j = -32; j <= 32; j++) {
+        const s = Math.exp((beta * j) / 32);
+        for (let i = -16; i <= 16; i++) {
+          const shift = (D * Math.min(1, s) * i) / 16;
+          fine = Math.max(fine, gaussianHockeyStick(shift, s, eps), gaussianHockeyStick(-shift / s, 1 / s, eps));
+        }
+      }
+      expect(smoothGaussianProfileDelta(eps, delta)).toBe(fine);
+    }
+  });
+  it('the largest accepted eps is about 5.79 / 4.92 / 3.39 at delta = 1e-2 / 1e-6 / 1e-10', () => {
+    // Thresholds computed independently with 40-digit arithmetic: 5.7857749, 4.9186658, 3.3859008.
+    for (const [below, above, delta] of [[5.785, 5.787, 1e-2], [4.918, 4.92, 1e-6], [3.385, 3.387, 1e-10]] as const) {
+      expect(smoothGaussianProfileDelta(below, delta)).toBeLessThanOrEqual(delta);
+      expect(smoothGaussianProfileDelta(above, delta)).toBeGreaterThan(delta);
+      expect(() => smoothSensitivityCalibration(below, 'gaussian', { delta })).not.toThrow();
+      expect(() => smoothSensitivityCalibration(above, 'gaussian', { delta })).toThrow(InvalidArgumentError);
+      // independent check of the accepted side by numerical integration
+      const L = Math.log(2 / delta);
+      expect(worstDelta(normalPdf, below / (5 * Math.sqrt(2 * L)), below / (2 * L), below, 40, 2e-3, true)).toBeLessThanOrEqual(delta * (1 + 1e-5));
+    }
+    // accepted now, rejected by the former (rectangle) check: eps = 5.5 at delta = 1e-2
+    expect(smoothMedianDP(ex21, 5.5, { ...o, noise: 'gaussian', delta: 1e-2, rng: seededRng(1) })).toEqual(expect.any(Number));
   });
   it('eps = 1: within delta (accepted); eps = 4: within delta at 1e-6, beyond it at 1e-10; eps = 8: beyond delta (rejected)', () => {
     expect(smoothGaussianProfileDelta(1, 1e-2)).toBeLessThan(1e-2);
     expect(smoothGaussianProfileDelta(1, 1e-6)).toBeLessThan(1e-6);
     expect(smoothGaussianProfileDelta(4, 1e-6)).toBeLessThan(1e-6);
     expect(smoothGaussianProfileDelta(4, 1e-10)).toBeGreaterThan(1e-10);
-    expect(smoothGaussianProfileDelta(8, 1e-2)).toBeCloseTo(0.0435479, 6);
+    // exact (40-digit arithmetic at the worst reachable pair): 0.0246521275613
+    expect(smoothGaussianProfileDelta(8, 1e-2)).toBeCloseTo(0.0246521275613, 9);
     expect(smoothGaussianProfileDelta(8, 1e-6)).toBeGreaterThan(1e-6);
     expect(() => smoothSensitivityCalibration(1, 'gaussian', { delta: 1e-6 })).not.toThrow();
     expect(() => smoothSensitivityCalibration(4, 'gaussian', { delta: 1e-6 })).not.toThrow();
