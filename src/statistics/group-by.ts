@@ -1,0 +1,490 @@
+/**
+ * Grouped private statistics per privacy unit: `groupByDP(rows, { unit, by, value, statistic, ... })`
+ * releases a count, sum, mean, variance, standard deviation, quantiles or a histogram for every group
+ * key, private per UNIT (all rows of one student, customer, ...), with public keys or privately
+ * selected keys.
+ *
+ * Pipeline (check-then-spend: everything below the budget check is inside one charged release):
+ * 1. Validation (before the budget check): options, columns, every unit/key/value of every row.
+ *    Rows whose unit is null/undefined are dropped (a row without a unit cannot be attributed).
+ *    With public `keys`, rows of other keys are dropped (no delta is needed for public keys).
+ * 2. Contribution bounding (src/statistics/contribution-bounding.ts): at most `maxPartitions` = k keys
+ *    per unit and `maxRows` = m rows per unit and key, chosen by a keyed hash with a fresh key.
+ * 3. Private keys (`selectKeys: { eps, delta, method }`): partition selection on the number of
+ *    distinct units per key (src/mechanisms/partition-selection.ts), (eps_s, delta_s)-DP.
+ * 4. Aggregates of the kept keys with noise calibrated to the whole vector over keys, under
+ *    add/remove-one-unit neighbours (a unit touches at most k keys):
+ *    - count: row counts, L1 = k m, L2 = sqrt(k) m;
+ *    - sum: rows clamped to [lower, upper], per-row bound c = max(|lower|, |upper|): L1 = k m c,
+ *      L2 = sqrt(k) m c; or with `perUnitClamp: { lower: L, upper: U }` each unit's TOTAL per key
+ *      clamped to [L, U]: L1 = k c, L2 = sqrt(k) c with c = max(|L|, |U|);
+ *    - mean: eps/2 (and delta/2) for the counts, eps/2 for the sums of CENTRED values x - mid
+ *      (mid = (lower + upper)/2, per-row bound h = (upper - lower)/2): mean = mid + S~/max(n~, 1),
+ *      clamped to [lower, upper] (with perUnitClamp: S~/max(n~, 1) of the clamped totals, h = c);
+ *    - variance and sd: eps/3 each for counts, centred sums and centred sums of squares (per-row
+ *      bound h^2): var = S2~/n~ - (S1~/n~)^2 clamped to [0, h^2], sd = sqrt(var);
+ *    - histogram: `bins` equal-width bins on [lower, upper] per key; one unit adds at most m to each of
+ *      k keys' bin vectors, L1 = k m, L2 <= sqrt(k) m (the m rows may share a bin); negative counts
+ *      become 0 and counts are rounded (post-processing, as histogramDP);
+ *    - quantile: from the same noisy histogram (negatives set to 0), the point of the cumulative
+ *      count reaching q of the total, by linear interpolation inside its bin (post-processing).
+ *    Laplace (eps-DP) or Gaussian ((eps, delta)-DP, classic/pDP/analytic calibration) noise from the
+ *    floating-point-safe lattice (src/statistics/noise.ts).
+ * The release is (eps + eps_s, delta + delta_s)-DP per unit under add/remove-one-unit neighbours
+ * (basic composition of the selection and the aggregates); the accountant converts it for a
+ * replace-one ledger.
+ *
+ * Mean interval (count and sum both noisy; rigorous, not approximate): with S the centred sum and n
+ * the count of the bounded rows of a key, and Z_s, Z_n their noises,
+ *   S~/n~ - S/n = (Z_s - (S/n) Z_n) / n~   exactly, and |S/n| <= h,
+ * so on the event |Z_s| <= w_s(alpha/2) and |Z_n| <= w_n(alpha/2) (probability >= 1 - alpha by the
+ * union bound) the error of the unclamped mean is at most (w_s + h w_n) / n~ when n~ > 0 (clamping
+ * to [lower, upper] only moves it closer to the true mean, which lies there). `noiseHalfWidth(alpha)`
+ * returns this half-width per key (Infinity when n~ <= 0). The interval is around the mean of the
+ * CONTRIBUTION-BOUNDED rows (truncation itself can bias the mean; that is not noise).
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { normalQuantile } from '../math/special.js';
+import { planPartitionSelection, type PartitionSelectionMethod, type PartitionSelectionPlan } from '../mechanisms/partition-selection.js';
+import { checkOptions, optionSpec, RELEASE_OPTION_RULES, type Exact } from '../options.js';
+import { checkPrivacyUnit } from '../privacy-unit.js';
+import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../release.js';
+import { freshHashKey } from '../random/siphash.js';
+import type { Rng } from '../random/rng.js';
+import { checkDelta, checkEpsilon, checkFinite, checkInteger } from '../validation.js';
+import { checkAlpha, parseBounds, type ParsedNoise, type StatMechanism } from './common.js';
+import { boundContributionsWithKey, checkContributionBounds, rowSensitivities, unitTotalSensitivities, type ContributionBounds } from './contribution-bounding.js';
+import { roundHalfEven } from './histogram.js';
+import { applyNoise, checkPlanRange, planNoise, type NoisePlan } from './noise.js';
+
+export type GroupStatistic = 'count' | 'sum' | 'mean' | 'variance' | 'sd' | 'quantile' | 'histogram';
+export type GroupKey = string | number | boolean;
+
+export interface GroupKeySelection {
+  eps: number;
+  delta: number;
+  /** Default 'optimal'. */
+  method?: PartitionSelectionMethod;
+}
+
+export interface GroupByDPOptions extends ReleaseOptions {
+  /** Column holding the privacy unit (e.g. 's' for the student). */
+  unit: string;
+  /** Column holding the group key. */
+  by: string;
+  /** Column holding the value (all statistics but count). */
+  value?: string;
+  statistic: GroupStatistic;
+  /** Budget of the aggregates. */
+  eps: number;
+  /** Required for 'gaussian'/'analytic'. */
+  delta?: number;
+  /** Default 'laplace'. */
+  mechanism?: StatMechanism;
+  /** Gaussian calibration ('aDP' default or 'pDP'). */
+  typeDP?: 'aDP' | 'pDP';
+  /** Default 'safe'. */
+  noise?: NoiseMode;
+  /** L0: the most keys per unit. */
+  maxPartitions: number;
+  /** L-inf: the most rows per unit and key. */
+  maxRows: number;
+  /** Public clamp of each row's value (all statistics but count, unless perUnitClamp is given). */
+  lower?: number;
+  upper?: number;
+  /** sum/mean: clamp each unit's per-key TOTAL to [lower, upper] instead of clamping rows. */
+  perUnitClamp?: { lower: number; upper: number };
+  /** Public keys (rows of other keys are dropped). Exactly one of keys and selectKeys. */
+  keys?: readonly GroupKey[];
+  /** Private key selection with its own budget. */
+  selectKeys?: GroupKeySelection;
+  /** Histogram/quantile bins on [lower, upper] (default 10 for histogram, 100 for quantile). */
+  bins?: number;
+  /** Quantile probabilities (default 0.5). */
+  probs?: number | readonly number[];
+  /** Name of the privacy unit in the guarantee (default: the unit column's name). */
+  privacyUnit?: string;
+  details?: boolean;
+}
+
+export interface GroupedValues {
+  /** The released keys (public keys in their order; selected keys in a canonical sorted order). */
+  keys: GroupKey[];
+  /** One value per key, or one array per key (histogram counts, several quantiles). */
+  values: number[] | number[][];
+}
+
+/** One noisy part of a grouped release. */
+export interface GroupPart {
+  name: 'count' | 'sum' | 'sumsq' | 'histogram';
+  eps: number;
+  delta: number;
+  mechanism: string;
+  /** Sensitivities of the vector over keys (L1 for Laplace, L2 for Gaussian is the one used). */
+  l1: number;
+  l2: number;
+  /** The noise scale applied (Laplace b or Gaussian sigma). */
+  scale: number;
+}
+
+export interface GroupedRelease {
+  value: GroupedValues;
+  mechanism: string;
+  guarantee: Guarantee;
+  /** The calibrated sensitivity of each noisy part. */
+  sensitivity: number[];
+  scale: number[];
+  parts: GroupPart[];
+  bounds: ContributionBounds;
+  selection?: PartitionSelectionPlan & { eps: number; delta: number };
+  /** Half-width of a (1 - alpha) interval per key (count/sum/mean; see the file comment), else per bin. */
+  noiseHalfWidth(alpha?: number): number | number[];
+}
+
+const OPTIONS = optionSpec<GroupByDPOptions>({
+  ...RELEASE_OPTION_RULES,
+  unit: 'string',
+  by: 'string',
+  value: 'string',
+  statistic: ['count', 'sum', 'mean', 'variance', 'sd', 'quantile', 'histogram'],
+  eps: true,
+  delta: true,
+  mechanism: ['laplace', 'gaussian', 'analytic'],
+  typeDP: ['aDP', 'pDP'],
+  noise: ['safe', 'exact', 'float'],
+  maxPartitions: true,
+  maxRows: true,
+  lower: true,
+  upper: true,
+  perUnitClamp: 'object',
+  keys: true,
+  selectKeys: 'object',
+  bins: true,
+  probs: true,
+  privacyUnit: 'string',
+  details: 'boolean',
+});
+
+/** Most public keys, bins and quantile probabilities accepted (a sanity limit). */
+export const MAX_KEYS = 1_000_000;
+export const MAX_BINS = 10_000;
+
+function isKey(v: unknown): v is GroupKey {
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+function keyOrder(a: GroupKey, b: GroupKey): number {
+  const ta = typeof a;
+  const tb = typeof b;
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  if (ta === 'number') return (a as number) - (b as number);
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}
+
+interface Parsed {
+  stat: GroupStatistic;
+  noise: ParsedNoise;
+  bounds: ContributionBounds;
+  clamp?: [number, number];
+  unitClamp?: [number, number];
+  keys?: GroupKey[];
+  select?: { eps: number; delta: number; method: PartitionSelectionMethod };
+  bins: number;
+  probs: number[];
+  unitName: string;
+}
+
+function parse(o: GroupByDPOptions): Parsed {
+  const stat = o.statistic;
+  if (stat === undefined) throw new InvalidArgumentError('statistic', 'is required');
+  const eps = checkEpsilon(o.eps);
+  const mechanism = o.mechanism ?? 'laplace';
+  let delta = 0;
+  if (mechanism === 'laplace') {
+    if (o.delta !== undefined && o.delta !== 0) throw new InvalidArgumentError('delta', "must be omitted (or 0) for mechanism 'laplace'", o.delta);
+  } else {
+    if (o.delta === undefined) throw new InvalidArgumentError('delta', `is required for mechanism '${mechanism}' and must be in (0, 1)`);
+    delta = checkDelta(o.delta);
+  }
+  const noise: ParsedNoise = { eps, delta, mechanism, typeDP: o.typeDP ?? 'aDP', noise: o.noise ?? 'safe', relations: ['unbounded'] };
+  if (noise.noise === 'exact' && stat !== 'count' && stat !== 'histogram') throw new InvalidArgumentError('noise', "'exact' needs integer-valued aggregates (count, histogram); use 'safe'", noise.noise);
+  const bounds = checkContributionBounds(o);
+  const out: Parsed = { stat, noise, bounds, bins: 0, probs: [], unitName: o.privacyUnit === undefined ? checkPrivacyUnit(o.unit, 'unit') : checkPrivacyUnit(o.privacyUnit) };
+  if (stat !== 'count') {
+    if (o.value === undefined) throw new InvalidArgumentError('value', `is required for statistic '${stat}'`);
+    if (o.perUnitClamp !== undefined) {
+      if (stat !== 'sum' && stat !== 'mean') throw new InvalidArgumentError('perUnitClamp', `applies to sum and mean only, not '${stat}'`);
+      if (o.lower !== undefined || o.upper !== undefined) throw new InvalidArgumentError('perUnitClamp', 'replaces lower/upper (give one of them)');
+      const pc = o.perUnitClamp as { lower?: unknown; upper?: unknown };
+      for (const k of Object.keys(pc)) if (k !== 'lower' && k !== 'upper') throw new InvalidArgumentError(`perUnitClamp.${k}`, 'is not an option (lower, upper)');
+      out.unitClamp = parseBounds(pc, 'perUnitClamp.lower', 'perUnitClamp.upper');
+    } else out.clamp = parseBounds(o);
+  } else if (o.value !== undefined || o.lower !== undefined || o.upper !== undefined || o.perUnitClamp !== undefined) {
+    throw new InvalidArgumentError('value/lower/upper/perUnitClamp', "are not used by statistic 'count'");
+  }
+  if (stat === 'histogram' || stat === 'quantile') out.bins = o.bins === undefined ? (stat === 'histogram' ? 10 : 100) : checkInteger(o.bins, 'bins', 1, MAX_BINS);
+  else if (o.bins !== undefined) throw new InvalidArgumentError('bins', `is not used by statistic '${stat}'`);
+  if (stat === 'quantile') {
+    const ps = o.probs === undefined ? [0.5] : typeof o.probs === 'number' ? [o.probs] : Array.isArray(o.probs) ? (o.probs as number[]) : undefined;
+    if (ps === undefined || ps.length === 0 || ps.length > MAX_BINS) throw new InvalidArgumentError('probs', 'must be a number or a non-empty array of numbers in [0, 1]', o.probs);
+    ps.forEach((q, i) => {
+      if (typeof q !== 'number' || !(q >= 0 && q <= 1)) throw new InvalidArgumentError(`probs[${i}]`, 'must be a number in [0, 1]', q);
+    });
+    out.probs = ps.slice();
+  } else if (o.probs !== undefined) throw new InvalidArgumentError('probs', `is not used by statistic '${stat}'`);
+  if ((o.keys === undefined) === (o.selectKeys === undefined)) throw new InvalidArgumentError('keys/selectKeys', 'give exactly one: public keys, or selectKeys { eps, delta, method } for private keys');
+  if (o.keys !== undefined) {
+    if (!Array.isArray(o.keys) || o.keys.length === 0 || o.keys.length > MAX_KEYS) throw new InvalidArgumentError('keys', `must be a non-empty array of at most ${MAX_KEYS} keys`, o.keys);
+    const seen = new Set<GroupKey>();
+    o.keys.forEach((k, i) => {
+      if (!isKey(k)) throw new InvalidArgumentError(`keys[${i}]`, 'must be a string, finite number or boolean', k);
+      if (seen.has(k)) throw new InvalidArgumentError(`keys[${i}]`, 'is a duplicate key', k);
+      seen.add(k);
+    });
+    out.keys = o.keys.slice();
+  } else {
+    const s = o.selectKeys as { eps?: unknown; delta?: unknown; method?: unknown };
+    for (const k of Object.keys(s)) if (k !== 'eps' && k !== 'delta' && k !== 'method') throw new InvalidArgumentError(`selectKeys.${k}`, 'is not an option (eps, delta, method)');
+    const m = s.method ?? 'optimal';
+    if (m !== 'optimal' && m !== 'laplace' && m !== 'gaussian') throw new InvalidArgumentError('selectKeys.method', "must be 'optimal', 'laplace' or 'gaussian'", m);
+    out.select = { eps: checkEpsilon(s.eps, 'selectKeys.eps'), delta: checkDelta(s.delta, 'selectKeys.delta'), method: m };
+  }
+  return out;
+}
+
+/** A noisy part: its share of the budget and its plan. */
+function partPlan(p: Parsed, share: number, l1: number, l2: number, maxAbs: number, dims: number): { plan: NoisePlan; noise: ParsedNoise } {
+  const noise: ParsedNoise = { ...p.noise, eps: p.noise.eps * share, delta: p.noise.delta * share };
+  const plan = planNoise(noise, l1, l2, 'maxPartitions/maxRows/lower/upper');
+  checkPlanRange(plan, dims, maxAbs, 'lower/upper');
+  return { plan, noise };
+}
+
+/**
+ * Grouped private statistic per unit (see the file comment). Returns { keys, values }, or with
+ * `details: true` the release with its guarantee (eps + selectKeys.eps, delta + selectKeys.delta,
+ * add/remove one unit, per unit), the sensitivity and scale of every noisy part and the intervals.
+ */
+export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Record<string, unknown>>[], opts: Exact<O, GroupByDPOptions>): O extends { details: true } ? GroupedRelease : GroupedValues {
+  checkOptions('groupByDP', opts, OPTIONS, true);
+  const o = opts as GroupByDPOptions;
+  if (typeof o.unit !== 'string') throw new InvalidArgumentError('unit', 'is required: the column holding the privacy unit', o.unit);
+  if (typeof o.by !== 'string') throw new InvalidArgumentError('by', 'is required: the column holding the group key', o.by);
+  const p = parse(o);
+  if (!Array.isArray(rows)) throw new InvalidArgumentError('rows', 'must be an array of row objects', rows);
+  // ---- Validation of every row, before the budget check ----
+  const publicKeys = p.keys ? new Map<GroupKey, number>(p.keys.map((k, i) => [k, i])) : undefined;
+  const units: unknown[] = [];
+  const groups: GroupKey[] = [];
+  const values: number[] = [];
+  const needValue = p.stat !== 'count';
+  let hasUnitColumn = rows.length === 0;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    if (typeof r !== 'object' || r === null) throw new InvalidArgumentError(`rows[${i}]`, 'must be an object', r);
+    if (Object.prototype.hasOwnProperty.call(r, o.unit)) hasUnitColumn = true;
+    const u = r[o.unit];
+    if (u !== null && u !== undefined && !isKey(u) && typeof u !== 'bigint') throw new InvalidArgumentError(`rows[${i}].${o.unit}`, 'must be a string, number, boolean or bigint unit id (null/undefined rows are dropped)', u);
+    const g = r[o.by];
+    if (!isKey(g)) throw new InvalidArgumentError(`rows[${i}].${o.by}`, 'must be a string, finite number or boolean group key', g);
+    let v = 0;
+    if (needValue) v = checkFinite(r[o.value!], `rows[${i}].${o.value}`);
+    if (u === null || u === undefined) continue;
+    if (publicKeys && !publicKeys.has(g)) continue;
+    units.push(u);
+    groups.push(g);
+    values.push(v);
+  }
+  if (!hasUnitColumn) throw new InvalidArgumentError('unit', `names a column that no row has ("${o.unit}")`, o.unit);
+
+  // ---- Plans (public parameters only) ----
+  const b = p.bounds;
+  const parts: { name: GroupPart['name']; plan: NoisePlan; noise: ParsedNoise }[] = [];
+  const dims = p.keys ? p.keys.length : 1;
+  const [l, u] = p.clamp ?? p.unitClamp ?? [0, 1];
+  const mid = (l + u) / 2;
+  const h = p.unitClamp ? Math.max(Math.abs(l), Math.abs(u)) : (u - l) / 2;
+  const countSens = rowSensitivities(b, 1);
+  const sumSens = (perRow: number) => (p.unitClamp ? unitTotalSensitivities(b, perRow) : rowSensitivities(b, perRow));
+  switch (p.stat) {
+    case 'count':
+      parts.push({ name: 'count', ...partPlan(p, 1, countSens.l1, countSens.l2, 1, dims) });
+      break;
+    case 'sum': {
+      const c = Math.max(Math.abs(l), Math.abs(u));
+      const s = sumSens(c);
+      parts.push({ name: 'sum', ...partPlan(p, 1, s.l1, s.l2, c, dims) });
+      break;
+    }
+    case 'mean': {
+      const s = sumSens(h);
+      parts.push({ name: 'count', ...partPlan(p, 1 / 2, countSens.l1, countSens.l2, 1, dims) });
+      parts.push({ name: 'sum', ...partPlan(p, 1 / 2, s.l1, s.l2, h, dims) });
+      break;
+    }
+    case 'variance':
+    case 'sd': {
+      const s1 = rowSensitivities(b, h);
+      const s2 = rowSensitivities(b, h * h);
+      parts.push({ name: 'count', ...partPlan(p, 1 / 3, countSens.l1, countSens.l2, 1, dims) });
+      parts.push({ name: 'sum', ...partPlan(p, 1 / 3, s1.l1, s1.l2, h, dims) });
+      parts.push({ name: 'sumsq', ...partPlan(p, 1 / 3, s2.l1, s2.l2, h * h, dims) });
+      break;
+    }
+    case 'histogram':
+    case 'quantile':
+      parts.push({ name: 'histogram', ...partPlan(p, 1, countSens.l1, countSens.l2, 1, dims * p.bins) });
+      break;
+  }
+  const sel = p.select ? planPartitionSelection(p.select.eps, p.select.delta, b.maxPartitions, p.select.method) : undefined;
+  const totalEps = p.noise.eps + (p.select?.eps ?? 0);
+  const totalDelta = p.noise.delta + (p.select?.delta ?? 0);
+  const mechanism = `grouped-${p.stat}-${parts[0]!.plan.mechanism}${sel ? `+partition-selection-${p.select!.method}` : ''}`;
+
+  let noisyParts: { out: Float64Array; scale: number; slack: number }[] = [];
+  let nKeys = 0;
+  const value = runRelease(o, { name: `groupByDP(${p.stat})`, eps: totalEps, delta: totalDelta, neighbors: 'unbounded', mechanism }, (rng: Rng): GroupedValues => {
+    // ---- Contribution bounding ----
+    const kept = boundContributionsWithKey(units as never, groups, b, freshHashKey(rng));
+    // ---- Keys ----
+    let keys: GroupKey[];
+    if (p.keys) keys = p.keys;
+    else {
+      const unitSets = new Map<GroupKey, Set<unknown>>();
+      for (const i of kept) {
+        let s = unitSets.get(groups[i]!);
+        if (!s) unitSets.set(groups[i]!, (s = new Set()));
+        s.add(units[i]);
+      }
+      // Canonical order first, so that the randomness each key consumes does not depend on row order.
+      const candidates = [...unitSets.keys()].sort(keyOrder);
+      keys = candidates.filter((k) => sel!.keep(unitSets.get(k)!.size, rng));
+    }
+    nKeys = keys.length;
+    const index = new Map<GroupKey, number>(keys.map((k, i) => [k, i]));
+    const K = keys.length;
+    // ---- True aggregates of the bounded rows ----
+    const count = new Float64Array(K);
+    const sum = new Float64Array(K);
+    const sumsq = new Float64Array(K);
+    const hist = p.bins > 0 ? new Float64Array(K * p.bins) : undefined;
+    const unitTotals = p.unitClamp ? new Map<number, Map<unknown, number>>() : undefined;
+    for (const i of kept) {
+      const g = index.get(groups[i]!);
+      if (g === undefined) continue;
+      count[g]!++;
+      if (p.stat === 'count') continue;
+      const x = values[i]!;
+      if (unitTotals) {
+        let m = unitTotals.get(g);
+        if (!m) unitTotals.set(g, (m = new Map()));
+        m.set(units[i], (m.get(units[i]) ?? 0) + x);
+        continue;
+      }
+      const c = x < l ? l : x > u ? u : x;
+      if (hist) {
+        const bin = Math.min(p.bins - 1, Math.floor(((c - l) / (u - l)) * p.bins));
+        hist[g * p.bins + bin]!++;
+        continue;
+      }
+      if (p.stat === 'sum') sum[g]! += c;
+      else {
+        const d = c - mid;
+        sum[g]! += d;
+        sumsq[g]! += d * d;
+      }
+    }
+    // Per-unit per-key totals clamped to [L, U] (per-partition sum bounding).
+    if (unitTotals) for (const [g, m] of unitTotals) for (const t of m.values()) sum[g]! += Math.min(Math.max(t, l), u);
+    // ---- Noise ----
+    noisyParts = parts.map((part) => {
+      if (K === 0) return { out: new Float64Array(0), scale: part.plan.scale, slack: 0 };
+      const truth = part.name === 'count' ? count : part.name === 'sum' ? sum : part.name === 'sumsq' ? sumsq : hist!;
+      return applyNoise(truth, part.plan, rng);
+    });
+    // ---- Post-processing ----
+    const out = noisyParts.map((x) => x.out);
+    switch (p.stat) {
+      case 'count':
+      case 'sum':
+        return { keys: keys.slice(), values: Array.from(out[0]!) };
+      case 'mean':
+        return {
+          keys: keys.slice(),
+          values: Array.from(out[0]!, (nn, g) => {
+            const m = out[1]![g]! / Math.max(nn, 1);
+            return p.unitClamp ? m : Math.min(Math.max(mid + m, l), u);
+          }),
+        };
+      case 'variance':
+      case 'sd':
+        return {
+          keys: keys.slice(),
+          values: Array.from(out[0]!, (nn, g) => {
+            const n1 = Math.max(nn, 1);
+            const m1 = out[1]![g]! / n1;
+            const v = Math.min(Math.max(out[2]![g]! / n1 - m1 * m1, 0), h * h);
+            return p.stat === 'sd' ? Math.sqrt(v) : v;
+          }),
+        };
+      case 'histogram':
+        return { keys: keys.slice(), values: keys.map((_, g) => Array.from(out[0]!.subarray(g * p.bins, (g + 1) * p.bins), (c) => (c > 0 ? roundHalfEven(c) : 0))) };
+      case 'quantile':
+        return { keys: keys.slice(), values: keys.map((_, g) => quantilesFromHistogram(out[0]!.subarray(g * p.bins, (g + 1) * p.bins), l, u, p.probs)) };
+    }
+  });
+  if (!o.details) return value as never;
+  // Both sensitivities of every part are stated (the mechanism uses L1 for Laplace, L2 for Gaussian).
+  const partInfo: GroupPart[] = parts.map((part, i) => {
+    const per = part.name === 'count' || part.name === 'histogram' ? 1 : part.name === 'sumsq' ? h * h : p.stat === 'sum' ? Math.max(Math.abs(l), Math.abs(u)) : h;
+    const s = (part.name === 'sum' || part.name === 'sumsq') && p.unitClamp ? unitTotalSensitivities(b, per) : rowSensitivities(b, per);
+    return { name: part.name, eps: part.noise.eps, delta: part.noise.delta, mechanism: part.plan.mechanism, l1: s.l1, l2: s.l2, scale: noisyParts[i]?.scale ?? part.plan.scale };
+  });
+  const halfWidth = (alpha = 0.05): number | number[] => {
+    checkAlpha(alpha);
+    const w = (i: number, a: number) => {
+      const part = parts[i]!;
+      const nz = noisyParts[i]!;
+      const z = part.plan.kind === 'laplace' ? nz.scale * Math.log(1 / a) : nz.scale * normalQuantile(1 - a / 2);
+      return z + nz.slack;
+    };
+    if (p.stat === 'count' || p.stat === 'sum') return new Array<number>(nKeys).fill(w(0, alpha));
+    if (p.stat === 'mean') {
+      const wn = w(0, alpha / 2);
+      const ws = w(1, alpha / 2);
+      const counts = noisyParts[0]!.out;
+      return Array.from(counts, (nn) => (nn > 0 ? (ws + h * wn) / nn : Infinity));
+    }
+    return w(0, alpha);
+  };
+  const release: GroupedRelease = {
+    value,
+    mechanism,
+    guarantee: { eps: totalEps, delta: totalDelta, neighbors: 'unbounded', privacyUnit: p.unitName },
+    sensitivity: parts.map((x) => x.plan.sensitivity),
+    scale: partInfo.map((x) => x.scale),
+    parts: partInfo,
+    bounds: b,
+    ...(sel ? { selection: { ...sel.plan, eps: p.select!.eps, delta: p.select!.delta } } : {}),
+    noiseHalfWidth: halfWidth,
+  };
+  return release as never;
+}
+
+/** Quantiles from one key's noisy histogram on [l, u] (negative counts set to 0; see the file comment). */
+export function quantilesFromHistogram(noisy: ArrayLike<number>, l: number, u: number, probs: readonly number[]): number[] {
+  const B = noisy.length;
+  const c = Array.from(noisy, (x) => (x > 0 ? x : 0));
+  const total = c.reduce((a, x) => a + x, 0);
+  const width = (u - l) / B;
+  return probs.map((q) => {
+    if (!(total > 0)) return (l + u) / 2;
+    const target = q * total;
+    let cum = 0;
+    for (let i = 0; i < B; i++) {
+      if (c[i]! > 0 && cum + c[i]! >= target) return l + width * (i + (target - cum) / c[i]!);
+      cum += c[i]!;
+    }
+    return u;
+  });
+}
