@@ -88,7 +88,7 @@ interface FailedRelease {
 
 /** The public assumptions of a run (only public inputs: the analysis, the schema, this dpkit). */
 function assumptions(a: Analysis, neighbors: Neighbors, dataDescription: string) {
-  const columns: Record<string, unknown> = {};
+  const columns: Record<string, { type: string; lower?: number; upper?: number; levels?: readonly string[]; missing?: unknown; fromData?: boolean; note?: string }> = {};
   for (const name of planColumns(a)) {
     const c = a.schema.columns.get(name);
     if (!c) continue;
@@ -100,6 +100,8 @@ function assumptions(a: Analysis, neighbors: Neighbors, dataDescription: string)
     dpkit: dpkitVersion(),
     neighbors,
     neighborRelation: REL_TEXT[neighbors],
+    privacyUnit: 'row',
+    rng: 'cryptoRng (secure)',
     source: sourceAssumption(a.data, dataDescription),
     schema: a.schema.file,
     columns,
@@ -108,7 +110,10 @@ function assumptions(a: Analysis, neighbors: Neighbors, dataDescription: string)
 }
 
 /** The data source as results.json states it: the SQL text, the file, or the table (never credentials). */
-function sourceAssumption(d: DataSourceSpec, dataDescription: string): Record<string, unknown> {
+function sourceAssumption(
+  d: DataSourceSpec,
+  dataDescription: string,
+): { sql?: string; files?: string[]; path?: string; format?: string; engine?: string; url?: string; database?: string; table?: string } {
   if ('sql' in d) return { sql: d.sql, ...(d.files ? { files: d.files } : {}) };
   if ('path' in d) return { path: dataDescription, ...(d.format ? { format: d.format } : {}) };
   let url: string;
@@ -161,18 +166,20 @@ function writeOutputs(
     errors.push(e instanceof OutputError ? e.message : `cannot write ${json}`);
   }
   try {
-    const text = renderReport({
+    const input = {
       title: a.title,
       dataDescription: a.dataDescription,
       generated,
       ledger: { path: ledger.path, budget: ledger.after.budget, neighbors: ledger.after.neighbors, spentBefore: ledger.before.spent, spentAfter: ledger.after.spent },
       results,
-      // Only the value-free text of a failure reaches the report.
-      failed: extra.failed ? { name: extra.failed.name, error: `${extra.failed.status}: ${extra.failed.error}` } : undefined,
+      // Only the value-free record of a failure reaches the report (the same as in results.json).
+      failed: extra.failed ? { name: extra.failed.name, status: extra.failed.status, error: extra.failed.error, charged: extra.failed.charged } : undefined,
       notRun: a.releases.slice(results.length + (extra.failed ? 1 : 0)).map((r) => ({ name: r.name, ...releaseCost(r, ledger.after.neighbors) })),
       warnings: extra.warnings,
       densities: extra.densities,
-    });
+      assumptions: doc.assumptions,
+    };
+    const text = renderReport(input);
     writeOutputFile(html, text);
     written.push(html);
   } catch (e) {
