@@ -82,7 +82,14 @@ XML
 XML
 }
 
-ping() { curl -fsS --max-time 2 "http://127.0.0.1:$1/ping" >/dev/null 2>&1; }
+ping() {
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsS --max-time 2 "http://127.0.0.1:$1/ping" >/dev/null 2>&1
+  else
+    # No curl: a plain HTTP request over bash's /dev/tcp.
+    (exec 3<>"/dev/tcp/127.0.0.1/$1" && printf 'GET /ping HTTP/1.0\r\n\r\n' >&3 && timeout 2 grep -q '^Ok\.' <&3) 2>/dev/null
+  fi
+}
 
 start() {
   local bin
