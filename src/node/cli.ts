@@ -376,8 +376,10 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
  * or write failure, which depends on no data). Returns the value-free record of the failure.
  */
 function chargeFailure(a: Analysis, ledger: FileLedger, before: LedgerSummary, completed: number, failure: unknown, io: CliIO, debug: boolean | undefined): FailedRelease {
-  const spec = a.releases[Math.min(completed, a.releases.length - 1)]!;
   const error = publicFailureText(failure, publicNames(a));
+  // Every release completed (and was charged): the failure came after the last data access.
+  if (completed >= a.releases.length) return { name: '(after the last release)', status: 'failed (not charged)', error, charged: null };
+  const spec = a.releases[completed]!;
   if (isPublicInfrastructureError(failure)) return { name: spec.name, status: 'failed (not charged)', error, charged: null };
   const recorded = ledger.summary().entries.slice(before.entries.length);
   if (recorded.length > completed) {
