@@ -345,8 +345,10 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     io.out(`${a.title}`);
     io.out(`data: ${dataDescription}`);
     io.out('');
-    io.out(resultsTable(results));
-    io.out('');
+    if (results.length > 0) {
+      io.out(resultsTable(results));
+      io.out('');
+    }
   }
   if (failed) io.out(`${failed.status}: ${failed.name}${failed.charged ? ` (${budgetText(failed.charged)})` : ''}: ${failed.error}`);
   for (const w of warnings) io.err(`dpkit: warning: ${w}`);
@@ -359,7 +361,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     for (const m of files.errors) io.err(`dpkit: error: ${m}`);
     if (!files.written.includes(files.json)) {
       // The budget was spent: the results must not be lost with the file.
-      if (o.quiet) io.out(resultsTable(results));
+      if (o.quiet && results.length > 0) io.out(resultsTable(results));
       io.out(`results.json could not be written; its content follows:`);
       io.out(JSON.stringify(files.doc, null, 2));
     }
