@@ -15,7 +15,7 @@ import { InvalidArgumentError, UnknownOptionError } from './errors.js';
  * How one option's value is checked here:
  * - `true`: any value (the function validates it itself, with its own located error);
  * - 'boolean' / 'string' / 'function' / 'object': that exact type (or undefined);
- * - 'accountant': an object with `check` and `spend` methods (or undefined);
+ * - 'accountant': an object with `check` and `spend` methods (or undefined, or null: none);
  * - an array: one of these exact values (or undefined).
  */
 export type OptionRule = true | 'boolean' | 'string' | 'function' | 'object' | 'accountant' | readonly (string | number | boolean)[];
@@ -84,6 +84,7 @@ function checkRule(fn: string, key: string, value: unknown, rule: OptionRule): v
       if (typeof value !== 'object' || value === null) throw new InvalidArgumentError(where, 'must be an object', value);
       return;
     case 'accountant': {
+      if (value === null) return; // null: explicitly no accountant (not even the default one)
       const a = value as { check?: unknown; spend?: unknown };
       if (typeof value !== 'object' || value === null || typeof a.check !== 'function' || typeof a.spend !== 'function') {
         throw new InvalidArgumentError(where, 'must be a PrivacyAccountant (an object with check and spend methods)', value);

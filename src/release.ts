@@ -19,10 +19,53 @@ export type NoiseMode = 'safe' | 'exact' | 'float';
 export interface ReleaseOptions {
   /** Randomness; defaults to the secure {@link cryptoRng}. */
   rng?: Rng;
-  /** Charged after a successful release; checked before the data are touched. */
-  accountant?: PrivacyAccountant;
+  /**
+   * Checked before the data are touched and charged (also when the release fails after the check).
+   * When omitted, the default accountant of {@link setDefaultAccountant} is used, if one is set;
+   * `null` means no accountant even then (for releases that are accounted for by their caller).
+   */
+  accountant?: PrivacyAccountant | null;
   /** A name for the ledger entry. */
   name?: string;
+}
+
+let defaultAccountant: PrivacyAccountant | undefined;
+
+/**
+ * Sets the accountant every release of this module instance uses when its options give no
+ * `accountant` (an explicit `accountant` wins; `accountant: null` opts out). Returns the previous
+ * default. `undefined` removes it. The pattern: create one budget for a session and set it once, so
+ * that a forgotten `accountant` option can no longer release unaccounted:
+ *
+ *   const budget = new PrivacyAccountant({ eps: 1 });
+ *   setDefaultAccountant(budget);
+ *   meanDP(x, { eps: 0.5, lower: 0, upper: 100 }); // checked against and charged to `budget`
+ *
+ * The default is per module instance (one per loaded copy of dpkit) and global to it: code that
+ * runs releases for several budgets should pass `accountant` explicitly.
+ */
+export function setDefaultAccountant(accountant: PrivacyAccountant | undefined): PrivacyAccountant | undefined {
+  if (accountant !== undefined) {
+    const a = accountant as { check?: unknown; spend?: unknown; costOf?: unknown } | null;
+    if (typeof a !== 'object' || a === null || typeof a.check !== 'function' || typeof a.spend !== 'function' || typeof a.costOf !== 'function') {
+      throw new InvalidArgumentError('accountant', 'must be a PrivacyAccountant or undefined', accountant);
+    }
+  }
+  const previous = defaultAccountant;
+  defaultAccountant = accountant;
+  return previous;
+}
+
+/** The accountant set by {@link setDefaultAccountant}, or undefined. */
+export function getDefaultAccountant(): PrivacyAccountant | undefined {
+  return defaultAccountant;
+}
+
+/** The accountant a release charges: its `accountant` option, else the default (none for `null`). */
+export function resolveAccountant(opts: { accountant?: PrivacyAccountant | null } | undefined): PrivacyAccountant | undefined {
+  const a = opts?.accountant;
+  if (a === null) return undefined;
+  return a ?? defaultAccountant;
 }
 
 /** The guarantee a release carries. */
@@ -106,7 +149,7 @@ export interface RunSpec<T> {
 export function runChecked<T>(opts: ReleaseOptions | undefined, spec: RunSpec<T>, compute: (rng: Rng) => T): T {
   if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
   const rng = resolveRng(opts?.rng);
-  const accountant = opts?.accountant;
+  const accountant = resolveAccountant(opts);
   const label = opts?.name ?? spec.name;
   const k = spec.charges.length;
   const requests: SpendRequest[] = spec.charges.map((c) => ({ ...c, name: k > 1 ? `${label} (${c.neighbors})` : label }));

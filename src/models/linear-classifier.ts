@@ -132,12 +132,12 @@ export class LinearClassifierDP {
       this.oracleStatus = r.status;
     } else if (o.method === 'dpsgd') {
       const m = new DpSgdClassifier({ ...o.dpsgd!, loss: 'logistic', targetEps: this.eps, delta: this.delta });
-      const fo: DpSgdFitOptions = { addBias, ...(options.rng ? { rng: options.rng } : {}), ...(options.accountant ? { accountant: options.accountant } : {}), ...(options.name ? { name: options.name } : {}), ...(options.lower !== undefined ? { lower: options.lower, upper: options.upper! } : {}) };
+      const fo: DpSgdFitOptions = { addBias, ...(options.rng ? { rng: options.rng } : {}), ...(options.accountant !== undefined ? { accountant: options.accountant } : {}), ...(options.name ? { name: options.name } : {}), ...(options.lower !== undefined ? { lower: options.lower, upper: options.upper! } : {}) };
       m.fit(X, y01, fo);
       coeff = m.coeff!;
     } else {
       const m = new LogisticRegressionDP({ eps: this.eps, gamma: o.gamma ?? 1 });
-      m.fit(X, y01, { addBias, ...(options.rng ? { rng: options.rng } : {}), ...(options.accountant ? { accountant: options.accountant } : {}), ...(options.name ? { name: options.name } : {}), ...(options.lower !== undefined ? { lower: options.lower } : {}), ...(options.upper !== undefined ? { upper: options.upper } : {}) });
+      m.fit(X, y01, { addBias, ...(options.rng ? { rng: options.rng } : {}), ...(options.accountant !== undefined ? { accountant: options.accountant } : {}), ...(options.name ? { name: options.name } : {}), ...(options.lower !== undefined ? { lower: options.lower } : {}), ...(options.upper !== undefined ? { upper: options.upper } : {}) });
       coeff = m.coeff!;
     }
     this.coeff = coeff;

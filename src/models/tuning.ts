@@ -223,7 +223,8 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
     const utility = new Float64Array(m);
     for (let i = 0; i < m; i++) {
       const part = parts[i]!;
-      const fitOpts: TuneClassificationOptions = { rng };
+      // accountant: null: the fits are accounted for by this release, not by a default accountant.
+      const fitOpts: TuneClassificationOptions = { rng, accountant: null };
       if (o.lower !== undefined) fitOpts.lower = o.lower;
       if (o.upper !== undefined) fitOpts.upper = o.upper;
       if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
@@ -237,7 +238,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
       for (let r = 0; r < ys.length; r++) if (pred[r] !== ys[r]) errors++;
       utility[i] = -errors;
     }
-    return exponentialMechanism(utility, eps, 1, { rng, neighbors });
+    return exponentialMechanism(utility, eps, 1, { rng, neighbors, accountant: null }); // charged once by the enclosing release
   })));
   return models[index]!;
 }
@@ -274,7 +275,7 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
     const utility = new Float64Array(m);
     for (let i = 0; i < m; i++) {
       const part = parts[i]!;
-      const fitOpts: TuneLinearRegressionOptions = { lower: o.lower, upper: o.upper, rng };
+      const fitOpts: TuneLinearRegressionOptions = { lower: o.lower, upper: o.upper, rng, accountant: null };
       if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
       ms[i]!.fit(subMatrix(data, d, part), subVector(yv, part), fitOpts);
       const pred = ms[i]!.predict(Xs);
@@ -286,7 +287,7 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
       }
       utility[i] = -sse;
     }
-    return exponentialMechanism(utility, eps, sensitivity, { rng, neighbors });
+    return exponentialMechanism(utility, eps, sensitivity, { rng, neighbors, accountant: null }); // charged once by the enclosing release
   })));
   return models[index]!;
 }

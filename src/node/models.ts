@@ -72,7 +72,7 @@ export async function fitModel(
     const { data, n } = pack(cols.slice(0, reqs.length));
     if (n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 complete rows');
     const m = makeModel(r) as LinearRegressionDP;
-    m.fit(columnMajor(data, n, reqs.length), cols[reqs.length]!, { lower: [...lower, yc.lower], upper: [...upper, yc.upper], addBias: true, rng });
+    m.fit(columnMajor(data, n, reqs.length), cols[reqs.length]!, { lower: [...lower, yc.lower], upper: [...upper, yc.upper], addBias: true, rng, accountant: null });
     return {
       mechanism: r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian',
       sensitivity: null,
@@ -89,7 +89,7 @@ export async function fitModel(
   const { data, n } = pack(x);
   if (n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 complete rows');
   const model = makeModel(r) as LogisticRegressionDP | SvmDP;
-  model.fit(columnMajor(data, n, reqs.length), y, { lower, upper, addBias: true, rng });
+  model.fit(columnMajor(data, n, reqs.length), y, { lower, upper, addBias: true, rng, accountant: null }); // charged by the engine, never by a default accountant
   const info = model.fitInfo;
   return {
     mechanism: info?.mechanism ?? (r.perturbation === 'objective' ? 'cms-objective-perturbation' : 'cms-output-perturbation'),

@@ -4,7 +4,7 @@
 import { checkOptions, optionSpec, STAT_BASE_RULES, type Exact } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { Release } from '../release.js';
+import { resolveAccountant, type Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import {
   checkAlpha,
@@ -44,7 +44,8 @@ export interface QuantileEndpointOptions extends QuantileBaseOptions {
   uniformSampling: false;
   /** Required acknowledgement that the output is a data value and not differentially private. */
   allowDataEndpoints: true;
-  accountant?: undefined;
+  /** No accountant (`null` opts out of a default accountant set by setDefaultAccountant). */
+  accountant?: null;
 }
 
 export type QuantileOptions = QuantileDPOptions | QuantileEndpointOptions;
@@ -193,7 +194,7 @@ function quantileCore(x: ArrayLike<number>, q: number, opts: QuantileOptions, na
         uniformSampling,
       );
     }
-    if (opts.accountant !== undefined) throw new InvalidArgumentError('accountant', 'cannot be charged for uniformSampling: false, which is not differentially private (no finite eps)');
+    if (resolveAccountant(opts) !== undefined) throw new InvalidArgumentError('accountant', 'cannot be charged for uniformSampling: false, which is not differentially private (no finite eps; pass accountant: null when a default accountant is set)');
   } else if (allowEndpoints) throw new InvalidArgumentError('allowDataEndpoints', 'applies only with uniformSampling: false', allowEndpoints);
   const data = checkNumericContainer(x, 'x');
   return runStatistic<Float64Array, number>(
