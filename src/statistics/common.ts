@@ -1,12 +1,11 @@
 /**
  * What the private descriptive statistics share: their options (DPpack's semantics in camelCase),
- * validation, single-pass clipping over typed arrays, and the check-then-spend runner that handles
- * `neighbors: 'both'` (two independent releases, each charged).
+ * validation and single-pass clipping over typed arrays. Their plans and the runner that handles
+ * `neighbors: 'both'` (two independent releases, each charged) are in plan.ts.
  */
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { NoiseMode, Release, ReleaseOptions } from '../release.js';
-import { resolveRng, type Rng } from '../random/rng.js';
 import { checkBounds, checkDelta, checkEpsilon } from '../validation.js';
 
 /** 'laplace' (default, pure eps-DP), 'gaussian' (classic or pDP calibration) or 'analytic' (Balle & Wang 2018). */
@@ -46,9 +45,11 @@ export interface PublicSizeOption {
    * groups). Required for `neighbors: 'unbounded'` and `'both'`: under add/remove-one neighbours the
    * number of records is itself private, so the sensitivity, the noise scale and the release grid of
    * the unbounded release are computed from this public value, never from the data's size. A data set
-   * with fewer records is refused with a typed error before anything is spent (that refusal reveals
-   * that the size is below the bound: use a bound that is publicly known to hold). Validated when
-   * given; the bounded release ignores it (replacing a record keeps the size, which is then public).
+   * with fewer records is refused with a typed error AFTER the budget check, and the refusal is
+   * CHARGED like the release: whether the data have fewer records than `n` is a fact about the
+   * private data (a free refusal would be an oracle: a binary search over `n` would recover the exact
+   * count at no cost). Use a bound that is publicly known to hold. Validated when given; the bounded
+   * release ignores it (replacing a record keeps the size, which is then public).
    */
   n?: number;
 }
@@ -138,11 +139,6 @@ export function parsePublicSize(opts: { n?: unknown }, relations: Neighbors[], m
   }
   if (typeof n !== 'number' || !Number.isInteger(n) || n < min) throw new InvalidArgumentError('n', `must be an integer >= ${min} (a public lower bound on ${what})`, n);
   return relations.includes('unbounded') ? n : undefined;
-}
-
-/** Refuses data with fewer records than the public bound (before the budget check; see PublicSizeOption). */
-export function checkPublicSize(actual: number, n: number | undefined, what: string): void {
-  if (n !== undefined && actual < n) throw new InvalidArgumentError('n', `must be a lower bound on ${what}: the data have fewer records than the public bound n`, n);
 }
 
 export function parseBounds(opts: { lower?: unknown; upper?: unknown }, lowerName = 'lower', upperName = 'upper'): [number, number] {
@@ -268,43 +264,3 @@ export function clippedCrossDev(x1: ArrayLike<number>, x2: ArrayLike<number>, b1
 
 /** The interval level check, shared from src/validation.ts. */
 export { checkAlpha } from '../validation.js';
-
-/**
- * Check-then-spend for a statistic: validates nothing (the caller did), checks the TOTAL cost of all
- * relations (eps and delta per release) before the data are touched, computes the true value once,
- * produces one independent release per relation, and charges each release only after all succeeded.
- */
-export function runStatistic<V, T>(
-  opts: ReleaseOptions & { details?: boolean },
-  name: string,
-  cost: { eps: number; delta: number; relations: Neighbors[]; mechanism: string },
-  computeTrue: () => V,
-  releaseOne: (v: V, relation: Neighbors, rng: Rng) => Release<T>,
-): T | Release<T> | BothReleases<T> | BothReleases<Release<T>> {
-  const rng = resolveRng(opts.rng);
-  const accountant = opts.accountant;
-  const label = opts.name ?? name;
-  const k = cost.relations.length;
-  if (accountant) {
-    // The total in the accountant's own neighbour relation (an add/remove-one release charged to a
-    // replace-one budget costs (2 eps, (1 + e^eps) delta)), checked before the data are touched.
-    let eps = 0;
-    let delta = 0;
-    for (const r of cost.relations) {
-      const c = accountant.costOf({ eps: cost.eps, delta: cost.delta, neighbors: r, name: label });
-      eps += c.eps;
-      delta += c.delta;
-    }
-    accountant.check({ eps, delta, name: label });
-  }
-  const truth = computeTrue();
-  const releases = cost.relations.map((r) => releaseOne(truth, r, rng));
-  if (accountant) {
-    for (let i = 0; i < k; i++) {
-      accountant.spend({ name: k > 1 ? `${label} (${cost.relations[i]})` : label, eps: cost.eps, delta: cost.delta, neighbors: cost.relations[i]!, mechanism: cost.mechanism });
-    }
-  }
-  if (k === 1) return opts.details ? releases[0]! : releases[0]!.value;
-  if (opts.details) return { bounded: releases[0]!, unbounded: releases[1]! };
-  return { bounded: releases[0]!.value, unbounded: releases[1]!.value };
-}

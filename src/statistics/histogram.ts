@@ -5,8 +5,9 @@ import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../optio
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Rng } from '../random/rng.js';
-import { checkNumericContainer, checkOptionsObject, checkPlainArrayNumbers, nonFinite, parseBounds, parseNoiseOptions, runStatistic, type NoisyStatOptions, type ParsedNoise, type StatResult } from './common.js';
-import { applyNoise, makeRelease, planNoise, type NoisePlan } from './noise.js';
+import { checkNumericContainer, checkOptionsObject, checkPlainArrayNumbers, nonFinite, parseBounds, parseNoiseOptions, type NoisyStatOptions, type ParsedNoise, type StatResult } from './common.js';
+import { applyNoise, makeRelease, noiseHalfWidthFor, noiseLayout, planNoise, type NoisePlan } from './noise.js';
+import { describeNoise, runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
 
 export interface HistogramOptions extends NoisyStatOptions {
   /** Public lower bound (the first edge); required unless `breaks` gives the edges. */
@@ -72,12 +73,53 @@ function parseFlag(v: unknown, name: string): boolean {
   return v;
 }
 
-/** Noisy counts for each relation: shared by histogramDP and tableDP. */
+/**
+ * The plan of one noisy-counts release (histogram bins, table cells, groups) for one relation: count
+ * sensitivity of the relation, noise planned for `cells` counts (undefined when the number of cells is
+ * read from the data: a table whose levels are not declared), post-processing as postProcessCounts.
+ * `counts` extracts the counts from the sufficient statistic and `wrap` builds the released value.
+ */
+export function countsPlan<S, T>(
+  p: ParsedNoise,
+  relation: Neighbors,
+  cells: number | undefined,
+  counts: (stat: S) => Float64Array,
+  post: { allowNegative: boolean; normalize: boolean },
+  wrap: (out: Float64Array, stat: S) => T,
+): ReleasePlan<S, T> {
+  const s = countSensitivities(relation);
+  const plan: NoisePlan = planNoise(p, s.l1, s.l2);
+  const layout = cells === undefined ? undefined : noiseLayout(plan, cells);
+  return {
+    guarantee: { eps: p.eps, delta: p.delta, neighbors: relation },
+    mechanism: plan.mechanism,
+    sensitivity: plan.sensitivity,
+    noise: layout ? describeNoise(layout) : undefined,
+    noiseHalfWidth: layout
+      ? noiseHalfWidthFor(plan.kind, layout.effectiveScale, layout.slack)
+      : () => {
+          throw new InvalidArgumentError('noiseHalfWidth', 'is known once the number of cells is (the levels are read from the data): use the Release of the result');
+        },
+    release(stat: S, rng: Rng) {
+      const nz = applyNoise(counts(stat), plan, rng);
+      return makeRelease(wrap(postProcessCounts(nz.out, post.allowNegative, post.normalize), stat), p, plan, nz, relation);
+    },
+  };
+}
+
+/** Noisy counts for one relation (the release step of {@link countsPlan} on a bare vector of counts). */
 export function countRelease(p: ParsedNoise, relation: Neighbors, counts: Float64Array, rng: Rng, allowNegative: boolean, normalize: boolean) {
   const s = countSensitivities(relation);
   const plan: NoisePlan = planNoise(p, s.l1, s.l2);
   const nz = applyNoise(counts, plan, rng);
   return { out: postProcessCounts(nz.out, allowNegative, normalize), plan, nz };
+}
+
+/** The data-free plan of {@link histogramDP}, with its public edges (the sufficient statistic is the bin counts). */
+export interface HistogramPlan extends StatPlan<Float64Array, Histogram> {
+  edges: Float64Array;
+  /** Equal-width bins (found arithmetically) rather than explicit edges (binary search). */
+  uniform: boolean;
 }
 
 /**
@@ -91,6 +133,18 @@ export function countRelease(p: ParsedNoise, relation: Neighbors, counts: Float6
  */
 export function histogramDP<O extends HistogramOptions>(x: ArrayLike<number>, opts: Exact<O, HistogramOptions>): StatResult<Histogram, O> {
   checkOptions('histogramDP', opts, HISTOGRAM_OPTIONS, true);
+  const plan = planHistogram(opts);
+  const data = checkNumericContainer(x, 'x', 0);
+  const { edges, uniform } = plan;
+  const K = edges.length - 1;
+  return runStatPlan(opts, plan, () => (uniform ? countUniform(data, edges[0]!, edges[K]!, K) : countEdges(data, edges))) as StatResult<Histogram, O>;
+}
+
+/**
+ * The data-free plan of {@link histogramDP}: the public edges, and per relation the count sensitivity
+ * and the noise of K counts. Validates every option before anything is spent.
+ */
+export function planHistogram(opts: HistogramOptions): HistogramPlan {
   const p = parseNoiseOptions(opts);
   checkOptionsObject(opts);
   const normalize = parseFlag(opts.normalize, 'normalize');
@@ -119,21 +173,13 @@ export function histogramDP<O extends HistogramOptions>(x: ArrayLike<number>, op
     if (opts.upper !== undefined && opts.upper !== edges[edges.length - 1]) throw new InvalidArgumentError('upper', 'must equal the last break when explicit edges are given (or be omitted)', opts.upper);
     uniform = false;
   }
-  const data = checkNumericContainer(x, 'x', 0);
   const K = edges.length - 1;
   const mids = new Float64Array(K);
   for (let i = 0; i < K; i++) mids[i] = (edges[i]! + edges[i + 1]!) / 2;
-  const firstPlan = planNoise(p, countSensitivities(p.relations[0]!).l1, countSensitivities(p.relations[0]!).l2);
-  return runStatistic(
-    opts,
-    'histogramDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: firstPlan.mechanism },
-    () => (uniform ? countUniform(data, edges[0]!, edges[K]!, K) : countEdges(data, edges)),
-    (counts: Float64Array, relation: Neighbors, rng: Rng) => {
-      const { out, plan, nz } = countRelease(p, relation, counts, rng, allowNegative, normalize);
-      return makeRelease<Histogram>({ edges: edges.slice(), mids: mids.slice(), counts: out }, p, plan, nz, relation);
-    },
-  ) as StatResult<Histogram, O>;
+  const releases = p.relations.map((r) =>
+    countsPlan<Float64Array, Histogram>(p, r, K, (c) => c, { allowNegative, normalize }, (counts) => ({ edges: edges.slice(), mids: mids.slice(), counts })),
+  );
+  return { name: 'histogramDP', releases, edges, uniform };
 }
 
 /** Counts in K equal-width right-closed bins of [l, u] (values clipped first). */

@@ -2,20 +2,17 @@
  * Private mean (DPpack's meanDP).
  */
 import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
-import type { Neighbors } from '../accounting/accountant.js';
-import type { Rng } from '../random/rng.js';
 import {
   checkNumericContainer,
-  checkPublicSize,
   clippedSum,
   parseBounds,
   parseNoiseOptions,
   parsePublicSize,
-  runStatistic,
   type BoundedStatOptions,
   type StatResult,
 } from './common.js';
-import { applyNoise, checkExactAllowed, checkPlanRange, makeRelease, planNoise, type NoisePlan } from './noise.js';
+import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
+import { checkSizeBound, planSize, runStatPlan, type StatPlan } from './plan.js';
 
 const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
@@ -35,33 +32,45 @@ const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower
  * sqrt(2 ln(1.25/delta)) Delta/eps with eps < 1, or pDP with typeDP 'pDP'; 'analytic': Balle & Wang 2018),
  * (eps, delta)-DP. Noise from the floating-point-safe lattice path unless `noise: 'float'`.
  * One pass over x (clip, check finite, sum); the data are read only after the budget check, so a
- * non-finite element raises its typed error then (and nothing is spent). Sensitivity, scale and grid
+ * non-finite element raises its typed error then (charged, through the one release runner: the failure
+ * depends on the data). The release is {@link planMean} (data-free) applied to the clipped sum and the
+ * count. Sensitivity, scale and grid
  * range are validated before (a typed error naming lower/upper).
  */
 export function meanDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: Exact<O, BoundedStatOptions>): StatResult<number, O> {
   checkOptions('meanDP', opts, MEAN_OPTIONS, true);
+  const data = checkNumericContainer(x, 'x');
+  const plan = planMean(opts, data.length);
+  return runStatPlan(opts, plan, () => ({ sum: clippedSum(data, opts.lower, opts.upper, 'x'), count: data.length })) as StatResult<number, O>;
+}
+
+/** The sufficient statistic of a mean: the sum of the values clipped to [lower, upper] and their count. */
+export interface MeanStatistic {
+  sum: number;
+  count: number;
+  /** sum/count correctly rounded, when the caller has it exactly (the SQL engine); else sum/count. */
+  mean?: number;
+}
+
+/**
+ * The data-free plan of {@link meanDP}: guarantee, sensitivity (u - l)/m and noise per relation, with
+ * m = `size` (the data's number of records, public under replace-one neighbours; required when the
+ * relations include 'bounded') or the public bound `n` of the options (add/remove-one). The release
+ * step takes {@link MeanStatistic}; under add/remove-one neighbours it refuses, charged, a count
+ * below `n`. Validates every option (typed errors naming them) before anything is spent.
+ */
+export function planMean(opts: BoundedStatOptions, size?: number): StatPlan<MeanStatistic, number> {
   const p = parseNoiseOptions(opts);
   const [l, u] = parseBounds(opts);
-  const data = checkNumericContainer(x, 'x');
   checkExactAllowed(p, false, 'the mean');
   const n0 = parsePublicSize(opts, p.relations, 1, 'the number of records');
-  checkPublicSize(data.length, n0, 'the number of records');
-  const plans = new Map<Neighbors, NoisePlan>();
-  for (const r of p.relations) {
-    const sens = (u - l) / (r === 'bounded' ? data.length : n0!);
-    const plan = planNoise(p, sens, sens, 'lower/upper');
-    checkPlanRange(plan, 1, Math.max(Math.abs(l), Math.abs(u)), 'lower/upper');
-    plans.set(r, plan);
-  }
-  return runStatistic(
-    opts,
-    'meanDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
-    () => clippedSum(data, l, u, 'x') / data.length,
-    (mean: number, relation: Neighbors, rng: Rng) => {
-      const plan = plans.get(relation)!;
-      const nz = applyNoise([mean], plan, rng);
-      return makeRelease(nz.out[0]!, p, plan, nz, relation);
-    },
-  ) as StatResult<number, O>;
+  return {
+    name: 'meanDP',
+    releases: p.relations.map((r) => {
+      const sens = (u - l) / planSize(r, size, n0, 1);
+      const plan = planNoise(p, sens, sens, 'lower/upper');
+      checkPlanRange(plan, 1, Math.max(Math.abs(l), Math.abs(u)), 'lower/upper');
+      return scalarPlan<MeanStatistic>(p, r, plan, (st) => st.mean ?? st.sum / st.count, { check: (st) => checkSizeBound(r, st.count, n0, 'the number of records') });
+    }),
+  };
 }

@@ -9,6 +9,7 @@ import { addGaussianNoise, addLaplaceNoise, planNoiseLayout, type NoiseLayout } 
 import type { NoiseMode, Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import type { ParsedNoise } from './common.js';
+import { describeNoise, type ReleasePlan } from './plan.js';
 import { checkAlpha, checkSafeScale } from '../validation.js';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from '../mechanisms/gaussian-calibration.js';
 
@@ -125,4 +126,38 @@ export function makeRelease<T>(value: T, p: ParsedNoise, plan: NoisePlan, noise:
 /** Rejects 'exact' mode for non-integer true values up front with a message that names the option. */
 export function checkExactAllowed(p: ParsedNoise, integerValued: boolean, what: string): void {
   if (p.noise === 'exact' && !integerValued) throw new InvalidArgumentError('noise', `'exact' needs integer-valued true values; ${what} is real-valued (use 'safe')`, p.noise);
+}
+
+/**
+ * The {@link ReleasePlan} of a noisy scalar statistic for one relation: noise per `plan` (validated
+ * and laid out before any data are read) added to `value(stat)`, then `post` (post-processing such as
+ * a clamp at 0). `check` runs first in the release step (e.g. the public size bound, charged on
+ * failure). `halfWidth` maps the noise half-width to the released quantity's (e.g. sqrt for an sd).
+ */
+export function scalarPlan<S>(
+  p: ParsedNoise,
+  relation: Neighbors,
+  plan: NoisePlan,
+  value: (stat: S) => number,
+  opts: { post?: (v: number) => number; halfWidth?: (w: number) => number; check?: (stat: S) => void } = {},
+): ReleasePlan<S, number> {
+  const layout = noiseLayout(plan, 1);
+  const base = noiseHalfWidthFor(plan.kind, layout.effectiveScale, layout.slack);
+  const hw = opts.halfWidth;
+  const post = opts.post;
+  return {
+    guarantee: { eps: p.eps, delta: p.delta, neighbors: relation },
+    mechanism: plan.mechanism,
+    sensitivity: plan.sensitivity,
+    noise: describeNoise(layout),
+    noiseHalfWidth: hw ? (alpha = 0.05) => hw(base(checkAlpha(alpha))) : base,
+    release(stat: S, rng: Rng): Release<number> {
+      opts.check?.(stat);
+      const nz = applyNoise([value(stat)], plan, rng);
+      const out = post ? post(nz.out[0]!) : nz.out[0]!;
+      if (!hw) return makeRelease(out, p, plan, nz, relation);
+      const w = noiseHalfWidthFor(plan.kind, nz.scale, nz.slack);
+      return makeRelease(out, p, plan, nz, relation, (alpha = 0.05) => hw(w(checkAlpha(alpha))));
+    },
+  };
 }

@@ -2,27 +2,24 @@
  * Private pooled variance and pooled covariance over groups (DPpack's pooledVarDP, pooledCovDP).
  */
 import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
-import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { Rng } from '../random/rng.js';
 import {
   checkNumericContainer,
   checkOptionsObject,
-  checkPublicSize,
   clippedCrossDev,
   clippedMeanSS,
   clippedSum,
   parseBounds,
   parseNoiseOptions,
   parsePublicSize,
-  runStatistic,
   type ParsedNoise,
   type PublicSizeOption,
   type BoundedStatOptions,
   type StatResult,
 } from './common.js';
 import { COV_OPTIONS, type CovOptions } from './variance.js';
-import { applyNoise, checkExactAllowed, checkPlanRange, makeRelease, planNoise, type NoisePlan } from './noise.js';
+import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
+import { checkSizeBound, runStatPlan, type StatPlan } from './plan.js';
 
 export interface PooledOptions extends PublicSizeOption {
   /**
@@ -62,21 +59,74 @@ function groupSizes(groups: unknown, name: string, columns: number): { sizes: nu
   return { sizes, N, J, D, nMax: Math.max(...sizes) };
 }
 
+/** The sufficient statistic of a pooled (co)variance: the pooled value and the total number of records N. */
+export interface PooledStatistic {
+  /** sum_j (pooled sum of squared or cross deviations of group j) / D. */
+  value: number;
+  /** N = sum_j n_j. */
+  count: number;
+}
+
+/** Group sizes as a pooled plan needs them (public under replace-one neighbours, where they never change). */
+export interface PooledSizes {
+  /** Number of groups J (public). */
+  J: number;
+  /** Degrees of freedom D = sum_j max(n_j - 1, 0). */
+  D: number;
+  /** Largest group size. */
+  nMax: number;
+}
+
 /**
- * The per-relation noise plans of the pooled statistics: bounded sensitivity from the data's group
- * sizes (public under replacement), unbounded from the PUBLIC lower bound n0 on N (required).
+ * The data-free plans of the pooled statistics, per relation: bounded sensitivity from the group
+ * sizes `g` (public under replacement; required for 'bounded'), unbounded from the PUBLIC lower bound
+ * n0 on N (option `n`) and the public number of groups; the release step refuses, charged, an N below n0.
  */
-function pooledPlans(p: ParsedNoise, opts: PooledOptions, g: { N: number; J: number; D: number; nMax: number }, R: number, approx: boolean, unboundedFactor: number, argName: string): Map<Neighbors, NoisePlan> {
-  const n0 = parsePublicSize(opts, p.relations, g.J + 1, 'the total number of records N (it must exceed the number of groups J)');
-  checkPublicSize(g.N, n0, 'the total number of records N');
-  const plans = new Map<Neighbors, NoisePlan>();
-  for (const r of p.relations) {
-    const sens = r === 'bounded' ? boundedSens(R, g.D, g.nMax, approx) : (unboundedFactor * R) / (n0! - g.J + 1);
-    const plan = planNoise(p, sens, sens, argName);
-    checkPlanRange(plan, 1, R, argName);
-    plans.set(r, plan);
-  }
-  return plans;
+function planPooled(
+  p: ParsedNoise,
+  opts: PooledOptions,
+  J: number,
+  g: PooledSizes | undefined,
+  R: number,
+  approx: boolean,
+  unboundedFactor: number,
+  argName: string,
+  name: string,
+  clampAtZero: boolean,
+): StatPlan<PooledStatistic, number> {
+  const n0 = parsePublicSize(opts, p.relations, J + 1, 'the total number of records N (it must exceed the number of groups J)');
+  return {
+    name,
+    releases: p.relations.map((r) => {
+      if (r === 'bounded' && g === undefined) throw new InvalidArgumentError('sizes', 'are required for the bounded release (the group sizes, public under replace-one neighbours)');
+      const sens = r === 'bounded' ? boundedSens(R, g!.D, g!.nMax, approx) : (unboundedFactor * R) / (n0! - J + 1);
+      const plan = planNoise(p, sens, sens, argName);
+      checkPlanRange(plan, 1, R, argName);
+      return scalarPlan<PooledStatistic>(p, r, plan, (st) => st.value, {
+        check: (st) => checkSizeBound(r, st.count, n0, 'the total number of records N'),
+        ...(clampAtZero ? { post: (v: number) => Math.max(0, v) } : {}),
+      });
+    }),
+  };
+}
+
+/** The data-free plan of {@link pooledVarDP} for J groups with sizes `g` (see {@link planPooled}). */
+export function planPooledVar(opts: BoundedStatOptions & PooledOptions, J: number, g?: PooledSizes): StatPlan<PooledStatistic, number> {
+  const p = parseNoiseOptions(opts);
+  const [l, u] = parseBounds(opts);
+  const approx = parseApprox(opts);
+  checkExactAllowed(p, false, 'the pooled variance');
+  return planPooled(p, opts, J, g, (u - l) * (u - l), approx, 1, 'lower/upper', 'pooledVarDP', true);
+}
+
+/** The data-free plan of {@link pooledCovDP} for J groups with sizes `g` (see {@link planPooled}). */
+export function planPooledCov(opts: CovOptions & PooledOptions, J: number, g?: PooledSizes): StatPlan<PooledStatistic, number> {
+  const p = parseNoiseOptions(opts);
+  const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');
+  const b2 = parseBounds({ lower: opts.lower2, upper: opts.upper2 }, 'lower2', 'upper2');
+  const approx = parseApprox(opts);
+  checkExactAllowed(p, false, 'the pooled covariance');
+  return planPooled(p, opts, J, g, (b1[1] - b1[0]) * (b2[1] - b2[0]), approx, 1.5, 'lower1/upper1/lower2/upper2', 'pooledCovDP', false);
 }
 
 /**
@@ -107,27 +157,15 @@ function boundedSens(R: number, D: number, nMax: number, approx: boolean): numbe
  */
 export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups: ReadonlyArray<ArrayLike<number>>, opts: Exact<O, BoundedStatOptions & PooledOptions>): StatResult<number, O> {
   checkOptions('pooledVarDP', opts, POOLED_VAR_OPTIONS, true);
-  const p = parseNoiseOptions(opts);
-  const [l, u] = parseBounds(opts);
-  const approx = parseApprox(opts);
   const g = groupSizes(groups, 'groups', 1);
-  checkExactAllowed(p, false, 'the pooled variance');
-  const plans = pooledPlans(p, opts, g, (u - l) * (u - l), approx, 1, 'lower/upper');
-  return runStatistic(
-    opts,
-    'pooledVarDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
-    () => {
-      let ss = 0;
-      for (let j = 0; j < groups.length; j++) if (groups[j]!.length > 0) ss += clippedMeanSS(groups[j]!, l, u, `groups[${j}]`).ss;
-      return ss / g.D;
-    },
-    (v: number, relation: Neighbors, rng: Rng) => {
-      const plan = plans.get(relation)!;
-      const nz = applyNoise([v], plan, rng);
-      return makeRelease(Math.max(0, nz.out[0]!), p, plan, nz, relation);
-    },
-  ) as StatResult<number, O>;
+  const plan = planPooledVar(opts, g.J, g);
+  const l = opts.lower;
+  const u = opts.upper;
+  return runStatPlan(opts, plan, () => {
+    let ss = 0;
+    for (let j = 0; j < groups.length; j++) if (groups[j]!.length > 0) ss += clippedMeanSS(groups[j]!, l, u, `groups[${j}]`).ss;
+    return { value: ss / g.D, count: g.N };
+  }) as StatResult<number, O>;
 }
 
 /**
@@ -147,36 +185,22 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  */
 export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: ReadonlyArray<readonly [ArrayLike<number>, ArrayLike<number>]>, opts: Exact<O, CovOptions & PooledOptions>): StatResult<number, O> {
   checkOptions('pooledCovDP', opts, POOLED_COV_OPTIONS, true);
-  const p = parseNoiseOptions(opts);
-  const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');
-  const b2 = parseBounds({ lower: opts.lower2, upper: opts.upper2 }, 'lower2', 'upper2');
-  const approx = parseApprox(opts);
   const g = groupSizes(groups, 'groups', 2);
-  checkExactAllowed(p, false, 'the pooled covariance');
-  const R = (b1[1] - b1[0]) * (b2[1] - b2[0]);
-  const plans = pooledPlans(p, opts, g, R, approx, 1.5, 'lower1/upper1/lower2/upper2');
-  return runStatistic(
-    opts,
-    'pooledCovDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
-    () => {
-      let s = 0;
-      for (let j = 0; j < groups.length; j++) {
-        const [a, b] = groups[j]!;
-        const n = a.length;
-        if (n === 0) continue;
-        const m1 = clippedSum(a, b1[0], b1[1], `groups[${j}][0]`) / n;
-        const m2 = clippedSum(b, b2[0], b2[1], `groups[${j}][1]`) / n;
-        s += clippedCrossDev(a, b, b1, b2, m1, m2);
-      }
-      return s / g.D;
-    },
-    (v: number, relation: Neighbors, rng: Rng) => {
-      const plan = plans.get(relation)!;
-      const nz = applyNoise([v], plan, rng);
-      return makeRelease(nz.out[0]!, p, plan, nz, relation);
-    },
-  ) as StatResult<number, O>;
+  const plan = planPooledCov(opts, g.J, g);
+  const b1: [number, number] = [opts.lower1, opts.upper1];
+  const b2: [number, number] = [opts.lower2, opts.upper2];
+  return runStatPlan(opts, plan, () => {
+    let s = 0;
+    for (let j = 0; j < groups.length; j++) {
+      const [a, b] = groups[j]!;
+      const n = a.length;
+      if (n === 0) continue;
+      const m1 = clippedSum(a, b1[0], b1[1], `groups[${j}][0]`) / n;
+      const m2 = clippedSum(b, b2[0], b2[1], `groups[${j}][1]`) / n;
+      s += clippedCrossDev(a, b, b1, b2, m1, m2);
+    }
+    return { value: s / g.D, count: g.N };
+  }) as StatResult<number, O>;
 }
 
 function parseApprox(opts: PooledOptions): boolean {

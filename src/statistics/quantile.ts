@@ -2,7 +2,6 @@
  * Private quantiles by Smith's (2011) exponential mechanism over the intervals between order statistics.
  */
 import { checkOptions, optionSpec, STAT_BASE_RULES, type Exact } from '../options.js';
-import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import { resolveAccountant, type Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
@@ -13,11 +12,11 @@ import {
   clipToFloat64,
   parseBounds,
   parseRelations,
-  runStatistic,
   type StatBaseOptions,
   type StatResult,
 } from './common.js';
 import { checkEpsilon } from '../validation.js';
+import { runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
 
 interface QuantileBaseOptions extends StatBaseOptions {
   /** Public lower bound of the data (and of the output). */
@@ -179,6 +178,22 @@ export function medianDP<O extends QuantileOptions>(x: ArrayLike<number>, opts: 
 }
 
 function quantileCore(x: ArrayLike<number>, q: number, opts: QuantileOptions, name: string) {
+  const plan = planQuantile(opts, q, name);
+  const data = checkNumericContainer(x, 'x');
+  return runStatPlan(opts, plan, () => {
+    const s = clipToFloat64(data, opts.lower, opts.upper, 'x');
+    s.sort();
+    return s;
+  });
+}
+
+/**
+ * The data-free plan of {@link quantileDP} (and {@link medianDP}) for the q-quantile: Smith's
+ * exponential mechanism with utility sensitivity 1, temperature 2/eps, per relation. The sufficient
+ * statistic is the sorted vector of the values clipped to [lower, upper]. Its noise half-width is the
+ * trivial u - l (the error in value units depends on the data's gaps).
+ */
+export function planQuantile(opts: QuantileOptions, q: number, name = 'quantileDP'): StatPlan<Float64Array, number> {
   const eps = checkEpsilon(opts.eps);
   const [l, u] = parseBounds(opts);
   const relations = parseRelations(opts.neighbors);
@@ -196,31 +211,31 @@ function quantileCore(x: ArrayLike<number>, q: number, opts: QuantileOptions, na
     }
     if (resolveAccountant(opts) !== undefined) throw new InvalidArgumentError('accountant', 'cannot be charged for uniformSampling: false, which is not differentially private (no finite eps; pass accountant: null when a default accountant is set)');
   } else if (allowEndpoints) throw new InvalidArgumentError('allowDataEndpoints', 'applies only with uniformSampling: false', allowEndpoints);
-  const data = checkNumericContainer(x, 'x');
-  return runStatistic<Float64Array, number>(
-    opts,
+  return {
     name,
-    { eps, delta: 0, relations, mechanism: 'exponential' },
-    () => {
-      const s = clipToFloat64(data, l, u, 'x');
-      s.sort();
-      return s;
-    },
-    (sorted, relation: Neighbors, rng) => {
-      const value = quantileFromSorted(sorted, q, eps, l, u, rng, uniformSampling);
-      const rel: Release<number> = {
-        value,
-        // The endpoint variant returns a data value: no finite guarantee (only the interval choice is eps-DP).
-        mechanism: uniformSampling ? 'exponential' : QUANTILE_ENDPOINT_MECHANISM,
-        guarantee: { eps: uniformSampling ? eps : Infinity, delta: 0, neighbors: relation },
-        sensitivity: 1,
-        scale: 2 / eps,
-        noiseHalfWidth: (alpha = 0.05) => {
-          checkAlpha(alpha);
-          return u - l;
-        },
+    releases: relations.map((relation): ReleasePlan<Float64Array, number> => {
+      const noiseHalfWidth = (alpha = 0.05) => {
+        checkAlpha(alpha);
+        return u - l;
       };
-      return rel;
-    },
-  );
+      // The endpoint variant returns a data value: no finite guarantee (only the interval choice is eps-DP).
+      const mechanism = uniformSampling ? 'exponential' : QUANTILE_ENDPOINT_MECHANISM;
+      const guarantee = { eps: uniformSampling ? eps : Infinity, delta: 0, neighbors: relation };
+      return {
+        guarantee,
+        mechanism,
+        sensitivity: 1,
+        noise: { family: 'exponential', mode: 'float', scale: 2 / eps, effectiveScale: 2 / eps, gridExponent: undefined },
+        noiseHalfWidth,
+        release: (sorted, rng): Release<number> => ({
+          value: quantileFromSorted(sorted, q, eps, l, u, rng, uniformSampling),
+          mechanism,
+          guarantee: { ...guarantee },
+          sensitivity: 1,
+          scale: 2 / eps,
+          noiseHalfWidth,
+        }),
+      };
+    }),
+  };
 }

@@ -2,12 +2,10 @@
  * Private contingency tables over any number of categorical columns (DPpack's tableDP).
  */
 import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
-import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { Rng } from '../random/rng.js';
-import { checkOptionsObject, parseNoiseOptions, runStatistic, type NoisyStatOptions, type StatResult } from './common.js';
-import { countRelease, countSensitivities } from './histogram.js';
-import { makeRelease, planNoise } from './noise.js';
+import { checkOptionsObject, parseNoiseOptions, type NoisyStatOptions, type StatResult } from './common.js';
+import { countsPlan } from './histogram.js';
+import { runStatPlan, type StatPlan } from './plan.js';
 
 export type Category = string | number;
 
@@ -60,7 +58,6 @@ function sortedLevels(values: Set<Category>): Category[] {
  */
 export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike<Category>>, opts: Exact<O, TableOptions>): StatResult<ContingencyTable, O> {
   checkOptions('tableDP', opts, TABLE_OPTIONS, true);
-  const p = parseNoiseOptions(opts);
   checkOptionsObject(opts);
   if (!Array.isArray(columns) || columns.length === 0) throw new InvalidArgumentError('columns', 'must be a non-empty array of columns', columns);
   const C = columns.length;
@@ -72,33 +69,12 @@ export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike
     if (n < 0) n = len;
     else if (len !== n) throw new InvalidArgumentError(`columns[${c}]`, `must have the same length as columns[0] (${n})`, len);
   }
-  const allowNegative = opts.allowNegative ?? false;
-  if (typeof allowNegative !== 'boolean') throw new InvalidArgumentError('allowNegative', 'must be a boolean', allowNegative);
-  let declared: Category[][] | undefined;
-  if (opts.levels !== undefined) {
-    if (!Array.isArray(opts.levels) || opts.levels.length !== C) throw new InvalidArgumentError('levels', `must be an array of ${C} level arrays (one per column)`, opts.levels);
-    declared = opts.levels.map((lv, c) => {
-      if (!Array.isArray(lv) || lv.length === 0) throw new InvalidArgumentError(`levels[${c}]`, 'must be a non-empty array of strings or numbers', lv);
-      const seen = new Set<Category>();
-      for (const v of lv) {
-        if (!(typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))) throw new InvalidArgumentError(`levels[${c}]`, 'must hold strings or finite numbers', v);
-        if (seen.has(v)) throw new InvalidArgumentError(`levels[${c}]`, 'must hold distinct values', v);
-        seen.add(v);
-      }
-      return [...lv];
-    });
-    let cells = 1;
-    for (const lv of declared) cells *= lv.length;
-    if (cells > 5e7) throw new InvalidArgumentError('levels', 'give a table of more than 5e7 cells', cells);
-  }
-  const firstSens = countSensitivities(p.relations[0]!);
-  const mechanism = planNoise(p, firstSens.l1, firstSens.l2).mechanism;
-  type Truth = { levels: Category[][]; dims: number[]; counts: Float64Array };
-  return runStatistic(
+  const plan = planTable(opts, C);
+  const declared = plan.levels;
+  return runStatPlan(
     opts,
-    'tableDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism },
-    (): Truth => {
+    plan,
+    (): TableStatistic => {
       const levels = declared ?? columns.map((col, c) => {
         const s = new Set<Category>();
         for (let i = 0; i < n; i++) s.add(checkCategory(col[i], c));
@@ -137,28 +113,75 @@ export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike
       }
       return { levels, dims, counts };
     },
-    (t: Truth, relation: Neighbors, rng: Rng) => {
-      const { out, plan, nz } = countRelease(p, relation, t.counts, rng, allowNegative, false);
-      const index = t.levels.map((lv) => new Map<Category, number>(lv.map((v, i) => [v, i])));
-      const dims = t.dims;
-      const table: ContingencyTable = {
-        levels: t.levels.map((lv) => [...lv]),
-        dims: [...dims],
-        counts: out,
-        count(...cell: Category[]): number {
-          if (cell.length !== C) throw new InvalidArgumentError('cell', `must give one level per column (${C})`, cell.length);
-          let k = 0;
-          for (let c = 0; c < C; c++) {
-            const j = index[c]!.get(cell[c]!);
-            if (j === undefined) throw new InvalidArgumentError(`cell[${c}]`, 'is not a level of the table', cell[c]);
-            k = k * dims[c]! + j;
-          }
-          return out[k]!;
-        },
-      };
-      return makeRelease(table, p, plan, nz, relation);
-    },
   ) as StatResult<ContingencyTable, O>;
+}
+
+/** The sufficient statistic of a table: its levels (declared, or read from the data), shape and cell counts. */
+export interface TableStatistic {
+  levels: Category[][];
+  dims: number[];
+  counts: Float64Array;
+}
+
+/** The data-free plan of {@link tableDP} for C columns, with the declared levels (undefined: read from the data). */
+export interface TablePlan extends StatPlan<TableStatistic, ContingencyTable> {
+  levels: Category[][] | undefined;
+}
+
+/**
+ * The plan of {@link tableDP} for C columns: per relation the count sensitivity and the noise of the
+ * cells (laid out before any data are read when the levels are declared). Validates every option.
+ */
+export function planTable(opts: TableOptions, C: number): TablePlan {
+  const p = parseNoiseOptions(opts);
+  const allowNegative = opts.allowNegative ?? false;
+  if (typeof allowNegative !== 'boolean') throw new InvalidArgumentError('allowNegative', 'must be a boolean', allowNegative);
+  let declared: Category[][] | undefined;
+  if (opts.levels !== undefined) {
+    if (!Array.isArray(opts.levels) || opts.levels.length !== C) throw new InvalidArgumentError('levels', `must be an array of ${C} level arrays (one per column)`, opts.levels);
+    declared = opts.levels.map((lv, c) => {
+      if (!Array.isArray(lv) || lv.length === 0) throw new InvalidArgumentError(`levels[${c}]`, 'must be a non-empty array of strings or numbers', lv);
+      const seen = new Set<Category>();
+      for (const v of lv) {
+        if (!(typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))) throw new InvalidArgumentError(`levels[${c}]`, 'must hold strings or finite numbers', v);
+        if (seen.has(v)) throw new InvalidArgumentError(`levels[${c}]`, 'must hold distinct values', v);
+        seen.add(v);
+      }
+      return [...lv];
+    });
+    let cells = 1;
+    for (const lv of declared) cells *= lv.length;
+    if (cells > 5e7) throw new InvalidArgumentError('levels', 'give a table of more than 5e7 cells', cells);
+  }
+  let cells: number | undefined;
+  if (declared) {
+    cells = 1;
+    for (const lv of declared) cells *= lv.length;
+  }
+  const releases = p.relations.map((r) => countsPlan<TableStatistic, ContingencyTable>(p, r, cells, (t) => t.counts, { allowNegative, normalize: false }, (out, t) => contingencyTable(t, out)));
+  return { name: 'tableDP', releases, levels: declared };
+}
+
+/** The released table: the noisy counts `out` over the levels and shape of `t`. */
+function contingencyTable(t: TableStatistic, out: Float64Array): ContingencyTable {
+  const C = t.levels.length;
+  const index = t.levels.map((lv) => new Map<Category, number>(lv.map((v, i) => [v, i])));
+  const dims = t.dims;
+  return {
+    levels: t.levels.map((lv) => [...lv]),
+    dims: [...dims],
+    counts: out,
+    count(...cell: Category[]): number {
+      if (cell.length !== C) throw new InvalidArgumentError('cell', `must give one level per column (${C})`, cell.length);
+      let k = 0;
+      for (let c = 0; c < C; c++) {
+        const j = index[c]!.get(cell[c]!);
+        if (j === undefined) throw new InvalidArgumentError(`cell[${c}]`, 'is not a level of the table', cell[c]);
+        k = k * dims[c]! + j;
+      }
+      return out[k]!;
+    },
+  };
 }
 
 /** A category read from the data (after the budget check): the error names the column, not the record or its value. */

@@ -2,30 +2,29 @@
  * Private variance, standard deviation and covariance (DPpack's varDP, sdDP, covDP).
  */
 import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
-import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { Rng } from '../random/rng.js';
 import {
   checkAlpha,
   checkNumericContainer,
-  checkPublicSize,
+  checkOptionsObject,
   clippedCrossDev,
   clippedMeanSS,
   clippedSum,
   parseBounds,
   parseNoiseOptions,
   parsePublicSize,
-  runStatistic,
+  parseRelations,
   type BoundedStatOptions,
   type NoisyStatOptions,
   type PublicSizeOption,
+  type StatMechanism,
   type StatResult,
 } from './common.js';
-import { applyNoise, checkExactAllowed, checkPlanRange, makeRelease, noiseHalfWidthFor, planNoise, type NoisePlan } from './noise.js';
+import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
+import { checkSizeBound, planSize, runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
 import { boundedLaplaceScale, sampleBoundedLaplace } from '../mechanisms/bounded-laplace.js';
 import type { Release } from '../release.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
-import { checkOptionsObject, parseRelations, type StatMechanism } from './common.js';
 
 /**
  * Options of {@link varDP} and {@link sdDP}: those of every bounded statistic, plus
@@ -37,14 +36,6 @@ export type VarianceOptions = Omit<BoundedStatOptions, 'mechanism'> & { mechanis
 const VARIANCE_OPTIONS = optionSpec<VarianceOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
 /**
- * The size the sensitivity of a release is computed with: the data's own n for bounded neighbours
- * (public under replacement), the PUBLIC lower bound n0 for unbounded ones (see PublicSizeOption).
- */
-function sizeFor(relation: Neighbors, n: number, n0: number | undefined): number {
-  return relation === 'bounded' ? n : n0!;
-}
-
-/**
  * The bounded Laplace path of varDP/sdDP: Holohan et al.'s mechanism on the public range
  * [0, vmax(m)], vmax(m) = (u-l)^2 m/(4(m-1)) (no sample variance of m values in [l, u] is larger), with
  * the scale of Theorem 26 for sensitivity (u-l)^2/m (<= vmax), where m = n for bounded neighbours
@@ -52,67 +43,85 @@ function sizeFor(relation: Neighbors, n: number, n0: number | undefined): number
  * variance of every data set of size >= n0; the sensitivity is derived in {@link varDP}).
  * Floating-point sampler (see bounded-laplace.ts).
  */
-function boundedLaplaceVariance(
-  x: ArrayLike<number>,
-  opts: VarianceOptions,
-  name: string,
-  post: (v: number) => number,
-  halfWidth: (w: number) => number,
-): unknown {
+function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefined, name: string, post: (v: number) => number, halfWidth: (w: number) => number): StatPlan<VarianceStatistic, number> {
   checkOptionsObject(opts);
   const eps = checkEpsilon(opts.eps);
   const delta = opts.delta === undefined ? 0 : checkDelta(opts.delta, 'delta', { allowZero: true });
   if (opts.noise !== undefined && opts.noise !== 'float') throw new InvalidArgumentError('noise', "must be 'float' (or omitted) with mechanism 'bounded-laplace', whose sampler is floating-point", opts.noise);
   const relations = parseRelations(opts.neighbors);
   const [l, u] = parseBounds(opts);
-  const data = checkNumericContainer(x, 'x', 2);
-  const n = data.length;
   const n0 = parsePublicSize(opts, relations, 2, 'the number of records');
-  checkPublicSize(n, n0, 'the number of records');
-  const cal = new Map<Neighbors, { sens: number; vmax: number; b: number }>();
-  for (const r of relations) {
-    const m = sizeFor(r, n, n0);
-    const sens = ((u - l) * (u - l)) / m;
-    const vmax = ((u - l) * (u - l) * m) / (4 * (m - 1));
-    if (!(sens > 0) || !Number.isFinite(vmax)) throw new InvalidArgumentError('lower/upper', `give a variance range (upper - lower)^2 that is not a finite number > 0`, `${l}, ${u}`);
-    cal.set(r, { sens, vmax, b: boundedLaplaceScale(eps, delta, sens, 0, vmax) });
-  }
-  return runStatistic(
-    opts,
+  return {
     name,
-    { eps, delta, relations, mechanism: 'bounded-laplace' },
-    () => clippedMeanSS(data, l, u, 'x').ss / (n - 1),
-    (v: number, relation: Neighbors, rng: Rng): Release<number> => {
-      const { sens, vmax, b } = cal.get(relation)!;
+    releases: relations.map((relation): ReleasePlan<VarianceStatistic, number> => {
+      const m = planSize(relation, size, n0, 2);
+      const sens = ((u - l) * (u - l)) / m;
+      const vmax = ((u - l) * (u - l) * m) / (4 * (m - 1));
+      if (!(sens > 0) || !Number.isFinite(vmax)) throw new InvalidArgumentError('lower/upper', `give a variance range (upper - lower)^2 that is not a finite number > 0`, `${l}, ${u}`);
+      const b = boundedLaplaceScale(eps, delta, sens, 0, vmax);
+      const noiseHalfWidth = (alpha = 0.05) => halfWidth(b * Math.log(1 / checkAlpha(alpha)));
       return {
-        value: post(sampleBoundedLaplace(rng, Math.min(vmax, v), b, 0, vmax)),
-        mechanism: 'bounded-laplace',
         guarantee: { eps, delta, neighbors: relation },
+        mechanism: 'bounded-laplace',
         sensitivity: sens,
-        scale: b,
-        noiseHalfWidth: (alpha = 0.05) => halfWidth(b * Math.log(1 / checkAlpha(alpha))),
+        noise: { family: 'bounded-laplace', mode: 'float', scale: b, effectiveScale: b, gridExponent: undefined },
+        noiseHalfWidth,
+        release: (st, rng): Release<number> => {
+          checkSizeBound(relation, st.count, n0, 'the number of records');
+          return {
+            value: post(sampleBoundedLaplace(rng, Math.min(vmax, st.variance), b, 0, vmax)),
+            mechanism: 'bounded-laplace',
+            guarantee: { eps, delta, neighbors: relation },
+            sensitivity: sens,
+            scale: b,
+            noiseHalfWidth,
+          };
+        },
       };
-    },
-  );
+    }),
+  };
 }
 
-/** Validated options and per-relation noise plans of varDP/sdDP (all before the data are read). */
-function variancePlans(x: ArrayLike<number>, opts: VarianceOptions, what: string) {
+/** The sufficient statistic of a variance or sd: the sample variance of the clipped values and their count. */
+export interface VarianceStatistic {
+  /** Sample variance (denominator count - 1) of the values clipped to [lower, upper]. */
+  variance: number;
+  count: number;
+}
+
+/**
+ * The data-free plan of {@link varDP} (`sd` false) or {@link sdDP} (`sd` true): guarantee, sensitivity
+ * (u - l)^2/m and noise per relation, with m = `size` (the data's number of records, public under
+ * replace-one neighbours) or the public bound `n` (add/remove-one); `mechanism: 'bounded-laplace'`
+ * plans Holohan et al.'s mechanism instead. The release step takes {@link VarianceStatistic} and
+ * refuses, charged, a count below `n` under add/remove-one neighbours.
+ */
+export function planVariance(opts: VarianceOptions, size?: number, sd = false): StatPlan<VarianceStatistic, number> {
+  const name = sd ? 'sdDP' : 'varDP';
+  if (opts?.mechanism === 'bounded-laplace') return sd ? planBoundedLaplaceVariance(opts, size, name, Math.sqrt, Math.sqrt) : planBoundedLaplaceVariance(opts, size, name, (v) => v, (w) => w);
   const p = parseNoiseOptions(opts as BoundedStatOptions);
   const [l, u] = parseBounds(opts);
-  const data = checkNumericContainer(x, 'x', 2);
-  checkExactAllowed(p, false, what);
-  const n = data.length;
+  checkExactAllowed(p, false, sd ? 'the standard deviation' : 'the variance');
   const n0 = parsePublicSize(opts, p.relations, 2, 'the number of records');
-  checkPublicSize(n, n0, 'the number of records');
-  const plans = new Map<Neighbors, NoisePlan>();
-  for (const r of p.relations) {
-    const sens = ((u - l) * (u - l)) / sizeFor(r, n, n0);
-    const plan = planNoise(p, sens, sens, 'lower/upper');
-    checkPlanRange(plan, 1, (u - l) * (u - l), 'lower/upper');
-    plans.set(r, plan);
-  }
-  return { p, l, u, data, n, plans };
+  return {
+    name,
+    releases: p.relations.map((r) => {
+      const sens = ((u - l) * (u - l)) / planSize(r, size, n0, 2);
+      const plan = planNoise(p, sens, sens, 'lower/upper');
+      checkPlanRange(plan, 1, (u - l) * (u - l), 'lower/upper');
+      const check = (st: VarianceStatistic) => checkSizeBound(r, st.count, n0, 'the number of records');
+      return sd
+        ? scalarPlan<VarianceStatistic>(p, r, plan, (st) => st.variance, { check, post: (v) => Math.sqrt(Math.max(0, v)), halfWidth: Math.sqrt })
+        : scalarPlan<VarianceStatistic>(p, r, plan, (st) => st.variance, { check, post: (v) => Math.max(0, v) });
+    }),
+  };
+}
+
+/** varDP/sdDP: the plan for x's size, run on the clipped sample variance. */
+function runVariance(x: ArrayLike<number>, opts: VarianceOptions, sd: boolean): unknown {
+  const data = checkNumericContainer(x, 'x', 2);
+  const plan = planVariance(opts, data.length, sd);
+  return runStatPlan(opts, plan, () => ({ variance: clippedMeanSS(data, opts.lower, opts.upper, 'x').ss / (data.length - 1), count: data.length }));
 }
 
 /**
@@ -138,19 +147,7 @@ function variancePlans(x: ArrayLike<number>, opts: VarianceOptions, what: string
  */
 export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: Exact<O, VarianceOptions>): StatResult<number, O> {
   checkOptions('varDP', opts, VARIANCE_OPTIONS, true);
-  if (opts?.mechanism === 'bounded-laplace') return boundedLaplaceVariance(x, opts, 'varDP', (v) => v, (w) => w) as StatResult<number, O>;
-  const { p, l, u, data, n, plans } = variancePlans(x, opts, 'the variance');
-  return runStatistic(
-    opts,
-    'varDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
-    () => clippedMeanSS(data, l, u, 'x').ss / (n - 1),
-    (v: number, relation: Neighbors, rng: Rng) => {
-      const plan = plans.get(relation)!;
-      const nz = applyNoise([v], plan, rng);
-      return makeRelease(Math.max(0, nz.out[0]!), p, plan, nz, relation);
-    },
-  ) as StatResult<number, O>;
+  return runVariance(x, opts, false) as StatResult<number, O>;
 }
 
 /**
@@ -163,20 +160,7 @@ export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: Exa
  */
 export function sdDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: Exact<O, VarianceOptions>): StatResult<number, O> {
   checkOptions('sdDP', opts, VARIANCE_OPTIONS, true);
-  if (opts?.mechanism === 'bounded-laplace') return boundedLaplaceVariance(x, opts, 'sdDP', Math.sqrt, Math.sqrt) as StatResult<number, O>;
-  const { p, l, u, data, n, plans } = variancePlans(x, opts, 'the standard deviation');
-  return runStatistic(
-    opts,
-    'sdDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
-    () => clippedMeanSS(data, l, u, 'x').ss / (n - 1),
-    (v: number, relation: Neighbors, rng: Rng) => {
-      const plan = plans.get(relation)!;
-      const nz = applyNoise([v], plan, rng);
-      const hw = noiseHalfWidthFor(plan.kind, nz.scale, nz.slack);
-      return makeRelease(Math.sqrt(Math.max(0, nz.out[0]!)), p, plan, nz, relation, (alpha = 0.05) => Math.sqrt(hw(checkAlpha(alpha))));
-    },
-  ) as StatResult<number, O>;
+  return runVariance(x, opts, true) as StatResult<number, O>;
 }
 
 /** Options of {@link covDP}: one pair of public bounds per variable. */
@@ -206,37 +190,45 @@ export const COV_OPTIONS = optionSpec<CovOptions>({ ...NOISY_STAT_RULES, lower1:
  */
 export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike<number>, opts: Exact<O, CovOptions>): StatResult<number, O> {
   checkOptions('covDP', opts, COV_OPTIONS, true);
-  const p = parseNoiseOptions(opts);
-  const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');
-  const b2 = parseBounds({ lower: opts.lower2, upper: opts.upper2 }, 'lower2', 'upper2');
   const a = checkNumericContainer(x1, 'x1', 2);
   const b = checkNumericContainer(x2, 'x2', 2);
   if (a.length !== b.length) throw new InvalidArgumentError('x2', `must have the same length as x1 (${a.length})`, b.length);
-  checkExactAllowed(p, false, 'the covariance');
+  const plan = planCov(opts, a.length);
   const n = a.length;
+  const b1: [number, number] = [opts.lower1, opts.upper1];
+  const b2: [number, number] = [opts.lower2, opts.upper2];
+  return runStatPlan(opts, plan, () => {
+    const m1 = clippedSum(a, b1[0], b1[1], 'x1') / n;
+    const m2 = clippedSum(b, b2[0], b2[1], 'x2') / n;
+    return { covariance: clippedCrossDev(a, b, b1, b2, m1, m2) / (n - 1), count: n };
+  }) as StatResult<number, O>;
+}
+
+/** The sufficient statistic of a covariance: the sample covariance of the clipped pairs and their count. */
+export interface CovStatistic {
+  covariance: number;
+  count: number;
+}
+
+/**
+ * The data-free plan of {@link covDP}: sensitivity R/m with R = (u1 - l1)(u2 - l2) and m = `size`
+ * (public under replace-one neighbours) or the public bound `n` (add/remove-one; the release step
+ * refuses, charged, a count below it).
+ */
+export function planCov(opts: CovOptions, size?: number): StatPlan<CovStatistic, number> {
+  const p = parseNoiseOptions(opts);
+  const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');
+  const b2 = parseBounds({ lower: opts.lower2, upper: opts.upper2 }, 'lower2', 'upper2');
+  checkExactAllowed(p, false, 'the covariance');
   const n0 = parsePublicSize(opts, p.relations, 2, 'the number of records');
-  checkPublicSize(n, n0, 'the number of records');
   const R = (b1[1] - b1[0]) * (b2[1] - b2[0]);
-  const plans = new Map<Neighbors, NoisePlan>();
-  for (const r of p.relations) {
-    const sens = R / sizeFor(r, n, n0);
-    const plan = planNoise(p, sens, sens, 'lower1/upper1/lower2/upper2');
-    checkPlanRange(plan, 1, R, 'lower1/upper1/lower2/upper2');
-    plans.set(r, plan);
-  }
-  return runStatistic(
-    opts,
-    'covDP',
-    { eps: p.eps, delta: p.delta, relations: p.relations, mechanism: plans.get(p.relations[0]!)!.mechanism },
-    () => {
-      const m1 = clippedSum(a, b1[0], b1[1], 'x1') / n;
-      const m2 = clippedSum(b, b2[0], b2[1], 'x2') / n;
-      return clippedCrossDev(a, b, b1, b2, m1, m2) / (n - 1);
-    },
-    (v: number, relation: Neighbors, rng: Rng) => {
-      const plan = plans.get(relation)!;
-      const nz = applyNoise([v], plan, rng);
-      return makeRelease(nz.out[0]!, p, plan, nz, relation);
-    },
-  ) as StatResult<number, O>;
+  return {
+    name: 'covDP',
+    releases: p.relations.map((r) => {
+      const sens = R / planSize(r, size, n0, 2);
+      const plan = planNoise(p, sens, sens, 'lower1/upper1/lower2/upper2');
+      checkPlanRange(plan, 1, R, 'lower1/upper1/lower2/upper2');
+      return scalarPlan<CovStatistic>(p, r, plan, (st) => st.covariance, { check: (st) => checkSizeBound(r, st.count, n0, 'the number of records') });
+    }),
+  };
 }

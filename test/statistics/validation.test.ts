@@ -103,17 +103,19 @@ describe('clipped sums', () => {
 });
 
 describe('check-then-spend', () => {
-  it('checks the budget before reading the data and spends nothing on failure', () => {
+  it('checks the budget before reading the data; a failure after the check is charged', () => {
     const acc = new PrivacyAccountant({ eps: 1 });
     // Bad data, but the budget is insufficient: the budget error comes first (data untouched).
     expect(() => meanDP([NaN], { ...b, eps: 2, accountant: acc })).toThrow(BudgetExceededError);
-    // Bad data within budget: typed data error, nothing spent.
-    expect(() => meanDP([NaN], { ...b, eps: 0.5, accountant: acc })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0);
-    meanDP([0.5], { ...b, eps: 0.5, accountant: acc, name: 'age mean' });
+    // Bad data within budget: typed data error after the check, charged (it depends on the data).
+    expect(() => meanDP([NaN], { ...b, eps: 0.5, accountant: acc })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0.5);
-    expect(acc.ledger()[0]!.name).toBe('age mean');
-    expect(acc.ledger()[0]!.mechanism).toBe('laplace');
+    expect(acc.ledger()[0]!.mechanism).toBe('laplace (failed)');
+    meanDP([0.5], { ...b, eps: 0.5, accountant: acc, name: 'age mean' });
+    expect(acc.spent().eps).toBe(1);
+    expect(acc.ledger()[1]!.name).toBe('age mean');
+    expect(acc.ledger()[1]!.mechanism).toBe('laplace');
   });
   it("'both' checks the total cost first and charges each release", () => {
     const acc = new PrivacyAccountant({ eps: 1.5, delta: 2e-5 });
