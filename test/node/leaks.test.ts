@@ -15,6 +15,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { main, EXIT } from '../../src/node/cli.js';
 import { readLedger } from '../../src/node/ledger.js';
+import { runTsChild } from './fixtures/run-child.js';
 
 const MARK = 'ZQXLEAKMARKER';
 /** The marker number (11 digits: a chance match in a hash or a noisy value has probability < 1e-9). */
@@ -277,6 +278,21 @@ describe('leaks: a poisoned cell never leaves dpkit (CLI run)', () => {
       true,
       false,
     );
+  });
+});
+
+describe('leaks: the real process', () => {
+  it('a child dpkit process prints no marker on its own stdout and stderr (exit 6)', async () => {
+    const dir = tmpDir();
+    writeJson(path.join(dir, 'd.json'), rows({ age: MARK }));
+    const file = analysis(dir, '  path: d.json\n', PLAN);
+    const r = await runTsChild(path.resolve(__dirname, '../../src/node/cli.ts'), ['run', file]);
+    expect(r.code, r.stderr).toBe(EXIT.failed);
+    expect(r.stdout).toMatch(/failed \(charged\)/);
+    for (const m of [MARK, MARKNUM]) {
+      expect(r.stdout).not.toContain(m);
+      expect(r.stderr).not.toContain(m);
+    }
   });
 });
 
