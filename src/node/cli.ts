@@ -462,7 +462,8 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
       const c = missing[0]!;
       throw new InvalidArgumentError(
         `column "${c.name}"`,
-        `has no public ${c.kind === 'numeric' ? 'bounds' : 'levels'}${o.schema ? ` in ${o.schema}` : ' (no --schema given)'}: declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private)`,
+        // (not "bounds" or "levels": the kind of an undeclared column is DuckDB's guess from the data)
+        `has no public bounds or levels${o.schema ? ` in ${o.schema}` : ' (no --schema given)'}: declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private)`,
       );
     }
     if (missing.length > 0) {

@@ -390,7 +390,7 @@ describe('dpkit describe', () => {
     const common = ['--eps', '0.5', '--columns', 'age', '--ledger', path.join(dir, 'l'), '--budget', '5', '--out', path.join(dir, 'o')];
     const r = await cli('describe', ADULT, ...common);
     expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toEqual(['dpkit: error: column "age" has no public bounds (no --schema given): declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private)']);
+    expect(r.err).toEqual(['dpkit: error: column "age" has no public bounds or levels (no --schema given): declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private)']);
     expect(fs.existsSync(path.join(dir, 'l'))).toBe(false);
     const f = await cli('describe', ADULT, ...common, '--bounds-from-data');
     expect(f.code).toBe(EXIT.ok);
