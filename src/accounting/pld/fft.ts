@@ -190,13 +190,24 @@ export function convolveFft(a: Float64Array, b: Float64Array): Convolution {
   return { values: out, errorL1: Math.sqrt(m) * errL2 * 1.01, relError: 0 };
 }
 
-/** Linear convolution, choosing the direct sum when it is cheaper. */
+function nonZeros(a: Float64Array): number {
+  let c = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== 0) c++;
+  return c;
+}
+
+/**
+ * Linear convolution, choosing the direct sum (which skips zero masses of its outer operand, so
+ * sparse PLDs such as pure-DP ones stay exact up to relative rounding) when it is cheaper.
+ */
 export function convolve(a: Float64Array, b: Float64Array): Convolution {
   if (a.length === 0 || b.length === 0) throw new RangeError('convolve: empty input');
   const m = a.length + b.length - 1;
   let n = 1;
   while (n < m) n <<= 1;
-  const direct = a.length * b.length;
   const fft = 3 * n * Math.log2(Math.max(n, 2)) * 4;
-  return direct <= fft ? convolveDirect(a, b) : convolveFft(a, b);
+  const da = nonZeros(a) * b.length;
+  const db = nonZeros(b) * a.length;
+  if (Math.min(da, db) <= fft) return da <= db ? convolveDirect(a, b) : convolveDirect(b, a);
+  return convolveFft(a, b);
 }

@@ -6,10 +6,10 @@
  * Mohammadi 2019; Balle & Wang 2018, Lemma 3). Symmetric. Its exact profile is the analytic Gaussian
  * delta of Balle & Wang 2018, Theorem 8; k compositions are the Gaussian with sigma / sqrt(k).
  * The neighbour relation is the one Delta is stated for; with `samplingRate`, add/remove-one.
- * Floating point: Delta / sigma is inflated by 4 ulp (a larger ratio dominates). The normal CDF at
- * z = (s - mean) / ratio: erfc has relative error ~1e-15 (allowed 2e-15); an error dz in z changes
- * Phi(z) by a relative factor of at most dz (|z| + 2.6) (Mills-ratio bound phi/Phi <= |z| + 2.6 for
- * z <= 0, and the same for the survival function), dz <= ds / ratio + 4u (|z| + 1 + m / ratio).
+ * Floating point: Delta / sigma is inflated by 4 ulp (a larger ratio dominates). The normal CDF is
+ * evaluated at z = (s' - mean) / ratio with s' moved (pair.ts) by ds + 8u (|s| + m + ds), more than
+ * the rounding of z's computation (in units of s: 3u (|s| + m) and u |s - mean| in erfc's argument);
+ * erfc itself has relative error ~1e-15 (allowed 4e-15).
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { normalCdf, normalSf } from '../../math/special.js';
@@ -28,18 +28,15 @@ export function gaussianPair(sigma: number, sensitivity = 1): ContinuousPair {
   if (!(ratio < 1e6)) throw new InvalidArgumentError('sigma', 'must be larger than 1e-6 times the sensitivity for a PLD', sigma);
   const m = (ratio * ratio) / 2;
   const mean = (j: 0 | 1): number => (j === 1 ? m : -m);
+  const moved = (s: number, dir: 1 | -1, ds: number): number => s + dir * (ds * (1 + 4 * U) + 8 * U * (Math.abs(s) + m + ds));
   return {
     kind: 'continuous',
     // Continuous: P[ell < s] = P[ell <= s].
-    cdf: (j, s) => normalCdf((s - mean(j)) / ratio),
-    sf: (j, s) => normalSf((s - mean(j)) / ratio),
+    cdf: (j, s, _strict, dir, ds) => normalCdf((moved(s, dir, ds) - mean(j)) / ratio),
+    sf: (j, s, _inclusive, dir, ds) => normalSf((moved(s, dir, ds) - mean(j)) / ratio),
     lower: -Infinity,
     upper: Infinity,
-    relErr: (s, ds) => {
-      const z = (Math.abs(s) + m) / ratio;
-      const dz = ds / ratio + 4 * U * (z + 1 + m / ratio);
-      return 2e-15 + 1.01 * dz * (z + 2.6);
-    },
+    relErr: () => 4e-15,
     symmetric: true,
   };
 }

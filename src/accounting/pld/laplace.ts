@@ -24,19 +24,31 @@ export function laplacePair(scale: number, sensitivity = 1): ContinuousPair {
   const d = checkPositive(sensitivity, 'sensitivity');
   const q = exactQuotient(d, b);
   const eps = q.exact ? q.value : q.value * (1 + 2 ** -51);
+  // Every function below is a monotone function of s. The atom comparisons use s moved by ds (exact
+  // when ds = 0); the exponential uses s moved further by 4u (eps + |s|), more than the rounding of
+  // its argument -(eps - s)/2 (in units of s); exp itself is within 1 ulp, and the complements
+  // 1 - F >= 1/2 keep the relative error.
   const half = (s: number): number => 0.5 * Math.exp(-(eps - s) / 2);
-  // P_mu1[ell <= s] and P_mu1[ell < s].
-  const F1 = (s: number): number => (s < -eps ? 0 : s < eps ? half(s) : 1);
-  const F1lt = (s: number): number => (s <= -eps ? 0 : s <= eps ? half(s) : 1);
+  // P_mu1[ell <= s] and P_mu1[ell < s], with the comparisons at s and the exponential at e.
+  const F1 = (s: number, e: number): number => (s < -eps ? 0 : s < eps ? half(e) : 1);
+  const F1lt = (s: number, e: number): number => (s <= -eps ? 0 : s <= eps ? half(e) : 1);
+  const at = (s: number, dir: 1 | -1, ds: number): [number, number] => {
+    const c = ds === 0 ? s : s + dir * ds * (1 + 4 * U);
+    return [c, c + dir * 4 * U * (eps + Math.abs(s) + ds)];
+  };
   return {
     kind: 'continuous',
-    cdf: (j, s, strict) => (j === 1 ? (strict ? F1lt(s) : F1(s)) : strict ? 1 - F1(-s) : 1 - F1lt(-s)),
-    sf: (j, s, inclusive) => (j === 1 ? (inclusive ? 1 - F1lt(s) : 1 - F1(s)) : inclusive ? F1(-s) : F1lt(-s)),
+    cdf: (j, s, strict, dir, ds) => {
+      const [c, e] = at(s, dir, ds);
+      return j === 1 ? (strict ? F1lt(c, e) : F1(c, e)) : strict ? 1 - F1(-c, -e) : 1 - F1lt(-c, -e);
+    },
+    sf: (j, s, inclusive, dir, ds) => {
+      const [c, e] = at(s, dir, ds);
+      return j === 1 ? (inclusive ? 1 - F1lt(c, e) : 1 - F1(c, e)) : inclusive ? F1(-c, -e) : F1lt(-c, -e);
+    },
     lower: -eps,
     upper: eps,
-    // F = e^(-(eps - s)/2) / 2: exp within 1 ulp, its argument within u (eps + |s|) + ds / 2;
-    // the complements 1 - F >= 1/2 keep that relative error.
-    relErr: (s, ds) => 4 * U + 1.01 * (U * (eps + Math.abs(s)) + ds / 2),
+    relErr: () => 4 * U,
     symmetric: true,
   };
 }

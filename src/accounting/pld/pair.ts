@@ -12,21 +12,27 @@
  */
 import type { LossAtoms, LossDistribution } from './discretize.js';
 
-/** A pair given by the distribution functions of ell under mu0 and mu1. */
+/**
+ * A pair given by the distribution functions of ell under mu0 and mu1.
+ *
+ * Pessimistic evaluation: the caller knows s only to within +-ds (ds = 0: exact) and says in which
+ * direction `dir` a boundary may safely move (-1: down, +1: up). The pair evaluates its function at
+ * a point s' moved from s in direction dir by at least ds plus the rounding of its own argument
+ * computations, so the value is the exact function at a point on the safe side of s, up to the
+ * relative error relErr(s) of the function evaluation itself. A moved cell boundary only moves
+ * loss mass up, which keeps the discretisation pessimistic (discretize.ts).
+ */
 export interface ContinuousPair {
   readonly kind: 'continuous';
-  /** P_{mu_j}[ell <= s], or P_{mu_j}[ell < s] when `strict`. */
-  cdf(j: 0 | 1, s: number, strict: boolean): number;
-  /** P_{mu_j}[ell > s], or P_{mu_j}[ell >= s] when `inclusive`. */
-  sf(j: 0 | 1, s: number, inclusive: boolean): number;
+  /** P_{mu_j}[ell <= s'], or P_{mu_j}[ell < s'] when `strict` (s' as above). */
+  cdf(j: 0 | 1, s: number, strict: boolean, dir: 1 | -1, ds: number): number;
+  /** P_{mu_j}[ell > s'], or P_{mu_j}[ell >= s'] when `inclusive` (s' as above). */
+  sf(j: 0 | 1, s: number, inclusive: boolean, dir: 1 | -1, ds: number): number;
   /** Range of ell (finite). */
   readonly lower: number;
   readonly upper: number;
-  /**
-   * Bound on the relative error of cdf / sf at s (both j) when s itself is only known to within +-ds
-   * (ds = 0: s exact).
-   */
-  relErr(s: number, ds: number): number;
+  /** Bound on the relative error of the function evaluation at s (both j), the argument aside. */
+  relErr(s: number): number;
   /** PLD(mu1 || mu0) and PLD(mu0 || mu1) are equal in distribution. */
   readonly symmetric: boolean;
 }
@@ -53,24 +59,26 @@ export type MechanismPair = ContinuousPair | AtomicPair;
 /** The forward loss ell (o ~ mu1) of a continuous pair. */
 export function forwardDistribution(pair: ContinuousPair): LossDistribution {
   return {
-    cdf: (t) => pair.cdf(1, t, false),
-    sf: (t) => pair.sf(1, t, false),
+    // P[ell <= t] evaluated at a point <= t: a lower bound on the CDF, so mass only moves up.
+    cdf: (t) => pair.cdf(1, t, false, -1, 0),
+    sf: (t) => pair.sf(1, t, false, -1, 0),
     infMass: 0,
     lower: pair.lower,
     upper: pair.upper,
-    relErr: (t) => pair.relErr(t, 0),
+    relErr: (t) => pair.relErr(t),
   };
 }
 
 /** The backward loss -ell (o ~ mu0) of a continuous pair: P[-ell <= t] = P_mu0[ell >= -t]. */
 export function backwardDistribution(pair: ContinuousPair): LossDistribution {
   return {
-    cdf: (t) => pair.sf(0, -t, true),
-    sf: (t) => pair.cdf(0, -t, true),
+    // P_mu0[ell >= -t] evaluated at a point >= -t: a lower bound, so mass only moves up.
+    cdf: (t) => pair.sf(0, -t, true, 1, 0),
+    sf: (t) => pair.cdf(0, -t, true, 1, 0),
     infMass: 0,
     lower: -pair.upper,
     upper: -pair.lower,
-    relErr: (t) => pair.relErr(-t, 0),
+    relErr: (t) => pair.relErr(-t),
   };
 }
 

@@ -126,13 +126,17 @@ export class PrivacyLossPmf {
   }
 }
 
+/** Vectors up to this length are kept whole (so short pure-DP compositions keep delta(eps_max) = 0). */
+export const TRUNCATE_ABOVE = 4096;
+
 /**
- * Cut the tails of a mass vector in place: lower-tail mass (cumulative <= tail) is lumped into the
- * lowest kept point (moved up), upper-tail mass (cumulative <= tail) is moved to +inf. Returns the
- * kept window and the mass moved to +inf.
+ * Cut the tails of a mass vector in place (when it is longer than TRUNCATE_ABOVE): lower-tail mass
+ * (cumulative <= tail) is lumped into the lowest kept point (moved up), upper-tail mass (cumulative
+ * <= tail) is moved to +inf. Returns the kept window and the mass moved to +inf.
  */
 export function truncateTails(probs: Float64Array, tail: number): { start: number; end: number; toInf: number } {
   const n = probs.length;
+  if (n <= TRUNCATE_ABOVE) return { start: 0, end: n, toInf: 0 };
   let start = 0;
   let low = 0;
   while (start < n - 1 && low + probs[start]! <= tail) low += probs[start++]!;

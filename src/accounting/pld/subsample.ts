@@ -12,8 +12,8 @@
  * The two directions differ, so both are kept and composed separately (pld.ts).
  * Floating point: g is evaluated with an absolute error of at most
  *   dg(t) = 4u (|g| + |t| + |ln q| + 1) + 4u (1 + q) / (e^t - (1 - q))
- * (the last term: the cancellation in e^t - (1 - q)), passed to the pair's relative error bound of its
- * distribution functions at an argument known to within +-dg.
+ * (the last term: the cancellation in e^t - (1 - q)), passed to the pair as the uncertainty of its
+ * argument so that it evaluates on the safe side (pair.ts); the mixture (1 - q) a + q b adds 3u.
  */
 import { InvalidArgumentError } from '../../errors.js';
 import type { LossAtoms, LossDistribution } from './discretize.js';
@@ -45,6 +45,7 @@ const U = 2 ** -53;
 
 /** Bound on the absolute error of the computed mixLogInverse(q, t) = s (see the module comment). */
 function inverseError(q: number, t: number, s: number): number {
+  if (!Number.isFinite(s)) return 0;
   const x = t > 0 ? Math.exp(t) * -Math.expm1(Math.log1p(-q) - t) : Math.expm1(t) + q;
   return 4 * U * (Math.abs(s) + Math.abs(t) + Math.abs(Math.log(q)) + 1) + (4 * U * (1 + q)) / Math.max(x, 1e-300);
 }
@@ -53,15 +54,18 @@ function inverseError(q: number, t: number, s: number): number {
 export function subsampledDistributions(pair: ContinuousPair, q: number): { forward: LossDistribution; backward: LossDistribution } {
   const floor = Math.log1p(-q); // ln(1 - q): the forward loss is > floor, the backward loss < -floor
   const forward: LossDistribution = {
+    // Evaluated at a point below g(t) (dir -1): a lower bound on the CDF, mass only moves up.
     cdf: (t) => {
       if (!(t > floor)) return 0;
       const s = mixLogInverse(q, t);
-      return (1 - q) * pair.cdf(0, s, false) + q * pair.cdf(1, s, false);
+      const ds = inverseError(q, t, s);
+      return (1 - q) * pair.cdf(0, s, false, -1, ds) + q * pair.cdf(1, s, false, -1, ds);
     },
     sf: (t) => {
       if (!(t > floor)) return 1;
       const s = mixLogInverse(q, t);
-      return (1 - q) * pair.sf(0, s, false) + q * pair.sf(1, s, false);
+      const ds = inverseError(q, t, s);
+      return (1 - q) * pair.sf(0, s, false, -1, ds) + q * pair.sf(1, s, false, -1, ds);
     },
     infMass: 0,
     lower: mixLog(q, pair.lower),
@@ -69,20 +73,29 @@ export function subsampledDistributions(pair: ContinuousPair, q: number): { forw
     relErr: (t) => {
       if (!(t > floor)) return 0;
       const s = mixLogInverse(q, t);
-      return Number.isFinite(s) ? pair.relErr(s, inverseError(q, t, s)) : 0;
+      return Number.isFinite(s) ? pair.relErr(s) + 3 * U : 0;
     },
   };
   const backward: LossDistribution = {
     // -ln(1 - q + q e^ell) <= t  <=>  ell >= g(-t)   (always true for t >= -ln(1 - q)).
-    cdf: (t) => (-t <= floor ? 1 : pair.sf(0, mixLogInverse(q, -t), true)),
-    sf: (t) => (-t <= floor ? 0 : pair.cdf(0, mixLogInverse(q, -t), true)),
+    // Evaluated at a point above g(-t) (dir +1): a lower bound on the CDF, mass only moves up.
+    cdf: (t) => {
+      if (-t <= floor) return 1;
+      const s = mixLogInverse(q, -t);
+      return pair.sf(0, s, true, 1, inverseError(q, -t, s));
+    },
+    sf: (t) => {
+      if (-t <= floor) return 0;
+      const s = mixLogInverse(q, -t);
+      return pair.cdf(0, s, true, 1, inverseError(q, -t, s));
+    },
     infMass: 0,
     lower: -mixLog(q, pair.upper),
     upper: -mixLog(q, pair.lower),
     relErr: (t) => {
       if (-t <= floor) return 0;
       const s = mixLogInverse(q, -t);
-      return Number.isFinite(s) ? pair.relErr(s, inverseError(q, -t, s)) : 0;
+      return Number.isFinite(s) ? pair.relErr(s) : 0;
     },
   };
   return { forward, backward };

@@ -1,0 +1,66 @@
+/**
+ * Poisson-subsampled PLDs (add/remove-one neighbours): against the published regression values of
+ * Koskela, Jälkö & Honkela's Fourier accountant (github.com/DPBayes/PLD-Accountant,
+ * tests/test_compute_delta.py, get_delta_R: sigma 2, q 0.01, 10^4 compositions: delta(1.0) =
+ * 0.010224911209191894 and delta(0.8) = 0.022850339595771204), against the RDP accountant (PLD is
+ * tighter), and against the exact amplification of a pure-DP release, ln(1 + q (e^eps - 1)).
+ */
+import { describe, expect, it } from 'vitest';
+import { gaussianPld } from '../../../src/accounting/pld/gaussian.js';
+import { laplacePld } from '../../../src/accounting/pld/laplace.js';
+import { pureDpPld } from '../../../src/accounting/pld/pure-dp.js';
+import { randomizedResponsePld } from '../../../src/accounting/pld/randomized-response.js';
+import { dpSgdEpsilon } from '../../../src/accounting/rdp.js';
+
+describe('pld/subsample', () => {
+  it('subsampled Gaussian, 10^4 steps: never below the Fourier accountant and within the k h shift', () => {
+    const h = 2 ** -15;
+    const k = 10_000;
+    const pld = gaussianPld({ sigma: 2, samplingRate: 0.01, interval: h }).selfCompose(k);
+    expect(pld.symmetric).toBe(false);
+    // Published (an estimate of the exact value; ours is an upper bound).
+    expect(pld.delta(1)).toBeGreaterThanOrEqual(0.010224911209191894);
+    expect(pld.delta(0.8)).toBeGreaterThanOrEqual(0.022850339595771204);
+    // Rounding up moves every loss by at most k h = 0.305: delta(0.8 + 0.31) <= exact delta(0.8).
+    expect(pld.delta(0.8 + k * h + 0.005)).toBeLessThanOrEqual(0.022850339595771204);
+  }, 60_000);
+
+  for (const [q, sigma, steps] of [[0.01, 1, 1000], [0.05, 2, 200], [0.002, 0.8, 1000]] as const) {
+    it(`subsampled Gaussian q=${q} sigma=${sigma} steps=${steps}: PLD eps <= RDP eps`, () => {
+      const pld = gaussianPld({ sigma, samplingRate: q, interval: 2 ** -14 }).selfCompose(steps);
+      for (const delta of [1e-5, 1e-7]) {
+        const rdp = dpSgdEpsilon({ q, sigma, steps, delta }).eps;
+        const e = pld.epsilon(delta);
+        expect(e).toBeLessThanOrEqual(rdp);
+        expect(pld.delta(e)).toBeLessThanOrEqual(delta);
+      }
+    });
+  }
+
+  it('samplingRate 1 is the mechanism itself', () => {
+    const a = gaussianPld({ sigma: 3 });
+    const b = gaussianPld({ sigma: 3, samplingRate: 1 });
+    for (const eps of [0.2, 1]) expect(b.delta(eps)).toBe(a.delta(eps));
+  });
+
+  it('subsampled eps-DP release and randomized response: eps(0) is the amplified ln(1 + q (e^eps - 1)), rounded up to the grid', () => {
+    const h = 2 ** -12;
+    for (const [eps, q] of [[1, 0.1], [2, 0.01], [0.5, 0.5]] as const) {
+      const amplified = Math.log1p(q * Math.expm1(eps));
+      for (const pld of [pureDpPld({ eps, samplingRate: q, interval: h }), randomizedResponsePld({ eps, samplingRate: q, interval: h })]) {
+        const e0 = pld.epsilon(0);
+        expect(e0).toBeGreaterThanOrEqual(amplified);
+        expect(e0).toBeLessThanOrEqual(amplified + h);
+      }
+    }
+  });
+
+  it('subsampled Laplace is tighter than its amplified pure-DP bound and than the unsubsampled Laplace', () => {
+    const q = 0.05;
+    const sub = laplacePld({ scale: 1, samplingRate: q }).selfCompose(50);
+    const full = laplacePld({ scale: 1 }).selfCompose(50);
+    const amplified = pureDpPld({ eps: Math.log1p(q * Math.expm1(1)) }).selfCompose(50);
+    expect(sub.epsilon(1e-6)).toBeLessThan(full.epsilon(1e-6));
+    expect(sub.epsilon(1e-6)).toBeLessThanOrEqual(amplified.epsilon(1e-6) + 50 * 2 ** -12);
+  });
+});
