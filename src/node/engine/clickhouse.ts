@@ -26,7 +26,7 @@
  */
 import crypto from 'node:crypto';
 import { InvalidArgumentError } from '../../errors.js';
-import { DataSourceError, QUERY_FAILED, SqlEngine, type Cell, type ClickHouseSourceSpec, type ColumnInfo, type Dialect, type ProgressSink } from './engine.js';
+import { DataSourceError, QUERY_FAILED, SqlEngine, type Cell, type ClickHouseSourceSpec, type ColumnInfo, type Dialect, type MissingPolicy, type ProgressSink } from './engine.js';
 
 /** Identifier quoting: backquotes, with backslashes and backquotes escaped by a backslash. */
 export function chIdent(name: string): string {
@@ -47,21 +47,29 @@ function chNum(x: number): string {
   return `toFloat64(${JSON.stringify(x)})`;
 }
 
-/** ClickHouse's dialect (18.16 and current servers). */
-export const clickhouseDialect: Dialect = {
-  name: 'clickhouse',
-  ident: chIdent,
-  literal: chLiteral,
-  num: chNum,
-  isNan: (e) => `isNaN(${e})`,
-  roundInt64: (e) => `toInt64(trunc(${e}) + (CASE WHEN ${e} - trunc(${e}) >= 0.5 THEN 1 WHEN ${e} - trunc(${e}) <= -0.5 THEN -1 ELSE 0 END))`,
-  sumExact: (e) => `sum(toDecimal128(${e}, 0))`,
-  wideProduct: (a, b) => `(toDecimal128(${a}, 0) * toDecimal128(${b}, 0))`,
-  ceilInt: (e) => `toInt32(ceil(${e}))`,
-  text: (e) => `toString(${e})`,
-  boolDouble: (e) => `toFloat64(${e})`,
-  notNull: (e) => `assumeNotNull(${e})`,
-};
+/**
+ * ClickHouse's dialect (18.16 and current servers). `roundHalfAway`: the server's round() on a
+ * double rounds half away from zero (18.x; detected at connection): then s(x) = round(v); otherwise
+ * (servers that round floats half to even) the exact trunc(v) + (|v - trunc(v)| >= 1/2 ? sign : 0).
+ */
+export function clickhouseDialect(roundHalfAway: boolean): Dialect {
+  return {
+    name: 'clickhouse',
+    ident: chIdent,
+    literal: chLiteral,
+    num: chNum,
+    isNan: (e) => `isNaN(${e})`,
+    roundInt64: roundHalfAway
+      ? (e) => `toInt64(round(${e}))`
+      : (e) => `toInt64(trunc(${e}) + multiIf(${e} - trunc(${e}) >= 0.5, 1, ${e} - trunc(${e}) <= -0.5, -1, 0))`,
+    sumExact: (e) => `sum(toDecimal128(${e}, 0))`,
+    wideProduct: (a, b) => `(toDecimal128(${a}, 0) * toDecimal128(${b}, 0))`,
+    ceilInt: (e) => `toInt32(ceil(${e}))`,
+    text: (e) => `toString(${e})`,
+    boolDouble: (e) => `toFloat64(${e})`,
+    notNull: (e) => `assumeNotNull(${e})`,
+  };
+}
 
 const CH_NUMERIC = /^(U?Int(8|16|32|64)|Float(32|64)|Decimal(32|64|128)?\(.*\))$/;
 const CH_TEXT = /^(String|FixedString\(\d+\))$/;
@@ -142,7 +150,7 @@ interface Features {
 
 /** An open ClickHouse table. {@link ClickHouseEngine.close} is a no-op kept for the interface. */
 export class ClickHouseEngine extends SqlEngine {
-  readonly dialect = clickhouseDialect;
+  dialect: Dialect = clickhouseDialect(false);
   protected readonly nested = false;
   private readonly base: string;
   private readonly url: string;
@@ -174,6 +182,39 @@ export class ClickHouseEngine extends SqlEngine {
     return `${chIdent(this.database)}.${chIdent(this.tableName)}`;
   }
 
+  /**
+   * The cleaned value by the column's type, so the per-row work is only what the type needs: an
+   * integer or decimal column has no NaN (and no NULL unless Nullable); a double or text column
+   * maps NaN to NULL. The result equals the generic CASE of {@link SqlEngine} on every value.
+   */
+  protected cleanExpr(r: string, column: string, missing: MissingPolicy): string {
+    const t = this.types.get(column) ?? 'Nullable(String)';
+    const b = baseType(t);
+    const nullable = /^(LowCardinality\()?Nullable\(/.test(t);
+    const integral = /^(U?Int|Decimal)/.test(b);
+    const text = !CH_NUMERIC.test(b);
+    const clean = integral ? r : nullable || text ? `(CASE WHEN isNaN(${r}) THEN NULL ELSE ${r} END)` : `if(isNaN(${r}), NULL, ${r})`;
+    if (missing === 'drop') return clean;
+    if (typeof missing.impute !== 'number' || !Number.isFinite(missing.impute)) {
+      throw new InvalidArgumentError(`missing.impute of ${column}`, 'must be a finite number for a numeric column', missing.impute);
+    }
+    if (integral && !nullable) return clean;
+    return `coalesce(${clean}, ${chNum(missing.impute)})`;
+  }
+
+  /** A categorical column as text: a String column as it is (toString would copy it), others through toString. */
+  protected categoricalExpr(column: string, missing: MissingPolicy): string {
+    const t = this.types.get(column);
+    const base = t !== undefined && baseType(t) === 'String' ? chIdent(column) : `toString(${chIdent(column)})`;
+    if (missing === 'drop') return base;
+    return `coalesce(${base}, ${chLiteral(String(missing.impute))})`;
+  }
+
+  /** clamp(e, l, u): ClickHouse's least/greatest return NULL for a NULL argument, so no test is needed. */
+  protected clampExpr(e: string, lower: number, upper: number): string {
+    return `least(greatest(${e}, ${chNum(lower)}), ${chNum(upper)})`;
+  }
+
   protected toDouble(column: string): string {
     const t = this.types.get(column);
     const b = t === undefined ? 'String' : baseType(t);
@@ -194,7 +235,9 @@ export class ClickHouseEngine extends SqlEngine {
     const auth = user || password ? `Basic ${Buffer.from(`${user ?? 'default'}:${password ?? ''}`).toString('base64')}` : undefined;
     const engine = new ClickHouseEngine(u, spec, auth, opts.progress);
     await engine.ping();
-    const v = await engine.request('SELECT version()', 'connect');
+    // Feature detection: the version, and whether round() on a double rounds half away from zero.
+    const [v = '', ...r] = (await engine.request('SELECT version(), round(2.5), round(-2.5), round(0.49999999999999994), round(4503599627370497.)', 'connect')).trim().split('\t');
+    engine.dialect = clickhouseDialect(r.join(' ') === '3 -3 0 4503599627370497');
     const m = /^(\d+)\.(\d+)/.exec(v.trim());
     const major = m ? Number(m[1]) : 0;
     const minor = m ? Number(m[2]) : 0;

@@ -300,7 +300,7 @@ export abstract class SqlEngine {
   abstract close(): void;
 
   /** The cleaned value of raw double `r` (NaN is missing) with the column's missing policy. */
-  private cleanExpr(r: string, column: string, missing: MissingPolicy): string {
+  protected cleanExpr(r: string, column: string, missing: MissingPolicy): string {
     const d = this.dialect;
     const clean = `(CASE WHEN ${d.isNan(r)} THEN NULL ELSE ${r} END)`;
     if (missing === 'drop') return clean;
@@ -311,7 +311,7 @@ export abstract class SqlEngine {
   }
 
   /** clamp(e, l, u), NULL when e is NULL (least/greatest may ignore NULL arguments, so test first). */
-  private clampExpr(e: string, lower: number, upper: number): string {
+  protected clampExpr(e: string, lower: number, upper: number): string {
     checkNum('lower', lower);
     checkNum('upper', upper);
     const d = this.dialect;

@@ -9,6 +9,7 @@ import { main, EXIT } from '../../../src/node/cli.js';
 import { PrivacyAccountant } from '../../../src/accounting/accountant.js';
 import { seededRng } from '../../../src/random/rng.js';
 import { InvalidArgumentError } from '../../../src/errors.js';
+import { clickhouseDialect } from '../../../src/node/engine/clickhouse.js';
 import { chExec, clusterUrl, createDistributed, dropDistributed, insertRows, loadAdult, RUN_CLUSTER_TESTS, SHARDS, type ChType, type Value } from './cluster.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -114,6 +115,14 @@ describe.runIf(RUN_CLUSTER_TESTS)('ClickHouse engine on the two-shard loopback c
   it('clamped moments (counts, exact sums and sums of squares) are identical', async () => {
     expect(await chAdult.moments(ageReqs)).toEqual(await duckAdult.moments(ageReqs));
     expect(await chSyn.moments(synReqs)).toEqual(await duckSyn.moments(synReqs));
+  });
+
+  it('the exact trunc-based rounding (for servers whose round() rounds floats half to even) gives the same integers', async () => {
+    const e = await DataEngine.open(spec('syn'));
+    (e as unknown as { dialect: unknown }).dialect = clickhouseDialect(false);
+    expect(await e.moments(synReqs)).toEqual(await duckSyn.moments(synReqs));
+    expect(await e.gram([synReqs[0]!, synReqs[1]!], synReqs[3]!)).toEqual(await duckSyn.gram([synReqs[0]!, synReqs[1]!], synReqs[3]!));
+    e.close();
   });
 
   it('cross moments and X^T X / X^T y are identical (including 128-bit products)', async () => {
