@@ -19,7 +19,9 @@ import {
 } from './common.js';
 import { COV_OPTIONS, type CovOptions } from './variance.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
-import { checkSizeBound, runStatPlan, type StatPlan } from './plan.js';
+import { checkSizeBound, runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
+import type { Guarantee, Release } from '../release.js';
+import type { Rng } from '../random/rng.js';
 
 export interface PooledOptions extends PublicSizeOption {
   /**
@@ -28,10 +30,21 @@ export interface PooledOptions extends PublicSizeOption {
    * which does not look at the group sizes.
    */
   approxNMax?: boolean;
+  /**
+   * Whether the group of a record is public ('public', the default, as DPpack) or part of the private
+   * record ('private'). With public labels a replacement stays within its group, so the group sizes
+   * (N, D, n_max) are public and the replace-one sensitivity may use them. With private labels a
+   * replacement can move a record between groups, which changes the pooled value by up to about 2R/D
+   * for the covariance (and R/D for the variance; see the release's doc comment) and makes the sizes
+   * private: the replace-one sensitivity is then R/(N - J) (variance) or 2R/(N - J) (covariance), N the
+   * total size (public under replace-one) and J the public number of groups. No effect on
+   * add/remove-one releases, whose bound already allows a record of any group.
+   */
+  groupLabels?: 'public' | 'private';
 }
 
-const POOLED_VAR_OPTIONS = optionSpec<BoundedStatOptions & PooledOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true, approxNMax: 'boolean' });
-const POOLED_COV_OPTIONS = optionSpec<CovOptions & PooledOptions>({ ...COV_OPTIONS, approxNMax: 'boolean' });
+const POOLED_VAR_OPTIONS = optionSpec<BoundedStatOptions & PooledOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true, approxNMax: 'boolean', groupLabels: ['public', 'private'] });
+const POOLED_COV_OPTIONS = optionSpec<CovOptions & PooledOptions>({ ...COV_OPTIONS, approxNMax: 'boolean', groupLabels: ['public', 'private'] });
 
 /**
  * Group sizes. The number of groups J is public; groups may be empty (an empty group, like a group of
@@ -75,6 +88,8 @@ export interface PooledSizes {
   D: number;
   /** Largest group size. */
   nMax: number;
+  /** Total number of records N (public under replace-one; needed with private group labels). */
+  N?: number;
 }
 
 /**
@@ -89,6 +104,8 @@ function planPooled(
   g: PooledSizes | undefined,
   R: number,
   approx: boolean,
+  labels: 'public' | 'private',
+  privateFactor: number,
   unboundedFactor: number,
   argName: string,
   name: string,
@@ -99,14 +116,46 @@ function planPooled(
     name,
     releases: p.relations.map((r) => {
       if (r === 'bounded' && g === undefined) throw new InvalidArgumentError('sizes', 'are required for the bounded release (the group sizes, public under replace-one neighbours)');
-      const sens = r === 'bounded' ? boundedSens(R, g!.D, g!.nMax, approx) : (unboundedFactor * R) / (n0! - J + 1);
+      let sens: number;
+      if (r !== 'bounded') sens = (unboundedFactor * R) / (n0! - J + 1);
+      else if (labels === 'public') sens = boundedSens(R, g!.D, g!.nMax, approx);
+      else {
+        // Private labels: only N (public under replace-one) and J are used, never the group sizes.
+        const N = g!.N;
+        if (N === undefined || !(N - J >= 1)) throw new InvalidArgumentError('groups', 'must hold more records than groups (N - J >= 1) for private group labels', N === undefined ? 'N unknown' : `N=${N}, J=${J}`);
+        sens = (privateFactor * R) / (N - J);
+      }
       const plan = planNoise(p, sens, sens, argName);
       checkPlanRange(plan, 1, R, argName);
-      return scalarPlan<PooledStatistic>(p, r, plan, (st) => st.value, {
+      const rp = scalarPlan<PooledStatistic>(p, r, plan, (st) => st.value, {
         check: (st) => checkSizeBound(r, st.count, n0, 'the total number of records N'),
         ...(clampAtZero ? { post: (v: number) => Math.max(0, v) } : {}),
       });
+      return r === 'bounded' ? withAssumption(rp, labels === 'public' ? PUBLIC_SIZES : PRIVATE_LABELS) : rp;
     }),
+  };
+}
+
+/** A replace-one pooled guarantee with the assumption its sensitivity rests on. */
+export interface PooledGuarantee extends Guarantee {
+  assumption: string;
+}
+
+const PUBLIC_SIZES =
+  "the group sizes are public: the group of a record is not private, so a replacement stays within its group (groupLabels 'public'; a move between groups can change the pooled value by about 2R/D)";
+const PRIVATE_LABELS = "the group label is part of the private record: a replacement may move a record between groups; the group sizes are not used (groupLabels 'private')";
+
+/** The plan with `assumption` in its guarantee and in every release's guarantee. */
+function withAssumption(rp: ReleasePlan<PooledStatistic, number>, assumption: string): ReleasePlan<PooledStatistic, number> {
+  const guarantee: PooledGuarantee = { ...rp.guarantee, assumption };
+  return {
+    ...rp,
+    guarantee,
+    release(stat: PooledStatistic, rng: Rng): Release<number> {
+      const out = rp.release(stat, rng);
+      const g: PooledGuarantee = { ...out.guarantee, assumption };
+      return { ...out, guarantee: g };
+    },
   };
 }
 
@@ -115,8 +164,9 @@ export function planPooledVar(opts: BoundedStatOptions & PooledOptions, J: numbe
   const p = parseNoiseOptions(opts);
   const [l, u] = parseBounds(opts);
   const approx = parseApprox(opts);
+  const labels = parseLabels(opts, approx);
   checkExactAllowed(p, false, 'the pooled variance');
-  return planPooled(p, opts, J, g, (u - l) * (u - l), approx, 1, 'lower/upper', 'pooledVarDP', true);
+  return planPooled(p, opts, J, g, (u - l) * (u - l), approx, labels, 1, 1, 'lower/upper', 'pooledVarDP', true);
 }
 
 /** The data-free plan of {@link pooledCovDP} for J groups with sizes `g` (see {@link planPooled}). */
@@ -125,8 +175,9 @@ export function planPooledCov(opts: CovOptions & PooledOptions, J: number, g?: P
   const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');
   const b2 = parseBounds({ lower: opts.lower2, upper: opts.upper2 }, 'lower2', 'upper2');
   const approx = parseApprox(opts);
+  const labels = parseLabels(opts, approx);
   checkExactAllowed(p, false, 'the pooled covariance');
-  return planPooled(p, opts, J, g, (b1[1] - b1[0]) * (b2[1] - b2[0]), approx, 1.5, 'lower1/upper1/lower2/upper2', 'pooledCovDP', false);
+  return planPooled(p, opts, J, g, (b1[1] - b1[0]) * (b2[1] - b2[0]), approx, labels, 2, 1.5, 'lower1/upper1/lower2/upper2', 'pooledCovDP', false);
 }
 
 /**
@@ -142,8 +193,16 @@ function boundedSens(R: number, D: number, nMax: number, approx: boolean): numbe
  * (N = sum n_j, J groups, n_max = max n_j; empty groups allowed and ignored, see groupSizes).
  *
  * Sensitivity, R = (u-l)^2, D = N - J. Bounded (DPpack's table): R (1 - 1/n_max)/D (approxNMax false,
- * n_max read from the data: the group sizes are treated as public, as they are under replacement) or
- * R/D (approxNMax true). Unbounded: R/(n0 - J + 1), with n0 the PUBLIC lower bound on N (option `n`,
+ * n_max read from the data) or R/D (approxNMax true). Both ASSUME THE GROUP SIZES ARE PUBLIC: the
+ * group of every record is public, so a replacement stays within its group (groupLabels 'public', the
+ * default). When the label is part of the record (groupLabels 'private'), a replacement can move a
+ * record between groups and R (1 - 1/n_max)/D is wrong: groups [0, 0], [0, 0], [0, 0] (D = 3,
+ * n_max = 2, bound R/6) and [0], [0, 0, 1], [0, 0] differ by 2/9 > 1/6. Private labels use R/(N - J):
+ * a move removes d_a in [0, R) from the sum of squares and adds d_b in [0, R), so with D unchanged
+ * |P' - P| = |d_b - d_a|/D < R/D; when D drops or grows by one (a group of two loses a record while an
+ * empty group gains one, or a singleton loses it while a non-empty group gains it) P' - P is
+ * (P - d_a)/D' or (d_b - P)/D' with P <= R/2 and D' the new D, so |P' - P| < R/D'; and every D, D' >= N - J. The replace-one guarantee states its assumption
+ * (`guarantee.assumption`). Unbounded: R/(n0 - J + 1), with n0 the PUBLIC lower bound on N (option `n`,
  * required; see PublicSizeOption). Derivation: with P = SS/D (SS the pooled sum of squared
  * deviations), adding r to group j of size n_j raises SS by d = n_j/(n_j + 1) (r - mu_j)^2 in [0, R) and
  * D by 1 (0 for an empty group, when d = 0 too), so P' - P = (d - P)/(D + 1), whose magnitude is at most
@@ -173,7 +232,12 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  * equal-length columns, clipped to [lower1, upper1] and [lower2, upper2] (empty groups allowed).
  *
  * Sensitivity, R = (u1-l1)(u2-l2), D = N - J. Bounded (DPpack's table): R (1 - 1/n_max)/D (approxNMax
- * false, n_max read from the data) or R/D (true). Unbounded: 3R/(2(n0 - J + 1)), with n0 the PUBLIC lower
+ * false, n_max read from the data) or R/D (true), assuming public group labels (see {@link pooledVarDP}).
+ * With groupLabels 'private' it is 2R/(N - J): a move between groups changes the cross-deviation sum by
+ * d_b - d_a with |d_a|, |d_b| < R of either sign (so by up to about 2R, hence the 2R/D of a move), or,
+ * when D changes by one, P by (P - d_a)/D' or (d_b - P)/D' with |P| <= R/2, |d| < R; the counterexample
+ * ([(0, 1), (1, 0)], [(0, 0), (0, 0)]) -> ([(0, 1)], [(0, 0), (0, 0), (1, 1)]) moves P from -R/4 to R/3,
+ * 7/3 times the public-size bound R/4. Unbounded: 3R/(2(n0 - J + 1)), with n0 the PUBLIC lower
  * bound on N (option `n`, required; see PublicSizeOption). Derivation as for {@link pooledVarDP}: adding
  * a record to group j changes the pooled cross-deviation sum by d = n_j/(n_j + 1)(r1 - mu1)(r2 - mu2),
  * |d| < R, so P' - P = (d - P)/(D + 1), and |P| <= R/2 (|cov_j| <= sqrt(var1_j var2_j) <= R n_j/(4(n_j - 1))),
@@ -201,6 +265,14 @@ export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: Readon
     }
     return { value: s / g.D, count: g.N };
   }) as StatResult<number, O>;
+}
+
+/** groupLabels ('public' by default); approxNMax describes public sizes and is refused with private labels. */
+function parseLabels(opts: PooledOptions, approx: boolean): 'public' | 'private' {
+  const v = opts.groupLabels ?? 'public';
+  if (v !== 'public' && v !== 'private') throw new InvalidArgumentError('groupLabels', "must be 'public' or 'private'", v);
+  if (v === 'private' && approx) throw new InvalidArgumentError('approxNMax', "applies to public group labels only (with groupLabels 'private' the sensitivity does not use the group sizes)", approx);
+  return v;
 }
 
 function parseApprox(opts: PooledOptions): boolean {
