@@ -417,3 +417,37 @@ describe('a full disk', () => {
     });
   });
 });
+
+describe('the anchor in results.json (end to end)', () => {
+  it('every run records ledgerAnchor; a rollback after the second run is detected against its anchor (exit 4)', async () => {
+    const root = path.resolve(__dirname, '../..');
+    const dir = tmpDir();
+    const data = path.join(dir, 'adult500.csv');
+    fs.writeFileSync(data, `${fs.readFileSync(path.join(root, 'data/adult.csv'), 'utf8').split('\n').slice(0, 501).join('\n')}\n`);
+    const file = path.join(dir, 'a.analysis.yaml');
+    fs.writeFileSync(
+      file,
+      `title: anchor\ndata:\n  path: ${data}\nschema: ${path.join(root, 'examples/adult.schema.yaml')}\nbudget:\n  eps: 1\nledger: ledger\noutput:\n  dir: out\nreleases:\n  - stat: mean\n    column: age\n    eps: 0.1\n`,
+    );
+    const ledger = path.join(dir, 'ledger');
+    const run = async () => {
+      const r = await cli(['run', file, '-q']);
+      expect(r.code, r.err).toBe(EXIT.ok);
+      return (JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8')) as { ledgerAnchor: string }).ledgerAnchor;
+    };
+    const first = await run();
+    const backup = { ledger: fs.readFileSync(ledger), head: fs.readFileSync(`${ledger}.head`) };
+    const second = await run();
+    expect(first).toMatch(/^[0-9a-f]{16}:1:[0-9a-f]{64}$/);
+    expect(second).toMatch(/^[0-9a-f]{16}:2:[0-9a-f]{64}$/);
+    expect(second).toBe(ledgerAnchor(readLedger(ledger)));
+    expect((await cli(['ledger', ledger, '--anchor', second])).code).toBe(EXIT.ok);
+    fs.writeFileSync(ledger, backup.ledger);
+    fs.writeFileSync(`${ledger}.head`, backup.head);
+    expect((await cli(['ledger', ledger])).code).toBe(EXIT.ok); // consistent by itself
+    const r = await cli(['ledger', ledger, '--anchor', second]);
+    expect(r.code).toBe(EXIT.ledger);
+    expect(r.err).toMatch(/rolled back to an older copy/);
+    expect((await cli(['ledger', ledger, '--anchor', first])).code).toBe(EXIT.ok);
+  });
+});
