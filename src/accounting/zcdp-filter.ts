@@ -1,0 +1,200 @@
+/**
+ * A fully adaptive zCDP privacy filter: check-then-spend budget bookkeeping in which every release
+ * is charged its zCDP parameter rho and the running total may not exceed a rho budget.
+ *
+ * Guarantee (full adaptivity). Let the analyst choose each release M_t AND its rho_t after seeing the
+ * outputs of M_1 .. M_(t-1), and let the filter refuse (before it runs) any release with
+ * rho_1 + ... + rho_t > rho_B. Then the whole interaction is rho_B-zCDP: at every order alpha > 1 the
+ * releases are (alpha, rho_t alpha)-RDP with adaptively chosen parameters whose sum never exceeds
+ * rho_B alpha, and the Renyi filter theorem (Feldman & Zrnic 2021, "Individual privacy accounting via
+ * a Renyi filter", NeurIPS; their composition theorem for adaptively chosen RDP parameters) gives
+ * (alpha, rho_B alpha)-RDP for the interaction; Whitehouse, Ramdas, Rogers & Wu 2023
+ * ("Fully-adaptive composition in differential privacy", ICML) state the filter for (approximate)
+ * zCDP. rho_B-zCDP implies (eps, delta)-DP by the conversion of Canonne, Kamath & Steinke 2020
+ * (zcdp.ts), which is how the (eps, delta) budget is turned into rho_B: the largest rho whose
+ * conversion at budget.delta is at most budget.eps. (Basic composition is the other rule valid under
+ * full adaptivity; the sum of (eps, delta) guarantees is also fine with adaptively chosen parameters.)
+ *
+ * Charges (in the budget's neighbour relation):
+ * - an explicit `rho` (e.g. a Gaussian release: Delta^2 / (2 sigma^2), Bun & Steinke 2016,
+ *   Proposition 1.6; the discrete Gaussian likewise, Canonne, Kamath & Steinke 2020, Theorem 14);
+ * - an eps-DP release (delta = 0): eps^2 / 2 (Bun & Steinke 2016, Proposition 1.4);
+ * - an (eps, delta) release of a plain Gaussian mechanism (`mechanism` 'gaussian', 'gaussian-analytic',
+ *   'gaussian-classic' or 'gaussian-pdp'): its sigma is at least the analytic calibration for
+ *   (eps, delta) (Balle & Wang 2018, which is exact, so no (eps, delta)-DP Gaussian has less noise),
+ *   so rho <= Delta^2 / (2 sigma_analytic^2);
+ * - 'discrete-gaussian-zcdp' (sigma from rho + 2 sqrt(rho ln(1/delta)) = eps): that rho,
+ *   (sqrt(ln(1/delta) + eps) - sqrt(ln(1/delta)))^2;
+ * - any other release with delta > 0 has no zCDP guarantee: refused (InvalidArgumentError) before
+ *   any data are touched.
+ * An add/remove-one ('unbounded') guarantee charged to a replace-one ('bounded') budget costs 4 rho
+ * (a replacement is two add/remove steps; group privacy for zCDP scales rho by k^2, Bun & Steinke
+ * 2016, Proposition 1.9); a replace-one guarantee cannot be charged to an add/remove-one budget.
+ */
+import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
+import { analyticGaussianSigma } from '../mechanisms/gaussian-calibration.js';
+import { checkDelta, checkEpsilon, checkNonNegative } from '../validation.js';
+import type { Neighbors, PrivacyCost } from './accountant.js';
+import { zcdpToDp } from './zcdp.js';
+
+/** What a release asks the filter for. */
+export interface ZcdpSpendRequest extends PrivacyCost {
+  /** What was released. */
+  name: string;
+  /** The neighbour relation the release's guarantee holds for. */
+  neighbors: Neighbors;
+  /** The mechanism (used to derive rho from (eps, delta) for the plain Gaussian; see the module comment). */
+  mechanism?: string;
+  /** The release's zCDP parameter, when known (preferred). */
+  rho?: number;
+}
+
+/** One recorded spend. */
+export interface ZcdpFilterEntry extends ZcdpSpendRequest {
+  /** The rho charged (in the filter's relation). */
+  rho: number;
+  /** ISO time of the spend. */
+  time: string;
+}
+
+/** Options of {@link ZcdpFilter}. */
+export interface ZcdpFilterOptions {
+  /** Called synchronously with each entry inside spend(); if it throws, the spend is not recorded. */
+  sink?: (entry: ZcdpFilterEntry) => void;
+  /** Entries already spent (replayed from a persistent ledger), in the filter's relation. */
+  history?: readonly ZcdpFilterEntry[];
+  /** The neighbour relation of the budget (default 'bounded'). */
+  neighbors?: Neighbors;
+}
+
+/** Mechanisms whose (eps, delta) guarantee is that of a plain Gaussian mechanism (see the module comment). */
+const GAUSSIAN_MECHANISMS: ReadonlySet<string> = new Set(['gaussian', 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp']);
+
+/** Relative slack for floating-point sums of rho (as the accountant). */
+const SLACK = 1e-12;
+
+/** The largest rho whose zCDP-to-DP conversion at delta is at most eps (bisection, feasible end). */
+export function zcdpBudget(eps: number, delta: number): number {
+  const e = checkEpsilon(eps, 'budget.eps');
+  const d = checkDelta(delta, 'budget.delta');
+  let lo = 0;
+  let hi = e; // zcdpToDp(rho) >= rho, so rho <= eps
+  for (let i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
+    const mid = (lo + hi) / 2;
+    if (zcdpToDp(mid, d).eps <= e) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class ZcdpFilter {
+  /** The (eps, delta) budget. */
+  readonly budget: PrivacyCost;
+  /** The rho budget derived from it. */
+  readonly rhoBudget: number;
+  readonly neighbors: Neighbors;
+  private readonly entries: ZcdpFilterEntry[] = [];
+  private readonly sink: ((entry: ZcdpFilterEntry) => void) | undefined;
+  private spentRho = 0;
+
+  constructor(budget: { eps: number; delta: number }, opts: ZcdpFilterOptions = {}) {
+    if (typeof budget !== 'object' || budget === null) throw new InvalidArgumentError('budget', 'must be an object { eps, delta }', budget);
+    const eps = checkEpsilon(budget.eps, 'budget.eps');
+    if (budget.delta === 0) throw new InvalidArgumentError('budget.delta', 'must be > 0 for a zCDP filter (rho-zCDP gives no pure eps-DP for rho > 0)', 0);
+    const delta = checkDelta(budget.delta, 'budget.delta');
+    this.budget = { eps, delta };
+    this.rhoBudget = zcdpBudget(eps, delta);
+    const neighbors = opts.neighbors ?? 'bounded';
+    if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+    this.neighbors = neighbors;
+    this.sink = opts.sink;
+    (opts.history ?? []).forEach((e, i) => {
+      checkNonNegative(e.rho, `history[${i}].rho`);
+      this.record(e);
+    });
+  }
+
+  /**
+   * The rho a release is charged in this budget's relation (see the module comment); throws
+   * InvalidArgumentError for a release without a zCDP guarantee.
+   */
+  rhoOf(request: Partial<PrivacyCost> & { rho?: number; mechanism?: string; neighbors?: Neighbors; name?: string }): number {
+    const name = request.name ?? 'release';
+    let rho: number;
+    if (request.rho !== undefined) rho = checkNonNegative(request.rho, 'rho');
+    else {
+      const eps = checkNonNegative(request.eps, 'cost.eps');
+      const delta = checkNonNegative(request.delta ?? 0, 'cost.delta');
+      if (delta === 0) rho = (eps * eps) / 2;
+      else if (eps === 0) throw new InvalidArgumentError('cost.eps', `of release "${name}" must be > 0 with delta > 0`, eps);
+      else if (request.mechanism !== undefined && GAUSSIAN_MECHANISMS.has(request.mechanism)) {
+        const r = analyticGaussianSigma(eps, delta, 1);
+        rho = 1 / (2 * r * r);
+      } else if (request.mechanism === 'discrete-gaussian-zcdp') {
+        const L = Math.log(1 / delta);
+        const s = Math.sqrt(L + eps) - Math.sqrt(L);
+        rho = s * s;
+      } else {
+        throw new InvalidArgumentError(
+          'rho',
+          `of release "${name}" is needed: an (eps, delta) guarantee with delta > 0 (mechanism ${JSON.stringify(request.mechanism ?? 'unknown')}) implies no zCDP bound`,
+        );
+      }
+    }
+    const rel = request.neighbors ?? this.neighbors;
+    if (rel === this.neighbors) return rho;
+    if (rel === 'unbounded') return 4 * rho;
+    throw new InvalidArgumentError('neighbors', `of release "${name}" is 'bounded' (replace one record), which gives no guarantee for the add/remove-one neighbours of this 'unbounded' budget`);
+  }
+
+  /** Total rho spent so far. */
+  spentRhoTotal(): number {
+    return this.spentRho;
+  }
+
+  /** What is spent: rho and the (eps, delta) it implies at the budget's delta. */
+  spent(): { rho: number; eps: number; delta: number } {
+    return { rho: this.spentRho, eps: zcdpToDp(this.spentRho, this.budget.delta).eps, delta: this.budget.delta };
+  }
+
+  /** The rho left (never negative). */
+  remainingRho(): number {
+    return Math.max(0, this.rhoBudget - this.spentRho);
+  }
+
+  /** Every recorded spend, oldest first. */
+  ledger(): readonly ZcdpFilterEntry[] {
+    return this.entries.slice();
+  }
+
+  /** True when a release of this rho fits. */
+  canSpendRho(rho: number): boolean {
+    const r = checkNonNegative(rho, 'rho');
+    return this.spentRho + r <= this.rhoBudget * (1 + SLACK);
+  }
+
+  /** Throws {@link BudgetExceededError} when the release does not fit; spends nothing. */
+  check(request: Partial<PrivacyCost> & { rho?: number; mechanism?: string; name?: string; neighbors?: Neighbors }): void {
+    const rho = this.rhoOf(request);
+    if (!this.canSpendRho(rho)) {
+      const asked = zcdpToDp(rho, this.budget.delta).eps;
+      const left = zcdpToDp(this.remainingRho(), this.budget.delta).eps;
+      throw new BudgetExceededError(`${request.name ?? 'release'} (zCDP filter: rho ${rho} of ${this.remainingRho()} left)`, { eps: asked, delta: this.budget.delta }, { eps: left, delta: this.budget.delta });
+    }
+  }
+
+  /** Check, then record the spend (and pass it to the sink). */
+  spend(request: ZcdpSpendRequest): ZcdpFilterEntry {
+    this.check(request);
+    const rho = this.rhoOf(request);
+    const entry: ZcdpFilterEntry = { ...request, rho, neighbors: this.neighbors, time: new Date().toISOString() };
+    this.sink?.(entry);
+    this.record(entry);
+    return entry;
+  }
+
+  private record(entry: ZcdpFilterEntry): void {
+    this.entries.push(entry);
+    this.spentRho += entry.rho;
+  }
+}

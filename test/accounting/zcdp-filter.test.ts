@@ -1,0 +1,81 @@
+/** The fully adaptive zCDP filter: budget conversion, charges, refusals, neighbours, history, sink. */
+import { describe, expect, it } from 'vitest';
+import { ZcdpFilter, zcdpBudget } from '../../src/accounting/zcdp-filter.js';
+import { zcdpToDp } from '../../src/accounting/zcdp.js';
+import { analyticGaussianSigma } from '../../src/mechanisms/gaussian-calibration.js';
+import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
+
+describe('ZcdpFilter', () => {
+  it('converts (eps, delta) to the largest rho whose conversion fits', () => {
+    const rho = zcdpBudget(1, 1e-6);
+    expect(zcdpToDp(rho, 1e-6).eps).toBeLessThanOrEqual(1);
+    expect(zcdpToDp(rho * (1 + 1e-9), 1e-6).eps).toBeGreaterThan(1 - 1e-9);
+    // Golden: classic conversion rho + 2 sqrt(rho L) = 1 gives rho = (sqrt(L + 1) - sqrt(L))^2; tight is larger.
+    const L = Math.log(1e6);
+    expect(rho).toBeGreaterThan((Math.sqrt(L + 1) - Math.sqrt(L)) ** 2);
+    expect(new ZcdpFilter({ eps: 1, delta: 1e-6 }).rhoBudget).toBe(rho);
+  });
+
+  it('charges Gaussian (rho given), eps-DP (eps^2/2) and analytic-Gaussian (eps, delta) releases', () => {
+    const f = new ZcdpFilter({ eps: 2, delta: 1e-6 });
+    expect(f.rhoOf({ rho: 0.01 })).toBe(0.01);
+    expect(f.rhoOf({ eps: 0.2, delta: 0 })).toBeCloseTo(0.02, 15);
+    const s = analyticGaussianSigma(0.5, 1e-6, 1);
+    expect(f.rhoOf({ eps: 0.5, delta: 1e-6, mechanism: 'gaussian-analytic' })).toBeCloseTo(1 / (2 * s * s), 12);
+    const L = Math.log(1e6);
+    expect(f.rhoOf({ eps: 0.5, delta: 1e-6, mechanism: 'discrete-gaussian-zcdp' })).toBeCloseTo((Math.sqrt(L + 0.5) - Math.sqrt(L)) ** 2, 14);
+    expect(() => f.rhoOf({ eps: 0.5, delta: 1e-6, mechanism: 'bounded-laplace' })).toThrow(InvalidArgumentError);
+  });
+
+  it('refuses the release that would exceed the rho budget and spends nothing', () => {
+    const f = new ZcdpFilter({ eps: 1, delta: 1e-6 });
+    const per = f.rhoBudget / 10;
+    for (let i = 0; i < 10; i++) f.spend({ name: `q${i}`, eps: 0, delta: 0, rho: per, neighbors: 'bounded' });
+    expect(f.ledger()).toHaveLength(10);
+    expect(() => f.spend({ name: 'one-too-many', eps: 0, delta: 0, rho: per, neighbors: 'bounded' })).toThrow(BudgetExceededError);
+    expect(f.ledger()).toHaveLength(10);
+    expect(f.spent().eps).toBeLessThanOrEqual(1 + 1e-9);
+    expect(() => f.check({ rho: 0 })).not.toThrow();
+  });
+
+  it('allows many more Gaussian releases than basic composition of their (eps, delta)', () => {
+    const f = new ZcdpFilter({ eps: 2, delta: 1e-5 });
+    let n = 0;
+    const req = { name: 'mean', eps: 0.5, delta: 1e-7, mechanism: 'gaussian-analytic', neighbors: 'bounded' as const };
+    for (;;) {
+      try {
+        f.spend(req);
+        n++;
+      } catch (e) {
+        expect(e).toBeInstanceOf(BudgetExceededError);
+        break;
+      }
+    }
+    // Basic composition would allow floor(2 / 0.5) = 4.
+    expect(n).toBeGreaterThan(8);
+  });
+
+  it('converts add/remove guarantees to a replace-one budget (4 rho) and refuses the reverse', () => {
+    const bounded = new ZcdpFilter({ eps: 1, delta: 1e-6 });
+    expect(bounded.rhoOf({ rho: 0.01, neighbors: 'unbounded' })).toBeCloseTo(0.04, 15);
+    const unbounded = new ZcdpFilter({ eps: 1, delta: 1e-6 }, { neighbors: 'unbounded' });
+    expect(() => unbounded.rhoOf({ rho: 0.01, neighbors: 'bounded' })).toThrow(InvalidArgumentError);
+  });
+
+  it('replays history, calls the sink inside spend, and a throwing sink records nothing', () => {
+    const seen: number[] = [];
+    const f = new ZcdpFilter({ eps: 1, delta: 1e-6 }, { history: [{ name: 'old', eps: 0, delta: 0, rho: 0.005, neighbors: 'bounded', time: 't' }], sink: (e) => seen.push(e.rho) });
+    expect(f.spentRhoTotal()).toBe(0.005);
+    f.spend({ name: 'x', eps: 0.1, delta: 0, neighbors: 'bounded' });
+    expect(seen).toEqual([0.005000000000000001]);
+    const g = new ZcdpFilter({ eps: 1, delta: 1e-6 }, { sink: () => { throw new Error('disk full'); } });
+    expect(() => g.spend({ name: 'x', eps: 0.1, delta: 0, neighbors: 'bounded' })).toThrow('disk full');
+    expect(g.spentRhoTotal()).toBe(0);
+  });
+
+  it('rejects bad budgets and histories', () => {
+    expect(() => new ZcdpFilter({ eps: 1, delta: 0 })).toThrow(InvalidArgumentError);
+    expect(() => new ZcdpFilter({ eps: -1, delta: 1e-6 })).toThrow(InvalidArgumentError);
+    expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { history: [{ name: 'h', eps: 0, delta: 0, rho: -1, neighbors: 'bounded', time: 't' }] })).toThrow(InvalidArgumentError);
+  });
+});
