@@ -11,12 +11,16 @@ export class DpkitError extends Error {
   }
 }
 
-/** An argument broke a documented rule (e.g. `eps must be a finite number > 0, got -1`). */
+/**
+ * An argument broke a documented rule (e.g. `eps must be a finite number > 0, got -1`). The offending
+ * value is shown only for a whole argument: an error about an element of an array (an argument such
+ * as `x[3]` or `X[2][1]`) never shows the element, which is usually a data value.
+ */
 export class InvalidArgumentError extends DpkitError {
   readonly argument: string;
   readonly rule: string;
   constructor(argument: string, rule: string, got?: unknown) {
-    const shown = got === undefined ? '' : `, got ${describe(got)}`;
+    const shown = got === undefined || /\[\d+\]/.test(argument) ? '' : `, got ${describe(got)}`;
     super('ERR_INVALID_ARGUMENT', `${argument} ${rule}${shown}`);
     this.argument = argument;
     this.rule = rule;

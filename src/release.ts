@@ -189,10 +189,13 @@ export function runChecked<T>(opts: ReleaseOptions | undefined, spec: RunSpec<T>
   return ok(out as Awaited<T>) as T;
 }
 
-/** An InvalidArgumentError raised after the budget check, without the value it echoed. */
+/**
+ * An InvalidArgumentError raised after the budget check, without the value it echoed and without
+ * the position of the offending element (`x[57]` becomes `x[…]`): both are facts about the data.
+ */
 function valueFree(e: unknown): unknown {
   if (!(e instanceof InvalidArgumentError) || e.constructor !== InvalidArgumentError) return e;
-  const clean = new InvalidArgumentError(e.argument, e.rule);
+  const clean = new InvalidArgumentError(e.argument.replace(/\[\d+\]/g, '[…]'), e.rule);
   if (clean.message === e.message) return e;
   return clean;
 }

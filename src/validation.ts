@@ -18,6 +18,15 @@ export function checkPositive(x: unknown, name: string): number {
   return x;
 }
 
+/**
+ * A finite number that may be a PRIVATE value (a mechanism's true value): the error names the
+ * argument and the rule and never shows the value.
+ */
+export function checkFiniteValue(x: unknown, name: string): number {
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new InvalidArgumentError(name, 'must be a finite number');
+  return x;
+}
+
 /** A finite number >= 0. */
 export function checkNonNegative(x: unknown, name: string): number {
   if (typeof x !== 'number' || !Number.isFinite(x) || !(x >= 0)) throw new InvalidArgumentError(name, 'must be a finite number >= 0', x);
@@ -55,7 +64,8 @@ export function checkOpenUnit(x: unknown, name: string): number {
 export function checkFiniteArray(x: unknown, name: string, opts: { minLength?: number } = {}): NumericArray {
   const minLength = opts.minLength ?? 1;
   if (!(Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView)))) {
-    throw new InvalidArgumentError(name, 'must be an array of finite numbers', x);
+    // The kind only: the argument may be a private value (e.g. a mechanism's true value).
+    throw new InvalidArgumentError(name, `must be an array of finite numbers (got ${x === null ? 'null' : typeof x})`);
   }
   const a = x as unknown as ArrayLike<unknown>;
   if (a.length < minLength) throw new InvalidArgumentError(name, `must have at least ${minLength} element(s)`, a.length);

@@ -7,7 +7,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import type { Rng } from '../random/rng.js';
-import { checkAlpha, checkBounds, checkDelta, checkEpsilon, checkFinite, checkPositive } from '../validation.js';
+import { checkAlpha, checkBounds, checkDelta, checkEpsilon, checkFiniteValue, checkPositive } from '../validation.js';
 import { ConvergenceError } from '../errors.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { checkNeighborsLabel } from './truncated-laplace.js';
@@ -113,11 +113,11 @@ export function boundedLaplaceMechanism(value: number, eps: number, delta: numbe
 export function boundedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: BoundedLaplaceOptions): number | Release<number> {
   checkOptions('boundedLaplaceMechanism', opts, BOUNDED_LAPLACE_OPTIONS, true);
   if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object with lower and upper', opts);
-  const q = checkFinite(value, 'value');
+  const q = checkFiniteValue(value, 'value');
   const b = boundedLaplaceScale(eps, delta, sensitivity, opts.lower, opts.upper);
   const l = opts.lower;
   const u = opts.upper;
-  if (q < l || q > u) throw new InvalidArgumentError('value', `must lie in [lower, upper] = [${l}, ${u}]`, q);
+  if (q < l || q > u) throw new InvalidArgumentError('value', `must lie in [lower, upper] = [${l}, ${u}]`);
   const neighbors = checkNeighborsLabel(opts.neighbors);
   return runRelease(opts, { name: 'boundedLaplaceMechanism', eps, delta, neighbors, mechanism: 'bounded-laplace' }, (rng) => {
     const out = sampleBoundedLaplace(rng, q, b, l, u);

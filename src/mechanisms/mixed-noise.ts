@@ -8,7 +8,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { NoiseMode, Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { normalQuantile } from '../math/special.js';
-import { checkAlpha, checkDelta, checkEpsilon, checkFinite, checkPositive } from '../validation.js';
+import { checkAlpha, checkDelta, checkEpsilon, checkFiniteValue, checkPositive } from '../validation.js';
 import { gaussianDelta } from './gaussian-calibration.js';
 import { addGaussianNoise, addLaplaceNoise, effectiveNoiseScales } from './noise.js';
 import { checkNeighborsLabel } from './truncated-laplace.js';
@@ -77,7 +77,7 @@ export function mixedNoiseMechanism(value: number, eps: number, delta: number, s
 export function mixedNoiseMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: MixedNoiseOptions): number;
 export function mixedNoiseMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: MixedNoiseOptions): number | Release<number> {
   checkOptions('mixedNoiseMechanism', opts, MIXED_NOISE_OPTIONS);
-  const q = checkFinite(value, 'value');
+  const q = checkFiniteValue(value, 'value');
   const plan = mixedNoisePlan(eps, delta, sensitivity);
   const mode = opts?.noise ?? 'safe';
   if (mode !== 'safe' && mode !== 'float') throw new InvalidArgumentError('noise', "must be 'safe' or 'float'", mode);

@@ -10,7 +10,7 @@ import { runRelease } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import type { IntSampler } from '../random/exact.js';
 import { addGridNoise, checkGridRange, DEFAULT_GRID_BITS, doubleToRational, gridExponent, gridSampler } from '../random/lattice.js';
-import { checkAlpha, checkEpsilon, checkFinite, checkPositive } from '../validation.js';
+import { checkAlpha, checkEpsilon, checkFiniteValue, checkPositive } from '../validation.js';
 import type { Neighbors } from '../accounting/accountant.js';
 
 export interface TruncatedLaplaceOptions extends ReleaseOptions {
@@ -190,7 +190,7 @@ export function truncatedLaplaceMechanism(value: number, eps: number, delta: num
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: TruncatedLaplaceOptions): number;
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: TruncatedLaplaceOptions): number | Release<number> {
   checkOptions('truncatedLaplaceMechanism', opts, TRUNCATED_LAPLACE_OPTIONS);
-  const q = checkFinite(value, 'value');
+  const q = checkFiniteValue(value, 'value');
   const p = truncatedLaplaceParameters(eps, delta, sensitivity);
   const neighbors = checkNeighborsLabel(opts?.neighbors);
   const mode = opts?.noise ?? 'safe';

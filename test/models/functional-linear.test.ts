@@ -172,8 +172,9 @@ describe('FunctionalLinearRegressionDP', () => {
     expect(() => new FunctionalLinearRegressionDP({ eps: -1 })).toThrow(/eps/);
     expect(() => new FunctionalLinearRegressionDP({ eps: 1, norm: 'l2' as never })).toThrow(/norm/);
     const m = new FunctionalLinearRegressionDP({ eps: 1 });
-    expect(() => m.fit([[0.5, 1.5]], [0], { accountant: acc })).toThrow(/X\[0\]\[1\]/);
-    expect(() => m.fit([[0.5, 0.5]], [2], { accountant: acc })).toThrow(/y\[0\] must be a number in \[-1, 1\]/);
+    // Value errors come after the budget check (without a position; charged, so no accountant here).
+    expect(() => m.fit([[0.5, 1.5]], [0])).toThrow(/X\[…\]\[…\]/);
+    expect(() => m.fit([[0.5, 0.5]], [2])).toThrow(/y\[…\] must be a number in \[-1, 1\]/);
     expect(() => m.fit([[0.5, 0.5]], [0, 1], { accountant: acc })).toThrow(/y must have/);
     expect(acc.spent().eps).toBe(0);
     expect(functionalRegressionSensitivity(5, 'l1')).toBeCloseTo(25 * 5 / 8 + 2 + 30, 12);
@@ -182,7 +183,7 @@ describe('FunctionalLinearRegressionDP', () => {
     expect(() => functionalRegressionSensitivity(5, 'l2' as never)).toThrow(/norm/);
   });
 
-  it('checks the budget before reading any data value, and names only the index of a bad value', () => {
+  it('checks the budget before reading any data value; a bad value is refused after it, charged, without value or position', () => {
     let reads = 0;
     const counted = (vals: number[]): ArrayLike<number> => {
       const o: Record<number, number> & { length: number } = { length: vals.length };
@@ -208,18 +209,19 @@ describe('FunctionalLinearRegressionDP', () => {
     };
     const ex = grab(() => m.fit([[0.5, 0.25], [-0.5, -1.2345678]], [0, 0], { accountant: acc, rng: seededRng(1) }));
     expect(ex).toBeInstanceOf(InvalidArgumentError);
-    expect(ex.argument).toBe('X[1][1]');
+    expect(ex.argument).toBe('X[…][…]');
     expect(ex.message).not.toMatch(/1\.23/);
     const ey = grab(() => m.fit([[0.5, 0.25], [-0.5, 0.75]], [0.1, -1.8765], { accountant: acc, rng: seededRng(1) }));
-    expect(ey.argument).toBe('y[1]');
-    expect(ey.message).toMatch(/y\[1\] must be a number in \[-1, 1\]/);
+    expect(ey.argument).toBe('y[…]');
+    expect(ey.message).toMatch(/y\[…\] must be a number in \[-1, 1\]/);
     expect(ey.message).not.toMatch(/1\.87/);
-    expect(acc.spent().eps).toBe(0);
-    expect(acc.ledger()).toHaveLength(0);
+    // Both failures came after the budget check: both are charged, marked failed.
+    expect(acc.spent().eps).toBe(2);
+    expect(acc.ledger().map((e) => e.mechanism)).toEqual([expect.stringMatching(/\(failed\)$/), expect.stringMatching(/\(failed\)$/)]);
     // The same counted data fit fine once the budget allows it (and are then read).
     m.fit(X, y, { accountant: acc, rng: seededRng(1) });
     expect(reads).toBeGreaterThan(0);
-    expect(acc.spent().eps).toBe(1);
+    expect(acc.spent().eps).toBe(3);
   });
 
   it("'l1' releases T through the floating-point-safe lattice Laplace path by default; 'linf'/'optimal' are float only", () => {

@@ -29,7 +29,7 @@ import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import type { LpBackend } from '../../optimize/lp.js';
 import { runRelease, type Release, type ReleaseOptions } from '../../release.js';
 import type { Rng } from '../../random/rng.js';
-import { checkDelta, checkEpsilon, checkFinite, checkPositive } from '../../validation.js';
+import { checkDelta, checkEpsilon, checkFinite, checkFiniteValue, checkPositive } from '../../validation.js';
 import { AliasTable } from './alias.js';
 import { familyValue, probabilityBuilder, solveFamilies, type ShiftFamily } from './engine.js';
 import { floatShifts, shiftFamily } from './families.js';
@@ -507,7 +507,7 @@ export function dataDependentNoiseMechanism(value: number, noise: DataDependentN
  */
 export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts: DataDependentOptionsRelease = {}): number | Release<number> {
   checkOptions('dataDependentNoiseMechanism', opts, DATA_DEPENDENT_RELEASE_OPTIONS);
-  checkFinite(value, 'value');
+  checkFiniteValue(value, 'value');
   if (!(noise instanceof DataDependentNoise)) throw new InvalidArgumentError('noise', 'must be a DataDependentNoise', noise);
   const mode = noiseModeOf(opts.noise);
   const v = mode === 'safe' ? noise.verifySafe() : noise.verify();

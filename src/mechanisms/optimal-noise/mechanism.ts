@@ -23,7 +23,7 @@ import type { Neighbors } from '../../accounting/accountant.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { runRelease, type Release, type ReleaseOptions } from '../../release.js';
 import type { Rng } from '../../random/rng.js';
-import { checkAlpha, checkFinite } from '../../validation.js';
+import { checkAlpha, checkFiniteValue } from '../../validation.js';
 import { OptimizedNoise } from './distribution.js';
 import { roundToLattice } from './lattice.js';
 
@@ -83,7 +83,7 @@ export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, op
  */
 export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts: OptimizedNoiseOptions = {}): number | Release<number> {
   checkOptions('optimizedNoiseMechanism', opts, OPTIMIZED_NOISE_OPTIONS);
-  checkFinite(value, 'value');
+  checkFiniteValue(value, 'value');
   const mode = noiseModeOf(opts.noise);
   assertVerified(noise, 'noise', mode === 'safe');
   const neighbors = opts.neighbors ?? 'bounded';
