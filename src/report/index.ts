@@ -3,3 +3,4 @@ export * from './ticks.js';
 export * from './charts.js';
 export * from './release.js';
 export * from './csv.js';
+export * from './html.js';

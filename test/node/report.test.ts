@@ -81,6 +81,9 @@ describe('renderReport', () => {
     expect(html).toContain('<tr class="failed"><td>mean total_rooms</td><td colspan="6"><b>failed (charged)</b>: the data could not be read as the schema declares them</td><td class="num">0.1</td></tr>');
     expect(html).toContain('class="bar failed"');
     expect(html).toContain('and one failed release (charged)');
+    // the status given only as the prefix of the text (as the CLI writes it)
+    const other = renderReport({ ...FIXTURE_INPUT, failed: { name: 'm', error: 'failed (charge not recorded): a fixed text', charged: null } });
+    expect(other).toContain('<tr class="failed"><td>m</td><td colspan="6"><b>failed (charge not recorded)</b>: a fixed text</td><td class="num">—</td></tr>');
   });
 
   it('the public assumptions: version, relation, privacy unit, SQL text, bounds and levels', () => {

@@ -4,12 +4,12 @@
  * without intervals, a failed release, names with control characters and markup, the public
  * assumptions (bounds, levels, SQL) of a run.
  */
-import type { ReleaseResult } from '../../src/node/execute.js';
-import type { ReportInput } from '../../src/node/report.js';
+import type { ReportInput } from '../../src/report/html.js';
+import type { ReportRelease } from '../../src/report/release.js';
 
 const base = { eps: 0.1, delta: 0, neighbors: 'bounded' as const, charged: { eps: 0.1, delta: 0, neighbors: 'bounded' as const }, level: 0.95, notes: [] as string[] };
 
-export const FIXTURE_RESULTS: ReleaseResult[] = [
+export const FIXTURE_RESULTS: ReportRelease[] = [
   { ...base, name: 'rows', stat: 'count', columns: [], mechanism: 'laplace', sensitivity: 1, scale: 10, value: 20640, interval: [20610, 20670] },
   { ...base, name: 'mean median_house_value', stat: 'mean', columns: ['median_house_value'], mechanism: 'laplace', sensitivity: 24.2, scale: 242, value: 206855.8, interval: [206130.1, 207581.5] },
   { ...base, name: 'mean of a column with a rather long name that wraps: median_income_in_tens_of_thousands', stat: 'mean', columns: ['median_income'], mechanism: 'gaussian (analytic)', sensitivity: 0.0007, scale: 0.0021, value: 3.8707, interval: [3.866, 3.8754], delta: 1e-6 },
