@@ -224,6 +224,7 @@ function checkOrders(orders: unknown): readonly number[] {
  * steps * ln(A_alpha)/(alpha - 1).
  */
 export function computeRdp(opts: { q: number; sigma: number; steps: number; orders?: readonly number[] }): Float64Array {
+  checkOptions('computeRdp', opts, { q: true, sigma: true, steps: true, orders: true }, true);
   if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object { q, sigma, steps, orders? }', opts);
   const q = checkRate(opts.q);
   const sigma = checkPositive(opts.sigma, 'sigma');
@@ -247,6 +248,7 @@ function epsAtOrder(alpha: number, r: number, logDelta: number, conversion: RdpC
  * (eps, delta)-DP; returns it with the order attaining it.
  */
 export function rdpToDp(orders: readonly number[], rdp: ArrayLike<number>, delta: number, opts: { conversion?: RdpConversion } = {}): { eps: number; order: number } {
+  checkOptions('rdpToDp', opts, { conversion: true });
   const os = checkOrders(orders);
   checkDelta(delta);
   if (rdp.length !== os.length) throw new InvalidArgumentError('rdp', `must have one value per order (${os.length})`, rdp.length);
@@ -272,6 +274,7 @@ export function rdpToDp(orders: readonly number[], rdp: ArrayLike<number>, delta
  * (the inverses of the conversions of {@link rdpToDp}); capped at 1.
  */
 export function rdpToDelta(orders: readonly number[], rdp: ArrayLike<number>, eps: number, opts: { conversion?: RdpConversion } = {}): { delta: number; order: number } {
+  checkOptions('rdpToDelta', opts, { conversion: true });
   const os = checkOrders(orders);
   checkNonNegative(eps, 'eps');
   if (rdp.length !== os.length) throw new InvalidArgumentError('rdp', `must have one value per order (${os.length})`, rdp.length);
@@ -302,6 +305,7 @@ function checkConversion(c: unknown): RdpConversion {
  * rate q and noise multiplier sigma, add/remove-one neighbours, via RDP at `orders`.
  */
 export function dpSgdEpsilon(opts: { q: number; sigma: number; steps: number; delta: number; orders?: readonly number[]; conversion?: RdpConversion }): { eps: number; order: number } {
+  checkOptions('dpSgdEpsilon', opts, { q: true, sigma: true, steps: true, delta: true, orders: true, conversion: true }, true);
   const orders = checkOrders(opts.orders ?? DEFAULT_RDP_ORDERS);
   const rdp = computeRdp({ q: opts.q, sigma: opts.sigma, steps: opts.steps, orders });
   return rdpToDp(orders, rdp, opts.delta, { conversion: opts.conversion });
@@ -371,6 +375,7 @@ export function calibrateDpSgdSigma(opts: {
   conversion?: RdpConversion;
   tolerance?: number;
 }): { sigma: number; eps: number; order: number } {
+  checkOptions('calibrateDpSgdSigma', opts, { q: true, steps: true, eps: true, delta: true, orders: true, conversion: true, tolerance: true }, true);
   if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object { q, steps, eps, delta }', opts);
   const q = checkRate(opts.q);
   if (q === 0) throw new InvalidArgumentError('q', 'must be > 0 for calibration (q = 0 uses no data)', q);

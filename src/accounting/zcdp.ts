@@ -18,6 +18,7 @@
  *    is never worse than 'classic' (we return the smaller of the two).
  * The neighbouring relation is whatever the composed mechanisms assume.
  */
+import { checkOptions } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { checkDelta, checkEpsilon, checkNonNegative, checkPositive } from '../validation.js';
 
@@ -61,6 +62,7 @@ function cksEps(rho: number, logDelta: number, alpha: number): number {
  * The eps for which rho-zCDP implies (eps, delta)-DP; returns eps and, for 'tight', the order used.
  */
 export function zcdpToDp(rho: number, delta: number, opts: { conversion?: ZcdpConversion } = {}): { eps: number; order: number } {
+  checkOptions('zcdpToDp', opts, { conversion: true });
   const r = checkNonNegative(rho, 'rho');
   const d = checkDelta(delta);
   const conversion = opts.conversion ?? 'tight';
