@@ -241,19 +241,55 @@ function readKey(file: string): LedgerKey | null {
   return { bytes, id: keyId(bytes), file };
 }
 
-/** Creates a new key file: 32 random bytes (node:crypto) as 64 hex digits, mode 0600, fsync'ed. */
-function createKey(file: string): LedgerKey {
+/**
+ * Creates a new key file: 32 random bytes (node:crypto) as 64 hex digits, mode 0600, written to a
+ * private temporary file, fsync'ed and hard-linked into place, so that the key file appears complete
+ * or not at all. Returns null when another process created it first (read it then); the temporary
+ * file is removed in every case. On a file system without hard links: an O_EXCL create.
+ */
+function createKey(file: string): LedgerKey | null {
   const bytes = randomBytes(32);
-  const fd = fs.openSync(file, 'wx', 0o600);
+  const text = `${bytes.toString('hex')}\n`;
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  let linked = false;
   try {
-    fs.writeSync(fd, `${bytes.toString('hex')}\n`);
-    fs.fsyncSync(fd);
-  } catch (e) {
-    fs.closeSync(fd);
-    removeQuietly(file);
-    throw e;
+    const fd = fs.openSync(tmp, 'wx', 0o600);
+    try {
+      fs.writeSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      fs.linkSync(tmp, file);
+      linked = true;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      if (code === 'EEXIST') return null;
+      if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK'].includes(code)) throw e;
+    }
+  } finally {
+    removeQuietly(tmp);
   }
-  fs.closeSync(fd);
+  if (!linked) {
+    // No hard links here: O_EXCL create (a crash in between can leave an incomplete key, refused as malformed).
+    let fd: number;
+    try {
+      fd = fs.openSync(file, 'wx', 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return null;
+      throw e;
+    }
+    try {
+      fs.writeSync(fd, text);
+      fs.fsyncSync(fd);
+    } catch (e) {
+      fs.closeSync(fd);
+      removeQuietly(file);
+      throw e;
+    }
+    fs.closeSync(fd);
+  }
   return { bytes, id: keyId(bytes), file };
 }
 
@@ -751,8 +787,14 @@ export class FileLedger {
       let key = readKey(keyFile);
       if (key === null) {
         key = createKey(keyFile);
-        made.push(keyFile);
-        fsyncDir(path.dirname(keyFile));
+        if (key === null) {
+          // Created meanwhile by another process (a key file shared by several ledgers): use it.
+          key = readKey(keyFile);
+          if (key === null) throw new LedgerError(`ledger key ${keyFile} vanished while the ledger was created; retry`);
+        } else {
+          made.push(keyFile);
+          fsyncDir(path.dirname(keyFile));
+        }
       }
       const body: HeaderBody = { type: 'header', v: 2, seq: 0, id: randomBytes(8).toString('hex'), created: new Date().toISOString(), budget, neighbors, key: { alg: 'hmac-sha256', id: key.id } };
       const hash = chainHash(key.bytes, '', body);

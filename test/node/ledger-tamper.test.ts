@@ -95,6 +95,32 @@ describe('ledger key', () => {
     expect(readLedger(file).spent.eps).toBeCloseTo(0.25, 14);
   });
 
+  it('one key file may serve several ledgers; a key created concurrently by another process is used, no temporary file left', () => {
+    const keyDir = tmpDir();
+    const keyFile = path.join(keyDir, 'shared.key');
+    const a = path.join(tmpDir(), 'ledger');
+    spendAll(a, [1], { keyFile });
+    const b = path.join(tmpDir(), 'ledger');
+    spendAll(b, [2], { keyFile });
+    expect(readLedger(b, { keyFile }).keyFile).toBe(keyFile);
+    expect(records(a)[0]!.body.key).toEqual(records(b)[0]!.body.key);
+    // The race: another process links its key into place between our check and our link.
+    const raced = path.join(keyDir, 'raced.key');
+    const theirs = randomBytes(32).toString('hex');
+    const orig = fs.linkSync;
+    (fs as { linkSync: unknown }).linkSync = (from: fs.PathLike, to: fs.PathLike) => {
+      if (to === raced) fs.writeFileSync(raced, `${theirs}\n`, { mode: 0o600 });
+      orig(from, to);
+    };
+    restore.push(() => ((fs as { linkSync: unknown }).linkSync = orig));
+    const c = path.join(tmpDir(), 'ledger');
+    spendAll(c, [1], { keyFile: raced });
+    restore.pop()!();
+    expect(fs.readFileSync(raced, 'utf8')).toBe(`${theirs}\n`);
+    expect(readLedger(c, { keyFile: raced }).spent.eps).toBe(1);
+    expect(tempFiles(keyDir)).toEqual([]);
+  });
+
   it('refuses a wrong key, a key readable by others, and a malformed key', () => {
     const file = path.join(tmpDir(), 'ledger');
     spendAll(file, [0.25]);
