@@ -10,7 +10,7 @@ import { PrivacyAccountant } from '../../../src/accounting/accountant.js';
 import { seededRng } from '../../../src/random/rng.js';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import { clickhouseDialect } from '../../../src/node/engine/clickhouse.js';
-import { chExec, clusterUrl, createDistributed, dropDistributed, insertRows, loadAdult, RUN_CLUSTER_TESTS, SHARDS, type ChType, type Value } from './cluster.js';
+import { chExec, clusterUrl, createDistributed, dropDistributed, insertRows, loadAdult, loadCsv, RUN_CLUSTER_TESTS, SHARDS, type ChType, type Value } from './cluster.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADULT = path.join(ROOT, 'data/adult.csv');
@@ -79,7 +79,7 @@ describe.runIf(RUN_CLUSTER_TESTS)('ClickHouse engine on the two-shard loopback c
     chAdult?.close();
     duckSyn?.close();
     chSyn?.close();
-    if (process.env.DPKIT_CLICKHOUSE !== undefined) for (const t of ['adult', 'syn', 'weird', 'typed', 'failing']) await dropDistributed(t).catch(() => undefined);
+    if (process.env.DPKIT_CLICKHOUSE !== undefined) for (const t of ['adult', 'syn', 'weird', 'typed', 'failing', 'housing', 'insteval']) await dropDistributed(t).catch(() => undefined);
   });
 
   it('each shard really holds part of the rows, and the Distributed table all of them', async () => {
@@ -192,6 +192,39 @@ describe.runIf(RUN_CLUSTER_TESTS)('ClickHouse engine on the two-shard loopback c
       expect(rc).toEqual(rd);
       expect((rc.res as unknown[]).length).toBe(a.releases.length);
     }
+  });
+
+  it('examples/housing.analysis.yaml (floats, a quantile, a linear regression) gives bit-identical releases on both engines', async () => {
+    await loadCsv(path.join(ROOT, 'data/california_housing.csv'), 'housing');
+    const a = loadAnalysis(path.join(ROOT, 'examples/housing.analysis.yaml'));
+    const run = async (engine: DataEngine) => {
+      const acc = new PrivacyAccountant({ eps: a.budget.eps, delta: a.budget.delta }, { neighbors: a.budget.neighbors });
+      const res = await executePlan(a, engine, { rng: seededRng(11), accountant: acc, alpha: a.alpha });
+      return { res: JSON.parse(JSON.stringify(res)) as unknown, spent: acc.spent() };
+    };
+    const d = await DataEngine.open(a.data);
+    const c = await DataEngine.open(spec('housing'));
+    const [rd, rc] = [await run(d), await run(c)];
+    d.close();
+    c.close();
+    expect(rc).toEqual(rd);
+  });
+
+  it('InstEval (event-level ratings) loads through the Distributed table; counts, moments and group-bys are identical', async () => {
+    const file = path.join(ROOT, 'data/insteval.csv');
+    await loadCsv(file, 'insteval');
+    const counts = await Promise.all(SHARDS.map(async (s) => Number((await chExec(s, 'SELECT count() FROM default.insteval_local')).trim())));
+    for (const n of counts) expect(n).toBeGreaterThan(10000);
+    const d = await DataEngine.open({ path: file });
+    const c = await DataEngine.open(spec('insteval'));
+    const y: NumericRequest = { column: 'y', lower: 1, upper: 5, missing: 'drop' };
+    expect(await c.rowCount()).toBe(await d.rowCount());
+    expect(await c.moments([y])).toEqual(await d.moments([y]));
+    const dept = { column: 'dept', levels: Array.from({ length: 15 }, (_, i) => String(i + 1)), missing: 'drop' as const };
+    expect(await c.table([dept, { column: 'service', levels: ['0', '1'], missing: 'drop' }])).toEqual(await d.table([dept, { column: 'service', levels: ['0', '1'], missing: 'drop' }]));
+    expect(await c.groupedMoments(dept, y)).toEqual(await d.groupedMoments(dept, y));
+    d.close();
+    c.close();
   });
 
   it('the cluster down: a clear error naming the URL, before the budget check; dpkit run spends nothing', async () => {

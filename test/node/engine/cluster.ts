@@ -117,3 +117,27 @@ export async function loadAdult(file: string, name = 'adult'): Promise<void> {
   await createDistributed(name, cols);
   await insertRows(name, cols, rows);
 }
+
+/** One CSV field without its surrounding double quotes (the bundled files have no embedded commas). */
+function unquote(cell: string): string {
+  return cell.length >= 2 && cell.startsWith('"') && cell.endsWith('"') ? cell.slice(1, -1).replace(/""/g, '"') : cell;
+}
+
+/**
+ * Loads any bundled CSV into the Distributed table `name`: a column whose non-empty cells are all
+ * numbers becomes Int64 (all integers) or Float64, any other column String; empty cells are NULL.
+ */
+export async function loadCsv(file: string, name: string): Promise<void> {
+  const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/).filter((l) => l !== '');
+  const header = lines[0]!.split(',').map(unquote);
+  const cells = lines.slice(1).map((l) => l.split(',').map(unquote));
+  const types: ChType[] = header.map((_, j) => {
+    const vs = cells.map((r) => r[j] ?? '').filter((v) => v !== '');
+    if (vs.every((v) => v.trim() !== '' && Number.isFinite(Number(v)))) return vs.every((v) => /^-?\d+$/.test(v)) ? 'Nullable(Int64)' : 'Nullable(Float64)';
+    return 'Nullable(String)';
+  });
+  const rows = cells.map((r) => header.map((_, j) => (r[j] === undefined || r[j] === '' ? null : types[j] === 'Nullable(String)' ? r[j]! : Number(r[j]))));
+  const cols = header.map((h, j) => [h, types[j]!] as [string, ChType]);
+  await createDistributed(name, cols);
+  await insertRows(name, cols, rows);
+}
