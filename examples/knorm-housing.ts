@@ -12,7 +12,7 @@
  *
  *   npx tsx examples/knorm-housing.ts [replicates = 1000]
  *
- * Writes docs/knorm-housing-results.md and docs/knorm-housing.svg (seeded: reproducible).
+ * Writes docs/research/knorm-housing-results.md and docs/research/knorm-housing.svg (seeded: reproducible).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

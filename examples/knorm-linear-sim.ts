@@ -11,7 +11,7 @@
  *
  *   npx tsx examples/knorm-linear-sim.ts [replicates = 200] [n = 10000]
  *
- * Writes docs/knorm-linear-results.md and docs/knorm-linear.svg (suffix -n<n> when n != 1e4; seeded).
+ * Writes docs/research/knorm-linear-results.md and docs/research/knorm-linear.svg (suffix -n<n> when n != 1e4; seeded).
  */
 import { symmetricPinv } from '../src/math/symmetric-eigen.js';
 import { functionalRegressionBody, functionalRegressionCoefficients, functionalStatistic, perturbFunctionalStatistic, type FunctionalNorm } from '../src/models/functional-linear.js';

@@ -6,7 +6,7 @@
  *
  *   npx tsx examples/knorm-logistic-sim.ts [replicates = 100] [n = 10000]
  *
- * Writes docs/knorm-logistic-results.md and docs/knorm-logistic.svg. Uses the seeded generator
+ * Writes docs/research/knorm-logistic-results.md and docs/research/knorm-logistic.svg. Uses the seeded generator
  * (reproducible simulation; never for real releases).
  */
 import { KNormLogisticRegressionDP } from '../src/models/knorm-logistic.js';

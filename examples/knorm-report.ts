@@ -1,12 +1,12 @@
 /**
  * Helpers shared by the K-norm simulation scripts: markdown tables and a small SVG line plot
- * (log2 x axis), written to docs/.
+ * (log2 x axis), written to docs/research/.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const docsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs');
+export const docsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'research');
 
 export function markdownTable(header: string[], rows: (string | number)[][]): string {
   const fmt = (v: string | number) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : v);
@@ -62,7 +62,7 @@ export function svgPlot(title: string, xLabel: string, yLabel: string, x: number
 
 export function writeDoc(name: string, content: string): void {
   writeFileSync(join(docsDir, name), content);
-  console.log(`wrote docs/${name}`);
+  console.log(`wrote docs/research/${name}`);
 }
 
 /** The smallest eps at which a series reaches a target (log-linear interpolation), or NaN. */

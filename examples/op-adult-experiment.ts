@@ -21,8 +21,8 @@
  * TEST set: not privately tuned, labelled so). The seeded generator is used (reproducible
  * simulation; never for real releases).
  *
- * Writes docs/objective-perturbation-results[-tag].md, docs/objective-perturbation[-tag].svg, and in
- * timing mode docs/objective-perturbation-timing.md.
+ * Writes docs/research/objective-perturbation-results[-tag].md, docs/research/objective-perturbation[-tag].svg, and in
+ * timing mode docs/research/objective-perturbation-timing.md.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DpSgdClassifier } from '../src/models/dpsgd/abadi.js';
@@ -205,7 +205,7 @@ async function timing(ns: number[], timeLimit: number, reps: number): Promise<vo
     }
   }
   await backend.terminate();
-  writeFileSync(new URL(`../docs/objective-perturbation-timing${SMALL ? '-small' : ''}.md`, import.meta.url), `# HiGHS time per oracle solve vs n (Adult, d = ${D_COLS}, eps = 1, delta = 1/n^2, time limit ${timeLimit} s)\n\nMachine: shared 2-core container under heavy load (load average ~10 while measured). Each row one solve (eps = 1 and 4, fresh noise), after 3 warm-up solves (the WebAssembly tiers up), worker-thread backend.\n\n${lines.join('\n')}\n`);
+  writeFileSync(new URL(`../docs/research/objective-perturbation-timing${SMALL ? '-small' : ''}.md`, import.meta.url), `# HiGHS time per oracle solve vs n (Adult, d = ${D_COLS}, eps = 1, delta = 1/n^2, time limit ${timeLimit} s)\n\nMachine: shared 2-core container under heavy load (load average ~10 while measured). Each row one solve (eps = 1 and 4, fresh noise), after 3 warm-up solves (the WebAssembly tiers up), worker-thread backend.\n\n${lines.join('\n')}\n`);
 }
 
 async function run(n: number, runs: number, epsGrid: number[], timeLimit: number, tag: string): Promise<void> {
@@ -279,7 +279,7 @@ async function run(n: number, runs: number, epsGrid: number[], timeLimit: number
     const ts = results[k]!.flatMap((c) => c.time);
     md.push(`| ${k} | ${quant(ts, 0.5).toFixed(2)} | ${quant(ts, 0.9).toFixed(2)} | ${Math.max(...ts).toFixed(2)} |`);
   }
-  writeFileSync(new URL(`../docs/objective-perturbation-results${tag ? `-${tag}` : ''}.md`, import.meta.url), md.join('\n') + '\n');
+  writeFileSync(new URL(`../docs/research/objective-perturbation-results${tag ? `-${tag}` : ''}.md`, import.meta.url), md.join('\n') + '\n');
   // plot: accuracy vs eps
   const W = 560;
   const H = 320;
@@ -301,7 +301,7 @@ async function run(n: number, runs: number, epsGrid: number[], timeLimit: number
     svg += `<text x="${W - 250}" y="${H - 140 + 14 * i}" fill="${colors[i]}">${k}</text>`;
   });
   svg += '</svg>\n';
-  writeFileSync(new URL(`../docs/objective-perturbation${tag ? `-${tag}` : ''}.svg`, import.meta.url), svg);
+  writeFileSync(new URL(`../docs/research/objective-perturbation${tag ? `-${tag}` : ''}.svg`, import.meta.url), svg);
   console.log(md.join('\n'));
 }
 

@@ -6,7 +6,7 @@
  * (0.25, 0.002)-DP; T = 20 epochs over d = 6 coordinates compose to (30, 0.24)-DP (bounded neighbours),
  * as the accountant records. 20 repetitions (different subsamples and noise), test accuracy on 5000
  * held-out rows. Every noise uses the default floating-point-safe lattice release; the float rows
- * (simulation sampling) are shown for comparison. Writes docs/optimal-noise-coordinate-descent.md.
+ * (simulation sampling) are shown for comparison. Writes docs/research/optimal-noise-coordinate-descent.md.
  * Run: npx tsx examples/optimal-noise-coordinate-descent.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -83,5 +83,5 @@ const out = [
   }),
   '',
 ];
-writeFileSync('docs/optimal-noise-coordinate-descent.md', out.join('\n'));
+writeFileSync('docs/research/optimal-noise-coordinate-descent.md', out.join('\n'));
 console.log(out.join('\n'));

@@ -7,7 +7,7 @@
  *    statistic and does not compose; NaiveBayesDP needs a total delta < 1, so 11 x 0.09 = 0.99);
  *    the whole model is then (11, 0.99)-DP;
  *  - "composed": the whole model is (1, 0.1)-DP, each vector gets (1/11, 0.1/11).
- * Writes docs/optimal-noise-naive-bayes.md. Run: npx tsx examples/optimal-noise-naive-bayes.ts
+ * Writes docs/research/optimal-noise-naive-bayes.md. Run: npx tsx examples/optimal-noise-naive-bayes.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { NaiveBayesDP, type NoiseFactory } from '../src/models/naive-bayes.js';
@@ -90,7 +90,7 @@ for (const s of settings) {
   out.push(`| ${s.label} | ${ms(errs.none!).txt} | ${ms(errs.laplace!).txt} | ${ms(errs.tlap!).txt} | ${ms(errs.opt!).txt} | ${(100 * d.m).toFixed(3)} pp, p = ${p.toExponential(2)} |`);
   console.log(out[out.length - 1]);
 }
-writeFileSync('docs/optimal-noise-naive-bayes.md', out.join('\n') + '\n');
+writeFileSync('docs/research/optimal-noise-naive-bayes.md', out.join('\n') + '\n');
 
 function erfc(x: number): number {
   // Numerical Recipes erfc (relative error < 1.2e-7)

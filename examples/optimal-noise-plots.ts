@@ -1,8 +1,8 @@
 /**
- * Writes the density plots of the appendix's Figures 1 and 2 (000) to docs/:
- *  - docs/optimal-noise-symmetric-vs-asymmetric.svg: Delta = 1, beta = 0.05, (eps, delta) = (1, 0.2),
+ * Writes the density plots of the appendix's Figures 1 and 2 (000) to docs/research/:
+ *  - docs/research/optimal-noise-symmetric-vs-asymmetric.svg: Delta = 1, beta = 0.05, (eps, delta) = (1, 0.2),
  *    c(x) = |x| (shaded) vs c(x) = |x| + 1[x > 0]|x| (lines);
- *  - docs/optimal-noise-l1-vs-l2.svg: Delta = 10, beta = 0.5, (eps, delta) = (1, 0.4), l1 vs l2.
+ *  - docs/research/optimal-noise-l1-vs-l2.svg: Delta = 10, beta = 0.5, (eps, delta) = (1, 0.4), l1 vs l2.
  * Run: npx tsx examples/optimal-noise-plots.ts
  */
 import { writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ function dens(n: OptimizedNoise): number[] {
 const a = await optimizeNoise({ eps: 1, delta: 0.2, sensitivity: 1, beta: 0.05, support: 2, loss: 'l1', certificate: false });
 const b = await optimizeNoise({ eps: 1, delta: 0.2, sensitivity: 1, beta: 0.05, support: 2, loss: 'asymmetric', certificate: false });
 writeFileSync(
-  'docs/optimal-noise-symmetric-vs-asymmetric.svg',
+  'docs/research/optimal-noise-symmetric-vs-asymmetric.svg',
   stepPlotSvg(
     [
       { label: `|x| (E loss ${a.expectedLoss.toFixed(4)})`, edges: a.edges, heights: dens(a), color: '#d62728', style: 'fill' },
@@ -29,7 +29,7 @@ console.log(`symmetric loss ${a.expectedLoss}, asymmetric ${b.expectedLoss} with
 const c = await optimizeNoise({ eps: 1, delta: 0.4, sensitivity: 10, beta: 0.5, loss: 'l1', certificate: false });
 const d = await optimizeNoise({ eps: 1, delta: 0.4, sensitivity: 10, beta: 0.5, loss: 'l2', certificate: false });
 writeFileSync(
-  'docs/optimal-noise-l1-vs-l2.svg',
+  'docs/research/optimal-noise-l1-vs-l2.svg',
   stepPlotSvg(
     [
       { label: `l1 (E|X| ${c.expectedLoss.toFixed(3)})`, edges: c.edges, heights: dens(c), color: '#d62728', style: 'fill' },

@@ -3,7 +3,7 @@
  * {0.01, 0.05, 0.1, 0.2, 0.3}, Delta = 1, losses l1 and l2: the optimised noise's expected loss
  * (upper bound, UB) and its certified lower bound (LB) next to Laplace, the analytic Gaussian, the
  * truncated Laplace and the staircase mechanisms, with the relative improvement over the best
- * (eps, delta)-DP reference. Writes docs/optimal-noise-table.md.
+ * (eps, delta)-DP reference. Writes docs/research/optimal-noise-table.md.
  * Run: npx tsx examples/optimal-noise-table.ts
  */
 import { writeFileSync } from 'node:fs';
@@ -55,4 +55,4 @@ for (const loss of ['l1', 'l2'] as const) {
   lines.push('');
 }
 lines.push(`Total time ${((performance.now() - t0) / 1000).toFixed(0)} s on the 2-core CI machine (HiGHS WebAssembly, in-process).`);
-writeFileSync('docs/optimal-noise-table.md', lines.join('\n') + '\n');
+writeFileSync('docs/research/optimal-noise-table.md', lines.join('\n') + '\n');

@@ -37,7 +37,7 @@
  * 1e-6). A certified w is therefore within 1e-6 of the minimum (up to HiGHS' feasibility tolerances);
  * it is the exact argmin unless another lattice point's perturbed objective lies within that distance,
  * an event of small but unquantified probability that the privacy proofs do not cover (stated in
- * docs/objective-perturbation.md). No floating-point solver proves exactness beyond that.
+ * docs/research/objective-perturbation.md). No floating-point solver proves exactness beyond that.
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { inProcessLpBackend, LpBuilder, solveLp, type LpBackend, type LpResult } from '../lp.js';
