@@ -34,7 +34,7 @@ import { checkSource, DataEngine, DataSourceError, literal, sourceSql, type Data
 import { executePlan, validatePlanNoise, type ReleaseResult } from './execute.js';
 import { checkLedgerAnchor, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
 import { LockError } from './lock.js';
-import { fmt, renderReport, type NoiseDensityPlot } from './report.js';
+import { fmt, renderReport, resultsCsv, type NoiseDensityPlot } from './report.js';
 import { makeProgress, resultsTable, safeText } from './terminal.js';
 import { noiseCommand } from './noise-cli.js';
 
@@ -129,7 +129,7 @@ function sourceAssumption(
 }
 
 /**
- * Writes results.json and then report.html (each atomically). Returns the paths written and the
+ * Writes results.json, then report.html, then results.csv (each atomically). Returns the paths written and the
  * one-line errors of the files that could not be written (never throws for a write failure).
  */
 function writeOutputs(
@@ -184,6 +184,13 @@ function writeOutputs(
     written.push(html);
   } catch (e) {
     errors.push(e instanceof OutputError ? e.message : `cannot render ${html}`);
+  }
+  const csv = path.join(outDir, 'results.csv');
+  try {
+    writeOutputFile(csv, resultsCsv(results));
+    written.push(csv);
+  } catch (e) {
+    errors.push(e instanceof OutputError ? e.message : `cannot write ${csv}`);
   }
   return { written, errors, json, doc };
 }

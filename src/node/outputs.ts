@@ -17,7 +17,7 @@ export class OutputError extends DpkitError {
 }
 
 /** The file names a run writes in its output directory. */
-export const OUTPUT_FILES = ['results.json', 'report.html'] as const;
+export const OUTPUT_FILES = ['results.json', 'report.html', 'results.csv'] as const;
 
 function errnoCode(e: unknown): string {
   const c = (e as NodeJS.ErrnoException | undefined)?.code;

@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { histogramDP, meanDP, seededRng } from '../../src/index.js';
+import { resultsCsv } from '../../src/report/csv.js';
+import type { ReportRelease } from '../../src/report/release.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const GUIDE = fs.readFileSync(path.join(ROOT, 'docs/getting-started.md'), 'utf8');
@@ -50,6 +52,9 @@ describe('docs/getting-started.md', () => {
     expect(outputs[1]!.out).toContain(`This plan spends ${quoted} `);
     expect(outputs[1]!.out).toMatch(/no data were read and nothing was spent/);
     expect(fs.existsSync(path.join(tmp, 'results.json'))).toBe(true);
+    // results.csv beside the report: the same rows as the report's CSV link
+    const results = (JSON.parse(fs.readFileSync(path.join(tmp, 'results.json'), 'utf8')) as { results: ReportRelease[] }).results;
+    expect(fs.readFileSync(path.join(tmp, 'results.csv'), 'utf8')).toBe(resultsCsv(results));
     const html = fs.readFileSync(path.join(tmp, 'report.html'), 'utf8');
     for (const s of ['How to read this report', 'is a regularised fit (gamma = 1)', 'Download the results as CSV', '<h2>Assumptions</h2>']) expect(html).toContain(s);
     expect(outputs[3]!.out).toMatch(/remaining eps=4\b/);
