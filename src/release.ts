@@ -128,6 +128,8 @@ export interface RunSpec<T> {
   charges: readonly Charge[];
   /** The ledger mark of a failed run (default 'failed'): the entry's mechanism becomes 'm (mark)'. */
   failureMark?: (error: unknown) => string;
+  /** Instead of a mark, the whole mechanism label of a failed run's ledger entry (the CLI's 'failed (charged)'). */
+  failedMechanism?: string;
   /** A mark for a run that returned but whose guarantee does not hold (e.g. 'uncertified'). */
   resultMark?: (result: Awaited<T>) => string | undefined;
 }
@@ -172,7 +174,8 @@ export function runChecked<T>(opts: ReleaseOptions | undefined, spec: RunSpec<T>
     for (const r of requests) accountant?.spend(mark === undefined ? r : { ...r, mechanism: `${r.mechanism ?? r.name} (${mark})` });
   };
   const fail = (e: unknown): never => {
-    spend(spec.failureMark ? spec.failureMark(e) : 'failed');
+    if (spec.failedMechanism !== undefined) for (const r of requests) accountant?.spend({ ...r, mechanism: spec.failedMechanism });
+    else spend(spec.failureMark ? spec.failureMark(e) : 'failed');
     throw valueFree(e);
   };
   const ok = (result: Awaited<T>) => {

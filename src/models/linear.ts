@@ -139,7 +139,17 @@ export class LinearRegressionDP {
 
   /** (eps, delta)-DP for add/remove-one (unbounded) neighbours (see the class comment). */
   get guarantee(): Guarantee {
-    return { eps: this.eps, delta: this.delta, neighbors: 'unbounded' };
+    return LinearRegressionDP.guaranteeOf(this);
+  }
+
+  /**
+   * The guarantee of a model with these options, without building one (data-free; for planners such
+   * as the CLI): (eps, delta)-DP for add/remove-one neighbours, as {@link LinearRegressionDP.guarantee}.
+   */
+  static guaranteeOf(options: { eps: number; delta?: number }): Guarantee {
+    const eps = checkEpsilon(options.eps);
+    const delta = options.delta === undefined || options.delta === 0 ? 0 : checkDelta(options.delta);
+    return { eps, delta, neighbors: 'unbounded' };
   }
 
   /**

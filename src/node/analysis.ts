@@ -15,8 +15,10 @@ import { PrivacyAccountant, type Neighbors, type PrivacyCost } from '../accounti
 import type { ClickHouseSourceSpec, DataSourceSpec, MissingPolicy } from './data.js';
 import { checkClickHouseSpec } from './engine/clickhouse.js';
 import { checkSqlText } from './engine/duckdb.js';
-import { MIN_PUBLIC_SIZE } from './sensitivity.js';
 import { modelGuarantee, type ModelParams } from './models.js';
+import type { Analysis, CategoricalColumn, ColumnSchema, DataSchema, NoiseMechanism, NumericColumn, ReleaseSpec, StatName } from './spec.js';
+
+export type { Analysis, CategoricalColumn, ColumnSchema, DataSchema, NoiseMechanism, NumericColumn, ReleaseBase, ReleaseSpec, StatName } from './spec.js';
 
 /** A schema or analysis file is invalid; the message starts with `file:line:col: key`. */
 export class SchemaError extends DpkitError {
@@ -202,33 +204,6 @@ function ruleText(rule: 'finite' | 'positive' | 'nonneg' | 'unit' | 'delta'): st
 // ---------------------------------------------------------------------------------------------
 // Schema
 
-export interface NumericColumn {
-  name: string;
-  type: 'numeric';
-  lower: number;
-  upper: number;
-  missing: MissingPolicy;
-  /** Public default number of histogram bins for `describe`. */
-  bins: number;
-  /** True when lower/upper were computed from the data (`--bounds-from-data`): NOT private. */
-  fromData?: boolean;
-}
-
-export interface CategoricalColumn {
-  name: string;
-  type: 'categorical';
-  levels: string[];
-  missing: MissingPolicy;
-  fromData?: boolean;
-}
-
-export type ColumnSchema = NumericColumn | CategoricalColumn;
-
-export interface DataSchema {
-  file: string;
-  columns: Map<string, ColumnSchema>;
-}
-
 function readMissing(loc: Located, obj: Record<string, unknown>, at: KeyPath, type: 'numeric' | 'categorical'): MissingPolicy {
   const v = obj.missing;
   if (v === undefined || v === null || v === 'drop') return 'drop';
@@ -302,56 +277,13 @@ export function loadSchema(file: string): DataSchema {
 // ---------------------------------------------------------------------------------------------
 // Analysis
 
-export type NoiseMechanism = 'laplace' | 'gaussian' | 'analytic';
-
-interface ReleaseBase {
-  /** Label in the table, the ledger and the report. */
-  name: string;
-  eps: number;
-  delta: number;
-  neighbors: 'bounded' | 'unbounded';
-  /** 1-based source line, for messages. */
-  line: number;
-}
-
-export type ReleaseSpec =
-  | (ReleaseBase & { stat: 'count'; column?: string; by?: string; mechanism: NoiseMechanism })
-  | (ReleaseBase & { stat: 'mean' | 'variance' | 'sd'; column: string; by?: string; mechanism: NoiseMechanism; n?: number })
-  | (ReleaseBase & { stat: 'cov'; columns: [string, string]; mechanism: NoiseMechanism; n?: number })
-  | (ReleaseBase & { stat: 'quantile'; column: string; probs: number[] })
-  | (ReleaseBase & { stat: 'histogram'; column: string; bins?: number; edges?: number[]; normalize: boolean; mechanism: NoiseMechanism })
-  | (ReleaseBase & { stat: 'table'; columns: string[]; mechanism: NoiseMechanism })
-  | (ReleaseBase & {
-      stat: 'logistic_regression' | 'svm';
-      features: string[];
-      label: string;
-      positive: string;
-      gamma: number;
-      perturbation: 'objective' | 'output';
-    })
-  | (ReleaseBase & { stat: 'linear_regression'; features: string[]; label: string; gamma: number });
-
-export type StatName = ReleaseSpec['stat'];
+/**
+ * Smallest public size bound `n` of each size-dependent statistic: the minimum of the `n` option of
+ * meanDP (1) and varDP/sdDP/covDP (2), whose plans the releases use.
+ */
+const MIN_PUBLIC_SIZE = { mean: 1, variance: 2, sd: 2, cov: 2 } as const;
 
 export const STATS: readonly StatName[] = ['count', 'mean', 'variance', 'sd', 'cov', 'quantile', 'histogram', 'table', 'logistic_regression', 'svm', 'linear_regression'];
-
-export interface Analysis {
-  file: string;
-  title: string;
-  data: DataSourceSpec;
-  schema: DataSchema;
-  /**
-   * Total budget of the ledger (recorded when the ledger is created) and the neighbour relation it
-   * is a guarantee for (default 'bounded'); releases for the other relation are converted when
-   * charged (see {@link releaseCost}).
-   */
-  budget: { eps: number; delta: number; neighbors: Neighbors };
-  ledger: string;
-  outDir: string;
-  /** Level of the accuracy intervals: (1 - alpha). */
-  alpha: number;
-  releases: ReleaseSpec[];
-}
 
 const RELEASE_KEYS: Record<StatName, readonly string[]> = {
   count: ['column', 'by'],
@@ -432,7 +364,7 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
   const base = { eps, delta, neighbors, line };
   /**
    * The PUBLIC lower bound `n` on the number of records of an ungrouped mean/variance/sd/cov
-   * (src/node/sensitivity.ts): required for neighbors unbounded, validated when given (the bounded
+   * (the statistics' plans, src/statistics/plan.ts): required for neighbors unbounded, validated when given (the bounded
    * release, whose size is public, does not use it), as the `n` option of meanDP/varDP/covDP.
    */
   const publicSize = (stat: 'mean' | 'variance' | 'sd' | 'cov', grouped: boolean): number | undefined => {

@@ -3,7 +3,6 @@ export * from './ledger.js';
 export * from './lock.js';
 export * from './data.js';
 export * from './analysis.js';
-export * from './sensitivity.js';
 export * from './execute.js';
 export * from './report.js';
 export { main as runCli, buildProgram, EXIT } from './cli.js';

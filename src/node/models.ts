@@ -14,11 +14,11 @@ import type { Guarantee } from '../release.js';
 import { LogisticRegressionDP } from '../models/logistic.js';
 import { SvmDP } from '../models/svm.js';
 import { LinearRegressionDP } from '../models/linear.js';
+import { CmsClassifier } from '../models/erm/classifier.js';
 import { columnMajor } from '../models/matrix.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { DataSchema, NumericColumn, ReleaseSpec } from './analysis.js';
 import type { DataEngine, NumericRequest } from './data.js';
-import type { ReleaseResult } from './execute.js';
+import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec } from './spec.js';
 
 type ModelSpec = Extract<ReleaseSpec, { stat: 'logistic_regression' | 'svm' | 'linear_regression' }>;
 
@@ -27,7 +27,7 @@ export type ModelParams =
   | { stat: 'linear_regression'; eps: number; delta: number; gamma: number }
   | { stat: 'logistic_regression' | 'svm'; eps: number; gamma: number; perturbation: 'objective' | 'output' };
 
-/** The (unfitted) model of a release, constructed from its public options only. */
+/** The (unfitted) model of a release, constructed from its public options only (to fit it). */
 function makeModel(r: ModelParams): LinearRegressionDP | LogisticRegressionDP | SvmDP {
   if (r.stat === 'linear_regression') return new LinearRegressionDP({ eps: r.eps, delta: r.delta, gamma: r.gamma });
   const opts = { eps: r.eps, gamma: r.gamma, perturbation: r.perturbation };
@@ -35,11 +35,14 @@ function makeModel(r: ModelParams): LinearRegressionDP | LogisticRegressionDP | 
 }
 
 /**
- * The guarantee the model of a release states (`model.guarantee`: eps, delta and its neighbour
- * relation), read from the model class before any data are read, for the plan check and the charge.
+ * The guarantee the model of a release states, a function of its public options only (no model is
+ * built): KST linear regression (eps, delta)-DP for add/remove-one neighbours
+ * ({@link LinearRegressionDP.guaranteeOf}); CMS logistic regression and SVM eps-DP for replace-one
+ * neighbours ({@link CmsClassifier.guaranteeOf}). The same functions give the fitted models'
+ * `guarantee`, so the plan check and the charge use what the model states.
  */
 export function modelGuarantee(r: ModelParams): Guarantee {
-  return makeModel(r).guarantee;
+  return r.stat === 'linear_regression' ? LinearRegressionDP.guaranteeOf(r) : CmsClassifier.guaranteeOf(r);
 }
 
 /** Whether a model kind is available in this build. */

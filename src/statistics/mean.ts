@@ -12,7 +12,7 @@ import {
   type StatResult,
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
-import { checkSizeBound, planSize, runStatPlan, type StatPlan } from './plan.js';
+import { checkSizeBound, planSize, runStatPlan, type ClampedRange, type StatPlan } from './plan.js';
 
 const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
@@ -57,9 +57,10 @@ export interface MeanStatistic {
  * m = `size` (the data's number of records, public under replace-one neighbours; required when the
  * relations include 'bounded') or the public bound `n` of the options (add/remove-one). The release
  * step takes {@link MeanStatistic}; under add/remove-one neighbours it refuses, charged, a count
- * below `n`. Validates every option (typed errors naming them) before anything is spent.
+ * below `n`. Validates every option (typed errors naming them) before anything is spent. `range`:
+ * see {@link ClampedRange} (the CLI's grid-rounded clamped values).
  */
-export function planMean(opts: BoundedStatOptions, size?: number): StatPlan<MeanStatistic, number> {
+export function planMean(opts: BoundedStatOptions, size?: number, range: ClampedRange = {}): StatPlan<MeanStatistic, number> {
   const p = parseNoiseOptions(opts);
   const [l, u] = parseBounds(opts);
   checkExactAllowed(p, false, 'the mean');
@@ -67,9 +68,9 @@ export function planMean(opts: BoundedStatOptions, size?: number): StatPlan<Mean
   return {
     name: 'meanDP',
     releases: p.relations.map((r) => {
-      const sens = (u - l) / planSize(r, size, n0, 1);
+      const sens = (range.width ?? u - l) / planSize(r, size, n0, 1);
       const plan = planNoise(p, sens, sens, 'lower/upper');
-      checkPlanRange(plan, 1, Math.max(Math.abs(l), Math.abs(u)), 'lower/upper');
+      checkPlanRange(plan, 1, range.maxAbs ?? Math.max(Math.abs(l), Math.abs(u)), 'lower/upper');
       return scalarPlan<MeanStatistic>(p, r, plan, (st) => st.mean ?? st.sum / st.count, { check: (st) => checkSizeBound(r, st.count, n0, 'the number of records') });
     }),
   };

@@ -159,5 +159,30 @@ export function scalarPlan<S>(
       const w = noiseHalfWidthFor(plan.kind, nz.scale, nz.slack);
       return makeRelease(out, p, plan, nz, relation, (alpha = 0.05) => hw(w(checkAlpha(alpha))));
     },
+    releaseNoisy(stat: S, rng: Rng): Release<number> {
+      opts.check?.(stat);
+      const nz = applyNoise([value(stat)], plan, rng);
+      return makeRelease(nz.out[0]!, p, plan, nz, relation);
+    },
+  };
+}
+
+/**
+ * The {@link ReleasePlan} of a noisy vector (one mechanism over all `dims` coordinates, calibrated to
+ * the whole vector's sensitivity by `plan`), without post-processing: the CLI's per-group counts and
+ * sums of a grouped mean.
+ */
+export function vectorPlan(p: ParsedNoise, relation: Neighbors, plan: NoisePlan, dims: number): ReleasePlan<ArrayLike<number>, Float64Array> {
+  const layout = noiseLayout(plan, dims);
+  return {
+    guarantee: { eps: p.eps, delta: p.delta, neighbors: relation },
+    mechanism: plan.mechanism,
+    sensitivity: plan.sensitivity,
+    noise: describeNoise(layout),
+    noiseHalfWidth: noiseHalfWidthFor(plan.kind, layout.effectiveScale, layout.slack),
+    release(values: ArrayLike<number>, rng: Rng): Release<Float64Array> {
+      const nz = applyNoise(values, plan, rng);
+      return makeRelease(nz.out, p, plan, nz, relation);
+    },
   };
 }

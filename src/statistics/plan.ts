@@ -49,6 +49,23 @@ export interface ReleasePlan<S, T> {
   noiseHalfWidth(alpha?: number): number;
   /** Applies the plan to the data's sufficient statistic (after the budget check; failures are charged). */
   release(stat: S, rng: Rng): Release<T>;
+  /**
+   * Noise-adding scalar plans: the same release before its post-processing (the noisy value itself,
+   * e.g. a variance not yet clamped at 0), for callers that post-process it themselves (the CLI's
+   * intervals of a clamped variance or of an sd). Same guarantee: post-processing is free.
+   */
+  releaseNoisy?(stat: S, rng: Rng): Release<number>;
+}
+
+/**
+ * Public facts about the clamped values a caller computes a statistic from, where they differ from
+ * the bounds: the CLI's SQL engine rounds clamped values to a decimal grid, whose range `width` can
+ * exceed upper - lower by the rounding, and whose largest magnitude `maxAbs` can exceed
+ * max(|lower|, |upper|). The sensitivity is computed with `width` (default upper - lower).
+ */
+export interface ClampedRange {
+  width?: number;
+  maxAbs?: number;
 }
 
 /** A statistic's plan: one {@link ReleasePlan} per neighbour relation (two for `neighbors: 'both'`). */

@@ -21,7 +21,7 @@ import {
   type StatResult,
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
-import { checkSizeBound, planSize, runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
+import { checkSizeBound, planSize, runStatPlan, type ClampedRange, type ReleasePlan, type StatPlan } from './plan.js';
 import { boundedLaplaceScale, sampleBoundedLaplace } from '../mechanisms/bounded-laplace.js';
 import type { Release } from '../release.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
@@ -96,7 +96,7 @@ export interface VarianceStatistic {
  * plans Holohan et al.'s mechanism instead. The release step takes {@link VarianceStatistic} and
  * refuses, charged, a count below `n` under add/remove-one neighbours.
  */
-export function planVariance(opts: VarianceOptions, size?: number, sd = false): StatPlan<VarianceStatistic, number> {
+export function planVariance(opts: VarianceOptions, size?: number, sd = false, range: ClampedRange = {}): StatPlan<VarianceStatistic, number> {
   const name = sd ? 'sdDP' : 'varDP';
   if (opts?.mechanism === 'bounded-laplace') return sd ? planBoundedLaplaceVariance(opts, size, name, Math.sqrt, Math.sqrt) : planBoundedLaplaceVariance(opts, size, name, (v) => v, (w) => w);
   const p = parseNoiseOptions(opts as BoundedStatOptions);
@@ -106,9 +106,10 @@ export function planVariance(opts: VarianceOptions, size?: number, sd = false): 
   return {
     name,
     releases: p.relations.map((r) => {
-      const sens = ((u - l) * (u - l)) / planSize(r, size, n0, 2);
+      const w = range.width ?? u - l;
+      const sens = (w * w) / planSize(r, size, n0, 2);
       const plan = planNoise(p, sens, sens, 'lower/upper');
-      checkPlanRange(plan, 1, (u - l) * (u - l), 'lower/upper');
+      checkPlanRange(plan, 1, w * w, 'lower/upper');
       const check = (st: VarianceStatistic) => checkSizeBound(r, st.count, n0, 'the number of records');
       return sd
         ? scalarPlan<VarianceStatistic>(p, r, plan, (st) => st.variance, { check, post: (v) => Math.sqrt(Math.max(0, v)), halfWidth: Math.sqrt })
@@ -215,13 +216,13 @@ export interface CovStatistic {
  * (public under replace-one neighbours) or the public bound `n` (add/remove-one; the release step
  * refuses, charged, a count below it).
  */
-export function planCov(opts: CovOptions, size?: number): StatPlan<CovStatistic, number> {
+export function planCov(opts: CovOptions, size?: number, ranges: readonly [ClampedRange, ClampedRange] = [{}, {}]): StatPlan<CovStatistic, number> {
   const p = parseNoiseOptions(opts);
   const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');
   const b2 = parseBounds({ lower: opts.lower2, upper: opts.upper2 }, 'lower2', 'upper2');
   checkExactAllowed(p, false, 'the covariance');
   const n0 = parsePublicSize(opts, p.relations, 2, 'the number of records');
-  const R = (b1[1] - b1[0]) * (b2[1] - b2[0]);
+  const R = (ranges[0].width ?? b1[1] - b1[0]) * (ranges[1].width ?? b2[1] - b2[0]);
   return {
     name: 'covDP',
     releases: p.relations.map((r) => {

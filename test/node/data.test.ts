@@ -252,7 +252,7 @@ describe('releases from SQL sufficient statistics equal the array functions with
     expect(c.sensitivity).toBeCloseTo((100 * 49) / n0, 12);
   });
 
-  it('the unbounded scale does not depend on the data size; fewer records than n, or no n, is refused and nothing is spent', async () => {
+  it('the unbounded scale does not depend on the data size; no n is refused free, fewer records than n is refused after the check and charged', async () => {
     const ub = { ...base, neighbors: 'unbounded' as const };
     // The scale is (u - l)/(n eps) with the public n = 100, although the data have N = 2000 rows.
     const a = await release({ ...ub, stat: 'mean', name: 'm', column: 'x', eps: 0.5, mechanism: 'laplace', n: 100 }, 1);
@@ -268,7 +268,9 @@ describe('releases from SQL sufficient statistics equal the array functions with
       const an: Analysis = { file: 'x', title: 't', data: { path: csv }, schema, budget: { eps: 10, delta: 0, neighbors: 'unbounded' }, ledger: '', outDir: '', alpha: 0.05, releases: [spec] };
       const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: 'unbounded' });
       await expect(executePlan(an, engine, { rng: seededRng(1), accountant: acc, alpha: 0.05 })).rejects.toThrow('n' in spec ? /fewer records than the public bound n/ : /n is required/);
-      expect(acc.spent().eps).toBe(0);
+      // The missing public bound is a fact about the analysis (refused before the check, free); the
+      // data having fewer records than n is a fact about the data (refused after the check, charged).
+      expect(acc.spent().eps).toBe('n' in spec ? spec.eps : 0);
     }
     // The library refuses the same inputs.
     expect(() => meanDP(xs(), { eps: 0.5, lower: 0, upper: 100, neighbors: 'unbounded', n: N + 1, rng: seededRng(1) })).toThrow(/fewer records/);

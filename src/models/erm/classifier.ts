@@ -112,7 +112,15 @@ export abstract class CmsClassifier {
 
   /** The guarantee of a fit: eps-DP for replace-one (bounded) neighbours. */
   get guarantee(): Guarantee {
-    return { eps: this.eps, delta: 0, neighbors: 'bounded' as Neighbors };
+    return CmsClassifier.guaranteeOf(this);
+  }
+
+  /**
+   * The guarantee of a CMS model (logistic regression, SVM) with this eps, without building one
+   * (data-free; for planners such as the CLI): eps-DP for replace-one neighbours.
+   */
+  static guaranteeOf(options: { eps: number }): Guarantee {
+    return { eps: checkEpsilon(options.eps), delta: 0, neighbors: 'bounded' as Neighbors };
   }
 
   /** The curvature bound c = sup |l''| of the loss. */
