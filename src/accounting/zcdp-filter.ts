@@ -33,6 +33,7 @@
  */
 import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
 import { analyticGaussianSigma } from '../mechanisms/gaussian-calibration.js';
+import { checkOptions, optionSpec } from '../options.js';
 import { checkDelta, checkEpsilon, checkNonNegative } from '../validation.js';
 import type { Neighbors, PrivacyCost } from './accountant.js';
 import { zcdpToDp } from './zcdp.js';
@@ -67,6 +68,8 @@ export interface ZcdpFilterOptions {
   neighbors?: Neighbors;
 }
 
+const SPEC = optionSpec<ZcdpFilterOptions>({ sink: 'function', history: true, neighbors: ['bounded', 'unbounded'] });
+
 /** Mechanisms whose (eps, delta) guarantee is that of a plain Gaussian mechanism (see the module comment). */
 const GAUSSIAN_MECHANISMS: ReadonlySet<string> = new Set(['gaussian', 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp']);
 
@@ -98,6 +101,7 @@ export class ZcdpFilter {
   private spentRho = 0;
 
   constructor(budget: { eps: number; delta: number }, opts: ZcdpFilterOptions = {}) {
+    checkOptions('ZcdpFilter', opts, SPEC);
     if (typeof budget !== 'object' || budget === null) throw new InvalidArgumentError('budget', 'must be an object { eps, delta }', budget);
     const eps = checkEpsilon(budget.eps, 'budget.eps');
     if (budget.delta === 0) throw new InvalidArgumentError('budget.delta', 'must be > 0 for a zCDP filter (rho-zCDP gives no pure eps-DP for rho > 0)', 0);
@@ -108,7 +112,9 @@ export class ZcdpFilter {
     if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
     this.neighbors = neighbors;
     this.sink = opts.sink;
-    (opts.history ?? []).forEach((e, i) => {
+    const history = opts.history ?? [];
+    if (!Array.isArray(history)) throw new InvalidArgumentError('history', 'must be an array of entries', history);
+    history.forEach((e, i) => {
       checkNonNegative(e.rho, `history[${i}].rho`);
       this.record(e);
     });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ZcdpFilter, zcdpBudget } from '../../src/accounting/zcdp-filter.js';
 import { zcdpToDp } from '../../src/accounting/zcdp.js';
 import { analyticGaussianSigma } from '../../src/mechanisms/gaussian-calibration.js';
-import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
+import { BudgetExceededError, InvalidArgumentError, UnknownOptionError } from '../../src/errors.js';
 
 describe('ZcdpFilter', () => {
   it('converts (eps, delta) to the largest rho whose conversion fits', () => {
@@ -75,6 +75,8 @@ describe('ZcdpFilter', () => {
 
   it('rejects bad budgets and histories', () => {
     expect(() => new ZcdpFilter({ eps: 1, delta: 0 })).toThrow(InvalidArgumentError);
+    expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { neighbours: 'bounded' } as never)).toThrow(UnknownOptionError);
+    expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { neighbors: 'replace' } as never)).toThrow(InvalidArgumentError);
     expect(() => new ZcdpFilter({ eps: -1, delta: 1e-6 })).toThrow(InvalidArgumentError);
     expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { history: [{ name: 'h', eps: 0, delta: 0, rho: -1, neighbors: 'bounded', time: 't' }] })).toThrow(InvalidArgumentError);
   });

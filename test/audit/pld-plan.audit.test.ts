@@ -1,11 +1,11 @@
 /**
  * Privacy audit of a plan of 20 Gaussian releases of the same query (neighbours f(D) = 0 and
- * f(D') = 1, l2 sensitivity 1 each), charged its PLD-composed eps by planCost: the audit passes at
+ * f(D') = 1, l2 sensitivity 1 each), charged its PLD-composed eps by planPrivacyCost: the audit passes at
  * the charged (eps, delta). A broken variant, whose sigma was calibrated for the charged eps as if
  * it were ONE release (too small by the composition factor), is flagged at the same claim.
  */
 import { describe, expect, it } from 'vitest';
-import { planCost } from '../../src/accounting/pld/plan-cost.js';
+import { planPrivacyCost } from '../../src/accounting/pld/plan-privacy-cost.js';
 import { analyticGaussianSigma } from '../../src/mechanisms/gaussian-calibration.js';
 import { addGaussianNoise } from '../../src/mechanisms/noise.js';
 import { auditDP, formatAudit } from './harness.js';
@@ -14,7 +14,7 @@ describe('audit: a plan of 20 Gaussian releases charged by PLD', () => {
   const k = 20;
   const [epsEach, deltaEach] = [0.5, 1e-6];
   const delta = k * deltaEach;
-  const cost = planCost([{ mechanism: 'gaussian', eps: epsEach, delta: deltaEach, count: k }], { delta });
+  const cost = planPrivacyCost([{ mechanism: 'gaussian', eps: epsEach, delta: deltaEach, count: k }], { delta });
   const sum = (out: number | ArrayLike<number>): number => {
     const a = out as ArrayLike<number>;
     let s = 0;

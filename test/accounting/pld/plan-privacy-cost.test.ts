@@ -1,14 +1,14 @@
-/** planCost: basic vs PLD vs zCDP for plans fixed in advance, and how many more releases fit. */
+/** planPrivacyCost: basic vs PLD vs zCDP for plans fixed in advance, and how many more releases fit. */
 import { describe, expect, it } from 'vitest';
-import { planCost } from '../../../src/accounting/pld/plan-cost.js';
+import { planPrivacyCost } from '../../../src/accounting/pld/plan-privacy-cost.js';
 import { gaussianPld } from '../../../src/accounting/pld/gaussian.js';
 import { analyticGaussianSigma, gaussianDelta } from '../../../src/mechanisms/gaussian-calibration.js';
 import { zcdpToDp } from '../../../src/accounting/zcdp.js';
 import { InvalidArgumentError, UnknownOptionError } from '../../../src/errors.js';
 
-describe('pld/planCost', () => {
+describe('pld/planPrivacyCost', () => {
   it('20 Gaussian means at (0.5, 1e-6) each: PLD far below basic, never below the exact Gaussian composition', () => {
-    const c = planCost([{ mechanism: 'gaussian', eps: 0.5, delta: 1e-6, count: 20 }], { delta: 2e-5 });
+    const c = planPrivacyCost([{ mechanism: 'gaussian', eps: 0.5, delta: 1e-6, count: 20 }], { delta: 2e-5 });
     expect(c.releases).toBe(20);
     expect(c.basic.eps).toBeCloseTo(10, 12);
     expect(c.basic.delta).toBeCloseTo(2e-5, 18);
@@ -35,7 +35,7 @@ describe('pld/planCost', () => {
   it('with a budget: the plan fits and exactly `more` additional releases fit (one more does not)', () => {
     const budget = { eps: 4, delta: 1e-5 };
     const release = { mechanism: 'gaussian' as const, eps: 0.5, delta: 1e-7, count: 5 };
-    const c = planCost([release], { budget });
+    const c = planPrivacyCost([release], { budget });
     expect(c.fit!.fits).toEqual({ basic: true, pld: true });
     // Basic: (4 - 2.5) / 0.5 = 3 more by eps; delta allows 95 more.
     expect(c.fit!.more.basic).toBe(3);
@@ -48,12 +48,12 @@ describe('pld/planCost', () => {
   });
 
   it('a plan over budget reports fits false and no more releases', () => {
-    const c = planCost([{ mechanism: 'laplace', eps: 1, count: 10 }], { budget: { eps: 2, delta: 1e-6 } });
+    const c = planPrivacyCost([{ mechanism: 'laplace', eps: 1, count: 10 }], { budget: { eps: 2, delta: 1e-6 } });
     expect(c.fit).toEqual({ fits: { basic: false, pld: false }, more: { basic: 0, pld: 0 } });
   });
 
   it('mixed plan: Laplace, randomized response, an exponential-mechanism (pure-dp) release and a subsampled Gaussian', () => {
-    const c = planCost(
+    const c = planPrivacyCost(
       [
         { mechanism: 'laplace', eps: 0.3, count: 10 },
         { mechanism: 'randomized-response', eps: 0.5, categories: 4 },
@@ -69,18 +69,18 @@ describe('pld/planCost', () => {
   });
 
   it('pure-DP plan at delta 0: best is the basic sum (PLD cannot beat it)', () => {
-    const c = planCost([{ mechanism: 'randomized-response', eps: 0.25, count: 8 }], { delta: 0 });
+    const c = planPrivacyCost([{ mechanism: 'randomized-response', eps: 0.25, count: 8 }], { delta: 0 });
     expect(c.best.eps).toBeCloseTo(2, 12);
     expect(c.pld.eps).toBeGreaterThanOrEqual(2);
   });
 
   it('rejects bad plans with typed, located errors', () => {
-    expect(() => planCost([])).toThrow(InvalidArgumentError);
-    expect(() => planCost([{ mechanism: 'gaussian', eps: 1 }])).toThrow(/releases\[0\]\.delta/);
-    expect(() => planCost([{ mechanism: 'laplace', eps: 1, sigma: 2 }])).toThrow(/does not apply/);
-    expect(() => planCost([{ mechanism: 'discrete-gaussian', eps: 1, delta: 1e-6 }])).toThrow(/sigma/);
-    expect(() => planCost([{ mechanism: 'laplace', eps: 1, sclae: 2 } as never])).toThrow(UnknownOptionError);
-    expect(() => planCost([{ mechanism: 'laplace', eps: 1 }], { detla: 1e-6 } as never)).toThrow(UnknownOptionError);
-    expect(() => planCost([{ mechanism: 'cauchy' as never, eps: 1 }])).toThrow(InvalidArgumentError);
+    expect(() => planPrivacyCost([])).toThrow(InvalidArgumentError);
+    expect(() => planPrivacyCost([{ mechanism: 'gaussian', eps: 1 }])).toThrow(/releases\[0\]\.delta/);
+    expect(() => planPrivacyCost([{ mechanism: 'laplace', eps: 1, sigma: 2 }])).toThrow(/does not apply/);
+    expect(() => planPrivacyCost([{ mechanism: 'discrete-gaussian', eps: 1, delta: 1e-6 }])).toThrow(/sigma/);
+    expect(() => planPrivacyCost([{ mechanism: 'laplace', eps: 1, sclae: 2 } as never])).toThrow(UnknownOptionError);
+    expect(() => planPrivacyCost([{ mechanism: 'laplace', eps: 1 }], { detla: 1e-6 } as never)).toThrow(UnknownOptionError);
+    expect(() => planPrivacyCost([{ mechanism: 'cauchy' as never, eps: 1 }])).toThrow(InvalidArgumentError);
   });
 });

@@ -64,8 +64,8 @@ export interface PlanRelease {
   name?: string;
 }
 
-/** Options of {@link planCost}. */
-export interface PlanCostOptions {
+/** Options of {@link planPrivacyCost}. */
+export interface PlanPrivacyCostOptions {
   /** Target delta of the PLD cost (default: budget.delta, else the sum of the releases' deltas). */
   delta?: number;
   /** A budget: the result then says whether the plan fits and how many more releases fit. */
@@ -76,8 +76,8 @@ export interface PlanCostOptions {
   maxExtra?: number;
 }
 
-/** The result of {@link planCost}. */
-export interface PlanCost {
+/** The result of {@link planPrivacyCost}. */
+export interface PlanPrivacyCost {
   /** Number of releases (counting `count`). */
   releases: number;
   /** Basic composition: the sums of the stated guarantees. */
@@ -98,7 +98,7 @@ export interface PlanCost {
 }
 
 const RELEASE_SPEC = optionSpec<PlanRelease>({ mechanism: ['gaussian', 'laplace', 'discrete-laplace', 'discrete-gaussian', 'randomized-response', 'pure-dp'], eps: true, delta: true, sensitivity: true, sigma: true, scale: true, categories: true, samplingRate: true, count: true, name: 'string' });
-const SPEC = optionSpec<PlanCostOptions>({ delta: true, budget: 'object', interval: true, maxExtra: true });
+const SPEC = optionSpec<PlanPrivacyCostOptions>({ delta: true, budget: 'object', interval: true, maxExtra: true });
 
 /** Relative slack for floating-point sums of budgets (as the accountant). */
 const SLACK = 1e-12;
@@ -114,7 +114,7 @@ interface Resolved {
 
 function resolveRelease(r: PlanRelease, i: number): Resolved {
   const where = `releases[${i}]`;
-  checkOptions(`planCost ${where}`, r, RELEASE_SPEC, true);
+  checkOptions(`planPrivacyCost ${where}`, r, RELEASE_SPEC, true);
   if (r.mechanism === undefined) throw new InvalidArgumentError(`${where}.mechanism`, 'is required');
   const eps = checkEpsilon(r.eps, `${where}.eps`);
   const delta = r.delta === undefined ? 0 : checkDelta(r.delta, `${where}.delta`, { allowZero: true });
@@ -185,13 +185,13 @@ function isGridTooFine(e: unknown): boolean {
  * when available, and, with a budget, how many more releases like the last one fit (see the module
  * comment for when PLD composition applies).
  */
-export function planCost(releases: readonly PlanRelease[], opts: PlanCostOptions = {}): PlanCost {
-  checkOptions('planCost', opts, SPEC);
+export function planPrivacyCost(releases: readonly PlanRelease[], opts: PlanPrivacyCostOptions = {}): PlanPrivacyCost {
+  checkOptions('planPrivacyCost', opts, SPEC);
   if (!Array.isArray(releases) || releases.length === 0) throw new InvalidArgumentError('releases', 'must be a non-empty array of releases', releases);
   const resolved = releases.map((r, i) => resolveRelease(r, i));
   let budget: { eps: number; delta: number } | undefined;
   if (opts.budget !== undefined) {
-    checkOptions('planCost budget', opts.budget, { eps: true, delta: true }, true);
+    checkOptions('planPrivacyCost budget', opts.budget, { eps: true, delta: true }, true);
     budget = { eps: checkEpsilon(opts.budget.eps, 'budget.eps'), delta: checkDelta(opts.budget.delta, 'budget.delta', { allowZero: true }) };
   }
   const maxExtra = opts.maxExtra === undefined ? 100_000 : checkInteger(opts.maxExtra, 'maxExtra', 0, 1e7);
@@ -227,7 +227,7 @@ function evaluate(
   budget: { eps: number; delta: number } | undefined,
   maxExtra: number,
   sums: { count: number; basicEps: number; basicDelta: number; rho: number | undefined },
-): PlanCost {
+): PlanPrivacyCost {
   const plds = resolved.map((r) => {
     const one = PrivacyLossDistribution.fromPair(r.pair, r.samplingRate === undefined ? { interval } : { interval, samplingRate: r.samplingRate });
     return { one, all: r.count === 1 ? one : one.selfCompose(r.count) };
@@ -237,7 +237,7 @@ function evaluate(
   const pldEps = total.epsilon(target);
   const basicFits = sums.basicDelta <= target * (1 + SLACK);
   const best = basicFits ? Math.min(pldEps, sums.basicEps) : pldEps;
-  const result: PlanCost = {
+  const result: PlanPrivacyCost = {
     releases: sums.count,
     basic: { eps: sums.basicEps, delta: sums.basicDelta },
     pld: { eps: pldEps, delta: target },
