@@ -9,8 +9,6 @@ import fs from 'node:fs';
 
 export const CH_URL = process.env.DPKIT_CLICKHOUSE;
 export const IN_CI = process.env.CI === 'true';
-/** Run the cluster tests when a cluster is configured, and always in CI (where a missing one fails). */
-export const RUN_CLUSTER_TESTS = CH_URL !== undefined || IN_CI;
 /** The HTTP URLs of the shards (for DDL and per-shard counts). */
 export const SHARDS = (process.env.DPKIT_CLICKHOUSE_SHARDS ?? 'http://127.0.0.1:18123,http://127.0.0.1:18124').split(',').map((s) => s.trim());
 
