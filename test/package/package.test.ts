@@ -131,6 +131,13 @@ describe('the packed core bundles for the browser with default settings', () => 
     await expect(esbuild({ stdin: { contents: "import 'highs';", resolveDir: ROOT }, bundle: true, write: false, logLevel: 'silent' })).rejects.toThrow(/node:module/);
   });
 
+  it('the packed CLI without its optional dependencies says which to install', () => {
+    // the consumer has only dpkit in node_modules (as after npm install dpkit --omit=optional)
+    const r = run(process.execPath, [path.join(consumer, 'node_modules/dpkit/bin/dpkit.js'), '--help'], consumer);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^dpkit: error: the dpkit CLI needs the optional dependency "(commander|yaml|@duckdb\/node-api)", which is not installed .*npm install commander yaml @duckdb\/node-api\n$/);
+  });
+
   it('vite build, default config', async () => {
     const { build } = await import('vite');
     const outDir = path.join(consumer, 'dist');
