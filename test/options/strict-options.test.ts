@@ -305,6 +305,59 @@ describe('strict options over every exported release', () => {
   });
 });
 
+describe('enum option values are exact everywhere', () => {
+  const y = y01;
+  const B = 'bogus' as never;
+  const ENUMS: Record<string, () => unknown> = {
+  'mean neighbors': () => dpkit.meanDP(x, { eps: 1, lower: 0, upper: 10, neighbors: B }),
+  'mean typeDP': () => dpkit.meanDP(x, { eps: 1, lower: 0, upper: 10, typeDP: B }),
+  'mean noise': () => dpkit.meanDP(x, { eps: 1, lower: 0, upper: 10, noise: B }),
+  'smoothMedian noise': () => dpkit.smoothMedianDP(x, 1, { lower: 0, upper: 10, noise: B }),
+  'smoothMedian noiseMode': () => dpkit.smoothMedianDP(x, 1, { lower: 0, upper: 10, delta: 1e-6, noiseMode: B }),
+  'laplace noise': () => dpkit.laplaceMechanism(1, 1, 1, { noise: B }),
+  'laplace neighbors': () => dpkit.laplaceMechanism(1, 1, 1, { neighbors: B }),
+  'gauss typeDP': () => dpkit.gaussianMechanism(1, 0.5, 1e-5, 1, { typeDP: B }),
+  'bl neighbors': () => dpkit.boundedLaplaceMechanism(1, 1, 0.1, 1, { lower: 0, upper: 10, neighbors: B }),
+  'tl noise': () => dpkit.truncatedLaplaceMechanism(1, 1, 1e-5, 1, { noise: B }),
+  'tl neighbors': () => dpkit.truncatedLaplaceMechanism(1, 1, 1e-5, 1, { neighbors: B }),
+  'mixed neighbors': () => dpkit.mixedNoiseMechanism(1, 1, 1e-5, 1, { neighbors: B }),
+  'exp neighbors': () => dpkit.exponentialMechanism([1,2], 1, 1, { neighbors: B }),
+  'rnm noise': () => dpkit.reportNoisyMax([1,2], 1, 1, { noise: B }),
+  'rnm neighbors': () => dpkit.reportNoisyMax([1,2], 1, 1, { neighbors: B }),
+  'knorm noise': () => dpkit.kNormMechanism([1,2], 1, { norm: 'l1', sensitivity: 1, noise: B }),
+  'knorm neighbors': () => dpkit.kNormMechanism([1,2], 1, { norm: 'l1', sensitivity: 1, neighbors: B }),
+  'logistic perturbation': () => new dpkit.LogisticRegressionDP({ eps: 1, gamma: 1, perturbation: B }),
+  'svm kernel': () => new dpkit.SvmDP({ eps: 1, gamma: 1, kernel: B }),
+  'nb type': () => new dpkit.NaiveBayesDP({ eps: 1, type: B }),
+  'dpsgd loss': () => new dpkit.DpSgdClassifier({ loss: B, q: 0.5, steps: 2, sigma: 1, delta: 1e-5, clip: 1, learningRate: 0.1, expectedBatchSize: 2 }),
+  'dpsgd noise': () => new dpkit.DpSgdClassifier({ loss: 'logistic', q: 0.5, steps: 2, sigma: 1, delta: 1e-5, clip: 1, learningRate: 0.1, expectedBatchSize: 2, noise: B }),
+  'dpsgd conversion': () => new dpkit.DpSgdClassifier({ loss: 'logistic', q: 0.5, steps: 2, sigma: 1, delta: 1e-5, clip: 1, learningRate: 0.1, expectedBatchSize: 2, conversion: B }),
+  'lsgd loss': () => new dpkit.LaplaceSgdDP({ loss: B, eps: 1, steps: 2, clip: 1 }),
+  'lsgd noiseMode': () => new dpkit.LaplaceSgdDP({ loss: 'logistic', eps: 1, steps: 2, clip: 1, noiseMode: B }),
+  'func norm': () => new dpkit.FunctionalLinearRegressionDP({ eps: 1, norm: B }),
+  'func noise': () => new dpkit.FunctionalLinearRegressionDP({ eps: 1, noise: B }),
+  'knl norm': () => new dpkit.KNormLogisticRegressionDP({ eps: 1, norm: B }),
+  'lc method': () => new dpkit.LinearClassifierDP({ method: B, eps: 1 }),
+  'lc solver': () => new dpkit.LinearClassifierDP({ method: 'opdisc', eps: 1, delta: 1e-3, solver: B }).fit(X, y),
+  'cd fit noise': () => new dpkit.ProximalCoordinateDescentDP({ lambda: 0.1, epochs: 1, noise: { kind: 'laplace', eps: 1 } }).fit(X, y, { lower: [-1,-1], upper: [1,1], noise: B }),
+  'opsamp noise': () => dpkit.opSampSync(() => oracleResult(), { eps: 1, delta: 1e-3, n: 4, d: 1, lipschitz: 1, diamInf: 2, diam2: 2 }, { noise: B }),
+  'opdisc onUncertified': () => dpkit.opDisc(async () => oracleResult(), { eps: 1, delta: 1e-3, lipschitz: 1, radius: 1, tau: 1, d: 1 }, { onUncertified: B }),
+  'acc neighbors': () => new dpkit.PrivacyAccountant({ eps: 1 }, { neighbors: B }),
+  'spendParallel neighbors': () => dpkit.spendParallel(new dpkit.PrivacyAccountant({ eps: 1 }), 'x', [{eps: 0.1, delta: 0}], { neighbors: B }),
+  'rdpToDp conversion': () => dpkit.rdpToDp([2], [0.1], 1e-5, { conversion: B }),
+  'zcdp conversion': () => dpkit.zcdpToDp(0.1, 1e-5, { conversion: B }),
+  'optNoise noise': () => dpkit.optimizedNoiseMechanism(1, Object.create(dpkit.OptimizedNoise.prototype), { noise: B }),
+};
+  for (const [name, call] of Object.entries(ENUMS)) {
+    it(`${name}: 'bogus' is refused with a typed error naming the option`, async () => {
+      const option = name.split(' ').pop()!;
+      const err = await outcome(call);
+      expect(err).toBeInstanceOf(InvalidArgumentError);
+      expect((err as InvalidArgumentError).argument).toBe(option);
+    });
+  }
+});
+
 describe('the typo cases of the report', () => {
   it('meanDP with acountant: refused before any budget is checked, nothing charged', () => {
     const acc = new SpyAccountant(1);
