@@ -397,7 +397,8 @@ export abstract class SqlEngine {
     const cols = await this.columns();
     const have = new Map(cols.map((c) => [c.name, c]));
     for (const n of [...names, ...numeric]) {
-      if (!have.has(n)) throw new DataSourceError(`column "${n}" not found in ${this.description} (columns: ${cols.map((c) => c.name).join(', ')})`);
+      // The source's own column names are not listed: a CSV without a header row would show its first record.
+      if (!have.has(n)) throw new DataSourceError(`column "${n}" not found in ${this.description}`);
     }
     for (const n of numeric) {
       const t = have.get(n)!.sqlType;
