@@ -32,18 +32,19 @@ export function laplacePair(scale: number, sensitivity = 1): ContinuousPair {
   // P_mu1[ell <= s] and P_mu1[ell < s], with the comparisons at s and the exponential at e.
   const F1 = (s: number, e: number): number => (s < -eps ? 0 : s < eps ? half(e) : 1);
   const F1lt = (s: number, e: number): number => (s <= -eps ? 0 : s <= eps ? half(e) : 1);
-  const at = (s: number, dir: 1 | -1, ds: number): [number, number] => {
-    const c = ds === 0 ? s : s + dir * ds * (1 + 4 * U);
-    return [c, c + dir * 4 * U * (eps + Math.abs(s) + ds)];
-  };
+  // Comparison point c and exponential point e (no allocation per evaluation).
+  const cAt = (s: number, dir: 1 | -1, ds: number): number => (ds === 0 ? s : s + dir * ds * (1 + 4 * U));
+  const eAt = (c: number, s: number, dir: 1 | -1, ds: number): number => c + dir * 4 * U * (eps + Math.abs(s) + ds);
   return {
     kind: 'continuous',
     cdf: (j, s, strict, dir, ds) => {
-      const [c, e] = at(s, dir, ds);
+      const c = cAt(s, dir, ds);
+      const e = eAt(c, s, dir, ds);
       return j === 1 ? (strict ? F1lt(c, e) : F1(c, e)) : strict ? 1 - F1(-c, -e) : 1 - F1lt(-c, -e);
     },
     sf: (j, s, inclusive, dir, ds) => {
-      const [c, e] = at(s, dir, ds);
+      const c = cAt(s, dir, ds);
+      const e = eAt(c, s, dir, ds);
       return j === 1 ? (inclusive ? 1 - F1lt(c, e) : 1 - F1(c, e)) : inclusive ? F1(-c, -e) : F1lt(-c, -e);
     },
     lower: -eps,
