@@ -8,8 +8,8 @@ import { normalQuantile } from '../math/special.js';
 import { runRelease, type Release, type ReleaseOptions } from '../release.js';
 import { checkAlpha, checkDelta, checkEpsilon } from '../validation.js';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from './gaussian-calibration.js';
-import { addGaussianNoise, checkNoiseInputs, planNoiseSpec, type NoiseSpec } from './noise.js';
-import { collapse, parseVectorArgs, type CommonMechanismOptions } from './vector-args.js';
+import { addCheckedNoise, type NoiseSpec } from './noise.js';
+import { checkVectorValues, collapse, parseVectorArgs, planRelease, sensitivityAt, type CommonMechanismOptions } from './vector-args.js';
 
 export * from './gaussian-calibration.js';
 
@@ -49,11 +49,13 @@ const GAUSSIAN_OPTIONS = optionSpec<GaussianOptions>({ ...VECTOR_MECHANISM_RULES
  * charged (eps, delta) on success; validation (DPpack's rules) happens before the budget check.
  */
 export function gaussianMechanism(trueValues: number, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions & { details?: false }): number;
+export function gaussianMechanism(trueValues: Float64Array, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions & { details?: false }): Float64Array;
 export function gaussianMechanism(trueValues: ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions & { details?: false }): number[];
 export function gaussianMechanism(trueValues: number, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts: GaussianOptions & { details: true }): Release<number>;
+export function gaussianMechanism(trueValues: Float64Array, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts: GaussianOptions & { details: true }): Release<Float64Array>;
 export function gaussianMechanism(trueValues: ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts: GaussianOptions & { details: true }): Release<number[]>;
-export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions): number | number[] | Release<number> | Release<number[]>;
-export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions): number | number[] | Release<number> | Release<number[]> {
+export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions): number | number[] | Float64Array | Release<number> | Release<number[]> | Release<Float64Array>;
+export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions): number | number[] | Float64Array | Release<number> | Release<number[]> | Release<Float64Array> {
   checkOptions('gaussianMechanism', opts, GAUSSIAN_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
   checkEpsilon(eps);
@@ -74,22 +76,25 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
   let spec: NoiseSpec;
   let l2 = 0;
   if (alloc === undefined) {
+    // l2 sensitivity of the vector: sqrt(sum_i s_i^2), or sqrt(n s^2) for one sensitivity applying to every element.
     let ss = 0;
-    for (let i = 0; i < n; i++) ss += sens[i]! * sens[i]!;
+    if (sens.length === 1) ss = n * sens[0]! * sens[0]!;
+    else for (let i = 0; i < n; i++) ss += sens[i]! * sens[i]!;
     l2 = Math.sqrt(ss);
     spec = { scale: sigmaFor(eps, delta, l2), sensitivity: l2 };
   } else {
     const sigmas = new Float64Array(n);
-    for (let i = 0; i < n; i++) sigmas[i] = sigmaFor(alloc[i]! * eps, alloc[i]! * delta, sens[i]!);
-    spec = { scale: sigmas, sensitivity: sens };
+    for (let i = 0; i < n; i++) sigmas[i] = sigmaFor(alloc[i]! * eps, alloc[i]! * delta, sensitivityAt(sens, i));
+    spec = { scale: sigmas, sensitivity: sens.length === 1 ? sens[0]! : sens };
   }
-  checkNoiseInputs('gaussian', values, spec, noise);
+  checkVectorValues('gaussian', args, spec);
   const mechanism = typeDP === 'pDP' ? 'gaussian-pdp' : analytic ? 'gaussian-analytic' : 'gaussian-classic';
-  const out = runRelease(opts, { eps, delta, neighbors: args.neighbors, mechanism, name: 'gaussianMechanism' }, (rng) => addGaussianNoise(values, spec, rng, noise));
-  const value = args.scalar ? out[0]! : Array.from(out);
+  const out = runRelease(opts, { eps, delta, neighbors: args.neighbors, mechanism, name: 'gaussianMechanism' }, (rng) => addCheckedNoise('gaussian', values, spec, rng, noise));
+  // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
+  const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
   if (!args.details) return value;
   // Scales applied and the lattice allowance of 'safe' mode, from the one noise plan of mechanisms/noise.ts.
-  const { effectiveScale: eff, slack } = planNoiseSpec('gaussian', spec, n, noise);
+  const { effectiveScale: eff, slack } = planRelease('gaussian', spec, n, noise);
   return {
     value,
     mechanism,
@@ -102,9 +107,9 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
       // ('exact') is sub-Gaussian with variance proxy s^2 (CKS 2020): P(|X| >= w) <= 2 exp(-w^2/(2 s^2)).
       const zq = -normalQuantile(alpha / 2);
       const zs = Math.sqrt(2 * Math.log(2 / alpha));
-      const w = new Float64Array(n);
-      for (let i = 0; i < n; i++) w[i] = noise === 'exact' ? eff[i]! * zs : eff[i]! * zq + slack[i]!;
+      const w = new Float64Array(eff.length);
+      for (let i = 0; i < eff.length; i++) w[i] = noise === 'exact' ? eff[i]! * zs : eff[i]! * zq + slack[i]!;
       return collapse(w);
     },
-  } as Release<number> | Release<number[]>;
+  } as Release<number> | Release<number[]> | Release<Float64Array>;
 }

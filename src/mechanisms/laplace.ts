@@ -6,8 +6,8 @@ import { checkOptions, optionSpec, VECTOR_MECHANISM_RULES } from '../options.js'
 import { InvalidArgumentError } from '../errors.js';
 import { runRelease, type Release, type ReleaseOptions } from '../release.js';
 import { checkAlpha, checkEpsilon, checkPositive } from '../validation.js';
-import { addLaplaceNoise, checkNoiseInputs, planNoiseSpec, type NoiseSpec } from './noise.js';
-import { collapse, parseVectorArgs, type CommonMechanismOptions } from './vector-args.js';
+import { addCheckedNoise, type NoiseSpec } from './noise.js';
+import { checkVectorValues, collapse, parseVectorArgs, planRelease, sensitivityAt, type CommonMechanismOptions } from './vector-args.js';
 
 export type LaplaceOptions = ReleaseOptions & CommonMechanismOptions;
 
@@ -43,11 +43,13 @@ export function laplaceScale(eps: number, sensitivity: number): number {
  * by default). Validation before the budget check; the accountant is charged (eps, 0) on success.
  */
 export function laplaceMechanism(trueValues: number, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions & { details?: false }): number;
+export function laplaceMechanism(trueValues: Float64Array, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions & { details?: false }): Float64Array;
 export function laplaceMechanism(trueValues: ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions & { details?: false }): number[];
 export function laplaceMechanism(trueValues: number, eps: number, sensitivities: number | ArrayLike<number>, opts: LaplaceOptions & { details: true }): Release<number>;
+export function laplaceMechanism(trueValues: Float64Array, eps: number, sensitivities: number | ArrayLike<number>, opts: LaplaceOptions & { details: true }): Release<Float64Array>;
 export function laplaceMechanism(trueValues: ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts: LaplaceOptions & { details: true }): Release<number[]>;
-export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions): number | number[] | Release<number> | Release<number[]>;
-export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions): number | number[] | Release<number> | Release<number[]> {
+export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions): number | number[] | Float64Array | Release<number> | Release<number[]> | Release<Float64Array>;
+export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions): number | number[] | Float64Array | Release<number> | Release<number[]> | Release<Float64Array> {
   checkOptions('laplaceMechanism', opts, LAPLACE_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
   checkEpsilon(eps);
@@ -55,25 +57,28 @@ export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: nu
   const n = values.length;
   let spec: NoiseSpec;
   if (alloc === undefined) {
+    // l1 sensitivity of the vector: sum_i s_i, or n s for one sensitivity applying to every element.
     let total = 0;
-    for (let i = 0; i < n; i++) total += sens[i]!;
+    if (sens.length === 1) total = n * sens[0]!;
+    else for (let i = 0; i < n; i++) total += sens[i]!;
     spec = { scale: total / eps, sensitivity: total };
   } else {
     const scales = new Float64Array(n);
-    for (let i = 0; i < n; i++) scales[i] = sens[i]! / (alloc[i]! * eps);
-    spec = { scale: scales, sensitivity: sens };
+    for (let i = 0; i < n; i++) scales[i] = sensitivityAt(sens, i) / (alloc[i]! * eps);
+    spec = { scale: scales, sensitivity: sens.length === 1 ? sens[0]! : sens };
   }
   const scalesCheck = typeof spec.scale === 'number' ? [spec.scale] : spec.scale;
   for (let i = 0; i < scalesCheck.length; i++) {
     if (!Number.isFinite(scalesCheck[i]!)) throw new InvalidArgumentError('eps/sensitivities', 'give a Laplace scale that overflows', scalesCheck[i]);
   }
-  checkNoiseInputs('laplace', values, spec, noise);
-  const out = runRelease(opts, { eps, delta: 0, neighbors: args.neighbors, mechanism: 'laplace', name: 'laplaceMechanism' }, (rng) => addLaplaceNoise(values, spec, rng, noise));
-  const value = args.scalar ? out[0]! : Array.from(out);
+  checkVectorValues('laplace', args, spec);
+  const out = runRelease(opts, { eps, delta: 0, neighbors: args.neighbors, mechanism: 'laplace', name: 'laplaceMechanism' }, (rng) => addCheckedNoise('laplace', values, spec, rng, noise));
+  // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
+  const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
   if (!args.details) return value;
   // Scales applied and the lattice allowance (rounding <= 2^(k-1), discrete tail <= 1 grid unit, or
   // the integer lattice), from the one noise plan of mechanisms/noise.ts.
-  const { effectiveScale: eff, slack } = planNoiseSpec('laplace', spec, n, noise);
+  const { effectiveScale: eff, slack } = planRelease('laplace', spec, n, noise);
   const sensitivityOut = alloc === undefined ? (spec.sensitivity as number) : collapse(sens);
   return {
     value,
@@ -84,9 +89,10 @@ export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: nu
     noiseHalfWidth(alpha = 0.05) {
       checkAlpha(alpha);
       // P(|Lap(b)| > b ln(1/alpha)) = alpha.
-      const w = new Float64Array(n);
-      for (let i = 0; i < n; i++) w[i] = eff[i]! * Math.log(1 / alpha) + slack[i]!;
+      const w = new Float64Array(eff.length);
+      for (let i = 0; i < eff.length; i++) w[i] = eff[i]! * Math.log(1 / alpha) + slack[i]!;
       return collapse(w);
     },
-  } as Release<number> | Release<number[]>;
+  } as Release<number> | Release<number[]> | Release<Float64Array>;
 }
+

@@ -38,6 +38,7 @@ import {
   planLaplaceGrid,
 } from '../random/lattice.js';
 import type { Rng } from '../random/rng.js';
+import { isSafeScale } from '../validation.js';
 
 export type { NoiseMode } from '../release.js';
 
@@ -194,10 +195,51 @@ export function checkNoiseInputs(kind: Kind, values: ArrayLike<number>, spec: No
   }
 }
 
-function addNoise(kind: Kind, values: ArrayLike<number>, spec: NoiseSpec, rng: Rng, mode: NoiseMode, out: Float64Array | undefined): Float64Array {
-  checkValues(values);
-  checkSpec(spec, values.length);
-  checkMode(mode);
+/**
+ * Whether {@link checkNoiseInputs} would pass, in ONE pass over the values for a scalar scale
+ * (per-element scales: false, the caller then runs the full checks, which also give the error).
+ * 'safe': |x / 2^k| finite (which implies x finite); 'exact': x an integer; 'float': x finite.
+ */
+export function fitsNoise(kind: Kind, values: ArrayLike<number>, spec: NoiseSpec, mode: NoiseMode): boolean {
+  if (!(values instanceof Float64Array) || values.length === 0 || typeof spec !== 'object' || spec === null) return false;
+  const { scale, sensitivity } = spec;
+  if (typeof scale !== 'number' || typeof sensitivity !== 'number' || !(scale > 0) || !Number.isFinite(scale) || !(sensitivity > 0) || !Number.isFinite(sensitivity)) return false;
+  const n = values.length;
+  if (mode === 'safe') {
+    if (!isSafeScale(scale)) return false;
+    const inv = Math.pow(2, -planFor(kind, scale, sensitivity, n, spec.gridBits).k);
+    let acc = 0;
+    // x * inv is NaN or +-Infinity for a value that does not fit; 0 * (NaN or Infinity) is NaN.
+    for (let i = 0; i < n; i++) acc += 0 * (values[i]! * inv);
+    return acc === 0;
+  }
+  if (mode === 'float') {
+    let acc = 0;
+    for (let i = 0; i < n; i++) acc += 0 * values[i]!;
+    return acc === 0;
+  }
+  if (mode === 'exact') {
+    for (let i = 0; i < n; i++) if (!Number.isInteger(values[i]!)) return false;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * {@link addLaplaceNoise} / {@link addGaussianNoise} without re-checking the inputs: for callers that
+ * ran {@link checkNoiseInputs} (or {@link fitsNoise}) on the same values, spec and mode before the
+ * budget check, so that the values are read once for checking and once for the noise.
+ */
+export function addCheckedNoise(kind: Kind, values: ArrayLike<number>, spec: NoiseSpec, rng: Rng, mode: NoiseMode): Float64Array {
+  return addNoise(kind, values, spec, rng, mode, undefined, true);
+}
+
+function addNoise(kind: Kind, values: ArrayLike<number>, spec: NoiseSpec, rng: Rng, mode: NoiseMode, out: Float64Array | undefined, checked = false): Float64Array {
+  if (!checked) {
+    checkValues(values);
+    checkSpec(spec, values.length);
+    checkMode(mode);
+  }
   const n = values.length;
   const res = outFor(values, out);
   if (mode === 'float') {
@@ -210,7 +252,7 @@ function addNoise(kind: Kind, values: ArrayLike<number>, spec: NoiseSpec, rng: R
     return res;
   }
   if (mode === 'exact') {
-    checkIntegers(values);
+    if (!checked) checkIntegers(values);
     const make = kind === 'laplace' ? exactLaplaceSampler : exactGaussianSampler;
     if (typeof spec.scale === 'number') {
       addIntegerNoise(values, res, make(spec.scale), rng);
@@ -231,7 +273,7 @@ function addNoise(kind: Kind, values: ArrayLike<number>, spec: NoiseSpec, rng: R
   // 'safe'
   if (typeof spec.scale === 'number') {
     const p = planFor(kind, spec.scale, spec.sensitivity as number, n, spec.gridBits);
-    checkGridRange(values, p.k);
+    if (!checked) checkGridRange(values, p.k);
     addGridNoise(values, res, p.k, gridSampler(kind, p.gridScale), rng);
     return res;
   }

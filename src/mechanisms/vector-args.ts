@@ -7,11 +7,24 @@ import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { NoiseMode } from '../release.js';
 import { checkFiniteArray } from '../validation.js';
+import { checkNoiseInputs, fitsNoise, planNoiseLayout, planNoiseSpec, type NoiseKind, type NoiseSpec } from './noise.js';
 
 export interface VectorArgs {
+  /**
+   * The true values. A caller's Float64Array is used as is (not copied, never written) and its
+   * elements are NOT yet checked: the mechanism checks them in its one pass with the noise plan
+   * ({@link checkVectorValues}); any other input is copied and checked here.
+   */
   values: Float64Array;
+  /** Whether `values` still needs its finiteness check ({@link checkVectorValues}). */
+  valuesUnchecked: boolean;
   scalar: boolean;
-  /** One sensitivity per value (a single sensitivity is repeated). */
+  /** The caller's input was a Float64Array: the release returns a Float64Array. */
+  typed: boolean;
+  /**
+   * The sensitivities: length 1 (one sensitivity that applies to EVERY value, kept scalar rather
+   * than repeated n times) or one per value.
+   */
   sensitivities: Float64Array;
   /** Normalised allocation proportions, or undefined. */
   alloc: Float64Array | undefined;
@@ -31,22 +44,27 @@ export function parseVectorArgs(trueValues: unknown, sensitivities: unknown, opt
   if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
   let values: Float64Array;
   let scalar = false;
+  let typed = false;
+  let valuesUnchecked = false;
   if (typeof trueValues === 'number') {
     if (!Number.isFinite(trueValues)) throw new InvalidArgumentError('trueValues', 'must be a finite number or an array of finite numbers', trueValues);
     values = Float64Array.of(trueValues);
     scalar = true;
+  } else if (trueValues instanceof Float64Array && trueValues.length > 0) {
+    values = trueValues;
+    typed = true;
+    valuesUnchecked = true;
   } else {
-    values = Float64Array.from(checkFiniteArray(trueValues, 'trueValues'));
+    values = copyFinite(trueValues, 'trueValues');
   }
   const n = values.length;
   let sens: Float64Array;
   if (typeof sensitivities === 'number') sens = Float64Array.of(sensitivities);
-  else sens = Float64Array.from(checkFiniteArray(sensitivities, 'sensitivities'));
+  else sens = copyFinite(sensitivities, 'sensitivities');
   if (sens.length !== 1 && sens.length !== n) throw new InvalidArgumentError('sensitivities', `must have length 1 or the length of trueValues (${n})`, sens.length);
   for (let i = 0; i < sens.length; i++) {
     if (!(sens[i]! > 0) || !Number.isFinite(sens[i]!)) throw new InvalidArgumentError(sens.length === 1 ? 'sensitivities' : `sensitivities[${i}]`, 'must be > 0 (global sensitivities are positive)', sens[i]);
   }
-  if (sens.length === 1 && n > 1) sens = new Float64Array(n).fill(sens[0]!);
   let alloc: Float64Array | undefined;
   if (opts?.allocProportions !== undefined) {
     const a = Float64Array.from(checkFiniteArray(opts.allocProportions, 'allocProportions'));
@@ -65,11 +83,51 @@ export function parseVectorArgs(trueValues: unknown, sensitivities: unknown, opt
   if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
   const details = opts?.details ?? false;
   if (typeof details !== 'boolean') throw new InvalidArgumentError('details', 'must be a boolean', details);
-  return { values, scalar, sensitivities: sens, alloc, noise, neighbors, details };
+  return { values, valuesUnchecked, scalar, typed, sensitivities: sens, alloc, noise, neighbors, details };
+}
+
+/** A copy of an array of finite numbers in one pass; on a bad element, the error of checkFiniteArray. */
+function copyFinite(x: unknown, name: string): Float64Array {
+  if (!(Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView)))) return Float64Array.from(checkFiniteArray(x, name));
+  const a = x as unknown as ArrayLike<unknown>;
+  const out = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    if (typeof v !== 'number' || !Number.isFinite(v)) return Float64Array.from(checkFiniteArray(x, name));
+    out[i] = v;
+  }
+  if (out.length === 0) checkFiniteArray(x, name);
+  return out;
+}
+
+/**
+ * The one pass over the values of a release: every value finite and fitting the noise plan
+ * (checkNoiseInputs). A bad value gets the error the argument checks give (`trueValues[i]`), else
+ * the noise plan's error.
+ */
+export function checkVectorValues(kind: NoiseKind, args: VectorArgs, spec: NoiseSpec): void {
+  if (fitsNoise(kind, args.values, spec, args.noise)) return;
+  if (args.valuesUnchecked) checkFiniteArray(args.values, 'trueValues');
+  checkNoiseInputs(kind, args.values, spec, args.noise);
+}
+
+/** The sensitivity of element i (a single sensitivity applies to every element). */
+export function sensitivityAt(sens: Float64Array, i: number): number {
+  return sens.length === 1 ? sens[0]! : sens[i]!;
 }
 
 /** A per-element array collapsed to a number when all entries are equal. */
 export function collapse(xs: ArrayLike<number>): number | number[] {
   for (let i = 1; i < xs.length; i++) if (xs[i] !== xs[0]) return Array.from(xs);
   return xs[0]!;
+}
+
+/**
+ * The noise plan of a release for its details: the scales applied and the half-width slack, planned
+ * once for a scalar scale (arrays of length 1, which apply to every element) and per element otherwise.
+ */
+export function planRelease(kind: NoiseKind, spec: NoiseSpec, n: number, noise: NoiseMode): { effectiveScale: ArrayLike<number>; slack: ArrayLike<number> } {
+  if (typeof spec.scale !== 'number') return planNoiseSpec(kind, spec, n, noise);
+  const p = planNoiseLayout(kind, spec.scale, spec.sensitivity as number, n, noise, spec.gridBits);
+  return { effectiveScale: [p.effectiveScale], slack: [p.slack] };
 }

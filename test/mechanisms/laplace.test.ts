@@ -151,3 +151,50 @@ describe('laplaceMechanism: validation and budget', () => {
     expect(acc.spent().eps).toBe(1);
   });
 });
+
+describe('laplaceMechanism: typed arrays in, typed arrays out', () => {
+  it('a Float64Array input gives a Float64Array, leaves the input unchanged, one scalar sensitivity for all', () => {
+    const x = Float64Array.from([1, 2, 3, 4]);
+    for (const noise of ['safe', 'float', 'exact'] as const) {
+      const r = laplaceMechanism(x, 0.5, 1, { rng: seededRng(`typed-${noise}`), noise, details: true });
+      expect(r.value).toBeInstanceOf(Float64Array);
+      expect(r.value).not.toBe(x);
+      expect(Array.from(x)).toEqual([1, 2, 3, 4]);
+      // One sensitivity 1 for each of 4 elements: l1 sensitivity 4, b = 4 / 0.5 = 8.
+      expect(r.sensitivity).toBe(4);
+      if (noise !== 'safe') expect(r.scale).toBe(8);
+      else expect(r.scale as number).toBeCloseTo(8, 9);
+    }
+    // A plain array still gives a plain array; per-element sensitivities of a typed input.
+    expect(Array.isArray(laplaceMechanism([1, 2], 1, 1, { rng: seededRng(1) }))).toBe(true);
+    const per = laplaceMechanism(x, 1, Float64Array.from([1, 1, 2, 2]), { rng: seededRng(2), details: true });
+    expect(per.sensitivity).toBe(6);
+    expect(per.value).toBeInstanceOf(Float64Array);
+  });
+
+  it('a bad element of a Float64Array is refused before the budget check, naming trueValues', () => {
+    const acc = new PrivacyAccountant({ eps: 1 });
+    for (const [bad, rule] of [[Number.NaN, 'finite'], [Infinity, 'finite'], [1e300, 'too large']] as const) {
+      const x = new Float64Array(10).fill(1);
+      x[7] = bad;
+      let err: unknown;
+      try {
+        laplaceMechanism(x, 1e10, 1e-10, { accountant: acc, rng: seededRng(3) });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(InvalidArgumentError);
+      expect((err as Error).message).toMatch(rule === 'finite' ? /trueValues\[(7|…)\] must be a finite number/ : /values\[(7|…)\] is too large/);
+    }
+    expect(acc.spent().eps).toBe(0);
+  });
+
+  it('the same seed gives the same release for a Float64Array and a plain array', () => {
+    const xs = [0.25, -3, 17.5, 1e-3];
+    for (const noise of ['safe', 'float'] as const) {
+      const a = laplaceMechanism(Float64Array.from(xs), 1, 1, { rng: seededRng(`same-${noise}`), noise });
+      const b = laplaceMechanism(xs, 1, 1, { rng: seededRng(`same-${noise}`), noise });
+      expect(Array.from(a)).toEqual(b);
+    }
+  });
+});
