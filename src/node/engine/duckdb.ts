@@ -78,10 +78,13 @@ const READ_KEYWORDS = new Set(['SELECT', 'WITH', 'FROM', 'VALUES']);
 
 /**
  * The query without what follows its last token: trailing semicolons, whitespace and comments
- * (string literals, quoted identifiers and comments are skipped while scanning).
+ * (string literals, quoted identifiers and comments are skipped while scanning); `multiple` when a
+ * semicolon separates two statements.
  */
-function stripTrailing(sql: string): string {
+function stripTrailing(sql: string): { text: string; multiple: boolean } {
   let last = -1;
+  let semi = -1;
+  let multiple = false;
   let i = 0;
   while (i < sql.length) {
     const ch = sql[i]!;
@@ -97,11 +100,15 @@ function stripTrailing(sql: string): string {
       last = Math.min(j, sql.length - 1);
       i = j + 1;
     } else {
-      if (ch !== ';' && !/\s/.test(ch)) last = i;
+      if (ch === ';') semi = i;
+      else if (!/\s/.test(ch)) {
+        if (semi >= 0) multiple = true;
+        last = i;
+      }
       i++;
     }
   }
-  return sql.slice(0, last + 1);
+  return { text: sql.slice(0, last + 1), multiple };
 }
 
 /** Checks the text of a SQL source without running it (non-empty, starts like a read-only SELECT, files a list); returns it without trailing semicolons. */
@@ -112,7 +119,9 @@ export function checkSqlText(spec: SqlSourceSpec): string {
   }
   const kw = firstKeyword(spec.sql);
   if (!READ_KEYWORDS.has(kw)) throw new InvalidArgumentError('data.sql', `must be exactly one read-only SELECT query (it starts with ${kw === '' ? 'no keyword' : kw})`);
-  return stripTrailing(spec.sql);
+  const { text, multiple } = stripTrailing(spec.sql);
+  if (multiple) throw new InvalidArgumentError('data.sql', 'must be exactly one read-only SELECT query (a semicolon separates statements)');
+  return text;
 }
 
 /** The FROM expression that reads a file spec or a SQL spec (whose text is checked, not yet its statements). */

@@ -107,11 +107,16 @@ describe('a SQL source is exactly one read-only SELECT over the files named in t
     expect(fs.existsSync(PWNED)).toBe(false);
   });
 
-  it('a statement that is not a SELECT is refused by the analysis loader with the file position of data.sql', async () => {
-    const a = analysisWith('PRAGMA version');
-    const r = await cli('run', a.file, '--dry-run');
-    expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toMatch(/a\.analysis\.yaml:3:\d+: data\.sql must be exactly one read-only SELECT query/);
+  it('a statement that is not a SELECT, or two statements, are refused by the analysis loader with the file position of data.sql', async () => {
+    for (const sql of ['PRAGMA version', `${READ}; COPY (SELECT 42) TO '${PWNED}'`, `SELECT 1 AS age); COPY (SELECT 42) TO '${PWNED}'; SELECT * FROM (SELECT 1 AS age`]) {
+      const a = analysisWith(sql);
+      const r = await cli('run', a.file, '--dry-run');
+      expect(r.code).toBe(EXIT.usage);
+      expect(r.err).toMatch(/a\.analysis\.yaml:3:\d+: data\.sql must be exactly one read-only SELECT query/);
+    }
+    // A semicolon inside a string, a quoted identifier or a comment is not a separator.
+    const ok = analysisWith(`SELECT ';' AS "a;b", age FROM read_csv('${ADULT}') -- ; COPY\n/* ; */;`);
+    expect((await cli('run', ok.file, '--dry-run')).code).toBe(EXIT.ok);
   });
 
   it('an engine error after the source is open has a fixed, value-free message; the original only in the non-enumerable debugDetail', async () => {
