@@ -269,6 +269,16 @@ const clusterSuite = () => {
     expect(r.code).toBe(EXIT.data);
     expect(r.err).toMatch(/column "d" \(numeric in the schema\) has type Date/);
     expect(fs.existsSync(path.join(d, 'ledger'))).toBe(false);
+    // A missing table and a missing column through the CLI: exit 5, no ledger.
+    fs.writeFileSync(f, `title: t\ndata: { engine: clickhouse, url: "${url}", table: "no;such\\\\table" }\nschema: { columns: { d: { type: numeric, lower: 0, upper: 1 } } }\nbudget: { eps: 1 }\nledger: ledger\noutput: { dir: out }\nreleases:\n  - { stat: mean, column: d, eps: 0.5 }\n`);
+    const r2 = await cli('run', f);
+    expect(r2.code).toBe(EXIT.data);
+    expect(r2.err).toMatch(/data\.table: table default\.no;such\\table not found/);
+    fs.writeFileSync(f, `title: t\ndata: { engine: clickhouse, url: "${url}", table: typed }\nschema: { columns: { "x'y": { type: numeric, lower: 0, upper: 1 } } }\nbudget: { eps: 1 }\nledger: ledger\noutput: { dir: out }\nreleases:\n  - { stat: mean, column: "x'y", eps: 0.5 }\n`);
+    const r3 = await cli('run', f);
+    expect(r3.code).toBe(EXIT.data);
+    expect(r3.err).toMatch(/column "x'y" not found/);
+    expect(fs.existsSync(path.join(d, 'ledger'))).toBe(false);
   });
 
   it('analysis keys are validated before any connection: credentials in the URL, a bad URL, unknown keys', async () => {
