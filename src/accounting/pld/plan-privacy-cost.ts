@@ -35,6 +35,7 @@ import { gaussianPair } from './gaussian.js';
 import { laplacePair } from './laplace.js';
 import type { MechanismPair } from './pair.js';
 import { PrivacyLossDistribution } from './pld.js';
+import type { PrivacyLossPmf } from './pmf.js';
 import { pureDpPair } from './pure-dp.js';
 import { randomizedResponsePair } from './randomized-response.js';
 
@@ -70,9 +71,13 @@ export interface PlanPrivacyCostOptions {
   delta?: number;
   /** A budget: the result then says whether the plan fits and how many more releases fit. */
   budget?: { eps: number; delta: number };
-  /** PLD grid spacing, a power of two (default: 2^floor(log2(0.01 / releases)) within [2^-16, 2^-8]). */
+  /**
+   * PLD grid spacing, a power of two. Default: 2^floor(log2(0.01 / releases)) within [2^-16, 2^-8]
+   * (eps overstated by at most 0.01), coarsened by factors of 4 while the composed loss would need
+   * more than 2^19 grid points.
+   */
   interval?: number;
-  /** Largest number of additional releases searched (default 100 000). */
+  /** Largest number of additional releases searched (default 10 000). */
   maxExtra?: number;
 }
 
@@ -92,7 +97,7 @@ export interface PlanPrivacyCost {
   interval: number;
   /**
    * With a budget: whether the plan fits, and how many more releases like the LAST one fit after it,
-   * under basic composition and under PLD composition.
+   * under basic composition and under PLD composition (each capped at `maxExtra`).
    */
   fit?: { fits: { basic: boolean; pld: boolean }; more: { basic: number; pld: number } };
 }
@@ -194,7 +199,7 @@ export function planPrivacyCost(releases: readonly PlanRelease[], opts: PlanPriv
     checkOptions('planPrivacyCost budget', opts.budget, { eps: true, delta: true }, true);
     budget = { eps: checkEpsilon(opts.budget.eps, 'budget.eps'), delta: checkDelta(opts.budget.delta, 'budget.delta', { allowZero: true }) };
   }
-  const maxExtra = opts.maxExtra === undefined ? 100_000 : checkInteger(opts.maxExtra, 'maxExtra', 0, 1e7);
+  const maxExtra = opts.maxExtra === undefined ? 10_000 : checkInteger(opts.maxExtra, 'maxExtra', 0, 1e7);
   let count = 0;
   let basicEps = 0;
   let basicDelta = 0;
@@ -212,7 +217,7 @@ export function planPrivacyCost(releases: readonly PlanRelease[], opts: PlanPriv
   const userInterval = opts.interval !== undefined;
   for (;;) {
     try {
-      return evaluate(resolved, interval, target, budget, maxExtra, { count, basicEps, basicDelta, rho });
+      return evaluate(!userInterval, resolved, interval, target, budget, maxExtra, { count, basicEps, basicDelta, rho });
     } catch (e) {
       if (userInterval || !isGridTooFine(e) || interval >= 2 ** -8) throw e;
       interval *= 4;
@@ -220,7 +225,24 @@ export function planPrivacyCost(releases: readonly PlanRelease[], opts: PlanPriv
   }
 }
 
+/** Mean and variance of the finite part of a PMF's loss. */
+function moments(pmf: PrivacyLossPmf): { mean: number; variance: number } {
+  let m0 = 0;
+  let m1 = 0;
+  let m2 = 0;
+  for (let j = 0; j < pmf.probs.length; j++) {
+    const p = pmf.probs[j]!;
+    const l = (pmf.offset + j) * pmf.interval;
+    m0 += p;
+    m1 += p * l;
+    m2 += p * l * l;
+  }
+  const mean = m0 > 0 ? m1 / m0 : 0;
+  return { mean, variance: m0 > 0 ? Math.max(0, m2 / m0 - mean * mean) : 0 };
+}
+
 function evaluate(
+  guard: boolean,
   resolved: Resolved[],
   interval: number,
   target: number,
@@ -228,8 +250,24 @@ function evaluate(
   maxExtra: number,
   sums: { count: number; basicEps: number; basicDelta: number; rho: number | undefined },
 ): PlanPrivacyCost {
-  const plds = resolved.map((r) => {
-    const one = PrivacyLossDistribution.fromPair(r.pair, r.samplingRate === undefined ? { interval } : { interval, samplingRate: r.samplingRate });
+  const ones = resolved.map((r) => PrivacyLossDistribution.fromPair(r.pair, r.samplingRate === undefined ? { interval } : { interval, samplingRate: r.samplingRate }));
+  // Size guard (default grid only): the composed loss spreads over about |sum of means| + 20 sd (sums
+  // over the releases, per direction); more than 2^19 grid points there is too fine: coarsen.
+  if (guard) {
+    for (const dir of ['forward', 'backward'] as const) {
+      let mean = 0;
+      let variance = 0;
+      resolved.forEach((r, i) => {
+        const m = moments(ones[i]![dir]);
+        mean += r.count * m.mean;
+        variance += r.count * m.variance;
+      });
+      const points = (Math.abs(mean) + 20 * Math.sqrt(variance) + 1) / interval;
+      if (points > 2 ** 19) throw new InvalidArgumentError('interval', `is too fine for this plan (about ${Math.round(points)} grid points)`, interval);
+    }
+  }
+  const plds = resolved.map((r, i) => {
+    const one = ones[i]!;
     return { one, all: r.count === 1 ? one : one.selfCompose(r.count) };
   });
   let total = plds[0]!.all;
