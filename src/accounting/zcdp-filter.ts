@@ -99,6 +99,7 @@ export class ZcdpFilter {
   private readonly entries: ZcdpFilterEntry[] = [];
   private readonly sink: ((entry: ZcdpFilterEntry) => void) | undefined;
   private spentRho = 0;
+  private lastCheck: { name: string | undefined; rho: number } | undefined;
 
   constructor(budget: { eps: number; delta: number }, opts: ZcdpFilterOptions = {}) {
     checkOptions('ZcdpFilter', opts, SPEC);
@@ -126,6 +127,8 @@ export class ZcdpFilter {
    */
   rhoOf(request: Partial<PrivacyCost> & { rho?: number; mechanism?: string; neighbors?: Neighbors; name?: string }): number {
     const name = request.name ?? 'release';
+    // A ledger mark appended by the release runner ("gaussian-analytic (failed)") is not part of the name.
+    const mechanism = request.mechanism?.replace(/ \([^()]*\)$/, '');
     let rho: number;
     if (request.rho !== undefined) rho = checkNonNegative(request.rho, 'rho');
     else {
@@ -133,10 +136,10 @@ export class ZcdpFilter {
       const delta = checkNonNegative(request.delta ?? 0, 'cost.delta');
       if (delta === 0) rho = (eps * eps) / 2;
       else if (eps === 0) throw new InvalidArgumentError('cost.eps', `of release "${name}" must be > 0 with delta > 0`, eps);
-      else if (request.mechanism !== undefined && GAUSSIAN_MECHANISMS.has(request.mechanism)) {
+      else if (mechanism !== undefined && GAUSSIAN_MECHANISMS.has(mechanism)) {
         const r = analyticGaussianSigma(eps, delta, 1);
         rho = 1 / (2 * r * r);
-      } else if (request.mechanism === 'discrete-gaussian-zcdp') {
+      } else if (mechanism === 'discrete-gaussian-zcdp') {
         const L = Math.log(1 / delta);
         const s = Math.sqrt(L + eps) - Math.sqrt(L);
         rho = s * s;
@@ -182,6 +185,7 @@ export class ZcdpFilter {
   /** Throws {@link BudgetExceededError} when the release does not fit; spends nothing. */
   check(request: Partial<PrivacyCost> & { rho?: number; mechanism?: string; name?: string; neighbors?: Neighbors }): void {
     const rho = this.rhoOf(request);
+    this.lastCheck = { name: request.name, rho };
     if (!this.canSpendRho(rho)) {
       const asked = zcdpToDp(rho, this.budget.delta).eps;
       const left = zcdpToDp(this.remainingRho(), this.budget.delta).eps;
@@ -189,10 +193,34 @@ export class ZcdpFilter {
     }
   }
 
-  /** Check, then record the spend (and pass it to the sink). */
+  /**
+   * The (eps, delta) cost of a release in this budget's relation, as PrivacyAccountant.costOf (for
+   * callers that total several charges before one check: a total with delta = 0 is then charged
+   * (sum eps)^2 / 2 >= sum eps^2 / 2, and one with delta > 0 is refused before any data are read).
+   */
+  costOf(request: PrivacyCost & { neighbors?: Neighbors; name?: string }): PrivacyCost {
+    const eps = checkNonNegative(request.eps, 'cost.eps');
+    const delta = checkNonNegative(request.delta, 'cost.delta');
+    const rel = request.neighbors ?? this.neighbors;
+    if (rel === this.neighbors) return { eps, delta };
+    if (rel === 'unbounded') return { eps: 2 * eps, delta: (1 + Math.exp(eps)) * delta };
+    throw new InvalidArgumentError('neighbors', `of release "${request.name ?? 'release'}" is 'bounded' (replace one record), which gives no guarantee for the add/remove-one neighbours of this 'unbounded' budget`);
+  }
+
+  /**
+   * Check, then record the spend (and pass it to the sink). A release that passed check() under its
+   * name is always charged: when the spend request no longer identifies its rho (e.g. a failure mark
+   * replaced the mechanism name after the data were read), the rho of that check is charged.
+   */
   spend(request: ZcdpSpendRequest): ZcdpFilterEntry {
-    this.check(request);
-    const rho = this.rhoOf(request);
+    let rho: number;
+    try {
+      rho = this.rhoOf(request);
+    } catch (e) {
+      if (!(e instanceof InvalidArgumentError) || this.lastCheck?.name !== request.name) throw e;
+      rho = this.lastCheck.rho;
+    }
+    if (!this.canSpendRho(rho)) this.check({ rho, name: request.name });
     const entry: ZcdpFilterEntry = { ...request, rho, neighbors: this.neighbors, time: new Date().toISOString() };
     this.sink?.(entry);
     this.record(entry);

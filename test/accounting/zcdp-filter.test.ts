@@ -73,6 +73,20 @@ describe('ZcdpFilter', () => {
     expect(g.spentRhoTotal()).toBe(0);
   });
 
+  it('works with the release runner: marks on the mechanism, a checked release is always charged, costOf', () => {
+    const f = new ZcdpFilter({ eps: 2, delta: 1e-6 });
+    const s = analyticGaussianSigma(0.5, 1e-7, 1);
+    const e1 = f.spend({ name: 'a', eps: 0.5, delta: 1e-7, mechanism: 'gaussian-analytic (failed)', neighbors: 'bounded' });
+    expect(e1.rho).toBeCloseTo(1 / (2 * s * s), 12);
+    // Checked under its name, then spent with a mechanism that no longer identifies it: charged the checked rho.
+    f.check({ name: 'b', eps: 0.5, delta: 1e-7, mechanism: 'gaussian' });
+    const e2 = f.spend({ name: 'b', eps: 0.5, delta: 1e-7, mechanism: 'custom-failure', neighbors: 'bounded' });
+    expect(e2.rho).toBe(e1.rho);
+    // Never checked: refused.
+    expect(() => f.spend({ name: 'c', eps: 0.5, delta: 1e-7, mechanism: 'custom-failure', neighbors: 'bounded' })).toThrow(InvalidArgumentError);
+    expect(f.costOf({ eps: 0.5, delta: 1e-7, neighbors: 'unbounded' })).toEqual({ eps: 1, delta: (1 + Math.exp(0.5)) * 1e-7 });
+  });
+
   it('rejects bad budgets and histories', () => {
     expect(() => new ZcdpFilter({ eps: 1, delta: 0 })).toThrow(InvalidArgumentError);
     expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { neighbours: 'bounded' } as never)).toThrow(UnknownOptionError);
