@@ -28,6 +28,13 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
 
+/** `npm <args>` in `cwd`; a failure shows the tail of npm's output (e.g. the type errors of prepack's build). */
+function npm(args: string[], cwd: string): string {
+  const r = spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' }, timeout: 600_000 });
+  if (r.status !== 0) throw new Error(`npm ${args.join(' ')} failed (${r.status}):\n${`${r.stdout}\n${r.stderr}`.slice(-3000)}`);
+  return r.stdout;
+}
+
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-package-'));
   clone = path.join(tmp, 'dpkit');
@@ -62,8 +69,8 @@ describe('npm pack', () => {
   let files: string[];
   beforeAll(() => {
     // --dry-run still runs prepack (clean + build), so dist/ is there afterwards.
-    const out = execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: clone, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
-    files = (JSON.parse(out.slice(out.indexOf('['))) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+    const out = npm(['pack', '--dry-run', '--json'], clone);
+    files = (JSON.parse(out.slice(out.indexOf('[\n  {'))) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
   });
 
   it('ships LICENSE, README, the bin and a dist/ built by prepack; no maps, sources or tests', () => {
@@ -96,8 +103,8 @@ describe('npm pack', () => {
 
 describe('the packed core bundles for the browser with default settings', () => {
   beforeAll(() => {
-    const tgz = execFileSync('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: clone, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const name = (JSON.parse(tgz.slice(tgz.indexOf('['))) as { filename: string }[])[0]!.filename;
+    const tgz = npm(['pack', '--json', '--pack-destination', tmp], clone);
+    const name = (JSON.parse(tgz.slice(tgz.indexOf('[\n  {'))) as { filename: string }[])[0]!.filename;
     consumer = path.join(tmp, 'app');
     const pkgDir = path.join(consumer, 'node_modules', 'dpkit');
     fs.mkdirSync(pkgDir, { recursive: true });
