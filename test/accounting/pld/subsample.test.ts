@@ -37,6 +37,38 @@ describe('pld/subsample', () => {
     });
   }
 
+  it('one subsampled Gaussian step, both directions: against the hockey-stick integral computed in this test', () => {
+    // delta_fwd(e) = int ((1-q) N(0,s) + q N(1,s) - e^e N(0,s))_+ ; delta_bwd(e) = int (N(0,s) - e^e mixture)_+,
+    // by the composite Simpson rule on [-40 s, 1 + 40 s] with 400 000 panels (error far below 1e-9 here).
+    const h = 2 ** -14;
+    for (const [q, sigma] of [[0.1, 1], [0.01, 0.5], [0.3, 2]] as const) {
+      const pld = gaussianPld({ sigma, samplingRate: q, interval: h });
+      const pdf = (x: number, m: number): number => Math.exp(-((x - m) ** 2) / (2 * sigma * sigma)) / (sigma * Math.sqrt(2 * Math.PI));
+      const integral = (e: number, forward: boolean): number => {
+        const a = -40 * sigma;
+        const b = 1 + 40 * sigma;
+        const n = 400_000;
+        const w = (b - a) / n;
+        let s = 0;
+        for (let i = 0; i <= n; i++) {
+          const x = a + i * w;
+          const mix = (1 - q) * pdf(x, 0) + q * pdf(x, 1);
+          const f = forward ? Math.max(0, mix - Math.exp(e) * pdf(x, 0)) : Math.max(0, pdf(x, 0) - Math.exp(e) * mix);
+          s += f * (i === 0 || i === n ? 1 : i % 2 ? 4 : 2);
+        }
+        return (s * w) / 3;
+      };
+      for (const e of [0, 0.01, 0.05, 0.2]) {
+        for (const [pmf, forward] of [[pld.forward, true], [pld.backward, false]] as const) {
+          const exact = integral(e, forward);
+          const slack = (pmf.errorL1 + pmf.infMass) * (1 + 1e-9);
+          expect(pmf.delta(e)).toBeGreaterThanOrEqual(exact - 1e-9);
+          expect(pmf.delta(e)).toBeLessThanOrEqual(integral(e - h, forward) + slack + 1e-9);
+        }
+      }
+    }
+  });
+
   it('samplingRate 1 is the mechanism itself', () => {
     const a = gaussianPld({ sigma: 3 });
     const b = gaussianPld({ sigma: 3, samplingRate: 1 });
