@@ -86,6 +86,20 @@ export function optimalKeepTable(eps: number, delta: number, maxPartitions = 1):
   checkEpsilon(eps);
   checkDelta(delta);
   const k = checkInteger(maxPartitions, 'maxPartitions', 1);
+  // Memoised on the public parameters (a table costs one exact check per step); callers get a copy.
+  const id = `${eps}:${delta}:${k}`;
+  let t = tableCache.get(id);
+  if (!t) {
+    t = buildOptimalTable(eps, delta, k);
+    if (tableCache.size >= 64) tableCache.delete(tableCache.keys().next().value!);
+    tableCache.set(id, t);
+  }
+  return t.slice();
+}
+
+const tableCache = new Map<string, Float64Array>();
+
+function buildOptimalTable(eps: number, delta: number, k: number): Float64Array {
   const { delta: d } = perKeyBudget(eps, delta, k);
   // L <= e^(eps/k), from the exact rational eps/k.
   const L = expLowerBoundOf(eps, k);

@@ -147,20 +147,32 @@ const encoder = new TextEncoder();
  * the 64-bit SipHash. Ties between distinct inputs have probability about 2^-53 per pair.
  */
 export function keyedHash53(key: HashKey, parts: readonly (string | number)[]): number {
-  const enc = parts.map((p) => encoder.encode(String(p)));
-  let len = 0;
-  for (const e of enc) len += 4 + e.length;
-  const buf = new Uint8Array(len);
   let off = 0;
-  for (const e of enc) {
-    const l = e.length;
+  for (const part of parts) {
+    const str = String(part);
+    // ASCII is written directly (its UTF-8 is itself); other strings go through TextEncoder.
+    let ascii = true;
+    for (let i = 0; i < str.length; i++) if (str.charCodeAt(i) > 0x7f) ascii = false;
+    const enc = ascii ? undefined : encoder.encode(str);
+    const l = enc ? enc.length : str.length;
+    ensure(off + 4 + l);
     buf[off] = l & 0xff;
     buf[off + 1] = (l >>> 8) & 0xff;
     buf[off + 2] = (l >>> 16) & 0xff;
     buf[off + 3] = (l >>> 24) & 0xff;
-    buf.set(e, off + 4);
+    if (enc) buf.set(enc, off + 4);
+    else for (let i = 0; i < l; i++) buf[off + 4 + i] = str.charCodeAt(i);
     off += 4 + l;
   }
-  const [hi, lo] = sipHash24(key, buf);
+  const [hi, lo] = sipHash24(key, buf.subarray(0, off));
   return (hi >>> 0) * 2097152 + (lo >>> 11);
+}
+
+let buf = new Uint8Array(256);
+function ensure(n: number): void {
+  if (n > buf.length) {
+    const next = new Uint8Array(Math.max(n, 2 * buf.length));
+    next.set(buf);
+    buf = next;
+  }
 }
