@@ -104,7 +104,7 @@ p,li,dd,dt{overflow-wrap:anywhere}
 .meta{color:#57606a}.card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:14px 16px;margin:12px 0}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #eaeef2;padding:5px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f0f3f6;font-weight:600}td.num{font-variant-numeric:tabular-nums;text-align:right}
-table.results{font-size:13px;table-layout:fixed}table.results td.num{overflow-wrap:normal;word-break:normal}
+table.results{font-size:13px;table-layout:fixed}table.results td.num{overflow-wrap:break-word;word-break:normal}
 table.results col.c-name{width:19%}table.results col.c-value{width:11%}table.results col.c-iv{width:15%}table.results col.c-rel{width:9%}
 table.results col.c-mech{width:12%}table.results col.c-scale{width:10%}table.results col.c-sens{width:10%}table.results col.c-cost{width:14%}
 @media (max-width:900px){main{padding:16px 12px}table.results{font-size:12px}table.results th,table.results td{padding:4px 4px}}

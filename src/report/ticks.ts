@@ -126,16 +126,16 @@ export function parseTickLabel(label: string): number {
 
 /**
  * A number for people: 4 significant digits with thousands separators (12,345.7 → "12,346";
- * 0.012345 → "0.01235"), integers below 1e15 in full ("169,600"), scientific notation for very
- * small or very large values; NaN, null and undefined as "—".
+ * 0.012345 → "0.01235"), integers below 1e9 in full ("169,600"), scientific notation below 1e-4
+ * and from 1e9 on ("5.183e9", short enough for a table cell); NaN, null and undefined as "—".
  */
 export function formatNumber(x: number | null | undefined, digits = 4): string {
   if (x === null || x === undefined || Number.isNaN(x)) return '—';
   if (!Number.isFinite(x)) return x > 0 ? '∞' : '-∞';
   if (x === 0) return '0';
   const a = Math.abs(x);
-  if (Number.isInteger(x) && a < 1e15) return nf({ maximumFractionDigits: 0 }).format(x);
-  if (a < 1e-4 || a >= 1e15) return x.toExponential(digits - 1).replace(/\.?0+e/, 'e').replace('e+', 'e');
+  if (Number.isInteger(x) && a < 1e9) return nf({ maximumFractionDigits: 0 }).format(x);
+  if (a < 1e-4 || a >= 1e9) return x.toExponential(digits - 1).replace(/\.?0+e/, 'e').replace('e+', 'e');
   return nf({ maximumSignificantDigits: Math.max(digits, Math.ceil(Math.log10(a + 1))) }).format(x);
 }
 

@@ -1,6 +1,6 @@
 /**
  * Layout of the HTML report in headless Debian chromium at 1280 and 800 px: the main job's report
- * (examples/adult.analysis.yaml) and a hand-made report with every kind of chart (test/report/
+ * (examples/adult.analysis.yaml), the report of `dpkit describe` on the Adult data, and a hand-made report with every kind of chart (test/report/
  * fixture.ts). Each page fails on console errors or network requests, on text overflowing its box
  * (an HTML cell, heading or paragraph whose scrollWidth exceeds its clientWidth; an SVG label
  * outside its chart), and on axis tick labels that are not nice numbers (consecutive ticks one step
@@ -89,6 +89,10 @@ beforeAll(async () => {
   const code = await main(['run', path.join(ROOT, 'examples/adult.analysis.yaml'), '--ledger', path.join(dir, 'ledger'), '--out', out, '-q'], { out: (s) => log.push(s), err: (s) => log.push(s) });
   if (code !== 0) throw new Error(`dpkit run failed (${code}): ${log.join('\n')}`);
   pages.adult = path.join(out, 'report.html');
+  const dout = path.join(dir, 'describe');
+  const dcode = await main(['describe', path.join(ROOT, 'data/adult.csv'), '--eps', '1', '--schema', path.join(ROOT, 'examples/adult.schema.yaml'), '--budget', '10', '--ledger', path.join(dir, 'dledger'), '--out', dout], { out: (s) => log.push(s), err: (s) => log.push(s) });
+  if (dcode !== 0) throw new Error(`dpkit describe failed (${dcode}): ${log.join('\n')}`);
+  pages.describe = path.join(dout, 'report.html');
   pages.fixture = path.join(dir, 'fixture.html');
   fs.writeFileSync(pages.fixture, renderReport(FIXTURE_INPUT));
   browser = Browser.launch();
@@ -98,7 +102,7 @@ afterAll(async () => {
 });
 
 describe('report layout in headless chromium', () => {
-  for (const name of ['adult', 'fixture']) {
+  for (const name of ['adult', 'describe', 'fixture']) {
     for (const width of [1280, 800]) {
       it(`${name} report at ${width} px: no errors, no overflow, nice ticks`, async () => {
         const shot = path.join(ARTIFACTS, `${name}-${width}.png`);

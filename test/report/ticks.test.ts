@@ -84,7 +84,7 @@ describe('tick labels', () => {
 
 describe('formatNumber / formatPercent', () => {
   it('thousands separators, 4 significant digits, integers in full', () => {
-    expect([169600, 12345.67, 0.012345, 1e-7, 4.5, 43169.123, -7851.4, 0, 2.5e16].map((x) => formatNumber(x))).toEqual(['169,600', '12,346', '0.01235', '1e-7', '4.5', '43,169', '-7,851', '0', '2.5e16']);
+    expect([169600, 12345.67, 0.012345, 1e-7, 4.5, 43169.123, -7851.4, 0, 2.5e16, 5182580388, 999999999].map((x) => formatNumber(x))).toEqual(['169,600', '12,346', '0.01235', '1e-7', '4.5', '43,169', '-7,851', '0', '2.5e16', '5.183e9', '999,999,999']);
     expect([null, undefined, NaN, Infinity, -Infinity].map((x) => formatNumber(x))).toEqual(['—', '—', '—', '∞', '-∞']);
   });
   it('percentages with 2 significant digits', () => {
