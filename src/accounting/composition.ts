@@ -17,6 +17,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { logGamma } from '../math/special.js';
 import { checkEpsilon, checkInteger, checkNonNegative } from '../validation.js';
 import type { LedgerEntry, Neighbors, PrivacyAccountant, PrivacyCost } from './accountant.js';
+import { runChecked } from '../release.js';
 
 function checkCosts(costs: readonly PrivacyCost[], name: string): void {
   if (!Array.isArray(costs) || costs.length === 0) throw new InvalidArgumentError(name, 'must be a non-empty array of { eps, delta }', costs);
@@ -232,5 +233,8 @@ export function spendParallel(
   const total = parallelComposition(costs, { recordMayMove: options.recordMayMove ?? false });
   const neighbors = options.neighbors ?? 'unbounded';
   if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
-  return accountant.spend({ name, eps: total.eps, delta: total.delta, neighbors, mechanism: options.mechanism ?? `parallel composition of ${costs.length}` });
+  // Through the one release runner (check, then spend; the releases themselves already ran).
+  const charge = { eps: total.eps, delta: total.delta, neighbors, mechanism: options.mechanism ?? `parallel composition of ${costs.length}` };
+  runChecked({ accountant, name }, { name, charges: [charge] }, () => undefined);
+  return accountant.ledger().at(-1)!;
 }
