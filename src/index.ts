@@ -5,6 +5,7 @@
 export * from './errors.js';
 export * from './validation.js';
 export * from './release.js';
+export * from './privacy-unit.js';
 export * from './random/index.js';
 export * from './accounting/index.js';
 export * from './mechanisms/index.js';

@@ -11,3 +11,4 @@ export * from './truncated-laplace.js';
 export * from './smooth-sensitivity.js';
 export * from './mixed-noise.js';
 export * from './optimal-noise/index.js';
+export * from './partition-selection.js';

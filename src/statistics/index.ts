@@ -7,3 +7,6 @@ export { histogramDP, type Histogram, type HistogramOptions } from './histogram.
 export * from './table.js';
 export * from './quantile.js';
 export * from './smooth-median.js';
+export * from './contribution-bounding.js';
+export * from './private-bounds.js';
+export * from './group-by.js';
