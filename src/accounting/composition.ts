@@ -1,8 +1,8 @@
 /**
  * Composition theorems: what a sequence of (eps_i, delta_i)-DP releases costs in total.
  *
- * - {@link sequentialComposition}: basic composition, sums (001, Lemma 6; Dwork & Roth 2014, Thm 3.16).
- * - {@link parallelComposition}: releases on disjoint parts of the data, max (001, Lemma 7; McSherry 2009).
+ * - {@link sequentialComposition}: basic composition, sums (MAT 4376 notes, Lemma 6; Dwork & Roth 2014, Thm 3.16).
+ * - {@link parallelComposition}: releases on disjoint parts of the data, max (MAT 4376 notes, Lemma 7; McSherry 2009).
  * - {@link advancedComposition}: Dwork, Rothblum & Vadhan (2010) (Dwork & Roth 2014,
  *   Theorem 3.20): k-fold adaptive composition of (eps, delta)-DP mechanisms is
  *   (sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')-DP.
@@ -29,7 +29,7 @@ function checkCosts(costs: readonly PrivacyCost[], name: string): void {
   });
 }
 
-/** Basic sequential composition: (sum eps_i, sum delta_i) (001, Lemma 6; Dwork & Roth, Theorem 3.16). */
+/** Basic sequential composition: (sum eps_i, sum delta_i) (MAT 4376 notes, Lemma 6; Dwork & Roth, Theorem 3.16). */
 export function sequentialComposition(costs: readonly PrivacyCost[]): PrivacyCost {
   checkCosts(costs, 'costs');
   let eps = 0;
@@ -42,7 +42,7 @@ export function sequentialComposition(costs: readonly PrivacyCost[]): PrivacyCos
 }
 
 /**
- * Parallel composition over disjoint parts of the data: (max eps_i, max delta_i) (001, Lemma 7;
+ * Parallel composition over disjoint parts of the data: (max eps_i, max delta_i) (MAT 4376 notes, Lemma 7;
  * McSherry 2009, PINQ). Valid when any two neighbouring data sets differ in at most ONE part:
  * add/remove-one neighbours with a partition fixed in advance (by record value or key), or
  * replace-one neighbours with a partition by record position. Under replace-one neighbours with a

@@ -1,6 +1,6 @@
 /**
  * The bounded Laplace mechanism (Holohan, Antonatos, Braghin & Mac Aonghusa 2018, "The bounded
- * Laplace mechanism in differential privacy"; lecture notes 001, Definition 24 and Theorem 26).
+ * Laplace mechanism in differential privacy"; MAT 4376 lecture notes "Advances in Differential Privacy", Definition 24 and Theorem 26).
  */
 import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -27,20 +27,20 @@ const BOUNDED_LAPLACE_OPTIONS = optionSpec<BoundedLaplaceOptions>({ ...RELEASE_O
 
 /**
  * C_q = 1 - (exp(-(q-l)/b) + exp(-(u-q)/b))/2: the Laplace(q, b) mass inside [l, u]
- * (001, the normalising constant after Definition 24).
+ * (MAT 4376 notes, the normalising constant after Definition 24).
  */
 function massInside(q: number, b: number, l: number, u: number): number {
   // 1 - (e1 + e2)/2 computed as (-expm1(-x1) - expm1(-x2))/2 + ... kept exact: (1-e1)/2 + (1-e2)/2.
   return (-Math.expm1(-(q - l) / b) - Math.expm1(-(u - q) / b)) / 2;
 }
 
-/** DeltaC(b) = C_{l+Delta} / C_l (001, before Theorem 26); in [1, 2) and decreasing in b. */
+/** DeltaC(b) = C_{l+Delta} / C_l (MAT 4376 notes, before Theorem 26); in [1, 2) and decreasing in b. */
 export function boundedLaplaceDeltaC(b: number, sensitivity: number, lower: number, upper: number): number {
   return massInside(lower + sensitivity, b, lower, upper) / massInside(lower, b, lower, upper);
 }
 
 /**
- * The smallest scale b with b >= Delta / (eps - log DeltaC(b) - log(1 - delta)) (001, Theorem 26).
+ * The smallest scale b with b >= Delta / (eps - log DeltaC(b) - log(1 - delta)) (MAT 4376 notes, Theorem 26).
  *
  * The right-hand side decreases in b (DeltaC falls from 2 towards 1) while the left side grows, so the
  * feasible set is [b*, inf). b* is bracketed between Delta/(eps - log(1-delta)) (where DeltaC = 1) and a
@@ -94,7 +94,7 @@ export function sampleBoundedLaplace(rng: Rng, q: number, b: number, l: number, 
 }
 
 /**
- * The bounded Laplace mechanism (Holohan et al. 2018; 001, Definition 24 and Theorem 26).
+ * The bounded Laplace mechanism (Holohan et al. 2018; MAT 4376 notes, Definition 24 and Theorem 26).
  *
  * Output density g(v) = exp(-|v - f(x)|/b) / (2 b C_{f(x)}) for v in [l, u], 0 outside, with
  * C_q = 1 - (exp(-(q-l)/b) + exp(-(u-q)/b))/2. With b the smallest solution of

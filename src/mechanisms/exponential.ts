@@ -1,5 +1,5 @@
 /**
- * The exponential mechanism (McSherry & Talwar 2007; lecture notes 001, "Exponential mechanism",
+ * The exponential mechanism (McSherry & Talwar 2007; MAT 4376 lecture notes "Advances in Differential Privacy", "Exponential mechanism",
  * Theorem 27 and Lemma 28; DPpack's `ExponentialMechanism`).
  */
 import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
@@ -159,17 +159,17 @@ function invertBlocks(weight: (i: number) => number, n: number, blockSums: Float
  *     P(i) = mu_i exp(eps u_i / (2 Delta)) / sum_j mu_j exp(eps u_j / (2 Delta)),
  *
  * where u is the utility vector computed from the private data, Delta = `sensitivity` is the
- * utility's sensitivity, Delta = sup_i sup_{x ~ x'} |u_i(x) - u_i(x')| (001, definition before
+ * utility's sensitivity, Delta = sup_i sup_{x ~ x'} |u_i(x) - u_i(x')| (MAT 4376 notes, definition before
  * Theorem 27), and mu the optional base measure (uniform by default).
  *
  * Guarantee: eps-differential privacy (delta = 0) for the neighbouring relation under which Delta
- * holds (`neighbors`, default 'bounded') (001, Theorem 27; McSherry & Talwar 2007). The
+ * holds (`neighbors`, default 'bounded') (MAT 4376 notes, Theorem 27; McSherry & Talwar 2007). The
  * factor 2 covers utilities that can move in opposite directions for different candidates.
  *
  * Computed in log space (max-shifted log-sum-exp and inverse CDF), so utilities of 1e9 and a zero
  * measure on the best candidates neither overflow nor crash; candidates with measure 0 are never
  * chosen. O(n) time, no per-element allocation (a Float64Array utility is read in place).
- * Accuracy (001, Lemma 28, uniform measure): see {@link exponentialMechanismAccuracy}.
+ * Accuracy (MAT 4376 notes, Lemma 28, uniform measure): see {@link exponentialMechanismAccuracy}.
  *
  * Validation (mirrors DPpack): `utility` a non-empty array of finite numbers; eps > 0;
  * sensitivity > 0; `measure` (if given) of the same length, finite, >= 0, not all 0; `candidates`
@@ -270,7 +270,7 @@ export function exponentialMechanismProbabilities(utility: ArrayLike<number>, ep
 
 /**
  * The utility guarantee of the exponential mechanism with a uniform measure over d candidates
- * (001, Lemma 28): for every t > 0,
+ * (MAT 4376 notes, Lemma 28): for every t > 0,
  *
  *     P( u(output) <= OPT - 2 Delta (ln d + t) / eps ) <= e^{-t},
  *

@@ -29,7 +29,7 @@ export function laplaceScale(eps: number, sensitivity: number): number {
  *   so the vector's l1 sensitivity is n*s and b = n*s/eps). The l1 sensitivity of the vector is
  *   at most sum_i s_i (triangle inequality), so this is eps-DP (Dwork & Roth, Theorem 3.6).
  *   Note: DPpack's R code uses b = s/eps for a single s with a vector (reading s as the l1
- *   sensitivity of the whole vector); dpkit follows the issue's per-element reading, which is never
+ *   sensitivity of the whole vector); dpkit reads a single s per element, which is never
  *   less private (it adds n times the noise when s was meant for the whole vector).
  * - with `allocProportions` a (normalised to sum 1): element i gets b_i = s_i / (a_i eps), i.e. an
  *   (a_i eps)-DP release of element i; by sequential composition the total is eps-DP.

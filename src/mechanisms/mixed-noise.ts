@@ -1,5 +1,5 @@
 /**
- * The mixed noise mechanism of the lecture notes (001, Definition 9 and Theorem 10), with the
+ * The mixed noise mechanism of the MAT 4376 lecture notes ("Advances in Differential Privacy", Definition 9 and Theorem 10), with the
  * parameters for which Theorem 10's claim fails rejected.
  */
 import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
@@ -67,7 +67,7 @@ export function mixedNoisePlan(eps: number, delta: number, sensitivity: number):
 }
 
 /**
- * Mixed noise mechanism (001, Definition 9 / Theorem 10): f(x) + N(0, 2 (Delta/eps)^2) when
+ * Mixed noise mechanism (MAT 4376 notes, Definition 9 / Theorem 10): f(x) + N(0, 2 (Delta/eps)^2) when
  * Delta <= t0 = sqrt(pi) delta eps / 2, else f(x) + Laplace(Delta/eps); both noises have variance
  * 2 (Delta/eps)^2. Guarantee: (eps, delta)-DP for the relation of `sensitivity` — in the Gaussian branch
  * only when the exact Gaussian profile allows it, otherwise the call is rejected (see {@link mixedNoisePlan}).

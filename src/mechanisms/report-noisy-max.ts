@@ -1,5 +1,5 @@
 /**
- * Report noisy max (lecture notes 001, "Report noisy-max" and Example 30; Dwork & Roth 2014,
+ * Report noisy max (MAT 4376 lecture notes "Advances in Differential Privacy", "Report noisy-max" and Example 30; Dwork & Roth 2014,
  * Claim 3.9; McKenna & Sheldon 2020 and Ding et al. 2021 for the exponential-noise version).
  */
 import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
@@ -47,7 +47,7 @@ export function reportNoisyMaxScale(eps: number, sensitivity: number, monotone =
  * noise, b the noise scale. Derivation: a candidate j with c_j <= OPT - gap can win only if
  * Z_j - Z_* >= gap (Z_* the noise of an optimal candidate). Exponential noise: Z_* >= 0, so
  * Z_j >= gap, probability e^{-gap/b}; union over d candidates. Gumbel noise: the exponential
- * mechanism with exponent c/b, Lemma 28 of 001. Laplace noise: Z_j >= gap/2 or Z_* <= -gap/2, each
+ * mechanism with exponent c/b, Lemma 28 of the MAT 4376 notes. Laplace noise: Z_j >= gap/2 or Z_* <= -gap/2, each
  * of probability e^{-gap/(2b)}/2; union over d candidates.
  */
 export function reportNoisyMaxAccuracy(noise: NoisyMaxNoise, scale: number, numCandidates: number, t: number): number {
@@ -110,14 +110,14 @@ export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, sca
  * data, each of sensitivity Delta = `sensitivity` (sup over neighbours of |c_i(x) - c_i(x')|, for
  * every i), and Z_i are iid with scale b = 2 Delta/eps (b = Delta/eps with `monotone: true`):
  *
- * - 'exponential' (default): Z_i ~ Exponential with rate 1/b = eps/(2 Delta) (001, "Report
+ * - 'exponential' (default): Z_i ~ Exponential with rate 1/b = eps/(2 Delta) (MAT 4376 notes, "Report
  *   noisy-max"). eps-DP: it is the permute-and-flip mechanism (Ding, Kifer, Zhang et al. 2021,
  *   "The permute-and-flip mechanism is identical to report-noisy-max with exponential noise";
  *   McKenna & Sheldon 2020), and its expected error is never worse than the exponential
  *   mechanism's.
  * - 'gumbel': Z_i ~ Gumbel(0, b). The argmax is then distributed exactly as the exponential
  *   mechanism with P(i) proportional to exp(c_i/b) = exp(eps c_i/(2 Delta)) (the Gumbel-max trick),
- *   so it inherits eps-DP from 001, Theorem 27.
+ *   so it inherits eps-DP from the MAT 4376 notes, Theorem 27.
  * - 'laplace': Z_i ~ Laplace(0, b). eps-DP by the argument of Dwork & Roth, Claim 3.9, generalised
  *   to non-monotone scores: fix the other noises; if i wins on x with noise r_i >= r*, then on a
  *   neighbour x' (c'_i >= c_i - Delta, c'_j <= c_j + Delta) i wins whenever r_i >= r* + 2 Delta,

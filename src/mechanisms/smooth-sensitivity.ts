@@ -1,6 +1,6 @@
 /**
  * Noise calibrated to a beta-smooth upper bound S(x) on the local sensitivity (Nissim, Raskhodnikova &
- * Smith 2007, "Smooth sensitivity and sampling in private data analysis"; lecture notes 001,
+ * Smith 2007, "Smooth sensitivity and sampling in private data analysis"; MAT 4376 lecture notes "Advances in Differential Privacy",
  * Definitions 13-18, Proposition 16, Corollary 17 and the observations after it).
  *
  * The three noise families of the notes, for a release f(x) + c(x) Z:

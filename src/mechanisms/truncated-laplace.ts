@@ -1,7 +1,7 @@
 /**
  * The truncated Laplace mechanism (Geng, Ding, Guo & Kumar 2020, "Tight analysis of privacy and
  * utility tradeoff in approximate differential privacy"; as stated with its sampler in the appendix of
- * Selvi, Liu & Wiesemann, "Differential Privacy via Distributionally Robust Optimization", source 000).
+ * Selvi, Liu & Wiesemann, "Differential Privacy via Distributionally Robust Optimization").
  */
 import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -39,7 +39,7 @@ export interface TruncatedLaplaceParameters {
   B: number;
 }
 
-/** lambda, A and B of the truncated Laplace density B exp(-|x|/lambda) on [-A, A] (000, appendix). */
+/** lambda, A and B of the truncated Laplace density B exp(-|x|/lambda) on [-A, A] (Selvi et al., appendix). */
 export function truncatedLaplaceParameters(eps: number, delta: number, sensitivity: number): TruncatedLaplaceParameters {
   checkEpsilon(eps);
   if (typeof delta !== 'number' || !(delta > 0 && delta < 0.5)) throw new InvalidArgumentError('delta', 'must be in (0, 0.5) for the truncated Laplace mechanism', delta);
@@ -51,7 +51,7 @@ export function truncatedLaplaceParameters(eps: number, delta: number, sensitivi
 }
 
 /**
- * Inverse-CDF draw (000, appendix): F^{-1}(u) = -sign(u - 1/2) lambda log(min(u, 1-u)/(B lambda) + exp(-A/lambda)).
+ * Inverse-CDF draw (Selvi et al., appendix): F^{-1}(u) = -sign(u - 1/2) lambda log(min(u, 1-u)/(B lambda) + exp(-A/lambda)).
  * With 1/(B lambda) = 2 (1 - exp(-A/lambda)) this is evaluated as
  * -sign(u - 1/2) lambda log1p(-(1 - 2 min(u, 1-u)) (1 - exp(-A/lambda))), which is the same number
  * without cancellation. u is a 53-bit uniform from the Rng; a fair sign bit picks the side.
@@ -162,11 +162,11 @@ export function safeTruncatedLaplaceSampler(plan: SafeTruncatedLaplacePlan): Int
 }
 
 /**
- * The truncated Laplace mechanism (Geng et al. 2020; 000, appendix): f(x) + Z, Z with density
+ * The truncated Laplace mechanism (Geng et al. 2020; Selvi et al., appendix): f(x) + Z, Z with density
  * B exp(-|z|/lambda) on [-A, A], lambda = Delta/eps, A = (Delta/eps) log(1 + (e^eps - 1)/(2 delta)),
  * B = 1/(2 lambda (1 - exp(-A/lambda))). Guarantee: (eps, delta)-DP for delta in (0, 0.5), for the
  * neighbouring relation under which `sensitivity` Delta bounds |f(x) - f(y)| (Geng et al. 2020,
- * Theorem 1; 000 appendix: A is chosen so that the mass of [A - Delta, A] is exactly delta).
+ * Theorem 1; Selvi et al., appendix: A is chosen so that the mass of [A - Delta, A] is exactly delta).
  * `neighbors` (default 'bounded') only labels the guarantee: pass the relation your sensitivity is for.
  *
  * noise 'safe' (default): the lattice version (public plan {@link safeTruncatedLaplacePlan}):

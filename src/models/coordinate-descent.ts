@@ -1,6 +1,6 @@
 /**
  * Private proximal coordinate descent for L1-regularised logistic regression, with noisy coordinate
- * gradient sums (the application of Selvi, Liu & Wiesemann, source 000, "DP proximal coordinate
+ * gradient sums (the application of Selvi, Liu & Wiesemann, "DP proximal coordinate
  * descent"): minimise (1/n) sum_i log(1 + exp(-y_i h^T x_i)) + lambda ||h||_1 over h, y in {-1, +1}.
  *
  * Each epoch visits every coordinate l once. The query is the coordinate sum of gradients
@@ -9,7 +9,7 @@
  *
  * and each term lies in (-1, 1) when |x_il| <= 1 (features are clipped to public bounds and scaled
  * to [-1, 1]), so replacing one record changes q_l by less than 2: sensitivity 2 (bounded
- * neighbours; 000 uses the same). The noisy sum q~ = q + X (X from the chosen noise) drives the
+ * neighbours; Selvi et al. use the same). The noisy sum q~ = q + X (X from the chosen noise) drives the
  * proximal step h_l <- S_{eta lambda}(h_l - eta q~ / n) with S_t(z) = sign(z) max(|z| - t, 0).
  *
  * Guarantee: each of the T d releases is (eps_q, delta_q)-DP and h depends on the data only through
@@ -26,7 +26,7 @@
  *   - optimised data-independent noise (`noise.sensitivity` >= 2): the lattice release of
  *     optimizedNoiseMechanism (optimal-noise/lattice.ts): (round(q / 2^k) + T) 2^k with T the exact
  *     discrete version of X; `noise.verifySafe()` (exact, shifts up to Delta + 2^k) is required.
- *   - optimised data-dependent noise over the query range (000 uses a partition fine near 0 and
+ *   - optimised data-dependent noise over the query range (Selvi et al. use a partition fine near 0 and
  *     coarse in the tails): the lattice release of dataDependentNoiseMechanism (q clamped to the
  *     range, rounded to the lattice, cell chosen from the rounded point); `noise.verifySafe()` required.
  *   - truncated Laplace (eps_q, delta_q): the lattice release of truncatedLaplaceMechanism

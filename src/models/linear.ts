@@ -24,7 +24,7 @@
  *
  * Guarantee: (eps, delta)-DP (delta = 0: eps-DP) for neighbouring data sets differing by one added
  * or removed row (unbounded neighbours): that is what KST prove for this calibration (the noise is
- * scaled to zeta, the norm of ONE row's gradient; Awan & Slavkovic, seed 002 Sec. 4, note that the
+ * scaled to zeta, the norm of ONE row's gradient; Awan & Slavkovic 2021, Sec. 4, note that the
  * replace-one relation needs the gradient difference, up to 2 zeta). The mechanism never uses n
  * beyond the 1/n normalisation (n J_b has the same minimiser), so it is defined for every n. For
  * replace-one neighbours the guarantee is (2 eps, (1 + e^eps) delta) by group privacy. R =

@@ -207,7 +207,7 @@ function boundedSens(R: number, D: number, nMax: number, approx: boolean): numbe
  * deviations), adding r to group j of size n_j raises SS by d = n_j/(n_j + 1) (r - mu_j)^2 in [0, R) and
  * D by 1 (0 for an empty group, when d = 0 too), so P' - P = (d - P)/(D + 1), whose magnitude is at most
  * max(d, P)/(D + 1) <= R/(D + 1) (P is a weighted mean of group variances, each <= R n_j/(4(n_j - 1)) <= R/2),
- * and D + 1 >= N - J + 1 >= n0 - J + 1 for the smaller data set. The issue's (and DPpack's) unbounded value
+ * and D + 1 >= N - J + 1 >= n0 - J + 1 for the smaller data set. DPpack's unbounded value
  * (R (N-1)/(N(N-2)) when N = 2J, else the bounded one) is WRONG when a record is added: 10 groups [0, 0]
  * plus a 1 moves P by 2/33 = 0.0606 > 19/360 = 0.0528; 10 groups [0, 0, 0] plus a 1 by 1/28 = 0.0357 >
  * 1/30 = 0.0333. Laplace (eps-DP) or Gaussian ((eps, delta)-DP) noise as in meanDP.
@@ -243,7 +243,7 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  * |d| < R, so P' - P = (d - P)/(D + 1), and |P| <= R/2 (|cov_j| <= sqrt(var1_j var2_j) <= R n_j/(4(n_j - 1))),
  * but d and P may now have opposite signs: |P' - P| <= (R + R/2)/(D + 1) <= 3R/(2(n0 - J + 1)). (Many
  * anti-correlated pairs plus one constant group receiving a record come within a factor ~1 of this.)
- * The issue's unbounded value R (1 + N/(4(N-1-J)) - 1/sqrt(N-J-1))/(N - J) was not contradicted by our
+ * A proposed unbounded value R (1 + N/(4(N-1-J)) - 1/sqrt(N-J-1))/(N - J) was not contradicted by our
  * searches but we could not derive it, and it uses the private N: dpkit uses the bound above.
  * Laplace or Gaussian noise as in meanDP.
  */

@@ -1,6 +1,6 @@
 /**
  * The median with noise calibrated to its smooth sensitivity (Nissim, Raskhodnikova & Smith 2007,
- * section 3.1; lecture notes 001, Example 20 and equation (4)), and its local sensitivity for teaching.
+ * section 3.1; MAT 4376 lecture notes "Advances in Differential Privacy", Example 20 and equation (4)), and its local sensitivity for teaching.
  */
 import { checkOptions, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -38,8 +38,8 @@ function sortedClipped(x: unknown, l: number, u: number): { s: Float64Array; m: 
 /**
  * Local sensitivity of the median x_(m), m = ceil(n/2), of the data clipped to [l, u] under replacement
  * of one record: max(x_(m+1) - x_(m), x_(m) - x_(m-1)), the order statistics padded with l below and u
- * above (001, Example 20). FOR TEACHING ONLY: noise scaled to the local sensitivity is NOT differentially
- * private (the sensitivity itself reveals the data; 001, Example 12). Use {@link smoothMedianDP}.
+ * above (MAT 4376 notes, Example 20). FOR TEACHING ONLY: noise scaled to the local sensitivity is NOT differentially
+ * private (the sensitivity itself reveals the data; MAT 4376 notes, Example 12). Use {@link smoothMedianDP}.
  */
 export function localSensitivityMedian(x: ArrayLike<number>, opts: MedianBoundsOptions): number {
   checkOptions('localSensitivityMedian', opts, MEDIAN_BOUNDS_OPTIONS, true);
@@ -52,7 +52,7 @@ export function localSensitivityMedian(x: ArrayLike<number>, opts: MedianBoundsO
 
 /**
  * The beta-smooth sensitivity of the median x_(m), m = ceil(n/2), for data in [l, u] under replacement
- * of one record (NRS 2007, Proposition 3.4; 001 equation (4)):
+ * of one record (NRS 2007, Proposition 3.4; MAT 4376 notes, equation (4)):
  *
  *   S*(x) = max_{k=0..n} e^{-k beta} max_{t=0..k+1} (x_(m+t) - x_(m+t-k-1)),
  *
@@ -128,7 +128,7 @@ const SMOOTH_MEDIAN_OPTIONS = optionSpec<SmoothMedianOptions>({ ...RELEASE_OPTIO
 /**
  * What `details: true` returns. Only PUBLIC quantities besides the released value: the smooth
  * sensitivity S(x), the noise scale c(x) = scaleFactor S(x) and any interval derived from them are
- * functions of the data and are deliberately not reported (they would leak; 001, Example 12).
+ * functions of the data and are deliberately not reported (they would leak; MAT 4376 notes, Example 12).
  */
 export interface SmoothMedianRelease {
   value: number;
@@ -191,7 +191,7 @@ export function gridToDouble(z: bigint, k: number): number {
 }
 
 /**
- * The median released with noise scaled to its smooth sensitivity (NRS 2007; 001, Proposition 16,
+ * The median released with noise scaled to its smooth sensitivity (NRS 2007; MAT 4376 notes, Proposition 16,
  * Corollary 17 and the observations after it): median + c(x) Z with S = {@link smoothSensitivityMedian}
  * at the family's beta and
  * - 'laplace' (default): c = 2 S/eps, beta = eps/(2 ln(2/delta')), delta' = 2 delta/(e^{eps/2}+1): (eps, delta)-DP;

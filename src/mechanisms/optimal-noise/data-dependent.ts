@@ -1,5 +1,5 @@
 /**
- * Data-dependent optimal noise (Selvi, Liu & Wiesemann, source 000, Section 5 and Appendix G): the
+ * Data-dependent optimal noise (Selvi, Liu & Wiesemann, Section 5 and Appendix G): the
  * query range [c_0, c_K) is partitioned into K cells (uniform, or grouped cells as in Algorithm G.1),
  * cell k gets its own mixture of uniforms p_k on a common noise grid, and the release is
  * f(D) + X with X ~ p_{cell of f(D)}.
@@ -494,7 +494,7 @@ export function dataDependentNoiseMechanism(value: number, noise: DataDependentN
 /**
  * Release clamp(value) + X with X ~ p_{cell of clamp(value)} ((eps, delta)-DP for queries with
  * sensitivity Delta = noise.sensitivity, bounded or unbounded neighbours as the caller's sensitivity;
- * the distributions are checked exactly before any release, Selvi, Liu & Wiesemann, 000 Appendix G).
+ * the distributions are checked exactly before any release, Selvi, Liu & Wiesemann, Appendix G).
  *
  * 'safe' (default; lattice.ts): m = round(clamp(value) / 2^k) on the PUBLIC lattice 2^k Z (2^k divides
  * every noise-grid and query-cell edge), the cell is that of the lattice point m 2^k (so the cell

@@ -1,6 +1,6 @@
 /**
  * The LP engine shared by the data-independent optimiser, its lower-bound certificate and the
- * data-dependent optimiser (Selvi, Liu & Wiesemann, source 000).
+ * data-dependent optimiser (Selvi, Liu & Wiesemann).
  *
  * Decision variables are cell probabilities P_v. A privacy constraint ("shift family") for a shift phi
  * between a source distribution and a target distribution reads

@@ -3,7 +3,7 @@
  * srcBase + j) against target grid b (variables tgtBase + m) shifted by phi, one term per overlap
  * piece (see engine.ts). Uniform grids with the same width use the closed form: for
  * phi = (k + theta) beta the first theta of cell j meets target cell j - k - 1 and the rest cell j - k,
- * so V(phi) = theta V(k + 1) + (1 - theta) V(k) (issue 6, section 1).
+ * so V(phi) = theta V(k + 1) + (1 - theta) V(k) (Selvi, Liu & Wiesemann: V is piecewise linear between the integer shifts of a uniform grid).
  */
 import type { ShiftFamily } from './engine.js';
 import type { NoiseGrid } from './grid.js';

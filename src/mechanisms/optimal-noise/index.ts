@@ -1,4 +1,4 @@
-// Optimal noise distributions by linear programming (Selvi, Liu & Wiesemann; issue 6).
+// Optimal noise distributions by linear programming (Selvi, Liu & Wiesemann, "Differential Privacy via Distributionally Robust Optimization").
 export { resolveLoss as resolveNoiseLoss, type Loss as NoiseLoss, type LossSpec as NoiseLossSpec } from './loss.js';
 export { makeGrid as makeNoiseGrid, uniformGrid as uniformNoiseGrid, refinedGrid as refinedNoiseGrid, type GridSpec as NoiseGridSpec, type NoiseGrid } from './grid.js';
 export { AliasTable } from './alias.js';

@@ -1,5 +1,5 @@
 /**
- * Loss functions c(x) for optimal noise (Selvi, Liu & Wiesemann, source 000): the LP objective of a
+ * Loss functions c(x) for optimal noise (Selvi, Liu & Wiesemann): the LP objective of a
  * mixture of uniforms is sum_j cbar_j p_j with cbar_j the average of c over interval j, and the
  * lower-bound certificate uses inf c over each interval.
  */
@@ -19,7 +19,7 @@ export interface Loss {
 }
 
 /**
- * What `loss` accepts: 'l1' (|x|), 'l2' (x^2), 'asymmetric' (|x| + 1[x > 0] |x|, 000 Figure 1),
+ * What `loss` accepts: 'l1' (|x|), 'l2' (x^2), 'asymmetric' (|x| + 1[x > 0] |x|, Selvi et al., Figure 1),
  * { left, right } slopes (c(x) = left |x| for x < 0, right x for x > 0), a piecewise-linear
  * { breakpoints, values } (linear between breakpoints, extended by the outer slopes), or a custom
  * {@link Loss}.

@@ -1,6 +1,6 @@
 /**
  * The optimised-noise mechanism: M(D) = f(D) + X with X drawn from an {@link OptimizedNoise}
- * (Selvi, Liu & Wiesemann, source 000; appendix "Sampling noise from various distributions": pick the
+ * (Selvi, Liu & Wiesemann; appendix "Sampling noise from various distributions": pick the
  * interval with probability p_j, then a uniform point inside it).
  *
  * Guarantee: (eps, delta)-DP of the distribution for queries whose sensitivity |f(D) - f(D')| is at

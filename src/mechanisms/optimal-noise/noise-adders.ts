@@ -15,7 +15,7 @@
  *   r X at a shift phi equals that of X at phi / r (substitute y = r u), and the discrete one equals the
  *   continuous one at lattice shifts, so `noise.verifySafe()` (|phi| <= Delta0 + 2^k, exact) proves
  *   (eps, delta)-DP of each coordinate. `{ float: true }` restores value + r * float draw (simulations).
- * - {@link truncatedLaplaceNoiseFactory}: the truncated Laplace mechanism (Geng et al. 2020; 000 appendix),
+ * - {@link truncatedLaplaceNoiseFactory}: the truncated Laplace mechanism (Geng et al. 2020; Selvi et al., appendix),
  *   released as floating-point values ('float' noise: for simulations and experiments).
  */
 import { InvalidArgumentError } from '../../errors.js';

@@ -1,12 +1,12 @@
 /**
  * Optimal data-independent noise by linear programming (Selvi, Liu & Wiesemann, "Differential
- * Privacy via Distributionally Robust Optimization", source 000; formulation restated in issue 6).
+ * Privacy via Distributionally Robust Optimization").
  *
  * Release f(D) + X, X independent of D. Among mixtures of uniforms on a grid of [-S, S]
  * (mass p_j on [x_j, x_{j+1})), minimise E c(X) = sum_j cbar_j p_j (cbar_j the average of c on the
  * cell) subject to (eps, delta)-DP against every shift phi in [-Delta, Delta]:
  *
- *     V(phi) = integral max(0, f(y) - e^eps f(y - phi)) dy <= delta     (000, worst event),
+ *     V(phi) = integral max(0, f(y) - e^eps f(y - phi)) dy <= delta     (Selvi et al., worst event),
  *
  * on a uniform grid V(k beta) = sum_j max(0, p_j - e^eps p_{j-k}) and fractional shifts interpolate
  * linearly, so the shifts k beta (|k| <= Delta/beta) and +-Delta suffice.
@@ -92,7 +92,7 @@ const OPTIMIZE_NOISE_OPTIONS = optionSpec<OptimizeNoiseOptions>({
   minMass: true, method: true, tolerance: true, timeLimit: true, certificate: 'boolean', onProgress: 'function', backend: true, maxAddPerIteration: true,
 });
 
-/** The truncated-Laplace support A = (Delta/eps) ln(1 + (e^eps - 1)/(2 delta)) (000, appendix). */
+/** The truncated-Laplace support A = (Delta/eps) ln(1 + (e^eps - 1)/(2 delta)) (Selvi et al., appendix). */
 export function truncatedLaplaceSupport(eps: number, delta: number, sensitivity: number): number {
   return (sensitivity / eps) * Math.log1p(Math.expm1(eps) / (2 * delta));
 }

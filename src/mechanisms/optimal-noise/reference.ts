@@ -4,7 +4,7 @@
  * - Laplace (eps-DP): b = Delta/eps (Dwork et al. 2006);
  * - classic Gaussian: sigma = Delta sqrt(2 ln(1.25/delta))/eps, valid for eps < 1 only (Dwork & Roth, Thm A.1);
  * - analytic Gaussian (Balle & Wang 2018, Thm 8);
- * - truncated Laplace (Geng, Ding, Guo & Kumar 2020; 000 appendix): density B e^{-|x|/lambda} on [-A, A];
+ * - truncated Laplace (Geng, Ding, Guo & Kumar 2020; Selvi et al., appendix): density B e^{-|x|/lambda} on [-A, A];
  * - staircase (Geng & Viswanath 2014, pure eps): density a e^{-k eps} on [k Delta, (k + gamma) Delta) and
  *   a e^{-(k+1) eps} on [(k + gamma) Delta, (k + 1) Delta), mirrored, with gamma chosen to minimise the
  *   loss (golden-section search over [0, 1]; for l1 the optimum is 1/(1 + e^{eps/2})).

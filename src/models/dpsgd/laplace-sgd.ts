@@ -1,6 +1,6 @@
 /**
  * The differentially private SGD of the lecture notes "Advances in Differential Privacy" (MAT 4376,
- * seed 001, Theorem 36 and the "Data utility" slides after it): batch size 1, Laplace noise.
+ * Theorem 36 and the "Data utility" slides after it): batch size 1, Laplace noise.
  *
  * Iteration h = 1, ..., N with a uniformly random row Omega_h and learning rates
  * gamma_h = c (1 + h)^(-rho), h = 0, 1, ... (rho in (0, 1); the notes use c = 1):

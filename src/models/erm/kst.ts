@@ -8,7 +8,7 @@
  * Neighbours: KST's guarantee is for data sets differing by one added or removed record (unbounded
  * neighbours): one record moves the gradient of n J by at most zeta, which the noise absorbs at
  * cost eps/2, and its rank-one Hessian changes the Jacobian by a factor <= 1 + lambda/Delta =
- * 1 + eps/2 <= e^{eps/2}. As Awan & Slavkovic (seed 002, Sec. 4) point out, a replace-one guarantee
+ * 1 + eps/2 <= e^{eps/2}. As Awan & Slavkovic (2021, Sec. 4) point out, a replace-one guarantee
  * would need zeta replaced by the bound on the DIFFERENCE of two records' gradients (up to
  * 2 zeta); with this calibration replace-one holds at (2 eps, (1 + e^eps) delta) by group privacy.
  *

@@ -7,7 +7,7 @@
  *   Monteleoni & Sarwate 2011, Alg. 1-2; Kifer, Smith & Thakurta 2012, Alg. 1).
  * - {@link sampleGaussianVector}: b ~ N(0, sigma^2 I_d).
  *
- * The samplers are floating-point (engineer A's continuous samplers): exact in law up to double
+ * The samplers are floating-point (the continuous samplers of src/random/continuous.ts): exact in law up to double
  * rounding; see docs/models.md (Known limitations) on releasing floating-point coefficients.
  */
 import { sampleGamma, sampleNormal, sampleUnitSphere } from '../../random/continuous.js';
