@@ -14,17 +14,37 @@ export class DpkitError extends Error {
 /**
  * An argument broke a documented rule (e.g. `eps must be a finite number > 0, got -1`). The offending
  * value is shown only for a whole argument: an error about an element of an array (an argument such
- * as `x[3]` or `X[2][1]`) never shows the element, which is usually a data value.
+ * as `x[3]` or `X[2][1]`) never shows the element, which is usually a data value. The position of a
+ * value of the PRIVATE data (see {@link DATA_ARGUMENTS}) is not shown either, before or after the
+ * budget check: `X[2][1]` becomes `X[…][…]` (a row of the wrong length, `X[2]`, is a shape error and
+ * keeps its position).
  */
 export class InvalidArgumentError extends DpkitError {
   readonly argument: string;
   readonly rule: string;
   constructor(argument: string, rule: string, got?: unknown) {
     const shown = got === undefined || /\[\d+\]/.test(argument) ? '' : `, got ${describe(got)}`;
-    super('ERR_INVALID_ARGUMENT', `${argument} ${rule}${shown}`);
-    this.argument = argument;
+    const located = unlocated(argument);
+    super('ERR_INVALID_ARGUMENT', `${located} ${rule}${shown}`);
+    this.argument = located;
     this.rule = rule;
   }
+}
+
+/**
+ * The arguments of dpkit's public functions that hold private data (records, labels, a mechanism's
+ * true values or scores), with the number of indices that locate ONE data
+ * value in them (`X[i][j]`: 2; `y[i]`: 1).
+ */
+export const DATA_ARGUMENTS: Readonly<Record<string, number>> = Object.freeze({ x: 1, x1: 1, x2: 1, X: 2, y: 1, trueValues: 1, value: 1, utility: 1, scores: 1 });
+
+/** `X[2][1]` -> `X[…][…]` for a data argument located down to one value; other arguments unchanged. */
+function unlocated(argument: string): string {
+  const m = /^([A-Za-z_$][\w$]*)((?:\[\d+\])+)$/.exec(argument);
+  if (!m) return argument;
+  const depth = DATA_ARGUMENTS[m[1]!];
+  const count = m[2]!.split('[').length - 1;
+  return depth === count ? `${m[1]}${'[…]'.repeat(count)}` : argument;
 }
 
 /**

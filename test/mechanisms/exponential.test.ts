@@ -135,7 +135,7 @@ describe('exponentialMechanism: validation and budget', () => {
   const rng = seededRng(1);
   it.each([
     [[], 1, 1, {}, /utility/],
-    [[1, NaN], 1, 1, {}, /utility\[1\]/],
+    [[1, NaN], 1, 1, {}, /utility\[…\]/],
     [[1, 2], 0, 1, {}, /eps/],
     [[1, 2], Infinity, 1, {}, /eps/],
     [[1, 2], 1, 0, {}, /sensitivity/],
@@ -146,14 +146,14 @@ describe('exponentialMechanism: validation and budget', () => {
     [[1, 2], 1, 1, { measure: [1, Infinity] }, /measure\[1\]/],
     [[1, 2], 1, 1, { candidates: ['a'] }, /candidates/],
     [[1, 2], 1, 1, { neighbors: 'both' }, /neighbors/],
-    [[1e308, 2], 1e10, 1, {}, /utility\[0\]/],
+    [[1e308, 2], 1e10, 1, {}, /utility\[…\]/],
   ] as const)('rejects %j eps=%s sens=%s opts=%j', (u, eps, s, opts, msg) => {
     expect(() => exponentialMechanism(u as unknown as number[], eps, s, { ...(opts as object), rng })).toThrow(InvalidArgumentError);
     expect(() => exponentialMechanism(u as unknown as number[], eps, s, { ...(opts as object), rng })).toThrow(msg);
   });
   it('rejects non-finite entries of a Float64Array utility (fast validation path)', () => {
-    expect(() => exponentialMechanism(new Float64Array([1, NaN]), 1, 1, { rng })).toThrow(/utility\[1\] must be a finite number/);
-    expect(() => exponentialMechanism(new Float32Array([Infinity]), 1, 1, { rng })).toThrow(/utility\[0\] must be a finite number/);
+    expect(() => exponentialMechanism(new Float64Array([1, NaN]), 1, 1, { rng })).toThrow(/utility\[…\] must be a finite number/);
+    expect(() => exponentialMechanism(new Float32Array([Infinity]), 1, 1, { rng })).toThrow(/utility\[…\] must be a finite number/);
     expect(() => exponentialMechanism(new Float64Array(0), 1, 1, { rng })).toThrow(/utility/);
   });
   it('checks the budget first, spends nothing on failure, and records eps with the neighbour relation on success', () => {

@@ -161,7 +161,7 @@ describe('reportNoisyMax: validation and budget', () => {
   const rng = seededRng(1);
   it.each([
     [[], 1, 1, {}, /scores/],
-    [[1, Infinity], 1, 1, {}, /scores\[1\]/],
+    [[1, Infinity], 1, 1, {}, /scores\[…\]/],
     [[1e308, -1e308], 1, 1, {}, /range/],
     [[1, 2], 0, 1, {}, /eps/],
     [[1, 2], 1, 0, {}, /sensitivity/],

@@ -148,6 +148,8 @@ describe('no poisoned value in any error of a library release', () => {
         if (e === undefined) return; // accepted (e.g. clipped into the bounds): nothing to leak
         const text = exposed(e);
         for (const f of FORBIDDEN) expect(text, `${name} leaks ${f}`).not.toContain(f);
+        // The poisoned record's position (57) is not shown either, before or after the check.
+        expect((e as Error).message, `${name}: position of a data value`).not.toMatch(/\b57\b/);
         if (acc.calls.includes('check')) {
           // After the budget check: value-free and index-free, and charged.
           expect((e as Error).message, `${name}: index after the check`).not.toMatch(/\[\d+\]|\b57\b/);
@@ -177,7 +179,12 @@ describe('the report case', () => {
 
   it('an element error never shows the element, a whole-argument error still shows a public value', async () => {
     const { InvalidArgumentError } = await import('../../src/index.js');
-    expect(new InvalidArgumentError('x[3]', 'must be a finite number', MARK).message).toBe('x[3] must be a finite number');
+    // A public array: the position is kept, the element is not shown.
+    expect(new InvalidArgumentError('breaks[3]', 'must be a finite number', MARK).message).toBe('breaks[3] must be a finite number');
+    // A private data argument: neither the element nor its position (a shape error keeps its row).
+    expect(new InvalidArgumentError('x[3]', 'must be a finite number', MARK).message).toBe('x[…] must be a finite number');
+    expect(new InvalidArgumentError('X[3][1]', 'must be a finite number', NUM).argument).toBe('X[…][…]');
+    expect(new InvalidArgumentError('X[3]', 'must have 2 columns', 5).message).toBe('X[3] must have 2 columns');
     expect(new InvalidArgumentError('eps', 'must be a finite number > 0', -1).message).toBe('eps must be a finite number > 0, got -1');
   });
 });

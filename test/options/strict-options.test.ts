@@ -124,6 +124,12 @@ const FUNCTIONS: Record<string, Entry> = {
   quantileDP: { release: true, run: (e) => quantileDP(x, 0.25, opt({ eps: 1, ...bounds }, e)) },
   medianDP: { release: true, run: (e) => medianDP(x, opt({ eps: 1, ...bounds }, e)) },
   smoothMedianDP: { release: true, run: (e) => smoothMedianDP(x, 1, opt({ ...bounds, delta: 1e-6 }, e)) },
+  privateBounds: { release: true, run: (e) => dpkit.privateBounds(x, opt({ eps: 1 }, e)) },
+  groupByDP: {
+    release: true,
+    run: (e) => dpkit.groupByDP([{ s: 'a', d: 'g0' }, { s: 'b', d: 'g1' }], opt({ unit: 's', by: 'd', statistic: 'count', eps: 1, maxPartitions: 2, maxRows: 2, keys: ['g0', 'g1'] }, e)),
+  },
+  selectPartitions: { release: true, run: (e) => dpkit.selectPartitions(new Map([['a', 5]]), opt({ eps: 1, delta: 1e-6 }, e)) },
   laplaceMechanism: { release: true, run: (e) => laplaceMechanism(1, 1, 1, opt({}, e)) },
   gaussianMechanism: { release: true, run: (e) => gaussianMechanism(1, 0.5, 1e-5, 1, opt({}, e)) },
   boundedLaplaceMechanism: { release: true, run: (e) => boundedLaplaceMechanism(1, 1, 0.1, 1, opt(bounds, e)) },
@@ -189,6 +195,7 @@ const NOT_RELEASES: Record<string, string> = {
   CmsClassifier: 'abstract base of LogisticRegressionDP and SvmDP (covered through them)',
   gaussianSigmaPDP: 'a calibration formula (eps, delta, sensitivity) -> sigma, no options, no data',
   gaussianSigmaZCDP: 'a calibration formula (rho, sensitivity) -> sigma, no options, no data',
+  spendParallel: 'charges an explicitly given accountant after releases made without one (its options are strict: tested below)',
 };
 
 /** Accountant constructors. */
@@ -300,6 +307,11 @@ describe('strict options over every exported release', () => {
       expect(() => make({})).not.toThrow();
     });
   }
+  it('spendParallel: an unknown option throws before anything is charged', () => {
+    const acc = new SpyAccountant();
+    expect(() => dpkit.spendParallel(acc, 'parts', [{ eps: 0.1, delta: 0 }], { recordMayMve: true } as never)).toThrow(/did you mean "recordMayMove"/);
+    expect(acc.calls).toEqual([]);
+  });
   it('PrivacyAccountant: an unknown budget key throws', () => {
     expect(() => new PrivacyAccountant({ eps: 1, delat: 1e-6 } as never)).toThrow(/did you mean "delta"/);
   });

@@ -62,7 +62,7 @@ describe('privateBounds (ApproxBounds: thresholded noisy log-scale histogram)', 
     const acc = new PrivacyAccountant({ eps: 3 }, { neighbors: 'unbounded' });
     expect(privateBounds([1, 2, 3], { eps: 1, rng: seededRng(1), accountant: acc })).toEqual({ lower: -(2 ** 40), upper: 2 ** 40, found: false });
     expect(acc.spent().eps).toBe(1);
-    expect(() => privateBounds([1, NaN], { eps: 1, accountant: acc })).toThrow(/x\[1\]/);
+    expect(() => privateBounds([1, NaN], { eps: 1, accountant: acc })).toThrow(/x\[…\]/);
     expect(() => privateBounds([1], { eps: 1, maxRows: 2, accountant: acc })).toThrow(/units/);
     expect(() => privateBounds([1], { eps: 1, minExponent: 5, maxExponent: 5, accountant: acc })).toThrow(/minExponent/);
     expect(() => privateBounds([1], { eps: 1, lowerPercentile: 0.9, upperPercentile: 0.1, accountant: acc })).toThrow(/Percentile/);

@@ -57,7 +57,7 @@ describe('kNormMechanism', () => {
     const acc = new PrivacyAccountant({ eps: 1 });
     const rng = seededRng(2);
     const bad: [unknown[], RegExp][] = [
-      [[[1, Number.NaN], 1, { norm: 'l2', sensitivity: 1 }], /value\[1\]/],
+      [[[1, Number.NaN], 1, { norm: 'l2', sensitivity: 1 }], /value\[…\]/],
       [[[1, 2], 0, { norm: 'l2', sensitivity: 1 }], /eps/],
       [[[1, 2], 1, { norm: 'l2', sensitivity: -1 }], /sensitivity/],
       [[[1, 2], 1, { norm: 'l3', sensitivity: 1 }], /norm must be/],

@@ -143,6 +143,6 @@ describe('private proximal coordinate descent (L1 logistic regression)', () => {
     const weak = await optimizeNoise({ eps: 1, delta: 0.1, sensitivity: 1, beta: 0.5, certificate: false });
     expect(() => new ProximalCoordinateDescentDP({ lambda: 0, epochs: 1, noise: { kind: 'optimized', noise: weak } })).toThrow(/sensitivity/);
     expect(() => new ProximalCoordinateDescentDP({ lambda: -1, epochs: 1, noise: { kind: 'none' } })).toThrow(InvalidArgumentError);
-    expect(() => new ProximalCoordinateDescentDP({ lambda: 0, epochs: 1, noise: { kind: 'none' } }).fit(train.X, train.y.map(() => 2), bounds)).toThrow(/y\[0\]/);
+    expect(() => new ProximalCoordinateDescentDP({ lambda: 0, epochs: 1, noise: { kind: 'none' } }).fit(train.X, train.y.map(() => 2), bounds)).toThrow(/y\[…\]/);
   });
 });

@@ -50,7 +50,7 @@ describe('LinearClassifierDP facade', () => {
     expect(() => new LinearClassifierDP({ method: 'dpsgd', eps: 1, delta: 1e-6 })).toThrow(/dpsgd/);
     const m = new LinearClassifierDP({ method: 'rspm', eps: 1, delta: 1e-6, solver: 'enumeration' });
     expect(() => m.predict(X)).toThrow(/fitted/);
-    await expect(m.fit(X, y.map(() => 3))).rejects.toThrow(/y\[0\]/);
+    await expect(m.fit(X, y.map(() => 3))).rejects.toThrow(/y\[…\]/);
     await m.fit(X, y, { rng: seededRng(5) });
     expect(() => m.predict([[1, 2, 3]])).toThrow(/columns/);
   });
