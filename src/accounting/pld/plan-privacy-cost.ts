@@ -18,8 +18,10 @@
  * scale = sensitivity / eps), so the PLD is never optimistic for a mechanism calibrated to its guarantee.
  * A 'pure-dp' release (exponential mechanism, report noisy max, any release known only by its
  * guarantee) uses the dominating pair of every (eps, delta)-DP mechanism. With `samplingRate` the
- * PLD is that of Poisson subsampling for add/remove-one neighbours (the stated eps/delta are still
- * what basic composition charges).
+ * PLD is that of Poisson subsampling, analysed for add/remove-one neighbours only (the plan must then
+ * be stated for `neighbors: 'unbounded'`; the stated eps/delta are still what basic composition
+ * charges). All releases' guarantees and sensitivities must be for the plan's one neighbour relation
+ * (the composed PLD is for one pair of neighbouring data sets); the result states it.
  *
  * The PLD cost is reported at the target delta; as the sum of the guarantees is also valid, the
  * reported `best` eps is the smaller of the two whenever the sum of the deltas fits the target.
@@ -28,6 +30,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { checkOptions, optionSpec } from '../../options.js';
 import { analyticGaussianSigma } from '../../mechanisms/gaussian-calibration.js';
 import { checkDelta, checkEpsilon, checkInteger, checkPositive } from '../../validation.js';
+import type { Neighbors } from '../accountant.js';
 import { zcdpToDp } from '../zcdp.js';
 import { discreteGaussianPair } from './discrete-gaussian.js';
 import { discreteLaplacePair } from './discrete-laplace.js';
@@ -67,6 +70,8 @@ export interface PlanRelease {
 
 /** Options of {@link planPrivacyCost}. */
 export interface PlanPrivacyCostOptions {
+  /** The neighbour relation the releases' sensitivities and guarantees are stated for (default 'bounded'). */
+  neighbors?: Neighbors;
   /** Target delta of the PLD cost (default: budget.delta, else the sum of the releases' deltas). */
   delta?: number;
   /** A budget: the result then says whether the plan fits and how many more releases fit. */
@@ -83,6 +88,8 @@ export interface PlanPrivacyCostOptions {
 
 /** The result of {@link planPrivacyCost}. */
 export interface PlanPrivacyCost {
+  /** The neighbour relation of every cost below. */
+  neighbors: Neighbors;
   /** Number of releases (counting `count`). */
   releases: number;
   /** Basic composition: the sums of the stated guarantees. */
@@ -103,7 +110,7 @@ export interface PlanPrivacyCost {
 }
 
 const RELEASE_SPEC = optionSpec<PlanRelease>({ mechanism: ['gaussian', 'laplace', 'discrete-laplace', 'discrete-gaussian', 'randomized-response', 'pure-dp'], eps: true, delta: true, sensitivity: true, sigma: true, scale: true, categories: true, samplingRate: true, count: true, name: 'string' });
-const SPEC = optionSpec<PlanPrivacyCostOptions>({ delta: true, budget: 'object', interval: true, maxExtra: true });
+const SPEC = optionSpec<PlanPrivacyCostOptions>({ neighbors: ['bounded', 'unbounded'], delta: true, budget: 'object', interval: true, maxExtra: true });
 
 /** Relative slack for floating-point sums of budgets (as the accountant). */
 const SLACK = 1e-12;
@@ -117,7 +124,7 @@ interface Resolved {
   count: number;
 }
 
-function resolveRelease(r: PlanRelease, i: number): Resolved {
+function resolveRelease(r: PlanRelease, i: number, neighbors: Neighbors): Resolved {
   const where = `releases[${i}]`;
   checkOptions(`planPrivacyCost ${where}`, r, RELEASE_SPEC, true);
   if (r.mechanism === undefined) throw new InvalidArgumentError(`${where}.mechanism`, 'is required');
@@ -170,8 +177,11 @@ function resolveRelease(r: PlanRelease, i: number): Resolved {
     default:
       throw new InvalidArgumentError(`${where}.mechanism`, 'must be a known mechanism family', r.mechanism);
   }
-  // A subsampled release has no simple zCDP bound here.
-  if (r.samplingRate !== undefined) rho = undefined;
+  // A subsampled release has no simple zCDP bound here; its PLD is for add/remove-one neighbours.
+  if (r.samplingRate !== undefined) {
+    rho = undefined;
+    if (neighbors !== 'unbounded') throw new InvalidArgumentError(`${where}.samplingRate`, "needs a plan for add/remove-one neighbours (neighbors: 'unbounded'): Poisson subsampling is analysed for that relation only", r.samplingRate);
+  }
   return { pair, eps, delta, rho, samplingRate: r.samplingRate, count };
 }
 
@@ -193,7 +203,8 @@ function isGridTooFine(e: unknown): boolean {
 export function planPrivacyCost(releases: readonly PlanRelease[], opts: PlanPrivacyCostOptions = {}): PlanPrivacyCost {
   checkOptions('planPrivacyCost', opts, SPEC);
   if (!Array.isArray(releases) || releases.length === 0) throw new InvalidArgumentError('releases', 'must be a non-empty array of releases', releases);
-  const resolved = releases.map((r, i) => resolveRelease(r, i));
+  const neighbors = opts.neighbors ?? 'bounded';
+  const resolved = releases.map((r, i) => resolveRelease(r, i, neighbors));
   let budget: { eps: number; delta: number } | undefined;
   if (opts.budget !== undefined) {
     checkOptions('planPrivacyCost budget', opts.budget, { eps: true, delta: true }, true);
@@ -217,7 +228,7 @@ export function planPrivacyCost(releases: readonly PlanRelease[], opts: PlanPriv
   const userInterval = opts.interval !== undefined;
   for (;;) {
     try {
-      return evaluate(!userInterval, resolved, interval, target, budget, maxExtra, { count, basicEps, basicDelta, rho });
+      return { neighbors, ...evaluate(!userInterval, resolved, interval, target, budget, maxExtra, { count, basicEps, basicDelta, rho }) };
     } catch (e) {
       if (userInterval || !isGridTooFine(e) || interval >= 2 ** -8) throw e;
       interval *= 4;
@@ -249,7 +260,7 @@ function evaluate(
   budget: { eps: number; delta: number } | undefined,
   maxExtra: number,
   sums: { count: number; basicEps: number; basicDelta: number; rho: number | undefined },
-): PlanPrivacyCost {
+): Omit<PlanPrivacyCost, 'neighbors'> {
   const ones = resolved.map((r) => PrivacyLossDistribution.fromPair(r.pair, r.samplingRate === undefined ? { interval } : { interval, samplingRate: r.samplingRate }));
   // Size guard (default grid only): the composed loss spreads over about |sum of means| + 20 sd (sums
   // over the releases, per direction); more than 2^19 grid points there is too fine: coarsen.
@@ -275,7 +286,7 @@ function evaluate(
   const pldEps = total.epsilon(target);
   const basicFits = sums.basicDelta <= target * (1 + SLACK);
   const best = basicFits ? Math.min(pldEps, sums.basicEps) : pldEps;
-  const result: PlanPrivacyCost = {
+  const result: Omit<PlanPrivacyCost, 'neighbors'> = {
     releases: sums.count,
     basic: { eps: sums.basicEps, delta: sums.basicDelta },
     pld: { eps: pldEps, delta: target },

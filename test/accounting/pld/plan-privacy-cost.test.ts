@@ -60,8 +60,9 @@ describe('pld/planPrivacyCost', () => {
         { mechanism: 'pure-dp', eps: 0.2, count: 3 },
         { mechanism: 'gaussian', eps: 1, delta: 1e-6, samplingRate: 0.1, count: 4 },
       ],
-      { delta: 1e-5 },
+      { delta: 1e-5, neighbors: 'unbounded' },
     );
+    expect(c.neighbors).toBe('unbounded');
     expect(c.releases).toBe(18);
     expect(c.basic.eps).toBeCloseTo(3 + 0.5 + 0.6 + 4, 12);
     expect(c.pld.eps).toBeLessThan(c.basic.eps);
@@ -82,5 +83,7 @@ describe('pld/planPrivacyCost', () => {
     expect(() => planPrivacyCost([{ mechanism: 'laplace', eps: 1, sclae: 2 } as never])).toThrow(UnknownOptionError);
     expect(() => planPrivacyCost([{ mechanism: 'laplace', eps: 1 }], { detla: 1e-6 } as never)).toThrow(UnknownOptionError);
     expect(() => planPrivacyCost([{ mechanism: 'cauchy' as never, eps: 1 }])).toThrow(InvalidArgumentError);
+    expect(() => planPrivacyCost([{ mechanism: 'gaussian', eps: 1, delta: 1e-6, samplingRate: 0.1 }])).toThrow(/add\/remove-one/);
+    expect(() => planPrivacyCost([{ mechanism: 'laplace', eps: 1 }], { neighbors: 'replace' as never })).toThrow(InvalidArgumentError);
   });
 });
