@@ -1,0 +1,712 @@
+/**
+ * The studio page: load (sampled types, declared bounds and levels), plan (allocation and live
+ * preview from public values only), release (check-then-spend against the budget stored in
+ * IndexedDB, then the worker), results (table, the report's SVG charts, CSV/JSON/HTML downloads),
+ * plan import/export as the CLI's analysis YAML. Everything the file contains is shown with
+ * textContent (never parsed as markup); the charts are the report's escaped SVG.
+ */
+import { BudgetExceededError } from '../../src/errors.js';
+import { barChart, forestPlot } from '../../src/report/charts.js';
+import { resultsCsv } from '../../src/report/csv.js';
+import { renderReport } from '../../src/report/html.js';
+import type { ReportRelease } from '../../src/report/release.js';
+import { formatNumber } from '../../src/report/ticks.js';
+import { accountantOf, chargePlan, readBudget, type BudgetRecord } from './budget.js';
+import type { Missing } from './data.js';
+import { defaultName, previewRelease, type ColumnSchema, type Mechanism, type Preview, type ReleaseSpec, type Result, type Schema, type StudioStat } from './plan.js';
+import type { FromWorker, ToWorker } from './protocol.js';
+import { checkFileMeta, InputError, sampleColumns, SAMPLE_BYTES, type SampledType } from './sample.js';
+import { planToYaml, PlanFileError, yamlToPlan } from './yaml.js';
+
+declare const __STUDIO_TEST_HOOKS__: boolean;
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const input = (id: string) => $<HTMLInputElement>(id);
+const select = (id: string) => $<HTMLSelectElement>(id);
+
+interface ColumnState {
+  name: string;
+  sampled: SampledType;
+  type: 'numeric' | 'categorical' | 'ignore';
+  lower: string;
+  upper: string;
+  levels: string;
+  missing: 'drop' | 'impute';
+  impute: string;
+}
+
+interface PlannedItem {
+  stat: StudioStat;
+  column?: string;
+  columns?: string[];
+  by?: string;
+  probs?: number[];
+  bins?: number;
+  edges?: number[];
+  normalize?: boolean;
+  mechanism: Mechanism;
+  weight: number;
+  n?: number;
+  name: string;
+  /** Fixed eps/delta (an imported plan, allocation 'fixed'). */
+  eps?: number;
+  delta?: number;
+}
+
+const state = {
+  file: undefined as File | undefined,
+  rows: 0,
+  names: [] as string[],
+  numericCounts: [] as number[],
+  columns: [] as ColumnState[],
+  plan: [] as PlannedItem[],
+  record: undefined as BudgetRecord | undefined,
+  results: [] as ReportRelease[],
+  failed: [] as { name: string; error: string }[],
+  running: false,
+  loaded: false,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Worker
+
+let worker: Worker | undefined;
+let onWorker: ((m: FromWorker) => void) | undefined;
+function getWorker(): Worker {
+  if (!worker) {
+    worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (e: MessageEvent<FromWorker>) => onWorker?.(e.data);
+  }
+  return worker;
+}
+const send = (m: ToWorker) => getWorker().postMessage(m);
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+
+function say(id: string, text: string, kind: 'ok' | 'error' | 'info' = 'info'): void {
+  const el = $(id);
+  el.textContent = text;
+  el.className = kind === 'info' ? '' : kind;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+async function chooseFile(file: File): Promise<void> {
+  if (state.running) return;
+  say('load-message', '');
+  for (const s of ['columns-section', 'budget-section', 'plan-section', 'release-section', 'results-section']) $(s).hidden = true;
+  state.loaded = false;
+  try {
+    checkFileMeta(file.name, file.size);
+    const head = new Uint8Array(await file.slice(0, SAMPLE_BYTES).arrayBuffer());
+    const sample = sampleColumns(head, file.size > SAMPLE_BYTES);
+    state.file = file;
+    state.columns = sample.names.map((name, j) => ({
+      name,
+      sampled: sample.types[j]!,
+      type: sample.types[j] === 'numeric' ? 'numeric' : 'categorical',
+      lower: '',
+      upper: '',
+      levels: '',
+      missing: 'drop',
+      impute: '',
+    }));
+    const mixed = state.columns.filter((c) => c.sampled === 'mixed').map((c) => c.name);
+    state.plan = [];
+    state.results = [];
+    state.failed = [];
+    $('load-progress').hidden = false;
+    await new Promise<void>((resolve, reject) => {
+      onWorker = (m) => {
+        if (m.type === 'progress') {
+          $<HTMLProgressElement>('load-bar').value = m.fraction;
+          $('load-label').textContent = m.label;
+        } else if (m.type === 'loaded') {
+          state.rows = m.rows;
+          state.names = m.names;
+          state.numericCounts = m.numericCounts;
+          resolve();
+        } else if (m.type === 'load-error') reject(new InputError(`${m.message}.`));
+      };
+      send({ type: 'load', file });
+    });
+    $('load-progress').hidden = true;
+    state.loaded = true;
+    say(
+      'load-message',
+      `Loaded ${file.name}: ${state.names.length} columns. The types were guessed from the first rows only.${mixed.length > 0 ? ` Column${mixed.length > 1 ? 's' : ''} ${mixed.map((m) => `"${m}"`).join(', ')} mix${mixed.length > 1 ? '' : 'es'} numbers and text in the first rows: treated as categorical (text); choose numeric to read text cells as missing.` : ''}`,
+      mixed.length > 0 ? 'error' : 'ok',
+    );
+    state.record = await readBudget(file.name);
+    renderColumns();
+    for (const s of ['columns-section', 'budget-section', 'plan-section', 'release-section']) $(s).hidden = false;
+    syncBudgetInputs();
+    refresh();
+  } catch (e) {
+    $('load-progress').hidden = true;
+    state.file = undefined;
+    say('load-message', e instanceof InputError ? e.message : 'The file could not be read.', 'error');
+  }
+}
+
+function renderColumns(): void {
+  const body = $('columns').querySelector('tbody')!;
+  body.replaceChildren();
+  state.columns.forEach((c, j) => {
+    const tr = document.createElement('tr');
+    const name = document.createElement('th');
+    name.scope = 'row';
+    name.textContent = c.name;
+    if (c.sampled === 'mixed') name.append(Object.assign(document.createElement('span'), { className: 'badge', textContent: ' mixed' }));
+    tr.append(name);
+    const cell = (el: HTMLElement, label: string) => {
+      const td = document.createElement('td');
+      el.id = `col-${j}-${label}`;
+      el.setAttribute('aria-label', `${label} of column ${c.name}`);
+      td.append(el);
+      tr.append(td);
+      return el;
+    };
+    const type = cell(document.createElement('select'), 'type') as HTMLSelectElement;
+    for (const [v, t] of [['numeric', 'numeric'], ['categorical', 'categorical'], ['ignore', 'not used']]) type.add(new Option(t, v));
+    type.value = c.type;
+    const lower = cell(Object.assign(document.createElement('input'), { type: 'number', step: 'any', value: c.lower }), 'lower') as HTMLInputElement;
+    const upper = cell(Object.assign(document.createElement('input'), { type: 'number', step: 'any', value: c.upper }), 'upper') as HTMLInputElement;
+    const levels = cell(Object.assign(document.createElement('input'), { type: 'text', value: c.levels }), 'levels') as HTMLInputElement;
+    const td = document.createElement('td');
+    const missing = document.createElement('select');
+    missing.id = `col-${j}-missing`;
+    missing.setAttribute('aria-label', `missing values of column ${c.name}`);
+    missing.add(new Option('drop', 'drop'));
+    missing.add(new Option('replace by', 'impute'));
+    missing.value = c.missing;
+    const impute = Object.assign(document.createElement('input'), { type: 'text', value: c.impute, id: `col-${j}-impute`, size: 6 });
+    impute.setAttribute('aria-label', `replacement for missing values of column ${c.name}`);
+    td.append(missing, impute);
+    tr.append(td);
+    const sync = () => {
+      c.type = type.value as ColumnState['type'];
+      c.lower = lower.value;
+      c.upper = upper.value;
+      c.levels = levels.value;
+      c.missing = missing.value as 'drop' | 'impute';
+      c.impute = impute.value;
+      lower.disabled = upper.disabled = c.type !== 'numeric';
+      levels.disabled = c.type !== 'categorical';
+      impute.disabled = c.missing !== 'impute' || c.type === 'ignore';
+      missing.disabled = c.type === 'ignore';
+    };
+    for (const el of [type, lower, upper, levels, missing, impute]) {
+      el.addEventListener('input', () => {
+        sync();
+        refresh();
+      });
+      el.addEventListener('change', () => {
+        sync();
+        refresh();
+      });
+    }
+    sync();
+    body.append(tr);
+  });
+}
+
+/** The schema the user declared (columns with valid public bounds or levels); problems are listed. */
+function schemaOf(): { schema: Schema; problems: string[] } {
+  const schema: Schema = new Map();
+  const problems: string[] = [];
+  for (const c of state.columns) {
+    if (c.type === 'ignore') continue;
+    let missing: Missing = 'drop';
+    if (c.type === 'numeric') {
+      if (c.lower.trim() === '' && c.upper.trim() === '') continue;
+      const lower = Number(c.lower);
+      const upper = Number(c.upper);
+      if (c.lower.trim() === '' || c.upper.trim() === '' || !Number.isFinite(lower) || !Number.isFinite(upper) || !(lower < upper)) {
+        problems.push(`column "${c.name}": the bounds must be two numbers with lower < upper`);
+        continue;
+      }
+      if (c.missing === 'impute') {
+        const v = Number(c.impute);
+        if (c.impute.trim() === '' || !Number.isFinite(v)) {
+          problems.push(`column "${c.name}": the replacement for missing values must be a number`);
+          continue;
+        }
+        missing = { impute: v };
+      }
+      schema.set(c.name, { type: 'numeric', lower, upper, missing, bins: 10 });
+    } else {
+      const levels = c.levels.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      if (levels.length === 0) continue;
+      if (new Set(levels).size !== levels.length) {
+        problems.push(`column "${c.name}": a level is repeated`);
+        continue;
+      }
+      if (c.missing === 'impute') {
+        if (!levels.includes(c.impute.trim())) {
+          problems.push(`column "${c.name}": the replacement for missing values must be one of the levels`);
+          continue;
+        }
+        missing = { impute: c.impute.trim() };
+      }
+      schema.set(c.name, { type: 'categorical', levels, missing });
+    }
+  }
+  return { schema, problems };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Budget
+
+function budgetInputs(): { budget: { eps: number; delta: number }; neighbors: 'bounded' | 'unbounded' } {
+  return { budget: { eps: Number(input('budget-eps').value), delta: Number(input('budget-delta').value) }, neighbors: select('neighbors').value as 'bounded' | 'unbounded' };
+}
+
+function syncBudgetInputs(): void {
+  const r = state.record;
+  for (const id of ['budget-eps', 'budget-delta', 'neighbors']) ($(id) as HTMLInputElement).disabled = r !== undefined;
+  if (r) {
+    input('budget-eps').value = String(r.budget.eps);
+    input('budget-delta').value = String(r.budget.delta);
+    select('neighbors').value = r.neighbors;
+  }
+}
+
+function budgetText(c: { eps: number; delta: number }): string {
+  return `ε = ${formatNumber(c.eps)}${c.delta ? `, δ = ${formatNumber(c.delta)}` : ''}`;
+}
+
+function renderBudget(): void {
+  const r = state.record;
+  if (!r) {
+    say('budget-status', `No budget stored yet for "${state.file?.name ?? ''}": the values above are fixed at the first release.`);
+    return;
+  }
+  const acc = accountantOf(r);
+  say('budget-status', `Budget for "${r.key}": spent ${budgetText(acc.spent())} of ${budgetText(r.budget)}; remaining ${budgetText(acc.remaining())} (${r.neighbors === 'bounded' ? 'replace-one' : 'add/remove-one'} neighbours).`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan
+
+function columnOptions(): void {
+  const { schema } = schemaOf();
+  const fill = (id: string, pred: (c: ColumnSchema) => boolean, none?: string) => {
+    const s = select(id);
+    const keep = s.value;
+    s.replaceChildren();
+    if (none !== undefined) s.add(new Option(none, ''));
+    for (const [name, c] of schema) if (pred(c)) s.add(new Option(name, name));
+    if ([...s.options].some((o) => o.value === keep)) s.value = keep;
+  };
+  const stat = select('stat').value as StudioStat;
+  const numericStat = stat === 'mean' || stat === 'sd' || stat === 'variance' || stat === 'quantile' || stat === 'histogram';
+  fill('column', (c) => (stat === 'table' ? c.type === 'categorical' : numericStat ? c.type === 'numeric' : true), stat === 'count' ? '(all rows)' : undefined);
+  fill('column2', (c) => c.type === 'categorical', '(none)');
+  fill('by', (c) => c.type === 'categorical', '(none)');
+}
+
+function publicSize(column: string, missing: Missing): number {
+  if (missing !== 'drop') return state.rows;
+  const j = state.names.indexOf(column);
+  return j < 0 ? 0 : state.numericCounts[j]!;
+}
+
+/** The plan's releases with their allocated eps and delta. */
+function allocate(): ReleaseSpec[] {
+  const neighbors = state.record?.neighbors ?? budgetInputs().neighbors;
+  const E = Number(input('plan-eps').value);
+  const D = Number(input('plan-delta').value);
+  const mode = select('allocation').value;
+  const weight = (p: PlannedItem) => (mode === 'equal' ? 1 : p.weight);
+  const W = state.plan.reduce((s, p) => s + weight(p), 0);
+  const gauss = state.plan.filter((p) => p.mechanism !== 'laplace' && p.stat !== 'quantile');
+  const WG = gauss.reduce((s, p) => s + weight(p), 0);
+  return state.plan.map((p) => {
+    const isGauss = p.mechanism !== 'laplace' && p.stat !== 'quantile';
+    const eps = mode === 'fixed' ? p.eps! : (E * weight(p)) / W;
+    const delta = mode === 'fixed' ? (isGauss ? p.delta! : 0) : isGauss ? (D * weight(p)) / WG : 0;
+    const r: ReleaseSpec = { stat: p.stat, name: p.name, eps, delta, neighbors, mechanism: p.stat === 'quantile' ? 'laplace' : p.mechanism };
+    for (const k of ['column', 'columns', 'by', 'probs', 'bins', 'edges', 'normalize', 'n'] as const) if (p[k] !== undefined) (r as unknown as Record<string, unknown>)[k] = p[k];
+    return r;
+  });
+}
+
+function alpha(): number {
+  return Number(select('level').value);
+}
+
+interface Previewed {
+  spec: ReleaseSpec;
+  preview?: Preview;
+  error?: string;
+}
+
+function previews(): Previewed[] {
+  const { schema } = schemaOf();
+  return allocate().map((spec) => {
+    try {
+      if (!(spec.eps > 0) || !Number.isFinite(spec.eps)) throw new Error('ε must be a number > 0 (check the plan ε and the weights)');
+      return { spec, preview: previewRelease(spec, schema, publicSize, alpha()) };
+    } catch (e) {
+      return { spec, error: e instanceof Error ? e.message.replace(/^.*?: /, '') : String(e) };
+    }
+  });
+}
+
+const fmtNum = (x: number | number[] | null) => (x === null ? '—' : Array.isArray(x) ? x.map((v) => formatNumber(v)).join(' / ') : formatNumber(x));
+
+function renderPlan(): Previewed[] {
+  const body = $('plan').querySelector('tbody')!;
+  body.replaceChildren();
+  const pv = previews();
+  pv.forEach((p, i) => {
+    const tr = document.createElement('tr');
+    tr.dataset.release = String(i);
+    const td = (text: string, cls?: string) => {
+      const c = document.createElement('td');
+      c.textContent = text;
+      if (cls) c.className = cls;
+      tr.append(c);
+      return c;
+    };
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = p.spec.name;
+    tr.append(th);
+    td(formatNumber(p.spec.eps), 'num');
+    td(p.spec.delta ? formatNumber(p.spec.delta) : '0', 'num');
+    if (p.preview) {
+      td(p.preview.mechanism);
+      td(fmtNum(p.preview.scale), 'num');
+      const hw = td(p.preview.halfWidth === null ? `— (${p.preview.unit})` : `± ${fmtNum(p.preview.halfWidth)} (${p.preview.unit})`, 'num hw');
+      hw.dataset.hw = JSON.stringify(p.preview.halfWidth);
+      hw.dataset.scale = JSON.stringify(p.preview.scale);
+    } else {
+      const c = td(`cannot be planned: ${p.error}`, 'error');
+      c.colSpan = 3;
+    }
+    const act = document.createElement('td');
+    const rm = document.createElement('button');
+    rm.type = 'button';
+    rm.textContent = 'Remove';
+    rm.setAttribute('aria-label', `remove ${p.spec.name}`);
+    rm.addEventListener('click', () => {
+      state.plan.splice(i, 1);
+      refresh();
+    });
+    act.append(rm);
+    tr.append(act);
+    body.append(tr);
+  });
+  return pv;
+}
+
+function refresh(): void {
+  if (!state.loaded) return;
+  columnOptions();
+  const { problems } = schemaOf();
+  const pv = renderPlan();
+  renderBudget();
+  const eps = pv.reduce((s, p) => s + p.spec.eps, 0);
+  const delta = pv.reduce((s, p) => s + p.spec.delta, 0);
+  $('plan-total').textContent = state.plan.length ? `This plan spends ${budgetText({ eps, delta })} (sequential composition).` : 'No release planned yet.';
+  const blocked = problems.length > 0 || pv.some((p) => p.error) || state.plan.length === 0;
+  $<HTMLButtonElement>('release').disabled = blocked || state.running;
+  $<HTMLButtonElement>('release').textContent = state.plan.length ? `Release (spends ${budgetText({ eps, delta })})` : 'Release';
+  if (problems.length > 0) say('plan-message', problems.join('; '), 'error');
+  else if ($('plan-message').className === 'error' && !state.running) say('plan-message', '');
+}
+
+function addRelease(): void {
+  const stat = select('stat').value as StudioStat;
+  const column = select('column').value || undefined;
+  const item: PlannedItem = { stat, mechanism: select('mechanism').value as Mechanism, weight: Number(input('weight').value), name: '' };
+  if (!(item.weight > 0)) return say('plan-message', 'The weight must be a number > 0.', 'error');
+  if (stat === 'table') {
+    const c2 = select('column2').value;
+    if (!column) return say('plan-message', 'A table needs a categorical column with declared levels.', 'error');
+    item.columns = c2 && c2 !== column ? [column, c2] : [column];
+  } else if (column) item.column = column;
+  else if (stat !== 'count') return say('plan-message', `A ${stat} needs a numeric column with declared bounds.`, 'error');
+  const by = select('by').value;
+  if (by && (stat === 'count' || stat === 'mean')) item.by = by;
+  if (stat === 'quantile') {
+    const probs = input('probs').value.split(',').map((s) => Number(s.trim()));
+    if (probs.length === 0 || probs.some((p) => !(p > 0 && p < 1))) return say('plan-message', 'The probabilities must be numbers between 0 and 1, comma-separated.', 'error');
+    item.probs = probs;
+  }
+  if (stat === 'histogram') {
+    const b = Number(input('bins').value);
+    if (!Number.isInteger(b) || b < 1 || b > 1000) return say('plan-message', 'The number of bins must be an integer from 1 to 1000.', 'error');
+    item.bins = b;
+  }
+  const n = input('public-n').value.trim();
+  if (n !== '' && (stat === 'mean' || stat === 'sd' || stat === 'variance') && !item.by) item.n = Number(n);
+  let name = defaultName(item);
+  for (let k = 2; state.plan.some((p) => p.name === name); k++) name = `${defaultName(item)} #${k}`;
+  item.name = name;
+  if (select('allocation').value === 'fixed') select('allocation').value = 'equal';
+  state.plan.push(item);
+  say('plan-message', `Added ${name}.`, 'ok');
+  refresh();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Release
+
+function testSeed(): string | undefined {
+  if (!__STUDIO_TEST_HOOKS__) return undefined;
+  const s = (window as unknown as { __DPKIT_STUDIO_SEED__?: unknown }).__DPKIT_STUDIO_SEED__;
+  return s === undefined ? undefined : String(s);
+}
+
+async function release(): Promise<void> {
+  if (state.running || !state.file) return;
+  const pv = previews();
+  const { schema, problems } = schemaOf();
+  if (problems.length > 0 || pv.some((p) => p.error) || pv.length === 0) return;
+  const specs = pv.map((p) => p.spec);
+  const key = state.file.name;
+  const initial = budgetInputs();
+  if (!state.record && (!(initial.budget.eps > 0) || !(initial.budget.delta >= 0 && initial.budget.delta < 1))) {
+    return say('release-message', 'Set a total budget ε > 0 and 0 ≤ δ < 1 first.', 'error');
+  }
+  const requests = pv.map((p) => ({ name: p.spec.name, eps: p.spec.eps, delta: p.spec.delta, neighbors: p.spec.neighbors, mechanism: p.preview!.mechanism }));
+  const before = state.record ? accountantOf(state.record).spent() : { eps: 0, delta: 0 };
+  try {
+    state.record = await chargePlan(key, initial, requests, `plan of ${specs.length} release(s)`);
+  } catch (e) {
+    if (e instanceof BudgetExceededError) {
+      state.record = await readBudget(key);
+      const acc = state.record ? accountantOf(state.record) : undefined;
+      const need = requests.reduce((s, r) => ({ eps: s.eps + r.eps, delta: s.delta + r.delta }), { eps: 0, delta: 0 });
+      say('release-message', `Refused: this plan needs ${budgetText(need)} but only ${budgetText(acc ? acc.remaining() : initial.budget)} of the budget remains for "${key}". Nothing was spent.`, 'error');
+    } else say('release-message', `Refused: ${e instanceof Error ? e.message : String(e)}. Nothing was spent.`, 'error');
+    syncBudgetInputs();
+    refresh();
+    return;
+  }
+  syncBudgetInputs();
+  const after = accountantOf(state.record).spent();
+  state.running = true;
+  state.results = [];
+  state.failed = [];
+  $('run-progress').hidden = false;
+  $('cancel').hidden = false;
+  say('release-message', `Charged ${budgetText({ eps: after.eps - before.eps, delta: after.delta - before.delta })}; computing…`);
+  refresh();
+  const acc = accountantOf(state.record);
+  const spentBefore = before;
+  await new Promise<void>((resolve) => {
+    onWorker = (m) => {
+      if (m.type === 'progress') {
+        $<HTMLProgressElement>('run-bar').value = m.fraction;
+        $('run-label').textContent = m.label;
+      } else if (m.type === 'result') {
+        const r: Result = m.result;
+        const cost = acc.costOf({ eps: r.eps, delta: r.delta, neighbors: r.neighbors });
+        state.results.push({ ...r, charged: { eps: cost.eps, delta: cost.delta, neighbors: acc.neighbors } });
+      } else if (m.type === 'failed') state.failed.push({ name: m.name, error: `failed (charged): ${m.message}` });
+      else if (m.type === 'done') {
+        say(
+          'release-message',
+          m.cancelled
+            ? `Cancelled after ${m.completed} of ${specs.length} release(s); the whole plan stays charged.`
+            : `Released ${state.results.length} of ${specs.length}${state.failed.length ? ` (${state.failed.length} failed, charged)` : ''}.`,
+          m.cancelled || state.failed.length ? 'error' : 'ok',
+        );
+        resolve();
+      }
+    };
+    send({ type: 'run', releases: specs, schema: [...schema], alpha: alpha(), ...(testSeed() !== undefined ? { seed: testSeed()! } : {}) });
+  });
+  state.running = false;
+  $('run-progress').hidden = true;
+  $('cancel').hidden = true;
+  lastRun = { spentBefore, spentAfter: after, schema };
+  renderResults();
+  refresh();
+}
+
+let lastRun: { spentBefore: { eps: number; delta: number }; spentAfter: { eps: number; delta: number }; schema: Schema } | undefined;
+
+function renderResults(): void {
+  $('results-section').hidden = false;
+  const body = $('results').querySelector('tbody')!;
+  body.replaceChildren();
+  const charts = $('charts');
+  charts.replaceChildren();
+  const ivText = (iv: readonly [number, number] | null | undefined) => (iv ? `${formatNumber(iv[0])} to ${formatNumber(iv[1])}` : '—');
+  for (const r of state.results) {
+    const tr = document.createElement('tr');
+    tr.dataset.name = r.name;
+    const cells = [r.name, r.value !== undefined ? formatNumber(r.value) : `${r.values?.length ?? 0} values (chart below)`, r.value !== undefined ? ivText(r.interval) : '', `${formatNumber(r.eps)}${r.delta ? ` / ${formatNumber(r.delta)}` : ''}`, r.mechanism];
+    cells.forEach((t, k) => {
+      const c = document.createElement(k === 0 ? 'th' : 'td');
+      if (k === 0) (c as HTMLTableCellElement).scope = 'row';
+      c.textContent = t;
+      tr.append(c);
+    });
+    body.append(tr);
+  }
+  for (const f of state.failed) {
+    const tr = document.createElement('tr');
+    tr.className = 'error';
+    const th = Object.assign(document.createElement('th'), { scope: 'row', textContent: f.name });
+    const td = Object.assign(document.createElement('td'), { colSpan: 4, textContent: f.error });
+    tr.append(th, td);
+    body.append(tr);
+  }
+  const svg: string[] = [];
+  const scalars = state.results.filter((r) => r.value !== undefined);
+  if (scalars.length > 0) svg.push(forestPlot({ rows: scalars.map((r) => ({ label: r.name, value: r.value!, interval: r.interval ?? null })), sharedScale: false, ariaLabel: 'scalar releases with their intervals' }));
+  for (const r of state.results) {
+    if (!r.values || !r.labels) continue;
+    svg.push(`<h3>${escapeText(r.name)}</h3>`);
+    svg.push(barChart({ labels: r.labels, values: r.values, intervals: r.intervals ?? null, yTitle: r.stat === 'quantile' ? r.columns[0]! : 'private count', xTitle: r.columns.join(' × '), ariaLabel: r.name }));
+  }
+  // The report's SVG builders escape every label and number (src/report/charts.ts).
+  charts.innerHTML = svg.join('');
+}
+
+function escapeText(s: string): string {
+  const d = document.createElement('div');
+  d.textContent = s;
+  return d.innerHTML;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exports
+
+function download(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = Object.assign(document.createElement('a'), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+const baseName = () => (state.file?.name ?? 'data').replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9._-]+/g, '_') || 'data';
+
+function reportInput() {
+  const rec = state.record;
+  const columns: Record<string, { type: string; lower?: number; upper?: number; levels?: readonly string[]; missing?: unknown }> = {};
+  for (const [name, c] of lastRun?.schema ?? []) columns[name] = c.type === 'numeric' ? { type: 'numeric', lower: c.lower, upper: c.upper, missing: c.missing } : { type: 'categorical', levels: c.levels, missing: c.missing };
+  const seeded = testSeed() !== undefined;
+  return {
+    title: `Private summary of ${state.file?.name ?? 'data'}`,
+    dataDescription: `${state.file?.name ?? ''} (read in the browser by dpkit studio; never uploaded)`,
+    generated: new Date().toISOString(),
+    ...(rec && lastRun ? { ledger: { path: `this browser's IndexedDB ("${rec.key}")`, budget: rec.budget, neighbors: rec.neighbors, spentBefore: lastRun.spentBefore, spentAfter: lastRun.spentAfter } } : {}),
+    results: state.results,
+    ...(state.failed.length ? { failed: state.failed[0]! } : {}),
+    assumptions: {
+      neighbors: rec?.neighbors,
+      privacyUnit: 'row',
+      rng: seeded ? 'seeded (TEST BUILD): NOT private' : 'cryptoRng (secure)',
+      columns,
+    },
+  };
+}
+
+function exportYaml(): void {
+  const { schema } = schemaOf();
+  const rec = state.record;
+  const b = rec ? { ...rec.budget, neighbors: rec.neighbors } : { ...budgetInputs().budget, neighbors: budgetInputs().neighbors };
+  const text = planToYaml({ title: `Private summary of ${state.file?.name ?? 'data'}`, dataPath: state.file?.name ?? 'data.csv', schema, budget: b, alpha: alpha(), releases: allocate() });
+  download(`${baseName()}.analysis.yaml`, text, 'text/yaml');
+}
+
+async function importYaml(file: File): Promise<void> {
+  try {
+    if (file.size > 1024 * 1024) throw new PlanFileError('the plan file is larger than 1 MB');
+    const plan = yamlToPlan(await file.text());
+    const missingCols: string[] = [];
+    for (const [name, c] of plan.schema) {
+      const col = state.columns.find((x) => x.name === name);
+      if (!col) {
+        missingCols.push(name);
+        continue;
+      }
+      col.type = c.type;
+      col.missing = c.missing === 'drop' ? 'drop' : 'impute';
+      col.impute = c.missing === 'drop' ? '' : String(c.missing.impute);
+      if (c.type === 'numeric') {
+        col.lower = String(c.lower);
+        col.upper = String(c.upper);
+      } else col.levels = c.levels.join(', ');
+    }
+    if (missingCols.length > 0) throw new PlanFileError(`the plan declares column(s) ${missingCols.map((m) => `"${m}"`).join(', ')}, which the loaded file does not have`);
+    renderColumns();
+    if (!state.record) {
+      input('budget-eps').value = String(plan.budget.eps);
+      input('budget-delta').value = String(plan.budget.delta);
+      select('neighbors').value = plan.budget.neighbors;
+    }
+    state.plan = plan.releases.map((r) => {
+      const p: PlannedItem = { stat: r.stat, mechanism: r.mechanism, weight: r.eps, name: r.name, eps: r.eps, delta: r.delta };
+      for (const k of ['column', 'columns', 'by', 'probs', 'bins', 'edges', 'normalize', 'n'] as const) if (r[k] !== undefined) (p as unknown as Record<string, unknown>)[k] = r[k];
+      return p;
+    });
+    select('allocation').value = 'fixed';
+    select('level').value = [...select('level').options].some((o) => Number(o.value) === plan.alpha) ? String(plan.alpha) : '0.05';
+    say('plan-message', `Imported ${plan.releases.length} release(s) with their own ε and δ (split: as in the file).`, 'ok');
+    refresh();
+  } catch (e) {
+    say('plan-message', `The plan was not imported: ${e instanceof PlanFileError ? e.message : 'the file could not be read'}.`, 'error');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wiring
+
+function init(): void {
+  if (__STUDIO_TEST_HOOKS__) $('test-banner').hidden = false;
+  const fileInput = input('file');
+  fileInput.addEventListener('change', () => {
+    const f = fileInput.files?.[0];
+    if (f) void chooseFile(f);
+  });
+  const drop = $('drop');
+  drop.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    drop.classList.add('over');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    const f = e.dataTransfer?.files[0];
+    if (f) void chooseFile(f);
+  });
+  for (const id of ['budget-eps', 'budget-delta', 'neighbors', 'plan-eps', 'plan-delta', 'allocation', 'level', 'stat']) {
+    $(id).addEventListener('input', refresh);
+    $(id).addEventListener('change', refresh);
+  }
+  $('add').addEventListener('click', addRelease);
+  $('release').addEventListener('click', () => void release());
+  $('cancel').addEventListener('click', () => send({ type: 'cancel' }));
+  $('export-yaml').addEventListener('click', exportYaml);
+  const imp = input('import-yaml');
+  imp.addEventListener('change', () => {
+    const f = imp.files?.[0];
+    if (f) void importYaml(f);
+    imp.value = '';
+  });
+  $('export-csv').addEventListener('click', () => download(`${baseName()}.results.csv`, resultsCsv(state.results), 'text/csv'));
+  $('export-json').addEventListener('click', () => download(`${baseName()}.results.json`, JSON.stringify({ results: state.results, failed: state.failed }, null, 2), 'application/json'));
+  $('export-report').addEventListener('click', () => download(`${baseName()}.report.html`, renderReport(reportInput()), 'text/html'));
+  const fixed = new Option('as set per release (imported plan)', 'fixed');
+  select('allocation').add(fixed);
+  // The worker is started with the page, so its script is loaded with the page (no request later).
+  onWorker = (m) => {
+    if (m.type === 'ready') document.body.dataset.ready = '1';
+  };
+  send({ type: 'ping' });
+}
+
+init();

@@ -1,0 +1,193 @@
+/**
+ * The studio's plan as the CLI's analysis file (`dpkit run plan.yaml`): a browser-safe mapping both
+ * ways for the subset the studio offers. The schema is written inline (only the columns the user
+ * declared), the data path is the loaded file's name (relative to the YAML file), the budget is the
+ * studio's budget for that file. Import accepts what export writes and the same keys the CLI
+ * accepts for these statistics (with the CLI's defaults); anything else is a located message.
+ */
+import { parse, stringify } from 'yaml';
+import type { Neighbors } from '../../src/accounting/accountant.js';
+import { defaultName, STUDIO_STATS, type ColumnSchema, type Mechanism, type ReleaseSpec, type Schema, type StudioStat } from './plan.js';
+import type { Missing } from './data.js';
+
+export interface StudioPlan {
+  title: string;
+  dataPath: string;
+  schema: Schema;
+  budget: { eps: number; delta: number; neighbors: Neighbors };
+  alpha: number;
+  releases: ReleaseSpec[];
+}
+
+export class PlanFileError extends Error {}
+
+function missingOut(m: Missing): unknown {
+  return m === 'drop' ? 'drop' : { impute: m.impute };
+}
+
+/** The analysis YAML of a plan. */
+export function planToYaml(p: StudioPlan): string {
+  const used = new Set<string>();
+  for (const r of p.releases) {
+    if (r.column) used.add(r.column);
+    if (r.by) used.add(r.by);
+    r.columns?.forEach((c) => used.add(c));
+  }
+  const columns: Record<string, unknown> = {};
+  for (const [name, c] of p.schema) {
+    if (!used.has(name)) continue;
+    columns[name] = c.type === 'numeric' ? { type: 'numeric', lower: c.lower, upper: c.upper, bins: c.bins, missing: missingOut(c.missing) } : { type: 'categorical', levels: [...c.levels], missing: missingOut(c.missing) };
+  }
+  const releases = p.releases.map((r) => {
+    const o: Record<string, unknown> = { stat: r.stat, name: r.name };
+    if (r.column !== undefined) o.column = r.column;
+    if (r.columns !== undefined) o.columns = [...r.columns];
+    if (r.by !== undefined) o.by = r.by;
+    if (r.stat === 'quantile') o.probs = [...(r.probs ?? [0.5])];
+    if (r.bins !== undefined) o.bins = r.bins;
+    if (r.edges !== undefined) o.edges = [...r.edges];
+    if (r.normalize) o.normalize = true;
+    if (r.n !== undefined) o.n = r.n;
+    o.eps = r.eps;
+    if (r.stat !== 'quantile') o.mechanism = r.mechanism;
+    if (r.mechanism !== 'laplace' && r.stat !== 'quantile') o.delta = r.delta;
+    o.neighbors = r.neighbors;
+    return o;
+  });
+  const doc = {
+    title: p.title,
+    data: { path: p.dataPath },
+    schema: { columns },
+    budget: { eps: p.budget.eps, delta: p.budget.delta, neighbors: p.budget.neighbors },
+    alpha: p.alpha,
+    releases,
+  };
+  return `# dpkit analysis exported by dpkit studio: run it with  dpkit run <this file>  (the data path is relative to this file)\n${stringify(doc)}`;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function keys(o: Record<string, unknown>, at: string, allowed: readonly string[]): void {
+  for (const k of Object.keys(o)) if (!allowed.includes(k)) throw new PlanFileError(`${at}${at ? '.' : ''}${k} is not a known key here (known: ${allowed.join(', ')})`);
+}
+
+function num(o: Record<string, unknown>, k: string, at: string, ok: (x: number) => boolean, rule: string, def?: number): number {
+  const v = o[k];
+  if (v === undefined || v === null) {
+    if (def !== undefined) return def;
+    throw new PlanFileError(`${at}.${k} is required (${rule})`);
+  }
+  if (typeof v !== 'number' || !Number.isFinite(v) || !ok(v)) throw new PlanFileError(`${at}.${k} must be ${rule}`);
+  return v;
+}
+
+function str(o: Record<string, unknown>, k: string, at: string): string | undefined {
+  const v = o[k];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v === '') throw new PlanFileError(`${at}.${k} must be a non-empty string`);
+  return v;
+}
+
+function missingIn(v: unknown, at: string): Missing {
+  if (v === undefined || v === null || v === 'drop') return 'drop';
+  if (isObj(v) && Object.keys(v).length === 1 && (typeof v.impute === 'number' || typeof v.impute === 'string')) return { impute: v.impute };
+  throw new PlanFileError(`${at}.missing must be "drop" or { impute: <public value> }`);
+}
+
+/** Parses an analysis YAML into a studio plan (a PlanFileError names the key and the rule). */
+export function yamlToPlan(text: string): StudioPlan {
+  let doc: unknown;
+  try {
+    doc = parse(text, { uniqueKeys: true });
+  } catch (e) {
+    throw new PlanFileError(`not valid YAML: ${String((e as Error).message).split('\n')[0]}`);
+  }
+  if (!isObj(doc)) throw new PlanFileError('the file must be a mapping with data, schema, budget and releases');
+  keys(doc, '', ['title', 'description', 'data', 'schema', 'budget', 'ledger', 'output', 'alpha', 'releases']);
+  const data = doc.data;
+  if (!isObj(data) || typeof data.path !== 'string') throw new PlanFileError('data.path is required (the studio reads a CSV file: the path is its name)');
+  if (typeof doc.schema === 'string') throw new PlanFileError('schema is a file path; the studio needs the schema inline (schema: { columns: ... })');
+  if (!isObj(doc.schema) || !isObj(doc.schema.columns)) throw new PlanFileError('schema.columns is required (a mapping from column name to its public bounds or levels)');
+  keys(doc.schema, 'schema', ['columns', 'description']);
+  const schema: Schema = new Map();
+  for (const [name, spec] of Object.entries(doc.schema.columns)) {
+    const at = `schema.columns.${name}`;
+    if (!isObj(spec)) throw new PlanFileError(`${at} must be a mapping with a type`);
+    const type = spec.type ?? (spec.levels !== undefined ? 'categorical' : 'numeric');
+    let c: ColumnSchema;
+    if (type === 'numeric') {
+      keys(spec, at, ['type', 'lower', 'upper', 'missing', 'bins', 'description']);
+      const lower = num(spec, 'lower', at, () => true, 'a finite number');
+      const upper = num(spec, 'upper', at, (u) => u > lower, `a number larger than lower (${lower})`);
+      const bins = num(spec, 'bins', at, (b) => Number.isInteger(b) && b >= 1 && b <= 1000, 'an integer in [1, 1000]', 10);
+      c = { type: 'numeric', lower, upper, bins, missing: missingIn(spec.missing, at) };
+    } else if (type === 'categorical') {
+      keys(spec, at, ['type', 'levels', 'missing', 'description']);
+      if (!Array.isArray(spec.levels) || spec.levels.length === 0) throw new PlanFileError(`${at}.levels is required (a non-empty list)`);
+      const levels = spec.levels.map(String);
+      if (new Set(levels).size !== levels.length) throw new PlanFileError(`${at}.levels repeats a level`);
+      c = { type: 'categorical', levels, missing: missingIn(spec.missing, at) };
+    } else throw new PlanFileError(`${at}.type must be numeric or categorical`);
+    schema.set(name, c);
+  }
+  const b = doc.budget;
+  if (!isObj(b)) throw new PlanFileError('budget is required ({ eps, delta, neighbors })');
+  keys(b, 'budget', ['eps', 'delta', 'neighbors']);
+  const neighbors = b.neighbors ?? 'bounded';
+  if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new PlanFileError('budget.neighbors must be bounded or unbounded');
+  const budget = { eps: num(b, 'eps', 'budget', (x) => x > 0, 'a number > 0'), delta: num(b, 'delta', 'budget', (x) => x >= 0 && x < 1, 'a number in [0, 1)', 0), neighbors: neighbors as Neighbors };
+  const alpha = num(doc, 'alpha', '', (x) => x > 0 && x < 1, 'a number in (0, 1)', 0.05);
+  if (!Array.isArray(doc.releases) || doc.releases.length === 0) throw new PlanFileError('releases is required (a non-empty list)');
+  const releases = doc.releases.map((raw, i): ReleaseSpec => {
+    const at = `releases[${i}]`;
+    if (!isObj(raw)) throw new PlanFileError(`${at} must be a mapping with a "stat"`);
+    const o = { ...raw };
+    if (o.stat === 'median') o.stat = 'quantile';
+    if (!STUDIO_STATS.includes(o.stat as StudioStat)) throw new PlanFileError(`${at}.stat must be one of ${STUDIO_STATS.join(', ')} in the studio (got ${JSON.stringify(String(o.stat))})`);
+    const stat = o.stat as StudioStat;
+    keys(o, at, ['stat', 'name', 'eps', 'delta', 'neighbors', 'mechanism', 'column', 'columns', 'by', 'probs', 'bins', 'edges', 'normalize', 'n']);
+    const mechanism = (o.mechanism ?? 'laplace') as Mechanism;
+    if (!['laplace', 'gaussian', 'analytic'].includes(mechanism)) throw new PlanFileError(`${at}.mechanism must be laplace, gaussian or analytic`);
+    const rel = (o.neighbors ?? 'bounded') as Neighbors;
+    if (rel !== 'bounded' && rel !== 'unbounded') throw new PlanFileError(`${at}.neighbors must be bounded or unbounded`);
+    const r: ReleaseSpec = {
+      stat,
+      name: '',
+      eps: num(o, 'eps', at, (x) => x > 0, 'a number > 0'),
+      delta: mechanism === 'laplace' ? 0 : num(o, 'delta', at, (x) => x > 0 && x < 1, 'a number in (0, 1)'),
+      neighbors: rel,
+      mechanism,
+    };
+    const column = str(o, 'column', at);
+    if (column !== undefined) r.column = column;
+    const by = str(o, 'by', at);
+    if (by !== undefined) r.by = by;
+    if (o.columns !== undefined) {
+      if (!Array.isArray(o.columns) || o.columns.length === 0) throw new PlanFileError(`${at}.columns must be a non-empty list`);
+      r.columns = o.columns.map(String);
+    }
+    if (o.probs !== undefined) {
+      if (!Array.isArray(o.probs) || o.probs.some((x) => typeof x !== 'number' || !(x > 0 && x < 1))) throw new PlanFileError(`${at}.probs must be a list of numbers in (0, 1)`);
+      r.probs = o.probs as number[];
+    } else if (stat === 'quantile') r.probs = [0.5];
+    if (o.bins !== undefined) r.bins = num(o, 'bins', at, (x) => Number.isInteger(x) && x >= 1 && x <= 10000, 'an integer in [1, 10000]');
+    if (o.edges !== undefined) {
+      if (!Array.isArray(o.edges) || o.edges.length < 2 || o.edges.some((x, j) => typeof x !== 'number' || (j > 0 && !(x > (o.edges as number[])[j - 1]!)))) throw new PlanFileError(`${at}.edges must be an increasing list of numbers`);
+      r.edges = o.edges as number[];
+    }
+    if (o.normalize !== undefined) {
+      if (typeof o.normalize !== 'boolean') throw new PlanFileError(`${at}.normalize must be true or false`);
+      r.normalize = o.normalize;
+    }
+    if (o.n !== undefined) r.n = num(o, 'n', at, (x) => Number.isSafeInteger(x) && x >= 1, 'an integer >= 1');
+    r.name = str(o, 'name', at) ?? defaultName(r);
+    return r;
+  });
+  const names = new Set<string>();
+  releases.forEach((r, i) => {
+    if (names.has(r.name)) throw new PlanFileError(`releases[${i}].name repeats the name "${r.name}"; give each release a distinct name`);
+    names.add(r.name);
+  });
+  const title = typeof doc.title === 'string' ? doc.title : 'dpkit studio plan';
+  return { title, dataPath: data.path, schema, budget, alpha, releases };
+}
