@@ -43,6 +43,7 @@
  */
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
+import { assertFitted } from './fitted.js';
 import { DataDependentNoise } from '../mechanisms/optimal-noise/data-dependent.js';
 import { OptimizedNoise } from '../mechanisms/optimal-noise/distribution.js';
 import { roundToLattice } from '../mechanisms/optimal-noise/lattice.js';
@@ -299,7 +300,7 @@ export class ProximalCoordinateDescentDP {
 
   /** P(y = 1 | x) for each row (features clipped and scaled like the training data). */
   predictProba(X: MatrixInput): number[] {
-    if (!this.coefficients || !this.lower || !this.upper) throw new InvalidArgumentError('model', 'must be fitted first');
+    assertFitted(this.coefficients && this.lower && this.upper, 'model', 'must be fitted first');
     const { n, d } = matrixShape(X, 'X');
     if (d !== this.coefficients.length) throw new InvalidArgumentError('X', `must have ${this.coefficients.length} columns`, d);
     const { data } = toRowMajor(X, 'X');

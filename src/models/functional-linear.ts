@@ -6,6 +6,7 @@
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { PrivacyAccountant } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
+import { requireFitted } from './fitted.js';
 import { symmetricPinv } from '../math/symmetric-eigen.js';
 import type { ConvexBody } from '../mechanisms/knorm/ball.js';
 import { sampleKNormNoise, type RejectionStats } from '../mechanisms/knorm/sample.js';
@@ -295,8 +296,7 @@ export class FunctionalLinearRegressionDP {
 
   /** Predictions X beta (with the intercept). */
   predict(X: ReadonlyArray<ArrayLike<number>>): number[] {
-    const coeff = this.coeff;
-    if (!coeff) throw new InvalidArgumentError('model', 'must be fitted before predict');
+    const coeff = requireFitted(this.coeff, 'model');
     const { data, n, m } = readUnitRows(X, true, false);
     if (m !== coeff.length) throw new InvalidArgumentError('X', `must have ${coeff.length - 1} columns`, m - 1);
     const out = new Array<number>(n);

@@ -5,6 +5,7 @@
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { PrivacyAccountant } from '../accounting/accountant.js';
 import { ConvergenceError, InvalidArgumentError } from '../errors.js';
+import { requireFitted } from './fitted.js';
 import { sampleKNormNoise } from '../mechanisms/knorm/sample.js';
 import { minimizeLbfgs } from '../optimize/lbfgs.js';
 import { runRelease } from '../release.js';
@@ -214,8 +215,7 @@ export class KNormLogisticRegressionDP {
 
   /** Predicted labels (0/1), or with `raw: true` the probabilities sigma(theta.x). */
   predict(X: ReadonlyArray<ArrayLike<number>>, opts: { raw?: boolean } = {}): number[] {
-    const coeff = this.coeff;
-    if (!coeff) throw new InvalidArgumentError('model', 'must be fitted before predict');
+    const coeff = requireFitted(this.coeff, 'model');
     const { data, n, m } = readUnitRows(X, this.addBias, false);
     if (m !== coeff.length) throw new InvalidArgumentError('X', `must have ${coeff.length - (this.addBias ? 1 : 0)} columns`, m - (this.addBias ? 1 : 0));
     const out = new Array<number>(n);

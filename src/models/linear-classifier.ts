@@ -20,6 +20,7 @@
  */
 import { checkOptionKeys, optionSpec, pickOptions, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
+import { assertFitted } from './fitted.js';
 import type { ZeroOneMipOptions } from '../optimize/oracles/mip.js';
 import type { LatticeSpec, OracleStatus } from '../optimize/oracles/types.js';
 import type { Guarantee } from '../release.js';
@@ -149,7 +150,7 @@ export class LinearClassifierDP {
 
   /** Raw scores x . coeff (post-processing: no privacy cost). */
   decisionFunction(X: MatrixInput): Float64Array {
-    if (this.coeff === undefined) throw new InvalidArgumentError('LinearClassifierDP', 'must be fitted before predict');
+    assertFitted(this.coeff !== undefined, 'LinearClassifierDP');
     const { n, d } = matrixShape(X, 'X');
     if (d !== this.dIn) throw new InvalidArgumentError('X', `must have ${this.dIn} columns (as at fit)`, d);
     const { data } = toRowMajor(X, 'X');

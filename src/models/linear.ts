@@ -32,6 +32,7 @@
  */
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { ConvergenceError, InvalidArgumentError } from '../errors.js';
+import { assertFitted } from './fitted.js';
 import type { Guarantee, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { resolveRng } from '../random/rng.js';
@@ -187,7 +188,7 @@ export class LinearRegressionDP {
 
   /** Predictions X . coeff (post-processing: no privacy cost). */
   predict(X: MatrixInput): number[] {
-    if (this.coeff === undefined) throw new InvalidArgumentError('LinearRegressionDP', 'must be fitted before predict');
+    assertFitted(this.coeff !== undefined, 'LinearRegressionDP');
     const { d } = matrixShape(X, 'X');
     if (d !== this.dIn) throw new InvalidArgumentError('X', `must have ${this.dIn} columns like the training data`, d);
     return Array.from(linearScores(X, this.coeff, this.addBias));

@@ -34,6 +34,7 @@
  */
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
+import { assertFitted } from './fitted.js';
 import { addLaplaceNoise } from '../mechanisms/noise.js';
 import type { Rng } from '../random/rng.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../release.js';
@@ -390,7 +391,7 @@ export class NaiveBayesDP {
 
   /** Per-row log joint scores ln P(k) + sum_j ln P(x_j | k), row-major n x K. */
   private logScores(X: MatrixInput): { n: number; scores: Float64Array } {
-    if (this.gaussian === undefined && this.categorical === undefined) throw new InvalidArgumentError('NaiveBayesDP', 'must be fitted before predict');
+    assertFitted(this.gaussian !== undefined || this.categorical !== undefined, 'NaiveBayesDP');
     const { n, d } = matrixShape(X, 'X');
     if (d !== this.d) throw new InvalidArgumentError('X', `must have ${this.d} columns like the training data`, d);
     const { data } = toRowMajor(X, 'X');

@@ -68,6 +68,7 @@
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import { calibrateDpSgdSigma, DEFAULT_RDP_ORDERS, dpSgdEpsilon, RdpAccountant, type RdpConversion } from '../../accounting/rdp.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
+import { requireFitted } from '../fitted.js';
 import { addGaussianNoise } from '../../mechanisms/noise.js';
 import { fillNormal } from '../../random/continuous.js';
 import { gridSampler, planGaussianGrid } from '../../random/lattice.js';
@@ -291,8 +292,7 @@ export class DpSgdClassifier {
 
   /** Predictions: 0/1 labels (probabilities with raw) for 'logistic', fitted values for 'squared'. */
   predict(X: MatrixInput, options: { raw?: boolean } = {}): number[] {
-    if (this.coeff === undefined) throw new InvalidArgumentError('DpSgdClassifier', 'must be fitted before predict');
-    return predictFromScores(this.loss, linearScores(X, this.coeff, this.addBias, this.dIn), options.raw === true);
+    return predictFromScores(this.loss, linearScores(X, requireFitted(this.coeff, 'DpSgdClassifier'), this.addBias, this.dIn), options.raw === true);
   }
 }
 

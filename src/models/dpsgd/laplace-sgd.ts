@@ -41,6 +41,7 @@
  */
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
+import { requireFitted } from '../fitted.js';
 import { addLaplaceNoise } from '../../mechanisms/noise.js';
 import { fillLaplace } from '../../random/continuous.js';
 import { planLaplaceGrid } from '../../random/lattice.js';
@@ -232,7 +233,6 @@ export class LaplaceSgdDP {
 
   /** Predictions as {@link DpSgdClassifier.predict}. */
   predict(X: MatrixInput, options: { raw?: boolean } = {}): number[] {
-    if (this.coeff === undefined) throw new InvalidArgumentError('LaplaceSgdDP', 'must be fitted before predict');
-    return predictFromScores(this.loss, linearScores(X, this.coeff, this.addBias, this.dIn), options.raw === true);
+    return predictFromScores(this.loss, linearScores(X, requireFitted(this.coeff, 'LaplaceSgdDP'), this.addBias, this.dIn), options.raw === true);
   }
 }

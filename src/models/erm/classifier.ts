@@ -5,6 +5,7 @@
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import type { Neighbors } from '../../accounting/accountant.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
+import { assertFitted } from '../fitted.js';
 import type { Guarantee, ReleaseOptions } from '../../release.js';
 import { runRelease } from '../../release.js';
 import { resolveRng, type Rng } from '../../random/rng.js';
@@ -189,7 +190,7 @@ export abstract class CmsClassifier {
   }
 
   protected checkFitted(X: MatrixInput): number {
-    if (this.coeff === undefined) throw new InvalidArgumentError(this.modelName, 'must be fitted before predict');
+    assertFitted(this.coeff !== undefined, this.modelName);
     const { n, d } = matrixShape(X, 'X');
     if (d !== this.dIn) throw new InvalidArgumentError('X', `must have ${this.dIn} columns like the training data`, d);
     return n;
