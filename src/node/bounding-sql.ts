@@ -1,0 +1,140 @@
+/**
+ * Contribution bounding as SQL (DuckDB and ClickHouse dialects), so the rows never enter JavaScript:
+ * the engine truncates every privacy unit's rows and pre-aggregates them per (group, unit), and only
+ * per-group aggregates come back. The same plan as the in-memory bounding of the core
+ * (src/statistics/contribution-bounding.ts), with the same sensitivities:
+ * - at most `maxRows` = m rows per (unit, group): ROW_NUMBER() OVER (PARTITION BY unit, group ORDER BY
+ *   h_r) <= m;
+ * - at most `maxPartitions` = k groups per unit: DENSE_RANK() OVER (PARTITION BY unit ORDER BY h_g) <= k;
+ * where h_r = MD5(key | 'r' | unit | group | value) and h_g = MD5(key | 'g' | unit | group), and key is
+ * a fresh 128-bit key (32 hex digits) drawn from the Rng for every run, never derived from the data.
+ * With a secret fresh key the hashes of distinct inputs behave as independent uniform values, so the
+ * kept rows of a unit are a uniformly random subset chosen from that unit's own rows only (MD5 with a
+ * secret prefix is used as a pseudorandom ranking, not as a MAC: no hash is ever output). Rows are
+ * identified by the columns the release uses (unit, group, value) instead of a row number: rows equal
+ * in all three are interchangeable for the release, so a tie between them does not matter, and the
+ * query needs no row order (which neither engine guarantees). Distinct groups collide in h_g with
+ * probability about 2^-128.
+ * Rows with a NULL unit, group or (when a value is used) value are dropped before bounding (policy:
+ * documented; count them privately if needed). Values are clamped per row to [lower, upper], or the
+ * unit's per-group TOTAL is clamped to [lower, upper] with `perUnitClamp` (per-partition sum bounding).
+ *
+ * {@link boundedPerUnitSql} gives one row per (group, unit): g, u, n (kept rows), s (clamped sum),
+ * s2 (sum of squares of the clamped values; rows clamped only). {@link boundedGroupsSql} aggregates
+ * it per group: g, units (distinct units: the partition-selection count), n, s, s2. Sums are DOUBLE
+ * (floating-point, order-dependent in the last bits; the noise is added afterwards on the safe lattice).
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { HashKey } from '../random/siphash.js';
+import { checkContributionBounds, type ContributionBounds } from '../statistics/contribution-bounding.js';
+
+export type SqlDialect = 'duckdb' | 'clickhouse';
+
+export interface BoundingPlan extends ContributionBounds {
+  /** The FROM expression: a table name or a parenthesised SELECT (already quoted for the dialect). */
+  from: string;
+  /** Unit column. */
+  unit: string;
+  /** Group column (omitted: one group, only the L-inf bound applies). */
+  by?: string;
+  /** Value column (omitted: counts only). */
+  value?: string;
+  /** Public row clamp of the value. */
+  lower?: number;
+  upper?: number;
+  /** Clamp each unit's per-group total instead of each row. */
+  perUnitClamp?: boolean;
+  /** Public group keys: rows of other keys are dropped before bounding. */
+  levels?: readonly string[];
+  /** The fresh 128-bit key (src/random/siphash.ts freshHashKey). */
+  key: HashKey;
+}
+
+function quoteIdent(d: SqlDialect, name: string): string {
+  if (typeof name !== 'string' || name === '' || name.includes('\0')) throw new InvalidArgumentError('column', 'must be a non-empty name without NUL characters', name);
+  return d === 'duckdb' ? `"${name.replace(/"/g, '""')}"` : `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+}
+
+function quoteString(d: SqlDialect, s: string): string {
+  return d === 'duckdb' ? `'${s.replace(/'/g, "''")}'` : `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function num(x: number, name: string): string {
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new InvalidArgumentError(name, 'must be a finite number', x);
+  return String(x);
+}
+
+/** The key as 32 lowercase hex digits. */
+export function keyHex(key: HashKey): string {
+  if (!(key instanceof Uint32Array) || key.length !== 4) throw new InvalidArgumentError('key', 'must be a Uint32Array of 4 words (128 bits)', key);
+  return Array.from(key, (w) => w.toString(16).padStart(8, '0')).join('');
+}
+
+function text(d: SqlDialect, expr: string): string {
+  return d === 'duckdb' ? `CAST(${expr} AS VARCHAR)` : `toString(${expr})`;
+}
+
+function concat(d: SqlDialect, parts: string[]): string {
+  return d === 'duckdb' ? parts.join(" || '|' || ") : `concat(${parts.join(", '|', ")})`;
+}
+
+function md5(d: SqlDialect, s: string): string {
+  return d === 'duckdb' ? `md5(${s})` : `hex(MD5(${s}))`;
+}
+
+function clampExpr(d: SqlDialect, x: string, l: string, u: string): string {
+  return d === 'duckdb' ? `LEAST(GREATEST(${x}, ${l}), ${u})` : `least(greatest(${x}, ${l}), ${u})`;
+}
+
+/** One row per (group, unit) of the bounded data: g, u, n, s, s2 (see the file comment). */
+export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): string {
+  if (dialect !== 'duckdb' && dialect !== 'clickhouse') throw new InvalidArgumentError('dialect', "must be 'duckdb' or 'clickhouse'", dialect);
+  const d = dialect;
+  const b = checkContributionBounds(plan);
+  if (typeof plan.from !== 'string' || plan.from.trim() === '') throw new InvalidArgumentError('from', 'must be a table name or a parenthesised SELECT', plan.from);
+  const U = quoteIdent(d, plan.unit);
+  const G = plan.by === undefined ? `'all'` : quoteIdent(d, plan.by);
+  const V = plan.value === undefined ? undefined : quoteIdent(d, plan.value);
+  let l = '0';
+  let u = '0';
+  if (V !== undefined) {
+    l = num(plan.lower as number, 'lower');
+    u = num(plan.upper as number, 'upper');
+    if (!((plan.lower as number) < (plan.upper as number))) throw new InvalidArgumentError('lower/upper', 'must satisfy lower < upper', `${plan.lower} >= ${plan.upper}`);
+  } else if (plan.lower !== undefined || plan.upper !== undefined || plan.perUnitClamp) throw new InvalidArgumentError('lower/upper/perUnitClamp', 'need a value column');
+  const k = quoteString(d, keyHex(plan.key));
+  const where = [`${U} IS NOT NULL`];
+  if (plan.by !== undefined) where.push(`${G} IS NOT NULL`);
+  if (V !== undefined) where.push(`${V} IS NOT NULL`);
+  if (plan.levels !== undefined) {
+    if (plan.by === undefined) throw new InvalidArgumentError('levels', 'need a group column (by)');
+    if (!Array.isArray(plan.levels) || plan.levels.length === 0) throw new InvalidArgumentError('levels', 'must be a non-empty array of strings', plan.levels);
+    where.push(`${text(d, G)} IN (${plan.levels.map((x) => quoteString(d, String(x))).join(', ')})`);
+  }
+  const uT = text(d, 'u');
+  const gT = text(d, 'g');
+  const hr = md5(d, concat(d, [k, "'r'", uT, gT, V === undefined ? "''" : text(d, 'v')]));
+  const hg = md5(d, concat(d, [k, "'g'", uT, gT]));
+  const cv = V === undefined ? '0' : clampExpr(d, 'v', l, u);
+  const agg =
+    V === undefined
+      ? `count(*) AS n, 0 AS s, 0 AS s2`
+      : plan.perUnitClamp
+        ? `count(*) AS n, ${clampExpr(d, 'sum(v)', l, u)} AS s, 0 AS s2`
+        : `count(*) AS n, sum(${cv}) AS s, sum(${cv} * ${cv}) AS s2`;
+  return [
+    `SELECT g, u, ${agg} FROM (`,
+    `  SELECT u, g, v,`,
+    `    ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${hr}) AS rn,`,
+    `    DENSE_RANK() OVER (PARTITION BY u ORDER BY ${hg}) AS gr`,
+    `  FROM (SELECT ${U} AS u, ${G} AS g, ${V === undefined ? '0' : `CAST(${V} AS DOUBLE)`} AS v FROM ${plan.from} WHERE ${where.join(' AND ')}) AS src`,
+    `) AS ranked`,
+    `WHERE rn <= ${b.maxRows} AND gr <= ${b.maxPartitions}`,
+    `GROUP BY g, u`,
+  ].join('\n');
+}
+
+/** Per-group aggregates of the bounded data: g, units, n, s, s2 (see the file comment). */
+export function boundedGroupsSql(plan: BoundingPlan, dialect: SqlDialect): string {
+  return `SELECT g, count(*) AS units, sum(n) AS n, sum(s) AS s, sum(s2) AS s2 FROM (\n${boundedPerUnitSql(plan, dialect)}\n) AS per_unit GROUP BY g ORDER BY g`;
+}
