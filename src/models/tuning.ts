@@ -196,6 +196,37 @@ function subVector(v: Float64Array, idx: Int32Array): Float64Array {
 }
 
 /**
+ * The release both tuning functions share (after their own validation): inside one charged release,
+ * split the rows into m + 1 disjoint parts, fit model i on part i (options from `fitOptions`), score
+ * every model on the held-out part (`score`: the utility of its predictions, sensitivity
+ * `sensitivity`), and select one with the exponential mechanism (charged once by this release). A
+ * failure restores the models and is rethrown after the charge. Returns the selected index.
+ */
+function tuneSelect<F>(
+  o: ReleaseOptions & { shuffled?: boolean },
+  ms: readonly TunableModel<F>[],
+  r: { name: string; eps: number; delta: number; neighbors: Neighbors; data: Float64Array; d: number; n: number; target: Float64Array; sensitivity: number },
+  fitOptions: (part: Int32Array, rng: Rng) => F,
+  score: (pred: number[], ys: Float64Array) => number,
+): number {
+  const m = ms.length;
+  const { eps, delta, neighbors, data, d, target } = r;
+  return selected(runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: r.name }, (rng) => restoringOnFailure(ms, () => {
+    const parts = splitRows(r.n, m + 1, o.shuffled ?? false, rng, neighbors);
+    const scoreIdx = parts[m]!;
+    const Xs = subMatrix(data, d, scoreIdx);
+    const ys = subVector(target, scoreIdx);
+    const utility = new Float64Array(m);
+    for (let i = 0; i < m; i++) {
+      const part = parts[i]!;
+      ms[i]!.fit(subMatrix(data, d, part), subVector(target, part), fitOptions(part, rng));
+      utility[i] = score(ms[i]!.predict(Xs), ys);
+    }
+    return exponentialMechanism(utility, eps, r.sensitivity, { rng, neighbors, accountant: null }); // charged once by the enclosing release
+  })));
+}
+
+/**
  * Privately selects the best of m classification models (LogisticRegressionDP, SvmDP with the same
  * eps) by the number of errors on a held-out part; see the file comment for the guarantee. Returns
  * the selected model (fitted on its part). Labels 0/1.
@@ -215,31 +246,22 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
   if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
   const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
-  const index = selected(runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: 'tuneClassificationModel' }, (rng) => restoringOnFailure(ms, () => {
-    const parts = splitRows(n, m + 1, o.shuffled ?? false, rng, neighbors);
-    const scoreIdx = parts[m]!;
-    const Xs = subMatrix(data, d, scoreIdx);
-    const ys = subVector(labels, scoreIdx);
-    const utility = new Float64Array(m);
-    for (let i = 0; i < m; i++) {
-      const part = parts[i]!;
-      // accountant: null: the fits are accounted for by this release, not by a default accountant.
-      const fitOpts: TuneClassificationOptions = { rng, accountant: null };
-      if (o.lower !== undefined) fitOpts.lower = o.lower;
-      if (o.upper !== undefined) fitOpts.upper = o.upper;
-      if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
-      if (weights !== undefined) {
-        fitOpts.weights = subVector(weights, part);
-        fitOpts.weightsUpperBound = o.weightsUpperBound!;
-      }
-      ms[i]!.fit(subMatrix(data, d, part), subVector(labels, part), fitOpts);
-      const pred = ms[i]!.predict(Xs);
-      let errors = 0;
-      for (let r = 0; r < ys.length; r++) if (pred[r] !== ys[r]) errors++;
-      utility[i] = -errors;
+  const index = tuneSelect(o, ms, { name: 'tuneClassificationModel', eps, delta, neighbors, data, d, n, target: labels, sensitivity: 1 }, (part, rng) => {
+    // accountant: null: the fits are accounted for by this release, not by a default accountant.
+    const fitOpts: TuneClassificationOptions = { rng, accountant: null };
+    if (o.lower !== undefined) fitOpts.lower = o.lower;
+    if (o.upper !== undefined) fitOpts.upper = o.upper;
+    if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
+    if (weights !== undefined) {
+      fitOpts.weights = subVector(weights, part);
+      fitOpts.weightsUpperBound = o.weightsUpperBound!;
     }
-    return exponentialMechanism(utility, eps, 1, { rng, neighbors, accountant: null }); // charged once by the enclosing release
-  })));
+    return fitOpts;
+  }, (pred, ys) => {
+    let errors = 0;
+    for (let r = 0; r < ys.length; r++) if (pred[r] !== ys[r]) errors++;
+    return -errors;
+  });
   return models[index]!;
 }
 
@@ -267,27 +289,18 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
   const sensitivity = (uy - ly) * (uy - ly);
-  const index = selected(runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: 'tuneLinearRegressionModel' }, (rng) => restoringOnFailure(ms, () => {
-    const parts = splitRows(n, m + 1, o.shuffled ?? false, rng, neighbors);
-    const scoreIdx = parts[m]!;
-    const Xs = subMatrix(data, d, scoreIdx);
-    const ys = subVector(yv, scoreIdx);
-    const utility = new Float64Array(m);
-    for (let i = 0; i < m; i++) {
-      const part = parts[i]!;
-      const fitOpts: TuneLinearRegressionOptions = { lower: o.lower, upper: o.upper, rng, accountant: null };
-      if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
-      ms[i]!.fit(subMatrix(data, d, part), subVector(yv, part), fitOpts);
-      const pred = ms[i]!.predict(Xs);
-      let sse = 0;
-      for (let r = 0; r < ys.length; r++) {
-        const p = Math.min(uy, Math.max(ly, pred[r]!));
-        const t = Math.min(uy, Math.max(ly, ys[r]!));
-        sse += (p - t) * (p - t);
-      }
-      utility[i] = -sse;
+  const index = tuneSelect(o, ms, { name: 'tuneLinearRegressionModel', eps, delta, neighbors, data, d, n, target: yv, sensitivity }, (_part, rng) => {
+    const fitOpts: TuneLinearRegressionOptions = { lower: o.lower, upper: o.upper, rng, accountant: null };
+    if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
+    return fitOpts;
+  }, (pred, ys) => {
+    let sse = 0;
+    for (let r = 0; r < ys.length; r++) {
+      const p = Math.min(uy, Math.max(ly, pred[r]!));
+      const t = Math.min(uy, Math.max(ly, ys[r]!));
+      sse += (p - t) * (p - t);
     }
-    return exponentialMechanism(utility, eps, sensitivity, { rng, neighbors, accountant: null }); // charged once by the enclosing release
-  })));
+    return -sse;
+  });
   return models[index]!;
 }
