@@ -5,8 +5,8 @@
  * For a pair of output distributions (P, Q) the privacy loss is L(o) = ln(P(o) / Q(o)) with o ~ P
  * (L = +inf where Q(o) = 0), and the tight (eps, delta) profile of the pair is
  *     delta(eps) = P[L = inf] + E_P[(1 - e^(eps - L))_+]
- * (Koskela, Jälkö & Honkela 2020, "Computing tight differential privacy guarantees using FFT",
- * Lemma 5; Sommer, Meiser & Mohammadi 2019). The loss of a composition of mechanisms fixed in advance
+ * (Sommer, Meiser & Mohammadi 2019, "Privacy loss classes"; Koskela, Jälkö & Honkela 2020,
+ * "Computing tight differential privacy guarantees using FFT"). The loss of a composition of mechanisms fixed in advance
  * is the sum of the independent losses, so its distribution is the convolution of theirs.
  *
  * Representation: mass probs[j] at the loss (offset + j) * interval, plus infMass at +inf.
@@ -17,10 +17,14 @@
  * with exact arithmetic delta(eps) below is an upper bound on the true delta(eps); the rounding up of
  * each loss by at most one interval h means a k-fold composition reports at most the true
  * delta(eps - k h) plus the tail masses moved to +inf.
- * Floating point: `errorL1` is a rigorous bound on the l1 distance between the stored masses and the
- * exact-arithmetic ones (from the mass evaluation and each convolution, see fft.ts; convolution adds
- * l1 errors: |a'*b' - a*b|_1 <= |a' - a|_1 |b'|_1 + |a|_1 |b' - b|_1), and delta(eps) adds it (the
- * weights (1 - e^(eps - l))_+ are in [0, 1]) after inflating the computed sum for its own rounding.
+ * Floating point: each stored mass is within a relative `relError` of its exact-arithmetic value up
+ * to an l1 error `errorL1` (relative errors come from sums of non-negative terms: atoms, direct
+ * convolution, tail lumping; absolute ones from differences of distribution functions and from FFT
+ * convolution, see fft.ts; convolution combines them as |a'*b' - a*b|_1 <= |a' - a|_1 |b'|_1 +
+ * |a|_1 |b' - b|_1). delta(eps) inflates the computed sum by its own rounding and by relError, then
+ * adds errorL1 (the weights (1 - e^(eps - l))_+ are in [0, 1]).
+ * Tails are cut only from vectors longer than TRUNCATE_ABOVE, so short pure-DP compositions keep an
+ * exact zero delta at their largest loss.
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { convolve } from './fft.js';
