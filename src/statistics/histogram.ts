@@ -107,14 +107,6 @@ export function countsPlan<S, T>(
   };
 }
 
-/** Noisy counts for one relation (the release step of {@link countsPlan} on a bare vector of counts). */
-export function countRelease(p: ParsedNoise, relation: Neighbors, counts: Float64Array, rng: Rng, allowNegative: boolean, normalize: boolean) {
-  const s = countSensitivities(relation);
-  const plan: NoisePlan = planNoise(p, s.l1, s.l2);
-  const nz = applyNoise(counts, plan, rng);
-  return { out: postProcessCounts(nz.out, allowNegative, normalize), plan, nz };
-}
-
 /** The data-free plan of {@link histogramDP}, with its public edges (the sufficient statistic is the bin counts). */
 export interface HistogramPlan extends StatPlan<Float64Array, Histogram> {
   edges: Float64Array;
