@@ -28,8 +28,8 @@
  * - any other release with delta > 0 has no zCDP guarantee: refused (InvalidArgumentError) before
  *   any data are touched.
  * An add/remove-one ('unbounded') guarantee charged to a replace-one ('bounded') budget costs 4 rho
- * (a replacement is two add/remove steps; group privacy for zCDP scales rho by k^2, Bun & Steinke
- * 2016, Proposition 1.9); a replace-one guarantee cannot be charged to an add/remove-one budget.
+ * (a replacement is two add/remove steps; group privacy for zCDP scales rho by k^2 for groups of k,
+ * Bun & Steinke 2016); a replace-one guarantee cannot be charged to an add/remove-one budget.
  */
 import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
 import { analyticGaussianSigma } from '../mechanisms/gaussian-calibration.js';

@@ -3,8 +3,8 @@
  * e^(-z^2/(2 sigma^2)) (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for Differential
  * Privacy"), integer sensitivity Delta >= 1. Pair mu0 = Z, mu1 = Delta + Z,
  *     ell(k) = (k^2 - (k - Delta)^2) / (2 sigma^2) = (2 k Delta - Delta^2) / (2 sigma^2),
- * with masses m1(k) = P(Z = k - Delta), m0(k) = P(Z = k) (CKS 2020, Theorem 7 gives the resulting
- * (eps, delta) profile as a sum over k, which is what this PLD discretises). Symmetric (k -> Delta - k).
+ * with masses m1(k) = P(Z = k - Delta), m0(k) = P(Z = k) (CKS 2020 give the resulting (eps, delta)
+ * profile as a sum over k, which is what this PLD discretises). Symmetric (k -> Delta - k).
  * The atoms are enumerated for |z| <= K, K = ceil(sigma sqrt(1500)) + 1: beyond K every mass is
  * below e^-750 (not representable), and the total mass there, at most 2 e^(-K^2/(2 sigma^2)) (sigma + 1)
  * / normaliser < 1e-300, is put at loss +inf. The normaliser is the sum over |z| <= K (relative

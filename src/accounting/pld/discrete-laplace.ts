@@ -1,6 +1,6 @@
 /**
  * PLD of the discrete Laplace mechanism: integer output f(D) + Z, P(Z = z) = (1 - p)/(1 + p) p^|z|,
- * p = e^(-1/t) (scale t > 0; Canonne, Kamath & Steinke 2020, Definition 28), integer sensitivity
+ * p = e^(-1/t) (scale t > 0; as sampled by Canonne, Kamath & Steinke 2020), integer sensitivity
  * Delta >= 1, eps = Delta / t. Pair mu0 = Z, mu1 = Delta + Z, ell(k) = (|k| - |k - Delta|) / t, which
  * takes the values m / t, m = -Delta, -Delta + 2, ..., Delta, with masses under mu1
  *     ell = Delta/t (k >= Delta): 1/(1 + p);      ell = -Delta/t (k <= 0): p^Delta/(1 + p);

@@ -1,7 +1,7 @@
 /**
  * Pessimistic discretisation of a privacy loss distribution onto the grid {i h : i integer}, h a power
  * of two (so grid points and divisions by h are exact): the mass of each loss is moved UP to the next
- * grid point (privacy-loss rounding up: Koskela, Jälkö & Honkela 2020, Section 4 "upper bound";
+ * grid point (privacy-loss rounding up, the upper bound of Koskela, Jälkö & Honkela 2020;
  * Meiser & Mohammadi 2018, "Tight on budget?"), the lower tail (cumulative mass <= tail) is lumped into
  * the lowest kept point and the upper tail (cumulative mass <= tail) is moved to +inf. Every move
  * raises a loss, so delta(eps) of the result is an upper bound (see pmf.ts).

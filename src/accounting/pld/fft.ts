@@ -6,7 +6,7 @@
  * Error bounds (u = 2^-53, gamma_n = n u / (1 - n u)):
  * - direct sum: every output is a sum of at most m = min(na, nb) products of non-negative numbers, so
  *   each is within a relative gamma_{m+1} of its exact value (Higham 2002, "Accuracy and Stability
- *   of Numerical Algorithms", 2nd ed., eq. (3.5) for inner products of non-negative vectors).
+ *   of Numerical Algorithms", 2nd ed., Section 3.1, inner products of non-negative vectors).
  * - FFT of length N = 2^t: Higham 2002, Theorem 24.2: y^ = fl(F_N x) satisfies
  *   |y^ - y|_2 <= g |y|_2 with g = t eta / (1 - t eta), eta = mu + gamma_4 (sqrt 2 + mu), mu the
  *   error of the computed twiddle factors (|w^ - w| <= mu; here cos/sin of fl(2 pi k / N), mu <= 32 u).

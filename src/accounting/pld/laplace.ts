@@ -1,11 +1,11 @@
 /**
  * PLD of the Laplace mechanism: output f(D) + Lap(b), l1 sensitivity Delta, eps = Delta / b.
  * Worst-case pair mu0 = Lap(0, b), mu1 = Lap(Delta, b) (for vector outputs the l1 case reduces to
- * this one by the standard argument; Sommer, Meiser & Mohammadi 2019, Section 5), with
+ * this one by the standard argument; Sommer, Meiser & Mohammadi 2019), with
  * ell(o) = (|o| - |o - Delta|) / b in [-eps, eps]. Under mu1: an atom 1/2 at eps (o >= Delta), an
  * atom e^-eps / 2 at -eps (o <= 0), and in between ell = (2o - Delta)/b, so
  *     P_mu1[ell <= s] = e^(-(eps - s)/2) / 2   for -eps <= s < eps
- * (Koskela, Jälkö & Honkela 2020, Section 5 for the same computation). Symmetric: ell under mu0 is
+ * (as in Koskela, Jälkö & Honkela 2020). Symmetric: ell under mu0 is
  * distributed as -ell under mu1. A single release has delta(e) = 1 - e^((e - eps)/2) for e <= eps.
  * Floating point: eps = Delta / b is used as computed when the division is exact, and inflated by 2 ulp
  * otherwise (a larger eps dominates); exp has relative error < 1e-15.

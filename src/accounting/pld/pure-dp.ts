@@ -1,8 +1,7 @@
 /**
  * PLD of an arbitrary (eps, delta)-DP release (e.g. the exponential mechanism, report noisy max, or
  * any release known only by its guarantee): the dominating pair of Kairouz, Oh & Viswanath 2015
- * ("The composition theorem for differential privacy", Theorem 2.1 and its proof; Murtagh & Vadhan
- * 2016): on four outputs,
+ * ("The composition theorem for differential privacy"; Murtagh & Vadhan 2016): on four outputs,
  *     mu1 = (delta, (1 - delta) e^eps / (1 + e^eps), (1 - delta) / (1 + e^eps), 0),
  *     mu0 = (0, (1 - delta) / (1 + e^eps), (1 - delta) e^eps / (1 + e^eps), delta),
  * i.e. loss +inf with mass delta, eps with mass (1 - delta) e^eps / (1 + e^eps) and -eps with mass

@@ -5,7 +5,7 @@
  * (1 - q) mu0 + q mu1, so, with ell = ln(d mu1 / d mu0),
  *   forward  PLD(mixture || mu0): L = ln(1 - q + q e^ell),  o ~ (1 - q) mu0 + q mu1;
  *   backward PLD(mu0 || mixture): L = -ln(1 - q + q e^ell), o ~ mu0
- * (Koskela, Jälkö & Honkela 2020, Section 6 for the Gaussian; Zhu, Dong & Wang 2022, "Optimal
+ * (Koskela, Jälkö & Honkela 2020 for the Gaussian; Zhu, Dong & Wang 2022, "Optimal
  * accounting of differential privacy via characteristic function", for general pairs). Both maps are
  * monotone in ell, so the distribution functions follow from those of ell at
  *   g(t) = ln((e^t - (1 - q)) / q)   (the ell at which the forward loss equals t; t > ln(1 - q)).
