@@ -11,6 +11,7 @@ import { laplacePld } from '../../../src/accounting/pld/laplace.js';
 import { pureDpPld } from '../../../src/accounting/pld/pure-dp.js';
 import { randomizedResponsePld } from '../../../src/accounting/pld/randomized-response.js';
 import { dpSgdEpsilon } from '../../../src/accounting/rdp.js';
+import { mixLog, mixLogInverse } from '../../../src/accounting/pld/subsample.js';
 
 describe('pld/subsample', () => {
   it('subsampled Gaussian, 10^4 steps: never below the Fourier accountant and within the k h shift', () => {
@@ -67,6 +68,19 @@ describe('pld/subsample', () => {
         }
       }
     }
+  });
+
+  it("pointwise subsampled Laplace losses equal dp_accounting's test values (privacy_loss_mechanism_test.py)", () => {
+    // google/differential-privacy, python/dp_accounting/pld/privacy_loss_mechanism_test.py,
+    // LaplacePrivacyLossTest (parameter b, sensitivity 1, sampling_prob q, adjacency, x, loss):
+    // (1, 1, 0.8, REMOVE, -1.1) -> 0.86483972516319 (forward: ell = 1 at x = -1.1);
+    // (1, 1, 0.8, ADD, 1.1) -> -0.86483972516319 (backward: minus the same);
+    // (2, 1, 0.2, ADD, -0.2) -> 0.0819629071393439 (backward with ell = (|x| - |x - 1|)/2 = -0.5).
+    expect(mixLog(0.8, 1)).toBeCloseTo(0.86483972516319, 13);
+    expect(-mixLog(0.8, 1)).toBeCloseTo(-0.86483972516319, 13);
+    expect(-mixLog(0.2, -0.5)).toBeCloseTo(0.0819629071393439, 14);
+    // and the inverse map used for the distribution functions
+    for (const [q, l] of [[0.8, 1], [0.2, -0.5], [0.01, 3], [0.5, -20]] as const) expect(mixLogInverse(q, mixLog(q, l))).toBeCloseTo(l, 9);
   });
 
   it('samplingRate 1 is the mechanism itself', () => {
