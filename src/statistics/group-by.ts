@@ -194,7 +194,7 @@ interface Parsed {
   unitName: string;
 }
 
-function parse(o: GroupByDPOptions): Parsed {
+function parse(o: GroupByDPOptions, valueColumn = true): Parsed {
   const stat = o.statistic;
   if (stat === undefined) throw new InvalidArgumentError('statistic', 'is required');
   const eps = checkEpsilon(o.eps);
@@ -211,7 +211,7 @@ function parse(o: GroupByDPOptions): Parsed {
   const bounds = checkContributionBounds(o);
   const out: Parsed = { stat, noise, bounds, bins: 0, probs: [], unitName: o.privacyUnit === undefined ? checkPrivacyUnit(o.unit, 'unit') : checkPrivacyUnit(o.privacyUnit) };
   if (stat !== 'count') {
-    if (o.value === undefined) throw new InvalidArgumentError('value', `is required for statistic '${stat}'`);
+    if (valueColumn && o.value === undefined) throw new InvalidArgumentError('value', `is required for statistic '${stat}'`);
     if (o.perUnitClamp !== undefined) {
       if (stat !== 'sum' && stat !== 'mean') throw new InvalidArgumentError('perUnitClamp', `applies to sum and mean only, not '${stat}'`);
       if (o.lower !== undefined || o.upper !== undefined) throw new InvalidArgumentError('perUnitClamp', 'replaces lower/upper (give one of them)');
@@ -219,7 +219,7 @@ function parse(o: GroupByDPOptions): Parsed {
       for (const k of Object.keys(pc)) if (k !== 'lower' && k !== 'upper') throw new InvalidArgumentError(`perUnitClamp.${k}`, 'is not an option (lower, upper)');
       out.unitClamp = parseBounds(pc, 'perUnitClamp.lower', 'perUnitClamp.upper');
     } else out.clamp = parseBounds(o);
-  } else if (o.value !== undefined || o.lower !== undefined || o.upper !== undefined || o.perUnitClamp !== undefined) {
+  } else if ((valueColumn && o.value !== undefined) || o.lower !== undefined || o.upper !== undefined || o.perUnitClamp !== undefined) {
     throw new InvalidArgumentError('value/lower/upper/perUnitClamp', "are not used by statistic 'count'");
   }
   if (stat === 'histogram' || stat === 'quantile') out.bins = o.bins === undefined ? (stat === 'histogram' ? 10 : 100) : checkInteger(o.bins, 'bins', 1, MAX_BINS);
@@ -298,6 +298,77 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
   if (!hasUnitColumn) throw new InvalidArgumentError('unit', `names a column that no row has ("${o.unit}")`, o.unit);
 
   // ---- Plans (public parameters only) ----
+  const G = planGrouped(p);
+  const { l, u, mid } = G;
+  return runGrouped(o, p, G, `groupByDP(${p.stat})`, (rng) => {
+    // ---- Contribution bounding ----
+    const kept = boundContributionsWithKey(units as never, groups, p.bounds, freshHashKey(rng));
+    const unitSets = new Map<GroupKey, Set<unknown>>();
+    if (!p.keys) {
+      for (const i of kept) {
+        let s = unitSets.get(groups[i]!);
+        if (!s) unitSets.set(groups[i]!, (s = new Set()));
+        s.add(units[i]);
+      }
+    }
+    return {
+      unitCounts: new Map([...unitSets].map(([k, s]) => [k, s.size])),
+      aggregate: (keys: readonly GroupKey[]) => {
+      const index = new Map<GroupKey, number>(keys.map((k, i) => [k, i]));
+      const K = keys.length;
+      // ---- True aggregates of the bounded rows ----
+      const count = new Float64Array(K);
+      const sum = new Float64Array(K);
+      const sumsq = new Float64Array(K);
+      const hist = p.bins > 0 ? new Float64Array(K * p.bins) : undefined;
+      const unitTotals = p.unitClamp ? new Map<number, Map<unknown, number>>() : undefined;
+      for (const i of kept) {
+        const g = index.get(groups[i]!);
+        if (g === undefined) continue;
+        count[g]!++;
+        if (p.stat === 'count') continue;
+        const x = values[i]!;
+        if (unitTotals) {
+          let m = unitTotals.get(g);
+          if (!m) unitTotals.set(g, (m = new Map()));
+          m.set(units[i], (m.get(units[i]) ?? 0) + x);
+          continue;
+        }
+        const c = x < l ? l : x > u ? u : x;
+        if (hist) {
+          const bin = Math.min(p.bins - 1, Math.floor(((c - l) / (u - l)) * p.bins));
+          hist[g * p.bins + bin]!++;
+          continue;
+        }
+        if (p.stat === 'sum') sum[g]! += c;
+        else {
+          const d = c - mid;
+          sum[g]! += d;
+          sumsq[g]! += d * d;
+        }
+      }
+      // Per-unit per-key totals clamped to [L, U] (per-partition sum bounding).
+      if (unitTotals) for (const [g, m] of unitTotals) for (const t of m.values()) sum[g]! += Math.min(Math.max(t, l), u);
+        return { count, sum, sumsq, hist };
+      },
+    };
+  }) as never;
+}
+
+/** The public plan of a grouped release: noisy parts, selection, totals. */
+interface GroupedPlan {
+  parts: { name: GroupPart['name']; plan: NoisePlan; noise: ParsedNoise }[];
+  sel?: ReturnType<typeof planPartitionSelection>;
+  totalEps: number;
+  totalDelta: number;
+  mechanism: string;
+  l: number;
+  u: number;
+  mid: number;
+  h: number;
+}
+
+function planGrouped(p: Parsed): GroupedPlan {
   const b = p.bounds;
   const parts: { name: GroupPart['name']; plan: NoisePlan; noise: ParsedNoise }[] = [];
   const dims = p.keys ? p.keys.length : 1;
@@ -341,61 +412,45 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
   const totalDelta = p.noise.delta + (p.select?.delta ?? 0);
   const mechanism = `grouped-${p.stat}-${parts[0]!.plan.mechanism}${sel ? `+partition-selection-${p.select!.method}` : ''}`;
 
+  return { parts, ...(sel ? { sel } : {}), totalEps, totalDelta, mechanism, l, u, mid, h };
+}
+
+/** True aggregates per released key (count, centred or plain sums, squares, histogram bins). */
+interface KeyAggregates {
+  count: Float64Array;
+  sum: Float64Array;
+  sumsq: Float64Array;
+  hist: Float64Array | undefined;
+}
+
+/**
+ * Check-then-spend for a grouped release: `truth(rng)` (called after the budget check) bounds the
+ * data and returns the distinct-unit count of every candidate key (private keys) and the aggregates
+ * of any list of keys; keys are selected (canonical order), noised and post-processed here.
+ */
+function runGrouped(
+  o: ReleaseOptions & { details?: boolean },
+  p: Parsed,
+  G: GroupedPlan,
+  name: string,
+  truth: (rng: Rng) => { unitCounts: ReadonlyMap<GroupKey, number>; aggregate: (keys: readonly GroupKey[]) => KeyAggregates },
+): GroupedValues | GroupedRelease {
+  const { parts, sel, totalEps, totalDelta, mechanism, l, u, mid, h } = G;
+  const b = p.bounds;
   let noisyParts: { out: Float64Array; scale: number; slack: number }[] = [];
   let nKeys = 0;
-  const value = runRelease(o, { name: `groupByDP(${p.stat})`, eps: totalEps, delta: totalDelta, neighbors: 'unbounded', mechanism }, (rng: Rng): GroupedValues => {
-    // ---- Contribution bounding ----
-    const kept = boundContributionsWithKey(units as never, groups, b, freshHashKey(rng));
-    // ---- Keys ----
+  const value = runRelease(o, { name, eps: totalEps, delta: totalDelta, neighbors: 'unbounded', mechanism }, (rng: Rng): GroupedValues => {
+    const t = truth(rng);
     let keys: GroupKey[];
     if (p.keys) keys = p.keys;
     else {
-      const unitSets = new Map<GroupKey, Set<unknown>>();
-      for (const i of kept) {
-        let s = unitSets.get(groups[i]!);
-        if (!s) unitSets.set(groups[i]!, (s = new Set()));
-        s.add(units[i]);
-      }
       // Canonical order first, so that the randomness each key consumes does not depend on row order.
-      const candidates = [...unitSets.keys()].sort(keyOrder);
-      keys = candidates.filter((k) => sel!.keep(unitSets.get(k)!.size, rng));
+      const candidates = [...t.unitCounts.keys()].sort(keyOrder);
+      keys = candidates.filter((k) => sel!.keep(t.unitCounts.get(k)!, rng));
     }
     nKeys = keys.length;
-    const index = new Map<GroupKey, number>(keys.map((k, i) => [k, i]));
     const K = keys.length;
-    // ---- True aggregates of the bounded rows ----
-    const count = new Float64Array(K);
-    const sum = new Float64Array(K);
-    const sumsq = new Float64Array(K);
-    const hist = p.bins > 0 ? new Float64Array(K * p.bins) : undefined;
-    const unitTotals = p.unitClamp ? new Map<number, Map<unknown, number>>() : undefined;
-    for (const i of kept) {
-      const g = index.get(groups[i]!);
-      if (g === undefined) continue;
-      count[g]!++;
-      if (p.stat === 'count') continue;
-      const x = values[i]!;
-      if (unitTotals) {
-        let m = unitTotals.get(g);
-        if (!m) unitTotals.set(g, (m = new Map()));
-        m.set(units[i], (m.get(units[i]) ?? 0) + x);
-        continue;
-      }
-      const c = x < l ? l : x > u ? u : x;
-      if (hist) {
-        const bin = Math.min(p.bins - 1, Math.floor(((c - l) / (u - l)) * p.bins));
-        hist[g * p.bins + bin]!++;
-        continue;
-      }
-      if (p.stat === 'sum') sum[g]! += c;
-      else {
-        const d = c - mid;
-        sum[g]! += d;
-        sumsq[g]! += d * d;
-      }
-    }
-    // Per-unit per-key totals clamped to [L, U] (per-partition sum bounding).
-    if (unitTotals) for (const [g, m] of unitTotals) for (const t of m.values()) sum[g]! += Math.min(Math.max(t, l), u);
+    const { count, sum, sumsq, hist } = t.aggregate(keys);
     // ---- Noise ----
     noisyParts = parts.map((part) => {
       if (K === 0) return { out: new Float64Array(0), scale: part.plan.scale, slack: 0 };
@@ -433,7 +488,7 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
         return { keys: keys.slice(), values: keys.map((_, g) => quantilesFromHistogram(out[0]!.subarray(g * p.bins, (g + 1) * p.bins), l, u, p.probs)) };
     }
   });
-  if (!o.details) return value as never;
+  if (!o.details) return value;
   // Both sensitivities of every part are stated (the mechanism uses L1 for Laplace, L2 for Gaussian).
   const partInfo: GroupPart[] = parts.map((part, i) => {
     const per = part.name === 'count' || part.name === 'histogram' ? 1 : part.name === 'sumsq' ? h * h : p.stat === 'sum' ? Math.max(Math.abs(l), Math.abs(u)) : h;
@@ -468,7 +523,7 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
     ...(sel ? { selection: { ...sel.plan, eps: p.select!.eps, delta: p.select!.delta } } : {}),
     noiseHalfWidth: halfWidth,
   };
-  return release as never;
+  return release;
 }
 
 /** Quantiles from one key's noisy histogram on [l, u] (negative counts set to 0; see the file comment). */
@@ -487,4 +542,106 @@ export function quantilesFromHistogram(noisy: ArrayLike<number>, l: number, u: n
     }
     return u;
   });
+}
+
+/** Per-key aggregates of contribution-bounded data computed elsewhere (e.g. by SQL in a data engine). */
+export interface GroupAggregateInput {
+  /** Candidate keys (all keys present in the bounded data, or the public keys). */
+  keys: readonly GroupKey[];
+  /** Distinct units per key (the partition-selection count). */
+  units: ArrayLike<number>;
+  /** Kept rows per key. */
+  n: ArrayLike<number>;
+  /** Sum of the row-clamped values (or of the clamped per-unit totals with perUnitClamp) per key. */
+  s?: ArrayLike<number>;
+  /** Sum of the squares of the row-clamped values per key (variance, sd). */
+  s2?: ArrayLike<number>;
+}
+
+export type GroupAggregateOptions = Omit<GroupByDPOptions, 'unit' | 'by' | 'value' | 'statistic' | 'bins' | 'probs' | 'privacyUnit'> & {
+  statistic: 'count' | 'sum' | 'mean' | 'variance' | 'sd';
+  /** The privacy unit the aggregates were bounded by (stated in the guarantee). */
+  privacyUnit: string;
+};
+
+const AGG_OPTIONS = optionSpec<GroupAggregateOptions>({
+  ...RELEASE_OPTION_RULES,
+  statistic: ['count', 'sum', 'mean', 'variance', 'sd'],
+  eps: true,
+  delta: true,
+  mechanism: ['laplace', 'gaussian', 'analytic'],
+  typeDP: ['aDP', 'pDP'],
+  noise: ['safe', 'exact', 'float'],
+  maxPartitions: true,
+  maxRows: true,
+  lower: true,
+  upper: true,
+  perUnitClamp: 'object',
+  keys: true,
+  selectKeys: 'object',
+  privacyUnit: 'string',
+  details: 'boolean',
+});
+
+/**
+ * The grouped release of {@link groupByDP} from per-key aggregates of data that were ALREADY
+ * contribution-bounded with `maxPartitions` and `maxRows` (and a fresh key): the calibration, key
+ * selection, noise and post-processing are the same code. The data engine (SQL bounding, see
+ * src/node/bounding-sql.ts) computes the aggregates so that no row enters JavaScript. The guarantee
+ * holds only if the aggregates come from such bounded data (the caller's contract). `input.keys`
+ * lists every key present (private keys) or the public keys; for public `keys` in the options,
+ * aggregates of other keys are ignored and missing keys count as empty.
+ */
+export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: GroupAggregateInput, opts: Exact<O, GroupAggregateOptions>): O extends { details: true } ? GroupedRelease : GroupedValues {
+  checkOptions('releaseGroupAggregates', opts, AGG_OPTIONS, true);
+  const o = opts as GroupAggregateOptions;
+  if (typeof o.privacyUnit !== 'string') throw new InvalidArgumentError('privacyUnit', 'is required: the unit the aggregates were bounded by', o.privacyUnit);
+  const p = parse(o as GroupByDPOptions, false);
+  // ---- Validation of the aggregates, before the budget check ----
+  if (typeof input !== 'object' || input === null || !Array.isArray(input.keys)) throw new InvalidArgumentError('input.keys', 'must be an array of group keys', input);
+  const K0 = input.keys.length;
+  const seen = new Map<GroupKey, number>();
+  input.keys.forEach((k, i) => {
+    if (!isKey(k)) throw new InvalidArgumentError(`input.keys[${i}]`, 'must be a string, finite number or boolean', k);
+    if (seen.has(k)) throw new InvalidArgumentError(`input.keys[${i}]`, 'is a duplicate key', k);
+    seen.set(k, i);
+  });
+  const arr = (x: ArrayLike<number> | undefined, name: string, integer: boolean): ArrayLike<number> => {
+    if (x === undefined || typeof x !== 'object' || x.length !== K0) throw new InvalidArgumentError(`input.${name}`, `must be an array with one number per key (${K0})`, x);
+    for (let i = 0; i < K0; i++) {
+      const v = x[i];
+      if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !(Number.isInteger(v) && v >= 0))) throw new InvalidArgumentError(`input.${name}[${i}]`, integer ? 'must be a non-negative integer' : 'must be a finite number', v);
+    }
+    return x;
+  };
+  const unitsA = arr(input.units, 'units', true);
+  const nA = arr(input.n, 'n', true);
+  const sA = p.stat === 'count' ? undefined : arr(input.s, 's', false);
+  const s2A = p.stat === 'variance' || p.stat === 'sd' ? arr(input.s2, 's2', false) : undefined;
+  const G = planGrouped(p);
+  const { mid } = G;
+  return runGrouped(o, p, G, `releaseGroupAggregates(${p.stat})`, () => ({
+    unitCounts: new Map(input.keys.map((k, i) => [k, unitsA[i]!])),
+    aggregate: (keys: readonly GroupKey[]) => {
+      const K = keys.length;
+      const count = new Float64Array(K);
+      const sum = new Float64Array(K);
+      const sumsq = new Float64Array(K);
+      keys.forEach((k, g) => {
+        const i = seen.get(k);
+        if (i === undefined) return;
+        const n = nA[i]!;
+        count[g] = n;
+        if (!sA) return;
+        const sv = sA[i]!;
+        if (p.stat === 'sum' || p.unitClamp) sum[g] = sv;
+        else {
+          // Centred sums from the plain ones: sum(x - mid) and sum((x - mid)^2).
+          sum[g] = sv - mid * n;
+          if (s2A) sumsq[g] = Math.max(0, s2A[i]! - 2 * mid * sv + mid * mid * n);
+        }
+      });
+      return { count, sum, sumsq, hist: undefined };
+    },
+  })) as never;
 }
