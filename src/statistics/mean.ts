@@ -22,11 +22,10 @@ const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower
  * Sensitivity. Bounded neighbours (replace one record; n = x.length is then public): (u - l)/n.
  * Unbounded neighbours (add/remove one record): the size is private, so the release uses the PUBLIC
  * lower bound `n` = n0 of the options (required; data with fewer records are refused, see
- * {@link PublicSizeOption}) and the same formula (u - l)/n0, which is valid: for a data set of size
- * m >= n0 with sum S and an added record r in [l, u],
- *   |S/m - (S + r)/(m + 1)| = |S/m - r|/(m + 1) <= (u - l)/(m + 1) <= (u - l)/n0.
- * The noise scale and the 'safe' release grid then depend only on public values. (DPpack's "same
- * sensitivity" with the data's own n is NOT valid under add/remove: the scale itself changes with n.)
+ * {@link PublicSizeOption}) and the same formula (u - l)/n0, valid for every data set of size >= n0
+ * (proof: docs/proofs/statistics-sensitivity.md#mean). The noise scale and the 'safe' release grid
+ * then depend only on public values. (DPpack's "same sensitivity" with the data's own n is NOT valid
+ * under add/remove: the scale itself changes with n.)
  *
  * Laplace: b = Delta/eps, eps-DP. Gaussian: sigma calibrated to l2 sensitivity Delta ('gaussian' classic
  * sqrt(2 ln(1.25/delta)) Delta/eps with eps < 1, or pDP with typeDP 'pDP'; 'analytic': Balle & Wang 2018),
@@ -34,8 +33,7 @@ const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower
  * One pass over x (clip, check finite, sum); the data are read only after the budget check, so a
  * non-finite element raises its typed error then (charged, through the one release runner: the failure
  * depends on the data). The release is {@link planMean} (data-free) applied to the clipped sum and the
- * count. Sensitivity, scale and grid
- * range are validated before (a typed error naming lower/upper).
+ * count. Sensitivity, scale and grid range are validated before (a typed error naming lower/upper).
  */
 export function meanDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: Exact<O, BoundedStatOptions>): StatResult<number, O> {
   checkOptions('meanDP', opts, MEAN_OPTIONS, true);

@@ -196,21 +196,12 @@ function boundedSens(R: number, D: number, nMax: number, approx: boolean): numbe
  * n_max read from the data) or R/D (approxNMax true). Both ASSUME THE GROUP SIZES ARE PUBLIC: the
  * group of every record is public, so a replacement stays within its group (groupLabels 'public', the
  * default). When the label is part of the record (groupLabels 'private'), a replacement can move a
- * record between groups and R (1 - 1/n_max)/D is wrong: groups [0, 0], [0, 0], [0, 0] (D = 3,
- * n_max = 2, bound R/6) and [0], [0, 0, 1], [0, 0] differ by 2/9 > 1/6. Private labels use R/(N - J):
- * a move removes d_a in [0, R) from the sum of squares and adds d_b in [0, R), so with D unchanged
- * |P' - P| = |d_b - d_a|/D < R/D; when D drops or grows by one (a group of two loses a record while an
- * empty group gains one, or a singleton loses it while a non-empty group gains it) P' - P is
- * (P - d_a)/D' or (d_b - P)/D' with P <= R/2 and D' the new D, so |P' - P| < R/D'; and every D, D' >= N - J. The replace-one guarantee states its assumption
- * (`guarantee.assumption`). Unbounded: R/(n0 - J + 1), with n0 the PUBLIC lower bound on N (option `n`,
- * required; see PublicSizeOption). Derivation: with P = SS/D (SS the pooled sum of squared
- * deviations), adding r to group j of size n_j raises SS by d = n_j/(n_j + 1) (r - mu_j)^2 in [0, R) and
- * D by 1 (0 for an empty group, when d = 0 too), so P' - P = (d - P)/(D + 1), whose magnitude is at most
- * max(d, P)/(D + 1) <= R/(D + 1) (P is a weighted mean of group variances, each <= R n_j/(4(n_j - 1)) <= R/2),
- * and D + 1 >= N - J + 1 >= n0 - J + 1 for the smaller data set. DPpack's unbounded value
- * (R (N-1)/(N(N-2)) when N = 2J, else the bounded one) is WRONG when a record is added: 10 groups [0, 0]
- * plus a 1 moves P by 2/33 = 0.0606 > 19/360 = 0.0528; 10 groups [0, 0, 0] plus a 1 by 1/28 = 0.0357 >
- * 1/30 = 0.0333. Laplace (eps-DP) or Gaussian ((eps, delta)-DP) noise as in meanDP.
+ * record between groups and that bound is wrong (counterexample: 2/9 > R/6); private labels use
+ * R/(N - J). The replace-one guarantee states its assumption (`guarantee.assumption`). Unbounded:
+ * R/(n0 - J + 1), with n0 the PUBLIC lower bound on N (option `n`, required; see PublicSizeOption).
+ * DPpack's unbounded value is wrong when a record is added (counterexamples tested). Proofs and
+ * counterexamples: docs/proofs/statistics-sensitivity.md#pooled-variance.
+ * Laplace (eps-DP) or Gaussian ((eps, delta)-DP) noise as in meanDP.
  * The release is clamped at 0 (post-processing; DPpack's re-draw until positive breaks the guarantee
  * and is not copied).
  */
@@ -233,18 +224,10 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  *
  * Sensitivity, R = (u1-l1)(u2-l2), D = N - J. Bounded (DPpack's table): R (1 - 1/n_max)/D (approxNMax
  * false, n_max read from the data) or R/D (true), assuming public group labels (see {@link pooledVarDP}).
- * With groupLabels 'private' it is 2R/(N - J): a move between groups changes the cross-deviation sum by
- * d_b - d_a with |d_a|, |d_b| < R of either sign (so by up to about 2R, hence the 2R/D of a move), or,
- * when D changes by one, P by (P - d_a)/D' or (d_b - P)/D' with |P| <= R/2, |d| < R; the counterexample
- * ([(0, 1), (1, 0)], [(0, 0), (0, 0)]) -> ([(0, 1)], [(0, 0), (0, 0), (1, 1)]) moves P from -R/4 to R/3,
- * 7/3 times the public-size bound R/4. Unbounded: 3R/(2(n0 - J + 1)), with n0 the PUBLIC lower
- * bound on N (option `n`, required; see PublicSizeOption). Derivation as for {@link pooledVarDP}: adding
- * a record to group j changes the pooled cross-deviation sum by d = n_j/(n_j + 1)(r1 - mu1)(r2 - mu2),
- * |d| < R, so P' - P = (d - P)/(D + 1), and |P| <= R/2 (|cov_j| <= sqrt(var1_j var2_j) <= R n_j/(4(n_j - 1))),
- * but d and P may now have opposite signs: |P' - P| <= (R + R/2)/(D + 1) <= 3R/(2(n0 - J + 1)). (Many
- * anti-correlated pairs plus one constant group receiving a record come within a factor ~1 of this.)
- * A proposed unbounded value R (1 + N/(4(N-1-J)) - 1/sqrt(N-J-1))/(N - J) was not contradicted by our
- * searches but we could not derive it, and it uses the private N: dpkit uses the bound above.
+ * With groupLabels 'private' it is 2R/(N - J) (a move between groups can change the pooled value by
+ * about 2R/D; counterexample 7/3 times R/4). Unbounded: 3R/(2(n0 - J + 1)), with n0 the PUBLIC lower
+ * bound on N (option `n`, required; see PublicSizeOption). Proofs and counterexamples:
+ * docs/proofs/statistics-sensitivity.md#pooled-covariance.
  * Laplace or Gaussian noise as in meanDP.
  */
 export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: ReadonlyArray<readonly [ArrayLike<number>, ArrayLike<number>]>, opts: Exact<O, CovOptions & PooledOptions>): StatResult<number, O> {

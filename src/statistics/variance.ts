@@ -130,12 +130,9 @@ function runVariance(x: ArrayLike<number>, opts: VarianceOptions, sd: boolean): 
  *
  * Sensitivity. Bounded neighbours: (u - l)^2 / n (DPpack's table). Unbounded neighbours: the same
  * formula with the PUBLIC lower bound n0 (option `n`, required; see PublicSizeOption) in place of
- * n, which is valid: adding r to m >= n0 >= 2 values with mean mu and sample variance V_m gives
- *   V_{m+1} - V_m = (r - mu)^2/(m + 1) - V_m/m,
- * a difference of two non-negative terms, so |V_{m+1} - V_m| <= max((u-l)^2/(m+1), V_m/m) and
- * V_m/m <= (u-l)^2/(4(m-1)) <= (u-l)^2/(m+1) for m >= 2: the change is at most (u-l)^2/(m+1) <= (u-l)^2/n0
- * (m values at l plus r = u changes it by exactly (u-l)^2/(m+1)). Using the data's own n under
- * add/remove (DPpack) is not DP: the noise scale would change with n.
+ * n: adding a record to m >= n0 values changes the sample variance by at most (u-l)^2/(m+1) <= (u-l)^2/n0,
+ * attained (proof: docs/proofs/statistics-sensitivity.md#variance-and-sd). Using the data's own
+ * n under add/remove (DPpack) is not DP: the noise scale would change with n.
  * Laplace b = Delta/eps (eps-DP) or a Gaussian calibrated to the same l2 sensitivity ((eps, delta)-DP).
  *
  * Positivity: the noisy variance is clamped at 0 (post-processing, so the guarantee is unchanged; the
@@ -179,14 +176,9 @@ export const COV_OPTIONS = optionSpec<CovOptions>({ ...NOISY_STAT_RULES, lower1:
  * Private sample covariance (denominator n - 1) of (x1, x2), each clipped to its public bounds.
  *
  * Sensitivity, R = (u1 - l1)(u2 - l2). Bounded neighbours: R/n (DPpack's table). Unbounded: R/n0 with
- * the PUBLIC lower bound n0 (option `n`, required; see PublicSizeOption), valid because adding
- * (r1, r2) to m >= n0 >= 2 pairs with means (mu1, mu2) and sample covariance C_m gives
- *   C_{m+1} - C_m = (r1 - mu1)(r2 - mu2)/(m + 1) - C_m/m.
- * With a_i = mu_i - l_i, b_i = u_i - mu_i: |C_m| <= sqrt(V1 V2) and V_i/m <= a_i b_i/(m - 1)
- * (Bhatia-Davis), |r_i - mu_i| <= max(a_i, b_i); writing t_i = min(a_i, b_i)/(u_i - l_i) in [0, 1/2],
- * |change|/R <= sqrt(t1(1-t1) t2(1-t2))/(m-1) + (1-t1)(1-t2)/(m+1) <= max over t of
- * (1-t)(m-1+2t)/(m^2-1) (AM-GM on both terms), which is 1/(m+1) for m >= 3 and 3/8 for m = 2; both <= 1/m.
- * Hence |change| <= R/m <= R/n0. Laplace or Gaussian noise as in {@link meanDP}. The release may be
+ * the PUBLIC lower bound n0 (option `n`, required; see PublicSizeOption): adding a pair to m >= n0 >= 2
+ * pairs changes the sample covariance by at most R/m <= R/n0 (Bhatia-Davis and AM-GM; proof:
+ * docs/proofs/statistics-sensitivity.md#covariance). Laplace or Gaussian noise as in {@link meanDP}. The release may be
  * negative (a covariance can be).
  */
 export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike<number>, opts: Exact<O, CovOptions>): StatResult<number, O> {
