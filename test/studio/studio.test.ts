@@ -1,0 +1,469 @@
+/**
+ * End-to-end test of dpkit studio in Debian's chromium (playwright-core, the system browser; nothing
+ * downloaded). It builds the studio (the production build and the test build, whose only difference
+ * is that a seed may be injected), serves the test build on 127.0.0.1 and drives it: loads
+ * data/adult.csv through the file input, declares bounds and levels, plans five releases, checks the
+ * preview half-widths against the library's plans, releases, checks the results against the exact
+ * (non-private) values, exports the YAML and runs it with the CLI (`dpkit run --dry-run` accepts it;
+ * the CLI's own pipeline, loadAnalysis + DuckDB + executePlan, gives identical values with the same
+ * seed), refuses a plan past the budget, keeps the spent budget across a reload, refuses bad input
+ * with a clear message and nothing spent, and records every request after load (there must be none)
+ * and every console error (there must be none). Screenshots go to test-artifacts/studio/ (git-ignored).
+ * It prints the gzip size of the production build and the time of load + plan + 10 releases on a
+ * 1e6-row CSV in the browser and in Node (no timed assertion).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { serveStatic, type StaticServer } from './server.js';
+import { loadAnalysis } from '../../src/node/analysis.js';
+import { DataEngine } from '../../src/node/data.js';
+import { executePlan } from '../../src/node/execute.js';
+import { PrivacyAccountant } from '../../src/accounting/accountant.js';
+import { seededRng } from '../../src/random/rng.js';
+import { gridMaxAbs, gridWidth } from '../../src/node/engine/engine.js';
+import { parseNoiseOptions } from '../../src/statistics/common.js';
+import { planNoise, scalarPlan, vectorPlan } from '../../src/statistics/noise.js';
+import { planMean } from '../../src/statistics/mean.js';
+import { planHistogram } from '../../src/statistics/histogram.js';
+import { planTable } from '../../src/statistics/table.js';
+
+const ROOT = path.resolve(__dirname, '../..');
+const ART = path.join(ROOT, 'test-artifacts', 'studio');
+const TEST_BUILD = path.join(ART, 'build-test');
+const PROD_BUILD = path.join(ART, 'build-prod');
+const ADULT = path.join(ROOT, 'data', 'adult.csv');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SEED = 'studio-e2e-1';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
+
+interface Result {
+  name: string;
+  stat: string;
+  columns: string[];
+  value?: number;
+  interval?: [number, number];
+  values?: number[];
+  intervals?: ([number, number] | null)[];
+  labels?: string[];
+  charged?: unknown;
+  [k: string]: unknown;
+}
+
+function build(outDir: string, hooks: boolean): void {
+  const env = { ...process.env, DPKIT_STUDIO_OUT_DIR: outDir, DPKIT_STUDIO_TEST_HOOKS: hooks ? '1' : '0' };
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', path.join(ROOT, 'studio/vite.config.ts'), '--logLevel', 'error'], { cwd: ROOT, env, stdio: 'pipe' });
+}
+
+function gzipSize(dir: string): { raw: number; gzip: number; files: number } {
+  let raw = 0;
+  let gzip = 0;
+  let files = 0;
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        const b = fs.readFileSync(p);
+        raw += b.length;
+        gzip += zlib.gzipSync(b, { level: 9 }).length;
+        files++;
+      }
+    }
+  };
+  walk(dir);
+  return { raw, gzip, files };
+}
+
+const header = fs.readFileSync(ADULT, 'utf8').split('\n', 1)[0]!.trim().split(',');
+const col = (name: string) => header.indexOf(name);
+
+describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
+  let server: StaticServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  let requests: string[] = [];
+  let recording = false;
+  let shot = 0;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-studio-'));
+
+  const screenshot = async (name: string) => {
+    await page.screenshot({ path: path.join(ART, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+  };
+
+  function watch(p: Page): void {
+    p.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    p.on('pageerror', (e) => consoleErrors.push(e.message));
+    p.on('request', (r) => {
+      if (recording) requests.push(r.url());
+    });
+  }
+
+  /** Opens the studio and waits until the page and its worker are ready; records requests from then on. */
+  async function open(p: Page): Promise<void> {
+    recording = false;
+    await p.goto(server.url);
+    await p.waitForSelector('body[data-ready="1"]');
+    recording = true;
+  }
+
+  async function loadFile(p: Page, file: string | { name: string; mimeType: string; buffer: Buffer }): Promise<string> {
+    await p.evaluate(() => {
+      document.getElementById('load-message')!.textContent = '';
+    });
+    await p.setInputFiles('#file', file);
+    await p.waitForFunction(() => (document.getElementById('load-message')!.textContent ?? '') !== '');
+    return (await p.textContent('#load-message')) ?? '';
+  }
+
+  async function addRelease(p: Page, o: { stat: string; column?: string; column2?: string; by?: string; bins?: number; mechanism?: string }): Promise<void> {
+    await p.selectOption('#stat', o.stat);
+    await p.selectOption('#column', o.column ?? '');
+    await p.selectOption('#column2', o.column2 ?? '');
+    await p.selectOption('#by', o.by ?? '');
+    if (o.bins !== undefined) await p.fill('#bins', String(o.bins));
+    await p.selectOption('#mechanism', o.mechanism ?? 'laplace');
+    await p.click('#add');
+  }
+
+  async function download(p: Page, button: string): Promise<{ name: string; text: string }> {
+    const [d] = await Promise.all([p.waitForEvent('download'), p.click(button)]);
+    const file = path.join(tmp, d.suggestedFilename());
+    await d.saveAs(file);
+    return { name: d.suggestedFilename(), text: fs.readFileSync(file, 'utf8') };
+  }
+
+  beforeAll(async () => {
+    fs.mkdirSync(ART, { recursive: true });
+    build(TEST_BUILD, true);
+    build(PROD_BUILD, false);
+    server = await serveStatic(TEST_BUILD);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    await context.addInitScript(`window.__DPKIT_STUDIO_SEED__ = ${JSON.stringify(SEED)};`);
+    page = await context.newPage();
+    watch(page);
+    await open(page);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('builds a static app under 1 MB gzip; only the test build can be seeded', () => {
+    const prod = gzipSize(PROD_BUILD);
+    console.log(`studio production build: ${prod.files} files, ${(prod.raw / 1024).toFixed(1)} KiB raw, ${(prod.gzip / 1024).toFixed(1)} KiB gzip (target < 1 MB)`);
+    expect(prod.gzip).toBeLessThan(1024 * 1024);
+    const text = (dir: string) =>
+      fs
+        .readdirSync(path.join(dir, 'assets'))
+        .map((f) => fs.readFileSync(path.join(dir, 'assets', f), 'utf8'))
+        .join('\n');
+    expect(text(PROD_BUILD)).not.toContain('__DPKIT_STUDIO_SEED__');
+    expect(text(TEST_BUILD)).toContain('__DPKIT_STUDIO_SEED__');
+    const html = fs.readFileSync(path.join(PROD_BUILD, 'index.html'), 'utf8');
+    expect(html).toMatch(/Content-Security-Policy" content="default-src 'none'; script-src 'self';[^"]*connect-src 'none'/);
+    expect(html).toContain('./assets/');
+  });
+
+  let studio: Result[] = [];
+  let previewHw: unknown[] = [];
+  let previewScale: unknown[] = [];
+  let yamlText = '';
+
+  it('loads adult.csv, plans five releases whose previews equal the library plans, releases within the intervals', async () => {
+    const msg = await loadFile(page, ADULT);
+    expect(msg).toContain('Loaded adult.csv: 15 columns');
+    await screenshot('loaded');
+    await page.fill(`#col-${col('age')}-lower`, '17');
+    await page.fill(`#col-${col('age')}-upper`, '90');
+    await page.fill(`#col-${col('hours_per_week')}-lower`, '1');
+    await page.fill(`#col-${col('hours_per_week')}-upper`, '99');
+    await page.fill(`#col-${col('sex')}-levels`, 'Female, Male');
+    await page.fill(`#col-${col('income')}-levels`, '<=50K, >50K');
+    await page.fill('#budget-eps', '1');
+    await page.fill('#budget-delta', '0.00001');
+    await page.fill('#plan-eps', '0.5');
+    await page.fill('#plan-delta', '0.000001');
+    await addRelease(page, { stat: 'count' });
+    await addRelease(page, { stat: 'mean', column: 'age' });
+    await addRelease(page, { stat: 'histogram', column: 'age', bins: 8 });
+    await addRelease(page, { stat: 'table', column: 'sex', column2: 'income' });
+    await addRelease(page, { stat: 'mean', column: 'hours_per_week', by: 'sex', mechanism: 'analytic' });
+    await expect.poll(() => page.locator('#plan tbody tr').count()).toBe(5);
+    await screenshot('planned');
+
+    // The preview is the library's plans with the same public inputs (eps 0.1 each, delta 1e-6 to the one Gaussian).
+    previewHw = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as HTMLElement).dataset.hw!)));
+    previewScale = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as HTMLElement).dataset.scale!)));
+    const eps = 0.1;
+    const lap = { eps, mechanism: 'laplace' as const, neighbors: 'bounded' as const, noise: 'safe' as const };
+    const p = parseNoiseOptions(lap);
+    const count = scalarPlan<number>(p, 'bounded', planNoise(p, 1, 1), (n) => n);
+    const mean = planMean({ ...lap, lower: 17, upper: 90 }, 32561, { width: gridWidth(17, 90), maxAbs: gridMaxAbs(17, 90) }).releases[0]!;
+    const hist = planHistogram({ ...lap, lower: 17, upper: 90, breaks: 8, normalize: false, allowNegative: false }).releases[0]!;
+    const table = planTable({ ...lap, levels: [['Female', 'Male'], ['<=50K', '>50K']] }, 2).releases[0]!;
+    const g = parseNoiseOptions({ eps: eps / 2, delta: 1e-6 / 2, mechanism: 'analytic', neighbors: 'bounded', noise: 'safe' });
+    const M = gridMaxAbs(1, 99);
+    const gCounts = vectorPlan(g, 'bounded', planNoise(g, 2, Math.SQRT2), 2);
+    const gSums = vectorPlan(g, 'bounded', planNoise(g, 2 * M, Math.max(Math.SQRT2 * M, gridWidth(1, 99))), 2);
+    expect(previewHw).toEqual([count.noiseHalfWidth(0.05), mean.noiseHalfWidth(0.05), hist.noiseHalfWidth(0.05), table.noiseHalfWidth(0.05), [gCounts.noiseHalfWidth(0.025), gSums.noiseHalfWidth(0.025)]]);
+    expect(previewScale).toEqual([count.noise!.scale, mean.noise!.scale, hist.noise!.scale, table.noise!.scale, [gCounts.noise!.scale, gSums.noise!.scale]]);
+
+    // A live preview: a larger plan eps shrinks every half-width.
+    await page.fill('#plan-eps', '1');
+    const wider = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as HTMLElement).dataset.hw!)));
+    expect(wider[1]).toBeLessThan(previewHw[1] as number);
+    await page.fill('#plan-eps', '0.5');
+
+    await page.click('#release');
+    await page.waitForFunction(() => /Released|Refused|Cancelled/.test(document.getElementById('release-message')!.textContent ?? ''));
+    expect(await page.textContent('#release-message')).toContain('Released 5 of 5');
+    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 0\.5, δ = 1e-6 of ε = 1, δ = 1e-5; remaining ε = 0\.5, δ = 9e-6/);
+    await screenshot('released');
+    const json = await download(page, '#export-json');
+    studio = (JSON.parse(json.text) as { results: Result[] }).results;
+    expect(studio.map((r) => r.name)).toEqual(['count(*)', 'mean(age)', 'histogram(age)', 'table(sex x income)', 'mean(hours_per_week) by sex']);
+    expect(await page.locator('#charts svg').count()).toBeGreaterThanOrEqual(4);
+
+    // The exact (non-private) values, from the CLI's DuckDB engine.
+    const engine = await DataEngine.open({ path: ADULT });
+    try {
+      const age = { column: 'age', lower: 17, upper: 90, missing: 'drop' as const };
+      const hours = { column: 'hours_per_week', lower: 1, upper: 99, missing: 'drop' as const };
+      const truth: number[] = [await engine.rowCount(), (await engine.moments([age]))[0]!.mean];
+      const released: number[] = [studio[0]!.value!, studio[1]!.value!];
+      const halfWidths: number[] = [previewHw[0] as number, previewHw[1] as number];
+      const h = (await engine.histograms([{ ...age, edges: [17, 26.125, 35.25, 44.375, 53.5, 62.625, 71.75, 80.875, 90], uniform: true }]))[0]!;
+      const t = await engine.table([
+        { column: 'sex', levels: ['Female', 'Male'], missing: 'drop' },
+        { column: 'income', levels: ['<=50K', '>50K'], missing: 'drop' },
+      ]);
+      for (const [i, c] of [...h.entries()]) {
+        truth.push(c);
+        released.push(studio[2]!.values![i]!);
+        halfWidths.push((previewHw[2] as number) + 0.5);
+      }
+      for (const [i, c] of [...t.entries()]) {
+        truth.push(c);
+        released.push(studio[3]!.values![i]!);
+        halfWidths.push((previewHw[3] as number) + 0.5);
+      }
+      // Every released value lies within 6 half-widths of the exact value (a miss has probability < 1e-7
+      // per value), and at least 80% of them within the shown 95% half-width.
+      let inside = 0;
+      truth.forEach((x, i) => {
+        expect(Math.abs(released[i]! - x)).toBeLessThanOrEqual(6 * halfWidths[i]!);
+        if (Math.abs(released[i]! - x) <= halfWidths[i]!) inside++;
+      });
+      expect(inside / truth.length).toBeGreaterThanOrEqual(0.8);
+      // The grouped means: the exact group means lie in the released intervals' 6x widening.
+      const gm = await engine.groupedMoments({ column: 'sex', levels: ['Female', 'Male'], missing: 'drop' }, hours);
+      gm.forEach((m, i) => {
+        const [lo, hi] = studio[4]!.intervals![i]!;
+        const w = (hi - lo) / 2;
+        expect(Math.abs(m.mean - (lo + hi) / 2)).toBeLessThanOrEqual(6 * w);
+      });
+    } finally {
+      engine.close();
+    }
+  });
+
+  it('exports the plan as YAML that dpkit run accepts and that gives identical values with the same seed', async () => {
+    const y = await download(page, '#export-yaml');
+    expect(y.name).toBe('adult.analysis.yaml');
+    yamlText = y.text;
+    const dir = path.join(tmp, 'run');
+    fs.mkdirSync(dir);
+    fs.symlinkSync(ADULT, path.join(dir, 'adult.csv'));
+    const file = path.join(dir, 'adult.analysis.yaml');
+    fs.writeFileSync(file, yamlText);
+    const dry = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'src/node/cli.ts'), 'run', file, '--dry-run'], { cwd: dir, encoding: 'utf8' });
+    expect(dry.stderr).toBe('');
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toContain('Releases (5)');
+    expect(dry.stdout).toContain('Dry run: no data were read and nothing was spent.');
+    // The CLI itself has no seed option (it always uses cryptoRng); its pipeline is run here with the seed.
+    const a = loadAnalysis(file);
+    const engine = await DataEngine.open(a.data);
+    try {
+      const acc = new PrivacyAccountant({ eps: a.budget.eps, delta: a.budget.delta }, { neighbors: a.budget.neighbors });
+      const cli = await executePlan(a, engine, { rng: seededRng(SEED), accountant: acc, alpha: a.alpha });
+      const strip = (r: Result) => {
+        const { charged: _c, ...rest } = r;
+        return JSON.parse(JSON.stringify(rest)) as unknown;
+      };
+      expect(cli.map((r) => strip(r as unknown as Result))).toEqual(studio.map(strip));
+      expect(acc.spent().eps).toBeCloseTo(0.5, 12);
+      // The preview's half-widths are the CLI's interval half-widths.
+      expect((cli[1]!.interval![1] - cli[1]!.interval![0]) / 2).toBeCloseTo(previewHw[1] as number, 9);
+    } finally {
+      engine.close();
+    }
+  });
+
+  it('refuses a plan past the budget with a clear message and nothing spent; a reload keeps the spent budget', async () => {
+    await page.fill('#plan-eps', '0.6');
+    await page.click('#release');
+    await page.waitForFunction(() => (document.getElementById('release-message')!.textContent ?? '').startsWith('Refused'));
+    const m = await page.textContent('#release-message');
+    expect(m).toMatch(/^Refused: this plan needs ε = 0\.6, δ = 1e-6 but only ε = 0\.5, δ = 9e-6 of the budget remains for "adult\.csv"/);
+    expect(m).toContain('Nothing was spent.');
+    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 0\.5, δ = 1e-6 of ε = 1, δ = 1e-5; remaining ε = 0\.5, δ = 9e-6/);
+    await screenshot('refused');
+    // The stored budget survives a reload (and cannot be re-set: its inputs are disabled).
+    await open(page);
+    expect(await loadFile(page, ADULT)).toContain('Loaded adult.csv');
+    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 0\.5, δ = 1e-6 of ε = 1, δ = 1e-5; remaining ε = 0\.5, δ = 9e-6/);
+    expect(await page.isDisabled('#budget-eps')).toBe(true);
+    // The imported YAML plan restores the plan with its own eps; it still fits once (0.5 remaining), then not.
+    await page.setInputFiles('#import-yaml', { name: 'adult.analysis.yaml', mimeType: 'text/yaml', buffer: Buffer.from(yamlText) });
+    await page.waitForFunction(() => (document.getElementById('plan-message')!.textContent ?? '').startsWith('Imported'));
+    expect(await page.locator('#plan tbody tr').count()).toBe(5);
+    expect(await page.textContent('#plan-total')).toContain('ε = 0.5');
+    await screenshot('reloaded-imported');
+  });
+
+  it('refuses bad input with a clear message, shows markup in names as text, spends nothing', async () => {
+    const bad = async (name: string, content: string | Buffer, expected: RegExp) => {
+      const msg = await loadFile(page, { name, mimeType: 'text/csv', buffer: Buffer.isBuffer(content) ? content : Buffer.from(content) });
+      expect(msg).toMatch(expected);
+      return msg;
+    };
+    await bad('empty.csv', '', /The file is empty/);
+    expect(await page.isHidden('#plan-section')).toBe(true);
+    await bad('image.csv', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]), /not a CSV file/);
+    await bad('data.parquet', 'PAR1', /not a CSV file/);
+    await bad('ragged.csv', 'a,b\n1,2,3\n', /different number of fields/);
+    // A 200 MB file (simulated: a File whose size says 200 MB) is refused before it is read.
+    await page.evaluate(() => {
+      document.getElementById('load-message')!.textContent = '';
+      const f = new File(['a,b\n1,2\n'], 'huge.csv', { type: 'text/csv' });
+      Object.defineProperty(f, 'size', { value: 200 * 1024 * 1024 });
+      const dt = new DataTransfer();
+      const ev = new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt });
+      Object.defineProperty(ev, 'dataTransfer', { value: { files: [f] } });
+      document.getElementById('drop')!.dispatchEvent(ev);
+    });
+    await page.waitForFunction(() => (document.getElementById('load-message')!.textContent ?? '') !== '');
+    expect(await page.textContent('#load-message')).toMatch(/The file is 200 MB; the studio reads files up to 150 MB/);
+    await screenshot('huge-refused');
+    const mixed = await bad('mixed.csv', 'x,y\n1,a\n2,3\nb,4\n', /Loaded mixed.csv/);
+    expect(mixed).toMatch(/Columns "x", "y" mix numbers and text in the first rows: treated as categorical/);
+    expect(await page.textContent('#budget-status')).toContain('No budget stored yet for "mixed.csv"');
+    const evil = '<img src=x onerror="window.__pwned=1">';
+    await bad('markup.csv', `"${evil.replace(/"/g, '""')}",b\n1,2\n`, /Loaded markup.csv/);
+    const nameCell = await page.locator('#columns tbody th').first().textContent();
+    expect(nameCell).toBe(evil);
+    expect(await page.locator('#columns img').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(await page.textContent('#budget-status')).toContain('No budget stored yet');
+    await screenshot('markup-escaped');
+  });
+
+  it('labels every control, fits 1280x800 and a narrow window', async () => {
+    expect(await loadFile(page, ADULT)).toContain('Loaded adult.csv');
+    const unlabelled = await page.$$eval('input, select, button, textarea', (els) =>
+      els
+        .filter((e) => {
+          const el = e as HTMLInputElement;
+          const label = (el.labels && el.labels.length > 0) || el.getAttribute('aria-label') || (el.tagName === 'BUTTON' && (el.textContent ?? '').trim() !== '');
+          return !label;
+        })
+        .map((e) => e.id || e.outerHTML.slice(0, 60)),
+    );
+    expect(unlabelled).toEqual([]);
+    // Keyboard: the first controls are reached with Tab.
+    await page.focus('body');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBeTruthy();
+    for (const [w, h, name] of [
+      [1280, 800, 'wide'],
+      [420, 800, 'narrow'],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+      await screenshot(`layout-${name}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('times load + plan + 10 releases on a 1e6-row CSV in the browser and in Node (printed, not asserted)', async () => {
+    const N = 1_000_000;
+    const file = path.join(tmp, 'big.csv');
+    const lines = ['age,hours_per_week,sex,income'];
+    let s = 12345;
+    const next = () => ((s = (s * 1103515245 + 12345) % 2147483648), s / 2147483648);
+    for (let i = 0; i < N; i++) lines.push(`${17 + Math.floor(next() * 74)},${1 + Math.floor(next() * 99)},${next() < 0.5 ? 'Female' : 'Male'},${next() < 0.25 ? '>50K' : '<=50K'}`);
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    const releases = [
+      'count',
+      'mean age',
+      'mean hours_per_week',
+      'sd age',
+      'quantile age',
+      'histogram age',
+      'histogram hours_per_week',
+      'table sex income',
+      'mean hours_per_week by sex',
+      'count by income',
+    ].map((d) => {
+      const [stat, a, b, c] = d.split(' ');
+      if (stat === 'count') return a ? `  - { stat: count, by: ${c ?? 'income'}, eps: 0.1 }` : '  - { stat: count, eps: 0.1 }';
+      if (stat === 'table') return `  - { stat: table, columns: [${a}, ${b}], eps: 0.1 }`;
+      if (stat === 'quantile') return `  - { stat: quantile, column: ${a}, probs: [0.5], eps: 0.1 }`;
+      if (b === 'by') return `  - { stat: mean, column: ${a}, by: ${c}, eps: 0.1 }`;
+      return `  - { stat: ${stat}, column: ${a}, eps: 0.1 }`;
+    });
+    const yaml = `title: bench\ndata: { path: big.csv }\nschema:\n  columns:\n    age: { type: numeric, lower: 17, upper: 90, bins: 8 }\n    hours_per_week: { type: numeric, lower: 1, upper: 99, bins: 7 }\n    sex: { type: categorical, levels: [Female, Male] }\n    income: { type: categorical, levels: ["<=50K", ">50K"] }\nbudget: { eps: 5, delta: 0 }\nreleases:\n${releases.join('\n')}\n`;
+    const yfile = path.join(tmp, 'big.analysis.yaml');
+    fs.writeFileSync(yfile, yaml);
+
+    const t0 = Date.now();
+    expect(await loadFile(page, file)).toContain('Loaded big.csv');
+    const tLoad = Date.now() - t0;
+    await page.setInputFiles('#import-yaml', yfile);
+    await page.waitForFunction(() => (document.getElementById('plan-message')!.textContent ?? '').startsWith('Imported'));
+    // The page stays responsive while the worker computes: a click on the cancel button is handled.
+    await page.evaluate(() => {
+      document.getElementById('release-message')!.textContent = '';
+    });
+    await page.click('#release');
+    await page.waitForFunction(() => /Released|Refused|Cancelled/.test(document.getElementById('release-message')!.textContent ?? ''), undefined, { timeout: 120_000 });
+    const tBrowser = Date.now() - t0;
+    expect(await page.textContent('#release-message')).toContain('Released 10 of 10');
+
+    const n0 = Date.now();
+    const a = loadAnalysis(yfile);
+    const engine = await DataEngine.open(a.data);
+    try {
+      const cli = await executePlan(a, engine, { rng: seededRng(1), accountant: new PrivacyAccountant({ eps: a.budget.eps, delta: a.budget.delta }), alpha: a.alpha });
+      expect(cli).toHaveLength(10);
+    } finally {
+      engine.close();
+    }
+    const tNode = Date.now() - n0;
+    console.log(`1e6-row CSV, load + plan + 10 releases: browser ${tBrowser} ms (load ${tLoad} ms), Node (DuckDB, CLI pipeline) ${tNode} ms, ratio ${(tBrowser / tNode).toFixed(2)}`);
+  });
+
+  it('cancels a running plan (the charge stays) and made no network request and no console error', async () => {
+    await page.click('#release');
+    await page.click('#cancel');
+    await page.waitForFunction(() => /Released|Cancelled|Refused/.test(document.getElementById('release-message')!.textContent ?? ''), undefined, { timeout: 120_000 });
+    const m = (await page.textContent('#release-message')) ?? '';
+    expect(m).toMatch(/^(Cancelled after \d+ of 10 release\(s\); the whole plan stays charged\.|Released 10 of 10\.)$/);
+    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 2 of ε = 5/);
+    expect(requests).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+});
