@@ -13,3 +13,4 @@ export { pureDpPld, pureDpPair, type PureDpPldOptions } from './pld/pure-dp.js';
 export type { MechanismPair, ContinuousPair, AtomicPair } from './pld/pair.js';
 export { planPrivacyCost, type PlanRelease, type PlanMechanism, type PlanPrivacyCost, type PlanPrivacyCostOptions } from './pld/plan-privacy-cost.js';
 export { ZcdpFilter, zcdpBudget, type ZcdpFilterEntry, type ZcdpFilterOptions, type ZcdpSpendRequest } from './zcdp-filter.js';
+export { planCharge, type LedgerAccounting, type ReleaseClaim, type PlanCharge } from './pld/plan-charge.js';

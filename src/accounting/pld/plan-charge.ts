@@ -1,0 +1,91 @@
+/**
+ * What a ledger charges for a plan fixed in advance, from the plan's release claims (each release's
+ * stated guarantee, its neighbour relation and its mechanism), for the two ledger accountings:
+ *
+ * - 'basic' (the running total is basic composition): the plan is charged ONE spend, its
+ *   PLD-composed (eps, delta) at delta = the sum of the releases' deltas (in the ledger's relation),
+ *   never more eps than the sum of the claims. PLD composition is valid inside the plan because the
+ *   plan is fixed before data are read (plan-privacy-cost.ts); the next plan is chosen adaptively and
+ *   is simply added, which basic composition allows.
+ * - 'zcdp-filter' (the running total is a fully adaptive zCDP filter, zcdp-filter.ts): the plan is
+ *   charged the sum of its releases' rho (zCDP composes additively inside the plan too); a release
+ *   without a zCDP bound makes the plan unchargeable (InvalidArgumentError, before any data are read).
+ *
+ * Claims are mapped to PLDs conservatively: a plain Gaussian mechanism ('gaussian',
+ * 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp') becomes the Gaussian with the analytic
+ * calibration for its (eps, delta) (no (eps, delta)-DP Gaussian has less noise); every other release
+ * becomes the dominating pair of an (eps, delta)-DP release (pure-dp.ts), valid for any mechanism.
+ * A claim for add/remove-one neighbours on a replace-one ledger: a Gaussian's replace-one sensitivity
+ * is at most twice its add/remove one (triangle inequality), so it becomes the Gaussian with twice the
+ * sensitivity; any other release is converted by group privacy to (2 eps, (1 + e^eps) delta) (as the
+ * accountant does). A replace-one claim on an add/remove-one ledger is refused.
+ */
+import { InvalidArgumentError } from '../../errors.js';
+import { analyticGaussianSigma } from '../../mechanisms/gaussian-calibration.js';
+import { PrivacyAccountant, type Neighbors } from '../accountant.js';
+import { ZcdpFilter } from '../zcdp-filter.js';
+import { planPrivacyCost, type PlanRelease } from './plan-privacy-cost.js';
+
+/** How a ledger adds up plans. */
+export type LedgerAccounting = 'basic' | 'zcdp-filter';
+
+/** A release's stated guarantee. */
+export interface ReleaseClaim {
+  name: string;
+  eps: number;
+  delta: number;
+  neighbors: Neighbors;
+  mechanism?: string;
+  /** Its zCDP parameter when known (used by 'zcdp-filter'). */
+  rho?: number;
+}
+
+/** What to charge. */
+export interface PlanCharge {
+  accounting: LedgerAccounting;
+  /** Basic composition of the claims in the ledger's relation (what the plan costs without PLD). */
+  basic: { eps: number; delta: number };
+  /** 'basic': the (eps, delta) to charge as one spend (PLD-composed, at basic.delta). */
+  charge?: { eps: number; delta: number };
+  /** 'zcdp-filter': the rho to charge. */
+  rho?: number;
+}
+
+const GAUSSIAN = new Set(['gaussian', 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp']);
+
+/** The charge of a plan of release claims to a ledger (see the module comment). */
+export function planCharge(claims: readonly ReleaseClaim[], ledger: { accounting: LedgerAccounting; neighbors: Neighbors }): PlanCharge {
+  if (!Array.isArray(claims) || claims.length === 0) throw new InvalidArgumentError('claims', 'must be a non-empty array of release claims', claims);
+  if (ledger.accounting !== 'basic' && ledger.accounting !== 'zcdp-filter') throw new InvalidArgumentError('accounting', "must be 'basic' or 'zcdp-filter'", ledger.accounting);
+  const acc = new PrivacyAccountant({ eps: 1 }, { neighbors: ledger.neighbors });
+  let eps = 0;
+  let delta = 0;
+  for (const c of claims) {
+    const cost = acc.costOf(c);
+    eps += cost.eps;
+    delta += cost.delta;
+  }
+  const basic = { eps, delta };
+  if (ledger.accounting === 'zcdp-filter') {
+    const filter = new ZcdpFilter({ eps: 1, delta: 0.5 }, { neighbors: ledger.neighbors });
+    let rho = 0;
+    for (const c of claims) rho += filter.rhoOf(c);
+    return { accounting: 'zcdp-filter', basic, rho };
+  }
+  const releases: PlanRelease[] = claims.map((c) => {
+    const base = c.mechanism?.replace(/ \([^()]*\)$/, '');
+    const converted = c.neighbors !== ledger.neighbors;
+    if (base !== undefined && GAUSSIAN.has(base) && c.delta > 0 && c.eps > 0) {
+      const sigma = analyticGaussianSigma(c.eps, c.delta, 1);
+      const cost = acc.costOf(c);
+      return { mechanism: 'gaussian', eps: cost.eps, delta: cost.delta, sigma, sensitivity: converted ? 2 : 1, name: c.name };
+    }
+    const cost = acc.costOf(c);
+    return { mechanism: 'pure-dp', eps: cost.eps, delta: cost.delta, name: c.name };
+  });
+  const zeroEps = releases.filter((r) => !(r.eps > 0));
+  if (zeroEps.length > 0) throw new InvalidArgumentError('claims', 'must all have eps > 0', zeroEps[0]!.name);
+  if (delta === 0) return { accounting: 'basic', basic, charge: { eps, delta } };
+  const cost = planPrivacyCost(releases, { delta, neighbors: ledger.neighbors });
+  return { accounting: 'basic', basic, charge: { eps: cost.best.eps, delta } };
+}
