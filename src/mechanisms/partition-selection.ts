@@ -158,6 +158,11 @@ export function gaussianThreshold(eps: number, delta: number, maxPartitions = 1)
 /** BigInt numerator/denominator of a positive double (exact). */
 function ratio(x: number): [bigint, bigint] {
   const d = toDyadic(x);
+  // Lowest terms (strip common factors of 2), so small rationals stay on the samplers' fast paths.
+  while (d.e < 0 && d.m % 2n === 0n) {
+    d.m >>= 1n;
+    d.e++;
+  }
   return d.e >= 0 ? [d.m << BigInt(d.e), 1n] : [d.m, 1n << BigInt(-d.e)];
 }
 
@@ -198,9 +203,11 @@ export function planPartitionSelection(eps: number, delta: number, maxPartitions
     scale = c.scale;
   } else if (method === 'gaussian') {
     const c = gaussianThreshold(eps, delta, maxPartitions);
-    // sigma^2 rounded UP by a relative 2^-40 so the sampled law is at least as wide as calibrated.
-    const [sn, sd] = ratio(c.sigma * c.sigma * (1 + 2 ** -40));
-    sampler = discreteGaussianSampler(sn, sd);
+    // sigma^2 rounded UP to a multiple of 2^-20 (and by a relative 2^-40 against the rounding of the
+    // product), so the sampled law is at least as wide as calibrated and the rational stays small
+    // enough for the sampler's fast integer path.
+    const s2 = Math.ceil(c.sigma * c.sigma * (1 + 2 ** -40) * 2 ** 20);
+    sampler = discreteGaussianSampler(BigInt(s2), 1n << 20n);
     threshold = c.threshold;
     scale = c.sigma;
   } else throw new InvalidArgumentError('method', "must be 'optimal', 'laplace' or 'gaussian'", method);
