@@ -252,8 +252,237 @@ function bernoulliExpFastBig(rng: Rng, n: bigint, d: bigint): boolean {
   return (k & 1) === 1;
 }
 
-/** A sampler bound to fixed parameters; returns a number when the sample is a safe integer, else a bigint. */
-export type IntSampler = (rng: Rng) => number | bigint;
+/**
+ * A sampler bound to fixed parameters; returns a number when the sample is a safe integer, else a
+ * bigint. `fromBits`, when present, is the same sampler reading a shared {@link BitSource}, so that a
+ * batch of samples (the lattice release of a vector) wastes no part of a random word.
+ */
+export type IntSampler = ((rng: Rng) => number | bigint) & { fromBits?: (bits: BitSource) => number | bigint };
+
+// ---------------------------------------------------------------------------------------------
+// Bit-level exact samplers (the lattice regime: integer scales up to 2^52)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Uniform random bits read from an {@link Rng} one at a time (or a few at a time), so that an exact
+ * Bernoulli trial costs its expected 2 bits instead of a 32-bit word. Unused bits of the current word
+ * are simply dropped when the source is discarded (the next source starts from a fresh word), which
+ * keeps every bit used independent and uniform.
+ */
+export class BitSource {
+  private word = 0;
+  private left = 0;
+  /** The underlying generator (a caller may also draw whole words from it: bits stay independent). */
+  constructor(readonly rng: Rng) {}
+
+  /** Words drawn from the Rng so far. */
+  words = 0;
+
+  /** One uniform bit (0 or 1). */
+  bit(): number {
+    if (this.left === 0) {
+      this.word = this.rng.nextUint32();
+      this.words++;
+      this.left = 32;
+    }
+    this.left--;
+    return (this.word >>> this.left) & 1;
+  }
+
+  /** A uniform integer in [0, 2^k) for an integer 0 <= k <= 26. */
+  bits(k: number): number {
+    if (k <= this.left) {
+      this.left -= k;
+      return (this.word >>> this.left) & ((1 << k) - 1);
+    }
+    const have = this.left;
+    const high = have === 0 ? 0 : this.word & ((1 << have) - 1);
+    this.word = this.rng.nextUint32();
+    this.words++;
+    this.left = 32 - (k - have);
+    return high * (1 << (k - have)) + (this.word >>> this.left);
+  }
+
+  /** A uniform integer in [0, 2^k) for an integer 0 <= k <= 52. */
+  wide(k: number): number {
+    if (k <= 26) return this.bits(k);
+    const lo = k >> 1;
+    return this.bits(k - lo) * (1 << lo) + this.bits(lo);
+  }
+}
+
+/**
+ * Bernoulli(a/d) for integers 0 <= a, 1 <= d < 2^52 (a >= d gives true): a uniform U in [0, 1) is
+ * compared with a/d one BINARY digit at a time, the digits of a/d produced by exact long division
+ * (2r < 2^53), stopping at the first differing digit: 2 bits in expectation. When the remainder
+ * becomes 0 every later digit of a/d is 0 and U > a/d almost surely: false.
+ */
+export function bernoulliBits(src: BitSource, a: number, d: number): boolean {
+  if (a >= d) return true;
+  if (a <= 0) return false;
+  let r = a;
+  if (d < TWO45) {
+    // Eight digits at a time: q = floor(r 2^8 / d) estimated in floating point and corrected with
+    // the exact remainder r 2^8 - q d (every term an integer below 2^53).
+    for (;;) {
+      const x = r * 256;
+      let q = Math.floor(x / d);
+      let rem = x - q * d;
+      while (rem < 0) {
+        q--;
+        rem += d;
+      }
+      while (rem >= d) {
+        q++;
+        rem -= d;
+      }
+      const u = src.bits(8);
+      if (u !== q) return u < q;
+      if (rem === 0) return false;
+      r = rem;
+    }
+  }
+  for (;;) {
+    r *= 2;
+    let digit = 0;
+    if (r >= d) {
+      digit = 1;
+      r -= d;
+    }
+    const u = src.bit();
+    if (u !== digit) return u < digit;
+    if (r === 0) return false;
+  }
+}
+
+/**
+ * Bernoulli(exp(-a/d)) for integers 0 <= a <= d, 1 <= d < 2^52 (CKS Algorithm 1: A_k ~
+ * Bernoulli(a/(d k)) for k = 1, 2, ... until the first A_k = 0; true iff that k is odd). A_k is
+ * one binary comparison with a/(d k) while d k < 2^52, else the conjunction of the independent
+ * Bernoulli(a/d) and Bernoulli(1/k).
+ */
+export function bernoulliExpBits(src: BitSource, a: number, d: number): boolean {
+  if (a <= 0) return true;
+  let k = 1;
+  for (;;) {
+    const dk = d * k;
+    const hit = dk < TWO52 ? bernoulliBits(src, a, dk) : bernoulliBits(src, a, d) && bernoulliBits(src, 1, k);
+    if (!hit) return (k & 1) === 1;
+    k++;
+  }
+}
+
+/** Bernoulli(exp(-n/d)) for safe integers n >= 0, 1 <= d < 2^52: floor(n/d) Bernoulli(exp(-1)) trials, then exp(-(n mod d)/d). */
+function bernoulliExpBitsAny(src: BitSource, n: number, d: number): boolean {
+  const rem = n % d;
+  for (let whole = (n - rem) / d; whole > 0; whole--) if (!bernoulliExpBits(src, 1, 1)) return false;
+  return bernoulliExpBits(src, rem, d);
+}
+
+const TWO52 = 4503599627370496;
+const TWO45 = 35184372088832;
+/** log2 of the ratio t / 2^j of the bit-level discrete Laplace (see {@link discreteLaplaceIntSampler}). */
+const SPLIT_BITS = 1;
+
+/**
+ * Exact discrete Laplace with an INTEGER scale 1 <= t < 2^52, P(x) proportional to q^|x| with
+ * q = exp(-1/t), drawn from random bits: about 3 random 32-bit words per sample at t ~ 2^41 (the
+ * lattice regime), against about 10.4 for CKS Algorithm 2 with word-sized trials.
+ *
+ * Exactness. The magnitude G is geometric, P(G = g) = (1 - q) q^g for g >= 0 (CKS Algorithm 2
+ * produces the same G as U + t V). Fix j = max(0, floor(log2 t) - 1) and write G = 2^j H + L with
+ * H = floor(G / 2^j) and 0 <= L < 2^j. This is a bijection between g >= 0 and the pairs (h, l), and
+ *   P(H = h, L = l) = (1 - q) q^(2^j h) q^l,
+ * a product: H and L are INDEPENDENT, H geometric with P(H >= h) = exp(-h 2^j / t) and L on
+ * [0, 2^j) with P(L = l) proportional to exp(-l / t). So:
+ * - L: a uniform j-bit integer accepted with probability exp(-L/t) (rejection sampling; L/t < 1/2,
+ *   so at least exp(-1/2) = 0.61 of the proposals are accepted), the Bernoulli by CKS Algorithm 1;
+ * - H: the number of successes before the first failure of independent Bernoulli(exp(-2^j / t))
+ *   trials (2^j / t in (1/4, 1/2]: about 3.5 trials);
+ * - the sign: a uniform bit, with (negative, 0) rejected and the whole draw repeated, which turns the
+ *   geometric magnitude into the two-sided law q^|x| (CKS Algorithm 2, last step).
+ * Every Bernoulli(a/d) compares uniform bits with the exact expansion of a/d (integers below 2^52),
+ * eight binary digits at a time while d < 2^45 (digit from a floating-point estimate corrected by the
+ * exact integer remainder), one digit at a time beyond ({@link bernoulliBits}); trial k of
+ * Algorithm 1 for exp(-a/d) is Bernoulli(a/(d k)). So the law is exact given uniform bits. G is
+ * exact while it is a safe integer (else BigInt: H > 2^11 has probability below exp(-2^9)).
+ */
+export function discreteLaplaceIntSampler(t: number): IntSampler {
+  if (!Number.isSafeInteger(t) || t < 1 || t >= TWO52) throw new InvalidArgumentError('t', 'must be an integer in [1, 2^52)', t);
+  let j = 0;
+  while (2 ** (j + 1) <= t) j++;
+  j = Math.max(0, j - SPLIT_BITS);
+  const step = 2 ** j;
+  const chunked = t < TWO45;
+  // First base-2^8 digit of step / t and its exact remainder (the H trials all compare with it).
+  const stepDigit = chunked ? Math.floor((step * 256) / t) : 0;
+  const stepRem = step * 256 - stepDigit * t;
+  /** Bernoulli(exp(-a/t)) for 0 <= a <= t, with the first trial's first digit inlined. */
+  const expTrial = (src: BitSource, a: number, digit: number, rem: number): boolean => {
+    if (!chunked || a >= t) return bernoulliExpBits(src, a, t);
+    const u = src.bits(8);
+    // A_1 ~ Bernoulli(a/t) decided by its first digit: U's digit above -> A_1 = 0, exp trial true.
+    if (u > digit) return true;
+    if (u === digit && (rem === 0 || !bernoulliRest(src, rem, t))) return true;
+    // A_1 = 1: continue Algorithm 1 at k = 2.
+    return bernoulliExpFrom(src, a, t, 2);
+  };
+  const fromBits = (src: BitSource): number | bigint => {
+    for (;;) {
+      let l: number;
+      for (;;) {
+        l = src.wide(j);
+        if (!chunked) {
+          if (bernoulliExpBits(src, l, t)) break;
+          continue;
+        }
+        let digit = Math.floor((l * 256) / t);
+        let rem = l * 256 - digit * t;
+        while (rem < 0) {
+          digit--;
+          rem += t;
+        }
+        while (rem >= t) {
+          digit++;
+          rem -= t;
+        }
+        if (expTrial(src, l, digit, rem)) break;
+      }
+      let h = 0;
+      while (expTrial(src, step, stepDigit, stepRem)) h++;
+      const negative = src.bit() === 1;
+      const g = h * step + l;
+      if (!Number.isSafeInteger(g)) {
+        const gb = BigInt(h) * BigInt(step) + BigInt(l);
+        return narrow(negative ? -gb : gb);
+      }
+      if (negative && g === 0) continue;
+      return negative ? -g : g;
+    }
+  };
+  const sampler: IntSampler = (rng) => fromBits(new BitSource(rng));
+  sampler.fromBits = fromBits;
+  return sampler;
+}
+
+/**
+ * The rest of a Bernoulli(a/d) comparison after equal leading digits: U's remaining digits against
+ * rem/d (the remainder of the long division), i.e. Bernoulli(rem/d) on fresh bits.
+ */
+function bernoulliRest(src: BitSource, rem: number, d: number): boolean {
+  return bernoulliBits(src, rem, d);
+}
+
+/** Algorithm 1 for exp(-a/d) from trial k on (the trials 1..k-1 all came out 1): true iff the first 0 comes at an odd k. */
+function bernoulliExpFrom(src: BitSource, a: number, d: number, k0: number): boolean {
+  let k = k0;
+  for (;;) {
+    const dk = d * k;
+    const hit = dk < TWO52 ? bernoulliBits(src, a, dk) : bernoulliBits(src, a, d) && bernoulliBits(src, 1, k);
+    if (!hit) return (k & 1) === 1;
+    k++;
+  }
+}
 
 /**
  * A fast exact discrete Laplace sampler with scale tNum/tDen (same law as {@link sampleDiscreteLaplace}).
@@ -266,6 +495,7 @@ export function discreteLaplaceSampler(tNum: IntLike, tDen: IntLike): IntSampler
   if (tb >= BigInt(TWO53) || sb >= BigInt(TWO53)) return (rng) => narrow(discreteLaplaceBig(rng, tb, sb));
   const t = Number(tb);
   const s = Number(sb);
+  if (s === 1 && t < TWO52) return discreteLaplaceIntSampler(t);
   return (rng) => discreteLaplaceNum(rng, t, s, tb, sb);
 }
 
@@ -347,7 +577,9 @@ function bernoulliExpNum(rng: Rng, n: number, d: number): boolean {
  * a product of independent Bernoulli trials. The first two are Algorithm 1 on safe-integer rationals;
  * for the last, Algorithm 1 needs Bernoulli(r^2 / (2 g^2 k)), drawn as the product of the independent
  * Bernoulli(r/g), Bernoulli(r/g) and Bernoulli(1/(2k)). Every quantity stays below 2^53; draws whose
- * q r would not (astronomically rare) use the BigInt path.
+ * q r would not (astronomically rare) use the BigInt path. The proposal is the bit-level
+ * {@link discreteLaplaceIntSampler} and every trial compares random bits with an exact binary
+ * expansion ({@link bernoulliBits}); `fromBits` shares one {@link BitSource} across a batch.
  */
 export function discreteGaussianIntSigmaSampler(sigma: number): IntSampler {
   if (!Number.isSafeInteger(sigma) || sigma < 1 || sigma >= 2 ** 52) throw new InvalidArgumentError('sigma', 'must be an integer in [1, 2^52)', sigma);
@@ -355,9 +587,11 @@ export function discreteGaussianIntSigmaSampler(sigma: number): IntSampler {
   const gb = BigInt(g);
   const proposal = discreteLaplaceSampler(gb, 1n);
   const gDenB = 2n * gb * gb;
-  return (rng) => {
+  const proposalBits = proposal.fromBits!;
+  // The same trials read from random bits (bernoulliBits: 2 bits per trial in expectation).
+  const fromBits = (src: BitSource): number | bigint => {
     for (;;) {
-      const y = proposal(rng);
+      const y = proposalBits(src);
       if (typeof y === 'number') {
         const ay = y < 0 ? -y : y;
         const a = ay > g ? ay - g : g - ay;
@@ -366,21 +600,26 @@ export function discreteGaussianIntSigmaSampler(sigma: number): IntSampler {
         const qr = q * r;
         const q2 = q * q;
         if (Number.isSafeInteger(qr) && Number.isSafeInteger(q2)) {
-          if (bernoulliExpNum(rng, q2, 2) && bernoulliExpNum(rng, qr, g) && bernoulliExpSquare(rng, r, g)) return y;
+          if (bernoulliExpBitsAny(src, q2, 2) && bernoulliExpBitsAny(src, qr, g) && bernoulliExpSquareBits(src, r, g)) return y;
           continue;
         }
       }
       const yb = BigInt(y);
       const e = (yb < 0n ? -yb : yb) - gb;
-      if (bernoulliExpFastBig(rng, e * e, gDenB)) return y;
+      if (bernoulliExpFastBig(src.rng, e * e, gDenB)) return y;
     }
   };
+  const sampler: IntSampler = (rng) => fromBits(new BitSource(rng));
+  sampler.fromBits = fromBits;
+  return sampler;
 }
 
-/** Bernoulli(exp(-r^2 / (2 g^2))) for integers 0 <= r < g < 2^53 (Algorithm 1, factored trials). */
-function bernoulliExpSquare(rng: Rng, r: number, g: number): boolean {
+/** Bernoulli(exp(-r^2 / (2 g^2))) for integers 0 <= r < g < 2^52 from bits (Algorithm 1, factored trials). */
+function bernoulliExpSquareBits(src: BitSource, r: number, g: number): boolean {
   if (r === 0) return true;
   let k = 1;
-  while (bernoulliFrac(rng, r, g) && bernoulliFrac(rng, r, g) && bernoulliFrac(rng, 1, 2 * k)) k++;
+  while (bernoulliBits(src, r, g) && bernoulliBits(src, r, g) && bernoulliBits(src, 1, 2 * k)) k++;
   return (k & 1) === 1;
 }
+
+

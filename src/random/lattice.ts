@@ -15,9 +15,10 @@
  *    sigma' = sigma (D + sqrt(d) 2^k) / D (Gaussian), so that (grid sensitivity) / (grid scale) is at
  *    most D / b, the ratio the caller calibrated. The grid scale is then rounded UP to an integer
  *    t = ceil(b'/2^k (1 + 2^-48)) (the extra factor absorbs the rounding of the double arithmetic).
- * 4. Noise: exact discrete Laplace with scale t (CKS Algorithm 2) or exact discrete Gaussian with
- *    sigma = t (CKS Algorithm 3 with proposal scale t, factored so that it runs on safe integers:
- *    discreteGaussianIntSigmaSampler) on the integers, drawn from uniform integers only (exact.ts).
+ * 4. Noise: exact discrete Laplace with scale t (the geometric magnitude split into independent high
+ *    and low parts: discreteLaplaceIntSampler) or exact discrete Gaussian with sigma = t (CKS
+ *    Algorithm 3 with proposal scale t, factored so that it runs on safe integers:
+ *    discreteGaussianIntSigmaSampler) on the integers, drawn from uniform random bits only (exact.ts).
  * 5. Output: z = m + Y is an exact integer; the released double is z * 2^k, computed as the
  *    correctly rounded double of z (IEEE addition of two exactly represented integers, or
  *    Number(BigInt) beyond 2^53) times the power of two 2^k (exact unless it under/overflows).
@@ -43,7 +44,7 @@
  * random time; the BigInt fallback paths are slower).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { discreteGaussianIntSigmaSampler, discreteGaussianSampler, discreteLaplaceSampler, type IntSampler } from './exact.js';
+import { BitSource, discreteGaussianIntSigmaSampler, discreteGaussianSampler, discreteLaplaceSampler, type IntSampler } from './exact.js';
 import type { Rng } from './rng.js';
 import { checkSafeScale } from '../validation.js';
 
@@ -154,9 +155,12 @@ export function checkGridRange(values: ArrayLike<number>, k: number, from = 0, t
 export function addGridNoise(values: ArrayLike<number>, out: Float64Array, k: number, sampler: IntSampler, rng: Rng, from = 0, to = values.length): void {
   const inv = Math.pow(2, -k);
   const unit = Math.pow(2, k);
+  // A bit-level sampler shares one bit source across the batch (no part of a random word wasted).
+  const fromBits = sampler.fromBits;
+  const bits = fromBits === undefined ? undefined : new BitSource(rng);
   for (let i = from; i < to; i++) {
     const m = Math.round(values[i]! * inv);
-    const y = sampler(rng);
+    const y = bits === undefined ? sampler(rng) : fromBits!(bits);
     const z = typeof y === 'number' ? m + y : Number(BigInt(m) + y);
     out[i] = z * unit;
   }

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { erf } from '../../src/math/special.js';
 import {
+  BitSource,
+  bernoulliBits,
   bernoulliFrac,
+  discreteLaplaceIntSampler,
   discreteGaussianIntSigmaSampler,
   discreteGaussianSampler,
   discreteLaplaceSampler,
@@ -272,5 +275,52 @@ describe('exact samplers (CKS 2020)', () => {
     expect(() => sampleDiscreteGaussian(rng, 1n, -2n)).toThrow(InvalidArgumentError);
     expect(() => sampleDiscreteLaplace(rng, 1.5 as unknown as bigint, 1n)).toThrow(InvalidArgumentError);
     expect(() => isqrt(-1n)).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('bit-level discrete Laplace (integer scale: G = 2^j H + L with H, L independent)', () => {
+  for (const t of [1, 2, 5, 37, 1000]) {
+    it(`t = ${t}: chi-square against the exact pmf (t x0.7 and x1.3 rejected), per call and from a shared bit source`, () => {
+      const R = Math.ceil(6 * t) + 2;
+      const rng = seededRng(`dlapint${t}`);
+      const f = discreteLaplaceIntSampler(t);
+      expectDiscrete(drawNumbers(30_000, () => f(rng)), dlapPmf, t, -R, R);
+      const src = new BitSource(rng);
+      expectDiscrete(drawNumbers(30_000, () => f.fromBits!(src)), dlapPmf, t, -R, R);
+    });
+  }
+
+  it('lattice scales: x/t is Laplace(1) (x0.7, x1.3 rejected), the low bits are uniform, about 3 words per sample', () => {
+    for (const t of [2 ** 40 + 12345, 2 ** 47 + 3]) {
+      const rng = seededRng(`dlapbig${t}`);
+      const src = new BitSource(rng);
+      const f = discreteLaplaceIntSampler(t);
+      const raw = drawNumbers(20_000, () => f.fromBits!(src));
+      const xs = raw.map((x) => x / t);
+      const lap = (b: number) => (x: number) => (x < 0 ? 0.5 * Math.exp(x / b) : 1 - 0.5 * Math.exp(-x / b));
+      expect(ksTest(xs, lap(1)).pValue).toBeGreaterThan(1e-6);
+      expect(ksTest(xs, lap(0.7)).pValue).toBeLessThan(1e-6);
+      expect(ksTest(xs, lap(1.3)).pValue).toBeLessThan(1e-6);
+      // P(x mod 16 = r) = 1/16 up to a relative 16/t: uniform.
+      const cells = new Float64Array(16);
+      for (const x of raw) cells[((x % 16) + 16) % 16]!++;
+      expect(chiSquareTest(cells, new Float64Array(16).fill(raw.length / 16)).pValue).toBeGreaterThan(1e-6);
+      // Expected about 3 words at t ~ 2^40 (8-bit digits); one digit at a time beyond 2^45 costs fewer.
+      expect(src.words / raw.length).toBeLessThan(3.6);
+    }
+  });
+
+  it('bernoulliBits decides Bernoulli(a/d) exactly (edge cases, chi-square, both digit widths)', () => {
+    const rng = seededRng(31);
+    const src = new BitSource(rng);
+    expect(bernoulliBits(src, 0, 7)).toBe(false);
+    expect(bernoulliBits(src, 7, 7)).toBe(true);
+    for (const [a, d] of [[1, 3], [5, 7], [2 ** 40, 3 * 2 ** 40 + 1], [2 ** 49, 3 * 2 ** 49 + 1]] as const) {
+      const p = a / d;
+      expect(bernoulliP(40_000, () => bernoulliBits(src, a, d), p)).toBeGreaterThan(1e-6);
+      expect(bernoulliP(40_000, () => bernoulliBits(src, a, d), p * 0.9)).toBeLessThan(1e-6);
+    }
+    expect(() => discreteLaplaceIntSampler(1.5)).toThrow(InvalidArgumentError);
+    expect(() => discreteLaplaceIntSampler(2 ** 52)).toThrow(InvalidArgumentError);
   });
 });
