@@ -14,16 +14,19 @@ export class DpkitError extends Error {
 /**
  * An argument broke a documented rule (e.g. `eps must be a finite number > 0, got -1`). The offending
  * value is shown only for a whole argument: an error about an element of an array (an argument such
- * as `x[3]` or `X[2][1]`) never shows the element, which is usually a data value. The position of a
- * value of the PRIVATE data (see {@link DATA_ARGUMENTS}) is not shown either, before or after the
- * budget check: `X[2][1]` becomes `X[…][…]` (a row of the wrong length, `X[2]`, is a shape error and
- * keeps its position).
+ * as `x[3]` or `X[2][1]`) never shows the element, which is usually a data value, and an error
+ * about an argument that holds PRIVATE data (see {@link DATA_ARGUMENTS}) never shows a value at all.
+ * The position of a value of the private data is not shown either, before or after the budget
+ * check: `X[2][1]` becomes `X[…][…]` (a row of the wrong length, `X[2]`, is a shape error and keeps
+ * its position).
  */
 export class InvalidArgumentError extends DpkitError {
   readonly argument: string;
   readonly rule: string;
   constructor(argument: string, rule: string, got?: unknown) {
-    const shown = got === undefined || /\[\d+\]/.test(argument) ? '' : `, got ${describe(got)}`;
+    const base = /^[A-Za-z_$][\w$]*/.exec(argument)?.[0];
+    const hidden = got === undefined || /\[\d+\]/.test(argument) || (base !== undefined && Object.prototype.hasOwnProperty.call(DATA_ARGUMENTS, base));
+    const shown = hidden ? '' : `, got ${describe(got)}`;
     const located = unlocated(argument);
     super('ERR_INVALID_ARGUMENT', `${located} ${rule}${shown}`);
     this.argument = located;
@@ -71,6 +74,19 @@ export class UnknownOptionError extends InvalidArgumentError {
   }
 }
 
+/**
+ * `a` and `b` for a message with 3 significant digits (the error's fields keep the exact values),
+ * or more when 3 would print a needed amount that does not look larger than what remains.
+ */
+function shownPair(need: number, have: number): [number, number] {
+  for (let p = 3; p < 17; p++) {
+    const a = +need.toPrecision(p);
+    const b = +have.toPrecision(p);
+    if (a > b || need <= have) return [a, b];
+  }
+  return [need, have];
+}
+
 /** A release would exceed the accountant's remaining budget; nothing was spent. */
 export class BudgetExceededError extends DpkitError {
   readonly requested: { eps: number; delta: number };
@@ -78,7 +94,7 @@ export class BudgetExceededError extends DpkitError {
   constructor(name: string, requested: { eps: number; delta: number }, remaining: { eps: number; delta: number }) {
     super(
       'ERR_BUDGET_EXCEEDED',
-      `release "${name}" needs eps=${requested.eps}, delta=${requested.delta} but only eps=${remaining.eps}, delta=${remaining.delta} remain`,
+      `release "${name}" needs eps=${shownPair(requested.eps, remaining.eps)[0]}, delta=${shownPair(requested.delta, remaining.delta)[0]} but only eps=${shownPair(requested.eps, remaining.eps)[1]}, delta=${shownPair(requested.delta, remaining.delta)[1]} remain`,
     );
     this.requested = requested;
     this.remaining = remaining;

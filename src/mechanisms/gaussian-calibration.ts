@@ -18,7 +18,13 @@ function check(eps: number, delta: number, sensitivity: number): void {
  */
 export function gaussianSigmaClassic(eps: number, delta: number, sensitivity: number): number {
   check(eps, delta, sensitivity);
-  if (!(eps < 1)) throw new InvalidArgumentError('eps', "must be < 1 for the classic Gaussian mechanism (typeDP 'aDP' without analytic)", eps);
+  if (!(eps < 1)) {
+    throw new InvalidArgumentError(
+      'eps',
+      "must be < 1 for the classic Gaussian mechanism (its formula sigma = D sqrt(2 ln(1.25/delta)) / eps only holds below 1); for eps >= 1 use the analytic Gaussian mechanism, which holds for every eps and adds less noise: mechanism: 'analytic' (statistics, CLI analysis files) or analytic: true (gaussianMechanism)",
+      eps,
+    );
+  }
   return (sensitivity * Math.sqrt(2 * Math.log(1.25 / delta))) / eps;
 }
 

@@ -28,7 +28,7 @@ import { BudgetExceededError, DpkitError, InvalidArgumentError } from '../errors
 import { DATA_FAILURE_TEXT, isPublicInfrastructureError, publicFailureText, ValueFreeError } from './public-failure.js';
 import { checkOutputDir, dpkitVersion, OutputError, writeOutputFile } from './outputs.js';
 import { cryptoRng } from '../random/rng.js';
-import { loadAnalysis, loadSchema, planColumns, planCost, releaseClaim, releaseCost, SchemaError, type Analysis, type ColumnSchema, type DataSchema, type ReleaseSpec } from './analysis.js';
+import { loadAnalysis, loadSchema, planColumns, planCost, releaseClaim, releaseCost, SchemaError, type Analysis, type DataSchema, type ReleaseSpec } from './analysis.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { checkSource, DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
 import { executePlan, validatePlanNoise, type ReleaseResult } from './execute.js';
@@ -69,11 +69,60 @@ function planLine(r: ReleaseSpec, ledgerRel: Neighbors): string {
   const mech = 'mechanism' in r ? r.mechanism : r.stat === 'quantile' ? 'exponential' : 'objective perturbation';
   const c = releaseCost(r, ledgerRel);
   const conv = r.neighbors !== ledgerRel ? `  [${REL_TEXT[r.neighbors]}; charged ${budgetText(c)} to the ${REL_TEXT[ledgerRel]} ledger]` : '';
-  return `  ${r.name.padEnd(44)} ${r.stat.padEnd(20)} ${what.slice(0, 34).padEnd(34)} eps ${fmt(r.eps).padStart(6)}${r.delta ? `  delta ${fmt(r.delta)}` : ''}  ${mech}${'by' in r && r.by ? ` (grouped by ${r.by})` : ''}${conv}`;
+  return `  ${r.name.padEnd(28)} ${r.stat.padEnd(12)} ${what.padEnd(20)} eps ${fmt(r.eps).padStart(6)}${r.delta ? `  delta ${fmt(r.delta)}` : ''}  ${mech}${'by' in r && r.by ? ` (grouped by ${r.by})` : ''}${conv}`;
+}
+
+/** A release spec without its analysis-file line number (as results.json shows it). */
+function withoutLine(r: ReleaseSpec): Omit<ReleaseSpec, 'line'> {
+  const { line: _line, ...rest } = r;
+  return rest;
 }
 
 function budgetText(c: { eps: number; delta: number }): string {
   return `eps=${fmt(c.eps)}${c.delta ? `, delta=${fmt(c.delta)}` : ''}`;
+}
+
+/**
+ * What to drop or shrink so that a plan fits the remaining budget (costs in the ledger's relation):
+ * the fewest releases to drop (the costliest first), and the factor by which every release's eps
+ * (and delta) can be multiplied instead. Scaling a release's (eps, delta) by f <= 1 scales its
+ * charged cost by at most f, also for a converted release (2 eps, (1 + e^eps) delta).
+ */
+export function fitHints(releases: readonly ReleaseSpec[], ledgerRel: Neighbors, remaining: { eps: number; delta: number }, budget: { eps: number; delta: number }): string[] {
+  const costs = releases.map((r) => ({ r, c: releaseCost(r, ledgerRel) }));
+  const total = planCost(releases, ledgerRel);
+  const hints: string[] = [];
+  if (!(remaining.eps > 0) || (total.delta > 0 && !(remaining.delta > 0))) {
+    hints.push(`nothing fits: the ledger has ${budgetText(remaining)} left; use a new ledger (with its own budget) for new releases`);
+    return hints;
+  }
+  const order = [...costs].sort((x, y) => y.c.eps / Math.max(remaining.eps, 1e-300) + y.c.delta / Math.max(remaining.delta, 1e-300) - (x.c.eps / Math.max(remaining.eps, 1e-300) + x.c.delta / Math.max(remaining.delta, 1e-300)));
+  const dropped: typeof costs = [];
+  let left = { ...total };
+  for (const x of order) {
+    if (fits(left, remaining, budget)) break;
+    dropped.push(x);
+    left = { eps: left.eps - x.c.eps, delta: left.delta - x.c.delta };
+  }
+  if (dropped.length < releases.length && fits(left, remaining, budget)) {
+    hints.push(`to fit, drop ${dropped.length === 1 ? 'this release' : `these ${dropped.length} releases`}: ${dropped.map((x) => `"${x.r.name}" (${budgetText(x.c)})`).join(', ')}`);
+  }
+  let f = Math.min(remaining.eps / total.eps, total.delta > 0 ? remaining.delta / total.delta : 1);
+  f = Math.floor(f * 1000) / 1000; // rounded down, so the shrunk plan fits
+  if (f > 0 && f < 1) {
+    const ex = costs[0]!.r;
+    hints.push(`or shrink every release: multiply each eps${total.delta > 0 ? ' and delta' : ''} by ${f} (e.g. "${ex.name}": eps ${fmt(ex.eps)} -> ${fmt(ex.eps * f)})`);
+  }
+  return hints;
+}
+
+/** A plan that does not fit the remaining budget, with what to drop or shrink ({@link fitHints}). */
+class PlanBudgetError extends BudgetExceededError {
+  readonly hints: string[];
+  constructor(name: string, requested: { eps: number; delta: number }, remaining: { eps: number; delta: number }, hints: string[]) {
+    super(name, requested, remaining);
+    this.hints = hints;
+  }
 }
 
 /** A release that failed after the budget check: value-free text, and what the ledger was charged for it. */
@@ -213,6 +262,12 @@ interface ExecOptions {
   nonPrivateColumns?: Set<string>;
   /** The setting that named the output directory, for messages. */
   outSetting?: string;
+  /** Print results.json (or the plan, with dryRun) on stdout instead of the table and messages. */
+  json?: boolean;
+  /** Every column of the table at full width. */
+  wide?: boolean;
+  /** Read releases already paid for (same plan entry, same data) back from the results store. */
+  reuse?: boolean;
 }
 
 /** Prints the original error of a withheld failure on stderr, only with --debug. */
@@ -257,6 +312,27 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     if (existing) checkRelation(a.ledger, existing.neighbors, a.budget.neighbors);
     const ledgerRel = existing?.neighbors ?? a.budget.neighbors;
     const cost = planCost(a.releases, ledgerRel);
+    const remainingNow = existing ? existing.remaining : a.budget;
+    const fitsNow = fits(cost, remainingNow, a.budget);
+    if (o.json) {
+      io.out(
+        JSON.stringify(
+          {
+            title: a.title,
+            data: dataDescription,
+            releases: a.releases.map((r) => ({ ...withoutLine(r), charged: releaseCost(r, ledgerRel) })),
+            cost,
+            ledger: { path: rel(a.ledger), exists: Boolean(existing), neighbors: ledgerRel, budget: existing?.budget ?? { eps: a.budget.eps, delta: a.budget.delta }, remaining: remainingNow },
+            fits: fitsNow,
+            ...(fitsNow ? {} : { hints: fitHints(a.releases, ledgerRel, remainingNow, a.budget) }),
+          },
+          null,
+          2,
+        ),
+      );
+      return fitsNow ? EXIT.ok : EXIT.budget;
+    }
+    if (o.quiet) return fitsNow ? EXIT.ok : EXIT.budget;
     io.out(`Plan: ${a.title}`);
     io.out(`Data: ${dataDescription}`);
     io.out(`Releases (${a.releases.length}):`);
@@ -271,6 +347,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     }
     if (!fits(cost, remaining, a.budget)) {
       io.out(`The plan does NOT fit in the remaining budget: a run would be refused before reading any data.`);
+      for (const h of fitHints(a.releases, ledgerRel, remaining, a.budget)) io.out(`  ${h}`);
       return EXIT.budget;
     }
     io.out('Dry run: no data were read and nothing was spent.');
@@ -296,7 +373,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       // must fit before any data are read.
       const cost = planCost(a.releases, ledger.neighbors);
       if (!fits(cost, before.remaining, before.budget)) {
-        throw new BudgetExceededError(`plan of ${a.releases.length} release(s)`, cost, before.remaining);
+        throw new PlanBudgetError(`plan of ${a.releases.length} release(s)`, cost, before.remaining, fitHints(a.releases, ledger.neighbors, before.remaining, before.budget));
       }
       checked = true;
       let label = 'reading data';
@@ -348,27 +425,30 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     }
   }
   // 1. stdout: the results (and the failure, value-free) before any file is written.
-  if (!o.quiet) {
+  // With --json, stdout holds results.json only (the messages go to stderr).
+  const say = o.json ? (s: string) => io.err(s) : (s: string) => io.out(s);
+  if (!o.quiet && !o.json) {
     io.out(`${a.title}`);
     io.out(`data: ${dataDescription}`);
     io.out('');
     if (results.length > 0) {
-      io.out(resultsTable(results));
+      io.out(resultsTable(results, { wide: o.wide }));
       io.out('');
     }
   }
-  if (failed) io.out(`${failed.status}: ${failed.name}${failed.charged ? ` (${budgetText(failed.charged)})` : ''}: ${failed.error}`);
+  if (failed) say(`${failed.status}: ${failed.name}${failed.charged ? ` (${budgetText(failed.charged)})` : ''}: ${failed.error}`);
   for (const w of warnings) io.err(`dpkit: warning: ${w}`);
   const ledgers = { path: rel(a.ledger), before, after };
-  io.out(`Spent this run: ${budgetText(spentThisRun(ledgers))}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
+  say(`Spent this run: ${budgetText(spentThisRun(ledgers))}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
   // 2. results.json, 3. report.html.
   const files = writeOutputs(a.outDir, { ...a, dataDescription }, results, ledgers, { failed, warnings });
-  if (files.written.length > 0) io.out(`Wrote ${files.written.map(rel).join(' and ')}.`);
+  if (o.json) io.out(JSON.stringify(files.doc, null, 2));
+  if (files.written.length > 0) say(`Wrote ${files.written.map(rel).join(' and ')}.`);
   if (files.errors.length > 0) {
     for (const m of files.errors) io.err(`dpkit: error: ${m}`);
-    if (!files.written.includes(files.json)) {
+    if (!files.written.includes(files.json) && !o.json) {
       // The budget was spent: the results must not be lost with the file.
-      if (o.quiet && results.length > 0) io.out(resultsTable(results));
+      if (o.quiet && results.length > 0) io.out(resultsTable(results, { wide: o.wide }));
       io.out(`results.json could not be written; its content follows:`);
       io.out(JSON.stringify(files.doc, null, 2));
     }
@@ -408,7 +488,12 @@ function chargeFailure(a: Analysis, ledger: FileLedger, before: LedgerSummary, c
 // describe
 
 interface DescribeOptions {
-  eps: number;
+  /** Required, except with --dry-run (which then shows the costs for eps 1). */
+  eps?: number;
+  dryRun?: boolean;
+  quiet?: boolean;
+  json?: boolean;
+  wide?: boolean;
   delta?: number;
   schema?: string;
   boundsFromData?: boolean;
@@ -465,6 +550,8 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
       return { name: w, kind: s ? s.type : all.find((c) => c.name === w)!.kind };
     });
     const missing = columns.filter((c) => !schema.columns.has(c.name));
+    if (o.dryRun) return describeDryRun(data, columns, missing, o, io);
+    if (o.eps === undefined) throw new InvalidArgumentError('--eps', 'is required (the total epsilon of the description, split over columns and statistics); --dry-run shows the plan without it');
     if (missing.length > 0 && !o.boundsFromData) {
       const c = missing[0]!;
       throw new InvalidArgumentError(
@@ -495,25 +582,10 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   } finally {
     engine.close();
   }
+  const eps = o.eps!;
+  const releases = describeReleases(columns.map((c) => ({ name: c.name, kind: schema.columns.get(c.name)!.type })), eps, o.delta);
   const k = columns.length;
-  if (k === 0) throw new InvalidArgumentError('columns', 'must name at least one column');
-  const epsCol = o.eps / k;
-  const mechanism = o.delta ? 'analytic' : 'laplace';
-  const releases: ReleaseSpec[] = [];
-  const d = (share: number) => (o.delta ? (o.delta / k) * share : 0);
-  for (const c of columns) {
-    const s = schema.columns.get(c.name)! as ColumnSchema;
-    const base = { neighbors: 'bounded' as const, line: 0 };
-    if (s.type === 'numeric') {
-      releases.push({ ...base, stat: 'count', name: `${c.name}: count`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.count, delta: d(DESCRIBE_SPLIT.count), mechanism });
-      releases.push({ ...base, stat: 'mean', name: `${c.name}: mean`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.mean, delta: d(DESCRIBE_SPLIT.mean), mechanism });
-      releases.push({ ...base, stat: 'sd', name: `${c.name}: sd`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.sd, delta: d(DESCRIBE_SPLIT.sd), mechanism });
-      releases.push({ ...base, stat: 'quantile', name: `${c.name}: quartiles`, column: c.name, probs: [0.25, 0.5, 0.75], eps: epsCol * DESCRIBE_SPLIT.quartiles, delta: 0 });
-      releases.push({ ...base, stat: 'histogram', name: `${c.name}: histogram`, column: c.name, normalize: false, eps: epsCol * DESCRIBE_SPLIT.histogram, delta: d(DESCRIBE_SPLIT.histogram), mechanism });
-    } else {
-      releases.push({ ...base, stat: 'table', name: `${c.name}: frequencies`, columns: [c.name], eps: epsCol, delta: o.delta ? o.delta / k : 0, mechanism });
-    }
-  }
+  const epsCol = eps / k;
   const total = planCost(releases, 'bounded');
   const a: Analysis = {
     file: '(describe)',
@@ -527,10 +599,100 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
     releases,
   };
   io.err(
-    `dpkit: budget split: eps ${fmt(o.eps)}${o.delta ? `, delta ${fmt(o.delta)}` : ''} over ${k} column(s) = ${fmt(epsCol)} each; numeric column: count ${DESCRIBE_SPLIT.count * 100}%, mean ${DESCRIBE_SPLIT.mean * 100}%, sd ${DESCRIBE_SPLIT.sd * 100}%, quartiles ${DESCRIBE_SPLIT.quartiles * 100}% (a third each), histogram ${DESCRIBE_SPLIT.histogram * 100}%; categorical column: frequency table 100%.`,
+    `dpkit: budget split: eps ${fmt(eps)}${o.delta ? `, delta ${fmt(o.delta)}` : ''} over ${k} column(s) = ${fmt(epsCol)} each; numeric column: count ${DESCRIBE_SPLIT.count * 100}%, mean ${DESCRIBE_SPLIT.mean * 100}%, sd ${DESCRIBE_SPLIT.sd * 100}%, quartiles ${DESCRIBE_SPLIT.quartiles * 100}% (a third each), histogram ${DESCRIBE_SPLIT.histogram * 100}%; categorical column: frequency table 100%.`,
   );
   const fromData = new Set([...schema.columns.values()].filter((c) => c.fromData).map((c) => c.name));
-  return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data, debug: o.debug, outSetting: '--out' }, io);
+  return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data, debug: o.debug, outSetting: '--out', quiet: o.quiet, json: o.json, wide: o.wide }, io);
+}
+
+/** The releases of `describe`: per column its share of eps (and delta), split as {@link DESCRIBE_SPLIT}. */
+function describeReleases(columns: readonly { name: string; kind: 'numeric' | 'categorical' }[], eps: number, delta: number | undefined): ReleaseSpec[] {
+  const k = columns.length;
+  if (k === 0) throw new InvalidArgumentError('columns', 'must name at least one column');
+  const epsCol = eps / k;
+  const mechanism = delta ? 'analytic' : 'laplace';
+  const releases: ReleaseSpec[] = [];
+  const d = (share: number) => (delta ? (delta / k) * share : 0);
+  for (const c of columns) {
+    const base = { neighbors: 'bounded' as const, line: 0 };
+    if (c.kind === 'numeric') {
+      releases.push({ ...base, stat: 'count', name: `${c.name}: count`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.count, delta: d(DESCRIBE_SPLIT.count), mechanism });
+      releases.push({ ...base, stat: 'mean', name: `${c.name}: mean`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.mean, delta: d(DESCRIBE_SPLIT.mean), mechanism });
+      releases.push({ ...base, stat: 'sd', name: `${c.name}: sd`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.sd, delta: d(DESCRIBE_SPLIT.sd), mechanism });
+      releases.push({ ...base, stat: 'quantile', name: `${c.name}: quartiles`, column: c.name, probs: [0.25, 0.5, 0.75], eps: epsCol * DESCRIBE_SPLIT.quartiles, delta: 0 });
+      releases.push({ ...base, stat: 'histogram', name: `${c.name}: histogram`, column: c.name, normalize: false, eps: epsCol * DESCRIBE_SPLIT.histogram, delta: d(DESCRIBE_SPLIT.histogram), mechanism });
+    } else {
+      releases.push({ ...base, stat: 'table', name: `${c.name}: frequencies`, columns: [c.name], eps: epsCol, delta: delta ? delta / k : 0, mechanism });
+    }
+  }
+  return releases;
+}
+
+/**
+ * `describe --dry-run`: the planned releases and their costs, from the header and the column types
+ * only (no data value is read, no bound is computed, the ledger is only read when it exists).
+ */
+function describeDryRun(
+  data: string,
+  columns: readonly { name: string; kind: 'numeric' | 'categorical' }[],
+  missing: readonly { name: string }[],
+  o: DescribeOptions,
+  io: CliIO,
+): number {
+  const eps = o.eps ?? 1;
+  const releases = describeReleases(columns, eps, o.delta);
+  const existing = fs.existsSync(o.ledger) ? readLedger(o.ledger) : undefined;
+  const ledgerRel = existing?.neighbors ?? 'bounded';
+  const cost = planCost(releases, ledgerRel);
+  const undeclared = missing.map((c) => c.name);
+  const needs = undeclared.length > 0 && !o.boundsFromData;
+  let remaining: { eps: number; delta: number } | undefined = existing?.remaining;
+  if (!existing && o.budget !== undefined) {
+    const [e, dl] = o.budget.split(',');
+    remaining = { eps: Number(e), delta: dl === undefined ? 0 : Number(dl) };
+  }
+  const ok = remaining === undefined || fits(cost, remaining, existing?.budget ?? remaining);
+  if (o.json) {
+    io.out(
+      JSON.stringify(
+        {
+          data,
+          eps,
+          epsGiven: o.eps !== undefined,
+          delta: o.delta ?? 0,
+          releases: releases.map((r) => ({ ...withoutLine(r), charged: releaseCost(r, ledgerRel) })),
+          cost,
+          undeclaredColumns: undeclared,
+          ledger: { path: o.ledger, exists: Boolean(existing), remaining: remaining ?? null },
+          fits: ok,
+        },
+        null,
+        2,
+      ),
+    );
+    return ok ? EXIT.ok : EXIT.budget;
+  }
+  if (!o.quiet) {
+    io.out(`Plan: private description of ${data}${o.eps === undefined ? ' (--eps not given: the costs below are for --eps 1; they scale with it)' : ''}`);
+    io.out(`Releases (${releases.length}):`);
+    for (const r of releases) io.out(planLine(r, ledgerRel));
+    io.out(`This plan spends ${budgetText(cost)} (sequential composition).`);
+    if (existing) io.out(`Ledger ${o.ledger}: total ${budgetText(existing.budget)}, spent ${budgetText(existing.spent)}, remaining ${budgetText(existing.remaining)}.`);
+    else io.out(`Ledger ${o.ledger} does not exist yet${o.budget === undefined ? '; a run needs --budget to create it' : ''}.`);
+    if (needs) {
+      io.out(
+        `Columns without public bounds or levels: ${undeclared.join(', ')}. Declare them in a schema (--schema; dpkit init writes a skeleton), or a run needs --bounds-from-data (NOT private).`,
+      );
+    } else if (undeclared.length > 0) {
+      io.out(`--bounds-from-data: a run would compute the bounds/levels of ${undeclared.join(', ')} from the data (NOT private; flagged in every output).`);
+    }
+    if (!ok) {
+      io.out('The plan does NOT fit in the remaining budget: a run would be refused before reading any data.');
+      for (const h of fitHints(releases, ledgerRel, remaining!, existing?.budget ?? remaining!)) io.out(`  ${h}`);
+    }
+    io.out('Dry run: only the header and the column types were read; no data value was read and nothing was spent.');
+  }
+  return ok ? EXIT.ok : EXIT.budget;
 }
 
 /**
@@ -620,7 +782,12 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .version('0.1.0')
     .option('--debug', 'print stack traces of errors, and the original (engine) error of a failure whose message is withheld, on stderr only')
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) })
+    .configureOutput({
+      writeOut: (s) => io.out(s.replace(/\n$/, '')),
+      writeErr: (s) => io.err(s.replace(/\n$/, '')),
+      // commander's own errors ("error: unknown option '--x'") in dpkit's one format.
+      outputError: (s, write) => write(`dpkit: ${s.startsWith('error: ') ? s : `error: ${s}`}`),
+    })
     .exitOverride();
 
   program
@@ -630,12 +797,15 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .option('--dry-run', 'print the plan and the budget it would spend; read no data, spend nothing')
     .option('--ledger <file>', 'ledger file (overrides the analysis file)')
     .option('--out <dir>', 'output directory for results.json and report.html (overrides the analysis file)')
-    .option('-q, --quiet', 'do not print the results table')
+    .option('-q, --quiet', 'do not print the results table (only the one-line summary of what was spent, and errors)')
+    .option('--json', 'print results.json (or, with --dry-run, the plan) on stdout instead of the table')
+    .option('--wide', 'print every column of the table at full width (default: fit 100 columns)')
+    .option('--reuse', 'read releases already paid for (same plan entry, same data fingerprint) back from <output dir>/results-store instead of charging them again')
     .addHelpText(
       'after',
       '\nExit codes: 0 ok, 1 unexpected error, 2 invalid analysis/schema/output directory (nothing spent), 3 budget exceeded (nothing read or spent), 4 ledger corrupt or locked, 5 data source error before the budget check, 6 a release failed after the budget check (charged), 7 results.json or report.html could not be written (results on stdout).\nExample: dpkit run examples/adult.analysis.yaml --dry-run',
     )
-    .action(async (file: string, opts: { dryRun?: boolean; ledger?: string; out?: string; quiet?: boolean }) => {
+    .action(async (file: string, opts: { dryRun?: boolean; ledger?: string; out?: string; quiet?: boolean; json?: boolean; wide?: boolean; reuse?: boolean }) => {
       const a = loadAnalysis(file);
       setCode(await execute(a, { ...opts, debug: Boolean(program.opts().debug), outSetting: opts.out ? '--out' : 'output.dir' }, io));
     });
@@ -644,7 +814,11 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .command('describe')
     .description('Private count, mean, sd, quartiles and histogram of every numeric column, and a frequency table of every categorical column.')
     .argument('[data]', 'CSV, Parquet or JSON file (or --clickhouse URL --table T)')
-    .requiredOption('--eps <eps>', 'total epsilon of the description (split over columns and statistics)', num('--eps', 'positive'))
+    .option('--eps <eps>', 'total epsilon of the description (split over columns and statistics); required except with --dry-run', num('--eps', 'positive'))
+    .option('--dry-run', 'print the planned releases and their costs; read only the header and column types, spend nothing')
+    .option('-q, --quiet', 'do not print the results table (only the one-line summary of what was spent, and errors)')
+    .option('--json', 'print results.json (or, with --dry-run, the plan) on stdout instead of the table')
+    .option('--wide', 'print every column of the table at full width (default: fit 100 columns)')
     .option('--delta <delta>', 'total delta; when given, Gaussian (analytic) noise replaces Laplace', num('--delta', 'unit'))
     .option('--schema <schema.yaml>', 'public bounds, levels and missing-value policies of the columns')
     .option('--bounds-from-data', 'compute missing bounds/levels from the data (NOT PRIVATE; flagged in every output)')
@@ -667,9 +841,15 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .description('Show what a ledger recorded: every spend (time, eps, delta, neighbours, mechanism, release) and what remains. Verifies its hash chain.')
     .argument('<ledger>', 'ledger file')
     .option('--json', 'machine-readable output')
+    .option('-q, --quiet', 'print nothing; only verify the ledger (exit 0 when intact, 4 otherwise)')
     .option('--anchor <anchor>', 'also check that the ledger still contains this anchored state (the ledgerAnchor of a results.json); a rolled-back ledger exits 4')
-    .action((file: string, opts: { json?: boolean; anchor?: string }) => {
+    .action((file: string, opts: { json?: boolean; anchor?: string; quiet?: boolean }) => {
       if (opts.anchor !== undefined) checkLedgerAnchor(file, opts.anchor);
+      if (opts.quiet && !opts.json) {
+        readLedger(file);
+        setCode(EXIT.ok);
+        return;
+      }
       setCode(showLedger(file, Boolean(opts.json), io));
     });
 
@@ -698,6 +878,7 @@ export async function main(argv: string[], rawIo: CliIO = { out: (s) => process.
     }
     const msg = e instanceof Error ? e.message : String(e);
     io.err(`dpkit: error: ${msg.split('\n')[0]}`);
+    if (e instanceof PlanBudgetError) for (const h of e.hints) io.err(`dpkit:   ${h}`);
     if (debug && e instanceof ValueFreeError) debugOriginal(io, true, e.original);
     else if (debug && e instanceof Error && e.stack) io.err(e.stack);
     else if (!(e instanceof DpkitError)) io.err('(run with --debug for the stack trace)');

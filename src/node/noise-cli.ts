@@ -22,6 +22,8 @@ interface NoiseOpts {
   timeLimit?: number;
   report?: string;
   certificate?: boolean;
+  json?: boolean;
+  quiet?: boolean;
 }
 
 function positive(name: string) {
@@ -48,7 +50,9 @@ function common(cmd: Command): Command {
     .addOption(new Option('--loss <loss>', 'expected loss to minimise').choices(['l1', 'l2']).default('l1'))
     .option('--beta <width>', 'cell width of the grid (default sensitivity/20)', positive('--beta'))
     .option('--support <S>', 'half-width of the support [-S, S] (default: the truncated-Laplace support)', positive('--support'))
-    .option('--time-limit <seconds>', 'time limit of the LP solves', positive('--time-limit'));
+    .option('--time-limit <seconds>', 'time limit of the LP solves', positive('--time-limit'))
+    .option('--json', 'JSON on stdout (the default; with compare, overrides --text)')
+    .option('-q, --quiet', 'print only the JSON (or table) and errors');
 }
 
 function optimizeOptions(o: NoiseOpts): OptimizeNoiseOptions {
@@ -116,7 +120,7 @@ export function noiseCommand(io: { out: (s: string) => void; err: (s: string) =>
           2,
         ),
       );
-      io.err(`dpkit: wrote ${path.relative(process.cwd(), report) || report}`);
+      if (!o.quiet) io.err(`dpkit: wrote ${path.relative(process.cwd(), report) || report}`);
       setCode(0);
     });
 
@@ -133,7 +137,7 @@ export function noiseCommand(io: { out: (s: string) => void; err: (s: string) =>
       } finally {
         progress.done();
       }
-      io.out(o.text ? r.text : JSON.stringify({ eps: o.eps, delta: o.delta, sensitivity: o.sensitivity, loss: o.loss, rows: r.rows }, null, 2));
+      io.out(o.text && !o.json ? r.text : JSON.stringify({ eps: o.eps, delta: o.delta, sensitivity: o.sensitivity, loss: o.loss, rows: r.rows }, null, 2));
       setCode(0);
     });
   noise.addCommand(optimize);

@@ -58,30 +58,89 @@ function pad(s: string, w: number, right = false): string {
   return right ? ' '.repeat(w - len) + s : s + ' '.repeat(w - len);
 }
 
-/** The readable table of private results printed by `dpkit run` and `dpkit describe`. */
-export function resultsTable(results: ReleaseResult[]): string {
+/** Options of {@link resultsTable}. */
+export interface TableOptions {
+  /** The width the table must fit (default 100 columns). */
+  width?: number;
+  /** Every column at its full width, however wide (`--wide`). */
+  wide?: boolean;
+}
+
+/** Splits `s` into lines of at most `w` characters, preferring to break after a space, comma, slash or ')'. */
+export function wrapCell(s: string, w: number): string[] {
+  const chars = [...s];
+  if (chars.length <= w) return [s];
+  const lines: string[] = [];
+  let rest = chars;
+  while (rest.length > w) {
+    let cut = -1;
+    for (let k = w; k > Math.floor(w / 3); k--) {
+      const c = rest[k - 1]!;
+      if (c === ' ' || c === ',' || c === '/' || c === ')' || c === ':') {
+        cut = k;
+        break;
+      }
+    }
+    if (cut < 0) cut = w;
+    lines.push(rest.slice(0, cut).join('').trimEnd());
+    rest = rest.slice(cut);
+    while (rest[0] === ' ') rest = rest.slice(1);
+  }
+  if (rest.length > 0) lines.push(rest.join(''));
+  return lines;
+}
+
+const MIN_WIDTH = [16, 5, 8, 12, 14];
+
+/**
+ * The readable table of private results printed by `dpkit run` and `dpkit describe`. It fits
+ * `width` (100) columns: the widest columns are narrowed and their cells wrapped onto continuation
+ * lines, so no name is cut; with `wide`, every cell is on one line.
+ */
+export function resultsTable(results: ReleaseResult[], opts: TableOptions = {}): string {
+  const width = opts.width ?? 100;
   const level = results[0]?.level ?? 0.95;
   const head = ['release', 'ε', 'private value', `${fmt(100 * level)}% interval`, 'mechanism, noise scale'];
   const rows: string[][] = [];
   for (const r of results) {
     const sym = r.mechanism.startsWith('gaussian') ? 'σ' : r.mechanism === 'laplace' ? 'b' : r.mechanism === 'exponential' ? '2/ε' : 'scale';
-    const scale = r.scale === null ? '' : ` ${sym}=${Array.isArray(r.scale) ? r.scale.map(fmt).join('/') : fmt(r.scale)}`;
+    const scale = r.scale === null ? '' : Array.isArray(r.scale) ? ` ${sym}=(${r.scale.map(fmt).join(', ')})` : ` ${sym}=${fmt(r.scale)}`;
     const mech = `${r.mechanism}${scale}${r.delta ? `, δ=${fmt(r.delta)}` : ''}`;
     // The ε column is what the ledger was charged; a converted release also shows its own claim.
     const converted = r.charged.neighbors !== r.neighbors || r.charged.eps !== r.eps || r.charged.delta !== r.delta;
     const eps = converted ? `${fmt(r.charged.eps)} (claims ${fmt(r.eps)}, ${r.neighbors === 'unbounded' ? 'add/remove' : 'replace'})` : fmt(r.eps);
+    const name = safeText(r.name) + (r.nonPrivate ? ' [NOT PRIVATE input]' : '');
     if (r.value !== undefined) {
-      rows.push([safeText(r.name) + (r.nonPrivate ? ' [NOT PRIVATE input]' : ''), eps, fmt(r.value), fmtInterval(r.interval), safeText(mech)]);
+      rows.push([name, eps, fmt(r.value), fmtInterval(r.interval), safeText(mech)]);
     } else {
-      rows.push([safeText(r.name), eps, '', '', safeText(mech)]);
+      rows.push([name, eps, '', '', safeText(mech)]);
       const labels = r.labels ?? [];
       labels.forEach((l, i) => rows.push([`  ${safeText(l)}`, '', fmt(r.values?.[i]), fmtInterval(r.intervals?.[i] ?? null), '']));
     }
   }
-  const widths = head.map((h, j) => Math.min(j === 0 ? 44 : 40, Math.max([...h].length, ...rows.map((r) => [...r[j]!].length))));
-  const clip = (s: string, w: number) => ([...s].length > w ? `${[...s].slice(0, w - 1).join('')}…` : s);
-  const line = (cells: string[]) => cells.map((c, j) => pad(clip(c, widths[j]!), widths[j]!, j === 1 || j === 2)).join('  ');
-  const out = [line(head), widths.map((w) => '─'.repeat(w)).join('  ')];
-  for (const r of rows) out.push(line(r).trimEnd());
+  const widths = head.map((h, j) => Math.max([...h].length, ...rows.map((r) => [...r[j]!].length)));
+  if (!opts.wide) {
+    // Narrow the widest column (down to its minimum) one character at a time until the table fits.
+    const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1);
+    while (total() > width) {
+      let j = -1;
+      for (let k = 0; k < widths.length; k++) if (widths[k]! > MIN_WIDTH[k]! && (j < 0 || widths[k]! > widths[j]!)) j = k;
+      if (j < 0) break;
+      widths[j]!--;
+    }
+  }
+  const out: string[] = [];
+  const emit = (cells: string[]) => {
+    const wrapped = cells.map((c, j) => (opts.wide ? [c] : wrapCell(c, j === 0 && [...c].length > widths[0]! ? widths[0]! - 2 : widths[j]!)));
+    const n = Math.max(...wrapped.map((w) => w.length));
+    for (let k = 0; k < n; k++) {
+      // Continuation lines of a name are indented by two, under the name they continue.
+      const line = wrapped.map((w, j) => pad(k > 0 && j === 0 && w[k] !== undefined ? `  ${w[k]}` : (w[k] ?? ''), widths[j]!, j === 1 || j === 2)).join('  ');
+      out.push(line.trimEnd());
+    }
+  };
+  emit(head);
+  out.push(widths.map((w) => '─'.repeat(w)).join('  '));
+  for (const r of rows) emit(r);
   return out.join('\n');
 }

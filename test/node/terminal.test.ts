@@ -36,7 +36,7 @@ describe('results table', () => {
     ];
     const t = resultsTable(rows).split('\n');
     expect(t[0]).toMatch(/^release\s+ε\s+private value\s+95% interval\s+mechanism, noise scale/);
-    expect(t[2]).toMatch(/^mean\(x\)\s+0\.5\s+1\.235\s+\[0\.6, 1\.8\]\s+laplace b=0\.2$/);
+    expect(t[2]).toMatch(/^mean\(x\)\s+0\.5\s+1\.23\s+\[0\.6, 1\.8\]\s+laplace b=0\.2$/);
     expect(t[3]).toMatch(/^h\s+0\.5\s+gaussian-analytic σ=3, δ=1e-6$/);
     expect(t[4]).toMatch(/^ {2}a\s+10\s+\[5, 15\]$/);
     expect(t[5]).toMatch(/^ {2}b\s+0\s+\[0, 4\.5\]$/);

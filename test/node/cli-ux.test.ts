@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { main, EXIT } from '../../src/node/cli.js';
+import { fmt } from '../../src/node/report.js';
+import { resultsTable, wrapCell } from '../../src/node/terminal.js';
+import type { ReleaseResult } from '../../src/node/execute.js';
+import { gaussianSigmaClassic } from '../../src/mechanisms/gaussian-calibration.js';
+import { BudgetExceededError } from '../../src/errors.js';
+
+const ROOT = path.resolve(__dirname, '../..');
+const ADULT = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-ux-')), 'adult2000.csv');
+fs.writeFileSync(ADULT, `${fs.readFileSync(path.join(ROOT, 'data/adult.csv'), 'utf8').split('\n').slice(0, 2001).join('\n')}\n`);
+const SCHEMA = path.join(ROOT, 'examples/adult.schema.yaml');
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (s) => out.push(...s.split('\n')), err: (s) => err.push(...s.split('\n')) });
+  return { code, out: out.join('\n'), err: err.filter((l) => l !== ''), lines: out };
+}
+
+function tmpDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-ux-'));
+}
+
+function analysis(dir: string, releases: string, budget = 'eps: 1'): string {
+  const file = path.join(dir, 'a.analysis.yaml');
+  fs.writeFileSync(file, `title: ux\ndata:\n  path: ${ADULT}\nschema: ${SCHEMA}\nbudget:\n  ${budget}\nledger: ledger\noutput:\n  dir: out\nreleases:\n${releases}`);
+  return file;
+}
+
+describe('numbers for people', () => {
+  it('3 significant digits, thousands separators, scientific notation below 1e-3 and from 1e9', () => {
+    expect(fmt(0.7999999999999989)).toBe('0.8');
+    expect(fmt(0.000002349858807576003)).toBe('2.35e-6');
+    expect(fmt(1.23456)).toBe('1.23');
+    expect(fmt(20)).toBe('20');
+    expect(fmt(1e7)).toBe('10,000,000');
+    expect(fmt(-32561.4)).toBe('-32,561');
+    expect(fmt(5e9)).toBe('5e+9');
+    expect(fmt(0)).toBe('0');
+    expect(fmt(null)).toBe('—');
+  });
+
+  it('a budget refusal rounds to 3 digits, but never so that the need looks covered', () => {
+    expect(new BudgetExceededError('r', { eps: 1, delta: 0.000002349858807576003 }, { eps: 0.7999999999999989, delta: 0 }).message).toBe(
+      'release "r" needs eps=1, delta=0.00000235 but only eps=0.8, delta=0 remain',
+    );
+    expect(new BudgetExceededError('r', { eps: 0.30001, delta: 0 }, { eps: 0.3, delta: 0 }).message).toBe('release "r" needs eps=0.30001, delta=0 but only eps=0.3, delta=0 remain');
+  });
+});
+
+describe('results table', () => {
+  const base = { columns: ['x'], eps: 0.5, delta: 0, neighbors: 'bounded' as const, charged: { eps: 0.5, delta: 0, neighbors: 'bounded' as const }, level: 0.95, notes: [] };
+  const long = 'median house value of the block groups by ocean proximity and decade built';
+  const rows: ReleaseResult[] = [
+    { ...base, stat: 'mean', name: long, mechanism: 'laplace', sensitivity: [1, 500001], scale: [20, 1e7], value: 206855.81666, interval: [200000.123, 213000.456] },
+    { ...base, stat: 'histogram', name: 'h', mechanism: 'gaussian-analytic', delta: 1e-6, charged: { eps: 0.5, delta: 1e-6, neighbors: 'bounded' }, sensitivity: 1, scale: 3, labels: ['a very long level name of a categorical column, as some data sets have'], values: [10], intervals: [[5, 15]] },
+  ];
+
+  it('fits 100 columns without losing a character of the names; --wide keeps every cell on one line', () => {
+    const t = resultsTable(rows);
+    const lines = t.split('\n');
+    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(100);
+    expect(t).not.toContain('…');
+    // Every word of the long names is there (wrapped onto continuation lines).
+    const flat = lines.join(' ');
+    for (const w of long.split(' ')) expect(flat).toContain(w);
+    expect(flat).toContain('as some data sets have');
+    expect(t).toContain('laplace b=(20,');
+    expect(t).toContain('10,000,000)');
+    const wide = resultsTable(rows, { wide: true }).split('\n');
+    expect(wide.some((l) => [...l].length > 100)).toBe(true);
+    expect(wide.find((l) => l.startsWith(long))).toContain('laplace b=(20, 10,000,000)');
+    expect(wide).toHaveLength(5);
+  });
+
+  it('wrapCell breaks at spaces and never loses characters', () => {
+    expect(wrapCell('abc def ghi', 7)).toEqual(['abc', 'def ghi']);
+    expect(wrapCell('abcdefghij', 4).join('')).toBe('abcdefghij');
+    expect(wrapCell('short', 10)).toEqual(['short']);
+  });
+});
+
+describe('one error format', () => {
+  it("commander's own errors are printed as dpkit: error:", async () => {
+    const r = await cli('run', '--frobnicate');
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err[0]).toBe("dpkit: error: unknown option '--frobnicate'");
+    const m = await cli('frobnicate');
+    expect(m.err[0]).toMatch(/^dpkit: error: unknown command 'frobnicate'/);
+    const d = await cli('describe', ADULT, '--eps', 'x');
+    expect(d.code).toBe(EXIT.usage);
+    expect(d.err[0]).toMatch(/^dpkit: error: --eps must be a number > 0/);
+  });
+
+  it('the classic Gaussian refusal for eps >= 1 says it plainly and suggests the analytic mechanism', () => {
+    expect(() => gaussianSigmaClassic(1, 1e-6, 1)).toThrow(/must be < 1 for the classic Gaussian mechanism.*mechanism: 'analytic'/);
+    expect(() => gaussianSigmaClassic(1, 1e-6, 1)).not.toThrow(/typeDP|aDP/);
+  });
+});
+
+describe('-q/--quiet and --json on every command', () => {
+  it.each([['run'], ['describe'], ['ledger'], ['noise', 'optimize'], ['noise', 'compare']])('%s accepts -q and --json', async (...cmd) => {
+    const h = await cli(...(cmd as string[]), '--help');
+    expect(h.out).toContain('-q, --quiet');
+    expect(h.out).toContain('--json');
+  });
+
+  it('describe -q prints no table; describe --json prints results.json on stdout', async () => {
+    const dir = tmpDir();
+    const common = ['--eps', '1', '--schema', SCHEMA, '--columns', 'age', '--ledger', path.join(dir, 'ledger'), '--budget', '5', '--out', path.join(dir, 'out')];
+    const q = await cli('describe', ADULT, ...common, '-q');
+    expect(q.code, q.err.join('\n')).toBe(EXIT.ok);
+    expect(q.out).not.toContain('age: mean');
+    expect(q.out).toMatch(/^Spent this run: eps=1\. /);
+    const j = await cli('describe', ADULT, ...common, '--json');
+    expect(j.code, j.err.join('\n')).toBe(EXIT.ok);
+    const doc = JSON.parse(j.out) as { results: { name: string }[]; budget: { spentThisRun: { eps: number } } };
+    expect(doc.results.map((r) => r.name)).toEqual(['age: count', 'age: mean', 'age: sd', 'age: quartiles', 'age: histogram']);
+    expect(doc.budget.spentThisRun.eps).toBeCloseTo(1, 12);
+    const l = await cli('ledger', path.join(dir, 'ledger'), '-q');
+    expect(l.code).toBe(EXIT.ok);
+    expect(l.out).toBe('');
+  });
+
+  it('run --json prints results.json; run --dry-run --json prints the plan', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, '  - { stat: mean, column: age, eps: 0.3 }\n');
+    const dry = await cli('run', file, '--dry-run', '--json');
+    expect(dry.code).toBe(EXIT.ok);
+    const plan = JSON.parse(dry.out) as { releases: { name: string; charged: { eps: number } }[]; fits: boolean };
+    expect(plan.releases[0]!.charged.eps).toBe(0.3);
+    expect(plan.fits).toBe(true);
+    const r = await cli('run', file, '--json');
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    expect((JSON.parse(r.out) as { results: unknown[] }).results).toHaveLength(1);
+  });
+});
+
+describe('describe --dry-run', () => {
+  it('works on the fresh-clone data without --eps or a schema: plan and costs, nothing read or written', async () => {
+    const dir = tmpDir();
+    const ledger = path.join(dir, 'ledger');
+    const r = await cli('describe', path.join(ROOT, 'data/adult.csv'), '--dry-run', '--ledger', ledger, '--out', path.join(dir, 'out'));
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    expect(r.out).toMatch(/--eps not given: the costs below are for --eps 1/);
+    expect(r.out).toMatch(/age: quartiles\s+quantile\s+age\s+eps\s+0\.02/); // 1/15 columns x 30%
+    expect(r.out).toMatch(/This plan spends eps=1 /);
+    expect(r.out).toMatch(/Columns without public bounds or levels: age, workclass/);
+    expect(r.out).toMatch(/no data value was read and nothing was spent/);
+    expect(fs.existsSync(ledger)).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  it('a plan that does not fit the ledger lists what to drop or shrink', async () => {
+    const dir = tmpDir();
+    const r = await cli('describe', ADULT, '--dry-run', '--eps', '2', '--schema', SCHEMA, '--columns', 'age,sex', '--budget', '1.5', '--ledger', path.join(dir, 'ledger'));
+    expect(r.code).toBe(EXIT.budget);
+    expect(r.out).toMatch(/does NOT fit/);
+    // sex: frequencies costs 1, the most: dropping it alone fits (age's five releases cost 1 together).
+    expect(r.out).toContain('to fit, drop this release: "sex: frequencies" (eps=1)');
+    expect(r.out).toContain('or shrink every release: multiply each eps by 0.75');
+  });
+});
+
+describe('run: a budget refusal says what to drop', () => {
+  it('names the fewest releases whose removal fits, costliest first', async () => {
+    const dir = tmpDir();
+    const file = analysis(dir, '  - { stat: mean, column: age, eps: 0.5 }\n  - { stat: mean, column: hours_per_week, eps: 0.3 }\n  - { stat: count, eps: 0.4 }\n');
+    const r = await cli('run', file);
+    expect(r.code).toBe(EXIT.budget);
+    expect(r.err).toEqual([
+      'dpkit: error: release "plan of 3 release(s)" needs eps=1.2, delta=0 but only eps=1, delta=0 remain',
+      'dpkit:   to fit, drop this release: "mean(age)" (eps=0.5)',
+      'dpkit:   or shrink every release: multiply each eps by 0.833 (e.g. "mean(age)": eps 0.5 -> 0.416)',
+    ]);
+  });
+});
+
+describe('describe --bounds-from-data', () => {
+  it('marks the quantile and histogram rows NOT PRIVATE too', async () => {
+    const dir = tmpDir();
+    const r = await cli('describe', ADULT, '--eps', '1', '--bounds-from-data', '--columns', 'age', '--ledger', path.join(dir, 'ledger'), '--budget', '5', '--out', path.join(dir, 'out'));
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    for (const name of ['age: count', 'age: mean', 'age: sd', 'age: quartiles', 'age: histogram']) {
+      const line = r.lines.find((l) => l.startsWith(name));
+      expect(line, name).toBeDefined();
+      expect(r.out).toContain(`${name} [NOT PRIVATE input]`);
+    }
+  });
+});
