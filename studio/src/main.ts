@@ -566,7 +566,7 @@ function renderResults(): void {
   for (const r of state.results) {
     if (!r.values || !r.labels) continue;
     svg.push(`<h3>${escapeText(r.name)}</h3>`);
-    svg.push(barChart({ labels: r.labels, values: r.values, intervals: r.intervals ?? null, yTitle: r.stat === 'quantile' ? r.columns[0]! : 'private count', xTitle: r.columns.join(' × '), ariaLabel: r.name }));
+    svg.push(barChart({ labels: r.labels, values: r.values, intervals: r.intervals ?? null, yTitle: r.stat === 'quantile' ? r.columns[0]! : r.stat === 'mean' ? `private mean of ${r.columns[0]}` : 'private count', xTitle: r.stat === 'mean' ? r.columns.slice(1).join(' × ') : r.columns.join(' × '), ariaLabel: r.name }));
   }
   // The report's SVG builders escape every label and number (src/report/charts.ts).
   charts.innerHTML = svg.join('');

@@ -32,6 +32,13 @@ import { planMean } from '../../src/statistics/mean.js';
 import { planHistogram } from '../../src/statistics/histogram.js';
 import { planTable } from '../../src/statistics/table.js';
 
+// The callbacks of page.evaluate run in the page (serialised by playwright); the Node test program
+// has no DOM types, so the few page globals they use are declared here, module-scoped.
+declare const document: any;
+declare const window: any;
+declare const DataTransfer: any;
+declare const DragEvent: any;
+
 const ROOT = path.resolve(__dirname, '../..');
 const ART = path.join(ROOT, 'test-artifacts', 'studio');
 const TEST_BUILD = path.join(ART, 'build-test');
@@ -88,7 +95,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
   let context: BrowserContext;
   let page: Page;
   const consoleErrors: string[] = [];
-  let requests: string[] = [];
+  const requests: string[] = [];
   let recording = false;
   let shot = 0;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-studio-'));
@@ -143,6 +150,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(ART, { recursive: true });
+    for (const f of fs.readdirSync(ART)) if (f.endsWith('.png')) fs.rmSync(path.join(ART, f));
     build(TEST_BUILD, true);
     build(PROD_BUILD, false);
     server = await serveStatic(TEST_BUILD);
@@ -204,8 +212,8 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
     await screenshot('planned');
 
     // The preview is the library's plans with the same public inputs (eps 0.1 each, delta 1e-6 to the one Gaussian).
-    previewHw = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as HTMLElement).dataset.hw!)));
-    previewScale = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as HTMLElement).dataset.scale!)));
+    previewHw = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as { dataset: Record<string, string> }).dataset.hw!)));
+    previewScale = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as { dataset: Record<string, string> }).dataset.scale!)));
     const eps = 0.1;
     const lap = { eps, mechanism: 'laplace' as const, neighbors: 'bounded' as const, noise: 'safe' as const };
     const p = parseNoiseOptions(lap);
@@ -222,7 +230,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
 
     // A live preview: a larger plan eps shrinks every half-width.
     await page.fill('#plan-eps', '1');
-    const wider = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as HTMLElement).dataset.hw!)));
+    const wider = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as { dataset: Record<string, string> }).dataset.hw!)));
     expect(wider[1]).toBeLessThan(previewHw[1] as number);
     await page.fill('#plan-eps', '0.5');
 
@@ -366,7 +374,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
     const nameCell = await page.locator('#columns tbody th').first().textContent();
     expect(nameCell).toBe(evil);
     expect(await page.locator('#columns img').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(await page.textContent('#budget-status')).toContain('No budget stored yet');
     await screenshot('markup-escaped');
   });
