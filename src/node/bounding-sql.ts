@@ -19,6 +19,11 @@
  * documented; count them privately if needed). Values are clamped per row to [lower, upper], or the
  * unit's per-group TOTAL is clamped to [lower, upper] with `perUnitClamp` (per-partition sum bounding).
  *
+ * Dialects. DuckDB runs the window functions above. ClickHouse runs the same plan with arrays, which
+ * also work on servers without window functions (before 21.x): per (unit, group) the values sorted by
+ * h_r and sliced to m (arraySort / arraySlice over groupArray), and per unit the k smallest h_g
+ * (joined back on the unit); the kept set is identical to the window formulation for the same key.
+ *
  * {@link boundedPerUnitSql} gives one row per (group, unit): g, u, n (kept rows), s (clamped sum),
  * s2 (sum of squares of the clamped values; rows clamped only). {@link boundedGroupsSql} aggregates
  * it per group: g, units (distinct units: the partition-selection count), n, s, s2. Sums are DOUBLE
@@ -116,6 +121,7 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
   const hr = md5(d, concat(d, [k, "'r'", uT, gT, V === undefined ? "''" : text(d, 'v')]));
   const hg = md5(d, concat(d, [k, "'g'", uT, gT]));
   const cv = V === undefined ? '0' : clampExpr(d, 'v', l, u);
+  if (d === 'clickhouse') return clickHouseSql(plan, b, { U, G, V, l, u, k, where });
   const agg =
     V === undefined
       ? `count(*) AS n, 0 AS s, 0 AS s2`
@@ -131,6 +137,33 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
     `) AS ranked`,
     `WHERE rn <= ${b.maxRows} AND gr <= ${b.maxPartitions}`,
     `GROUP BY g, u`,
+  ].join('\n');
+}
+
+/** The ClickHouse formulation with arrays (see the file comment). */
+function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string; G: string; V: string | undefined; l: string; u: string; k: string; where: string[] }): string {
+  const d: SqlDialect = 'clickhouse';
+  const src = `SELECT assumeNotNull(${q.U}) AS u, ${plan.by === undefined ? "'all'" : `assumeNotNull(${q.G})`} AS g, ${q.V === undefined ? 'toFloat64(0)' : `toFloat64(assumeNotNull(${q.V}))`} AS v FROM ${plan.from} WHERE ${q.where.join(' AND ')}`;
+  const hr = md5(d, concat(d, [q.k, "'r'", 'toString(u)', 'toString(g)', q.V === undefined ? "''" : 'toString(v)']));
+  const hg = md5(d, concat(d, [q.k, "'g'", 'toString(u)', 'toString(g)']));
+  const cl = (x: string) => clampExpr(d, x, q.l, q.u);
+  const agg =
+    q.V === undefined
+      ? 'length(vs) AS n, toFloat64(0) AS s, toFloat64(0) AS s2'
+      : plan.perUnitClamp
+        ? `length(vs) AS n, ${cl('arraySum(vs)')} AS s, toFloat64(0) AS s2`
+        : `length(vs) AS n, arraySum(arrayMap(x -> ${cl('x')}, vs)) AS s, arraySum(arrayMap(x -> ${cl('x')} * ${cl('x')}, vs)) AS s2`;
+  return [
+    `SELECT g, u, ${agg} FROM (`,
+    `  SELECT u, g, hg, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, ${b.maxRows}) AS vs`,
+    `  FROM (SELECT u, g, v, ${hr} AS hr, ${hg} AS hg FROM (${src}))`,
+    `  GROUP BY u, g, hg`,
+    `) ANY INNER JOIN (`,
+    `  SELECT u, arraySlice(arraySort(groupArray(hg)), 1, ${b.maxPartitions}) AS top`,
+    `  FROM (SELECT u, ${hg} AS hg FROM (${src}) GROUP BY u, hg)`,
+    `  GROUP BY u`,
+    `) USING u`,
+    `WHERE has(top, hg)`,
   ].join('\n');
 }
 

@@ -1,0 +1,65 @@
+/**
+ * Contribution bounding in SQL on the two-shard ClickHouse cluster (scripts/clickhouse-cluster.sh;
+ * DPKIT_CLICKHOUSE must point at it, as for the engine tests): the array formulation keeps exactly
+ * the same (unit, group) pairs as DuckDB's window formulation for the same key, and respects the
+ * bounds with values.
+ */
+import { resolve } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundedGroupsSql, boundedPerUnitSql, type BoundingPlan } from '../../src/node/bounding-sql.js';
+import { freshHashKey } from '../../src/random/siphash.js';
+import { seededRng } from '../../src/random/rng.js';
+import { chExec, clusterUrl, dropDistributed, loadCsv } from './engine/cluster.js';
+
+const CSV = resolve(__dirname, '../../data/insteval.csv');
+const TABLE = 'dpkit_bounding_insteval';
+let duck: Awaited<ReturnType<DuckDBInstance['connect']>>;
+const duckRows = async (sql: string) => (await duck.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+const chRows = async (sql: string) =>
+  (await chExec(clusterUrl(), `${sql} FORMAT TSV`))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t'));
+
+beforeAll(async () => {
+  await loadCsv(CSV, TABLE);
+  const db = await DuckDBInstance.create(':memory:');
+  duck = await db.connect();
+  await duck.run(`CREATE TABLE insteval AS SELECT * FROM read_csv('${CSV}', header = true, types = {'s': 'VARCHAR', 'd': 'VARCHAR', 'dept': 'VARCHAR', 'y': 'DOUBLE'})`);
+}, 120_000);
+afterAll(async () => {
+  duck?.closeSync?.();
+  await dropDistributed(TABLE);
+});
+
+describe('contribution bounding SQL on ClickHouse (Distributed table, 2 shards)', () => {
+  it('keeps the same (unit, group) pairs as DuckDB for the same key (counts, k = 3, m = 2)', async () => {
+    const key = freshHashKey(seededRng('ch-vs-duck'));
+    const plan = (from: string): BoundingPlan => ({ from, unit: 's', by: 'd', maxPartitions: 3, maxRows: 2, key });
+    const ch = (await chRows(`SELECT toString(u), toString(g), n FROM (${boundedPerUnitSql(plan(`default.${TABLE}`), 'clickhouse')})`)).map((r) => r.join('/')).sort();
+    const dk = (await duckRows(`SELECT u, g, n FROM (${boundedPerUnitSql(plan('insteval'), 'duckdb')})`)).map((r) => `${r.u}/${r.g}/${r.n}`).sort();
+    expect(ch.length).toBeGreaterThan(8000);
+    expect(ch).toEqual(dk);
+  }, 60_000);
+
+  it('respects the bounds with values and per-group aggregates add up (department, k = 2, m = 5)', async () => {
+    const plan: BoundingPlan = { from: `default.${TABLE}`, unit: 's', by: 'dept', value: 'y', lower: 1, upper: 5, maxPartitions: 2, maxRows: 5, key: freshHashKey(seededRng('ch-values')) };
+    const per = await chRows(`SELECT u, count() AS groups, max(n), min(n) FROM (${boundedPerUnitSql(plan, 'clickhouse')}) GROUP BY u`);
+    expect(per).toHaveLength(2972);
+    for (const [, groups, maxN, minN] of per) {
+      expect(Number(groups)).toBeLessThanOrEqual(2);
+      expect(Number(maxN)).toBeLessThanOrEqual(5);
+      expect(Number(minN)).toBeGreaterThanOrEqual(1);
+    }
+    const g = await chRows(boundedGroupsSql(plan, 'clickhouse'));
+    const n = g.reduce((a, r) => a + Number(r[2]), 0);
+    expect(n).toBe(Number((await chRows(`SELECT sum(n) FROM (${boundedPerUnitSql(plan, 'clickhouse')})`))[0]![0]));
+    expect(n).toBeLessThanOrEqual(2972 * 2 * 5);
+    for (const r of g) {
+      const mean = Number(r[3]) / Number(r[2]);
+      expect(mean).toBeGreaterThanOrEqual(1);
+      expect(mean).toBeLessThanOrEqual(5);
+    }
+  }, 60_000);
+});
