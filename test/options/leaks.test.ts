@@ -77,6 +77,8 @@ type Call = (p: unknown, acc: PrivacyAccountant) => unknown;
 /** Release functions and the argument the poison goes into (one call per poison). */
 const CASES: Record<string, Call> = {
   meanDP: (p, accountant) => meanDP(poisoned(p), { eps: 1, ...b, accountant }),
+  'meanDP whole argument': (p, accountant) => meanDP(p as never, { eps: 1, ...b, accountant }),
+  'reportNoisyMax range': (p, accountant) => reportNoisyMax([-1e308, typeof p === 'number' ? p * 1e303 : 0], 1, 1, { accountant }),
   varDP: (p, accountant) => varDP(poisoned(p), { eps: 1, ...b, accountant }),
   sdDP: (p, accountant) => sdDP(poisoned(p), { eps: 1, ...b, accountant }),
   'varDP bounded-laplace': (p, accountant) => varDP(poisoned(p), { eps: 1, ...b, mechanism: 'bounded-laplace', accountant }),
