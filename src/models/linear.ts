@@ -1,6 +1,8 @@
 /**
  * LinearRegressionDP: (eps, delta)-differentially private linear regression by the objective
- * perturbation of Kifer, Smith & Thakurta (2012) (DPpack's LinearRegressionDP).
+ * perturbation of Kifer, Smith & Thakurta (2012) (DPpack's LinearRegressionDP), or, with
+ * `method: 'adassp'`, by AdaSSP sufficient-statistics perturbation (Wang 2018; src/models/adassp.ts,
+ * (eps, delta)-DP for add/remove-one rows, delta > 0). What follows describes KST.
  *
  * Preprocessing (public bounds for every column of X and for y; `lower`/`upper` have d + 1 entries,
  * the last one bounding y, as in DPpack): X values are clipped to their bounds and column j is
@@ -43,8 +45,16 @@ import { kstObjectivePerturbation } from './erm/kst.js';
 import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './erm/objective.js';
 import { checkOptionsObject, scaleDesign } from './erm/preprocess.js';
 import { linearScores } from './logistic.js';
+import { adasspDesign, adasspParameters, adasspSolve, adasspStatistics } from './adassp.js';
 
-export interface LinearRegressionOptions {
+function checkOpenUnitRho(x: unknown): number {
+  if (typeof x !== 'number' || !(x > 0 && x < 1)) throw new InvalidArgumentError('rho', 'must be in (0, 1) (the failure probability of the ridge choice)', x);
+  return x;
+}
+
+/** KST objective perturbation (the default method). */
+export interface LinearRegressionKstOptions {
+  method?: 'kst';
   eps: number;
   /** 0 (default) for pure eps-DP, or in (0, 1) for (eps, delta)-DP with Gaussian noise. */
   delta?: number;
@@ -52,6 +62,18 @@ export interface LinearRegressionOptions {
   gamma: number;
   regularizer?: Regularizer;
 }
+
+/** AdaSSP sufficient-statistics perturbation (Wang 2018, Algorithm 2; src/models/adassp.ts). */
+export interface LinearRegressionAdasspOptions {
+  method: 'adassp';
+  eps: number;
+  /** In (0, 1): AdaSSP is (eps, delta)-DP with Gaussian noise. */
+  delta: number;
+  /** Failure probability of the ridge choice (utility only; default 0.05, Wang's value). */
+  rho?: number;
+}
+
+export type LinearRegressionOptions = LinearRegressionKstOptions | LinearRegressionAdasspOptions;
 
 export interface LinearFitOptions extends ReleaseOptions {
   /** Public lower bounds: one per column of X, then one for y (d + 1 entries). */
@@ -62,7 +84,7 @@ export interface LinearFitOptions extends ReleaseOptions {
   addBias?: boolean;
 }
 
-const LINEAR_REGRESSION_OPTIONS = optionSpec<LinearRegressionOptions>({ eps: true, delta: true, gamma: true, regularizer: true });
+const LINEAR_REGRESSION_OPTIONS = optionSpec<LinearRegressionOptions>({ method: ['kst', 'adassp'], eps: true, delta: true, gamma: true, regularizer: true, rho: true });
 const LINEAR_FIT_OPTIONS = optionSpec<LinearFitOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, addBias: 'boolean' });
 
 /** The preprocessed KST problem of a linear regression, with the map back to user units. */
@@ -120,10 +142,15 @@ export function prepareLinearRegression(X: MatrixInput, y: ArrayLike<number>, o:
 }
 
 export class LinearRegressionDP {
+  /** 'kst' (objective perturbation, default) or 'adassp' (sufficient-statistics perturbation). */
+  readonly method: 'kst' | 'adassp';
   readonly eps: number;
   readonly delta: number;
+  /** KST's regularisation constant (0 for AdaSSP, which chooses its ridge privately). */
   readonly gamma: number;
   readonly regularizer: Regularizer;
+  /** AdaSSP's failure probability of the ridge choice (undefined for KST). */
+  readonly rho: number | undefined;
   /** The released coefficients in the inputs' units (intercept first with addBias); undefined before fit. */
   coeff: number[] | undefined;
   private addBias = false;
@@ -132,10 +159,25 @@ export class LinearRegressionDP {
   constructor(options: LinearRegressionOptions) {
     checkOptionKeys('LinearRegressionDP', options, LINEAR_REGRESSION_OPTIONS, true);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('LinearRegressionDP options', 'must be an object { eps, delta?, gamma }', options);
+    this.method = options.method ?? 'kst';
     this.eps = checkEpsilon(options.eps);
-    this.delta = options.delta === undefined || options.delta === 0 ? 0 : checkDelta(options.delta);
-    this.gamma = checkPositive(options.gamma, 'gamma');
-    this.regularizer = checkRegularizer(options.regularizer);
+    if (options.method === 'adassp') {
+      const o = options as LinearRegressionAdasspOptions & { gamma?: unknown; regularizer?: unknown };
+      if (o.gamma !== undefined) throw new InvalidArgumentError('gamma', "is a KST option: method 'adassp' chooses its ridge privately", o.gamma);
+      if (o.regularizer !== undefined) throw new InvalidArgumentError('regularizer', "is a KST option (method 'adassp' uses a ridge)", o.regularizer);
+      this.delta = checkDelta(o.delta);
+      this.gamma = 0;
+      this.regularizer = 'l2';
+      this.rho = o.rho === undefined ? 0.05 : checkOpenUnitRho(o.rho);
+      adasspParameters(this.eps, this.delta, 1, this.rho);
+      return;
+    }
+    const k = options as LinearRegressionKstOptions & { rho?: unknown };
+    if (k.rho !== undefined) throw new InvalidArgumentError('rho', "is an AdaSSP option (method 'adassp')", k.rho);
+    this.delta = k.delta === undefined || k.delta === 0 ? 0 : checkDelta(k.delta);
+    this.gamma = checkPositive(k.gamma, 'gamma');
+    this.regularizer = checkRegularizer(k.regularizer);
+    this.rho = undefined;
   }
 
   /** (eps, delta)-DP for add/remove-one (unbounded) neighbours (see the class comment). */
@@ -164,6 +206,7 @@ export class LinearRegressionDP {
     const o = checkOptionsObject<LinearFitOptions>(options, 'options');
     checkLinearRegressionInput(X, y, o);
     resolveRng(o.rng);
+    if (this.method === 'adassp') return this.fitAdassp(X, y, o);
     const mechanism = this.delta === 0 ? 'kst-objective-perturbation-gamma' : 'kst-objective-perturbation-gaussian';
     let zeta = 0;
     const theta = runRelease(o, { eps: this.eps, delta: this.delta, neighbors: 'unbounded', mechanism, name: 'LinearRegressionDP.fit' }, (rng) => {
@@ -183,6 +226,25 @@ export class LinearRegressionDP {
     this.addBias = o.addBias ?? false;
     this.dIn = theta.length - (this.addBias ? 1 : 0);
     this.coeff = Array.from(theta);
+    return this;
+  }
+
+  /**
+   * AdaSSP (src/models/adassp.ts): three lattice-Gaussian releases (lambda_min, X^T X, X^T y) under
+   * a zCDP split of (eps, delta), then the ridge solve; (eps, delta)-DP for add/remove-one rows.
+   * Never fails after the budget check (the pseudo-inverse is defined for every noise draw).
+   */
+  private fitAdassp(X: MatrixInput, y: ArrayLike<number>, o: LinearFitOptions): this {
+    const { dIn, lo, hi } = checkLinearRegressionInput(X, y, o);
+    const addBias = o.addBias ?? false;
+    const params = adasspParameters(this.eps, this.delta, dIn + (addBias ? 1 : 0), this.rho);
+    const coeff = runRelease(o, { eps: this.eps, delta: this.delta, neighbors: 'unbounded', mechanism: 'adassp', name: 'LinearRegressionDP.fit' }, (rng) => {
+      const design = adasspDesign(X, y, lo, hi, addBias);
+      return design.unscale(adasspSolve(adasspStatistics(design, params, rng), params).theta);
+    });
+    this.addBias = addBias;
+    this.dIn = dIn;
+    this.coeff = Array.from(coeff);
     return this;
   }
 
