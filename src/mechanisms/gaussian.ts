@@ -9,7 +9,7 @@ import { runRelease, type Release, type ReleaseOptions } from '../release.js';
 import { checkAlpha, checkDelta, checkEpsilon } from '../validation.js';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from './gaussian-calibration.js';
 import { addCheckedNoise, type NoiseSpec } from './noise.js';
-import { checkVectorValues, collapse, parseVectorArgs, planRelease, sensitivityAt, type CommonMechanismOptions } from './vector-args.js';
+import { checkVectorValues, collapse, parseVectorArgs, planRelease, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
 
 export * from './gaussian-calibration.js';
 
@@ -58,6 +58,20 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
 export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions): number | number[] | Float64Array | Release<number> | Release<number[]> | Release<Float64Array> {
   checkOptions('gaussianMechanism', opts, GAUSSIAN_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
+  const plan = planGaussian(eps, delta, args, args.values.length, opts);
+  checkVectorValues('gaussian', args, plan.spec);
+  const out = runRelease(opts, { ...plan.guarantee, mechanism: plan.mechanism, name: 'gaussianMechanism' }, (rng) => plan.release(args.values, rng));
+  // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
+  const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
+  if (!args.details) return value;
+  return { value, mechanism: plan.mechanism, guarantee: { ...plan.guarantee }, sensitivity: plan.sensitivity, scale: plan.scale, noiseHalfWidth: plan.noiseHalfWidth } as Release<number> | Release<number[]> | Release<Float64Array>;
+}
+
+/**
+ * The data-free plan of {@link gaussianMechanism} for a query of dimension n (calibrations there):
+ * validates eps, delta, typeDP and analytic (DPpack's rules) before any value is read.
+ */
+export function planGaussian(eps: number, delta: number, args: PlanArgs, n: number, opts?: Pick<GaussianOptions, 'typeDP' | 'analytic'>): MechanismPlan {
   checkEpsilon(eps);
   checkDelta(delta);
   const typeDP = opts?.typeDP ?? 'aDP';
@@ -66,8 +80,7 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
   if (typeof analytic !== 'boolean') throw new InvalidArgumentError('analytic', 'must be a boolean', analytic);
   if (analytic && typeDP !== 'aDP') throw new InvalidArgumentError('analytic', "can only be used with typeDP 'aDP'", analytic);
   if (!analytic && typeDP === 'aDP' && !(eps < 1)) throw new InvalidArgumentError('eps', "must be < 1 for typeDP 'aDP' unless analytic is true", eps);
-  const { values, sensitivities: sens, alloc, noise } = args;
-  const n = values.length;
+  const { sensitivities: sens, alloc, noise } = args;
   const calibrate = typeDP === 'pDP' ? gaussianSigmaPDP : analytic ? analyticGaussianSigma : gaussianSigmaClassic;
   const sigmaFor = (e: number, d: number, s: number) => {
     const sigma = calibrate(e, d, s);
@@ -87,22 +100,21 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
     for (let i = 0; i < n; i++) sigmas[i] = sigmaFor(alloc[i]! * eps, alloc[i]! * delta, sensitivityAt(sens, i));
     spec = { scale: sigmas, sensitivity: sens.length === 1 ? sens[0]! : sens };
   }
-  checkVectorValues('gaussian', args, spec);
-  const mechanism = typeDP === 'pDP' ? 'gaussian-pdp' : analytic ? 'gaussian-analytic' : 'gaussian-classic';
-  const out = runRelease(opts, { eps, delta, neighbors: args.neighbors, mechanism, name: 'gaussianMechanism' }, (rng) => addCheckedNoise('gaussian', values, spec, rng, noise));
-  // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
-  const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
-  if (!args.details) return value;
-  // Scales applied and the lattice allowance of 'safe' mode, from the one noise plan of mechanisms/noise.ts.
-  const { effectiveScale: eff, slack } = planRelease('gaussian', spec, n, noise);
+  // Scales applied and the lattice allowance of 'safe' mode, from the one noise plan of mechanisms/noise.ts; planned on demand.
+  let planned: { effectiveScale: ArrayLike<number>; slack: ArrayLike<number> } | undefined;
+  const layout = () => (planned ??= planRelease('gaussian', spec, n, noise));
   return {
-    value,
-    mechanism,
     guarantee: { eps, delta, neighbors: args.neighbors },
+    mechanism: typeDP === 'pDP' ? 'gaussian-pdp' : analytic ? 'gaussian-analytic' : 'gaussian-classic',
     sensitivity: alloc === undefined ? l2 : collapse(sens),
-    scale: collapse(eff),
+    spec,
+    noise,
+    get scale() {
+      return collapse(layout().effectiveScale);
+    },
     noiseHalfWidth(alpha = 0.05) {
       checkAlpha(alpha);
+      const { effectiveScale: eff, slack } = layout();
       // Normal: P(|N(0, s^2)| > s PhiInv(1 - alpha/2)) = alpha. The discrete Gaussian on the integers
       // ('exact') is sub-Gaussian with variance proxy s^2 (CKS 2020): P(|X| >= w) <= 2 exp(-w^2/(2 s^2)).
       const zq = -normalQuantile(alpha / 2);
@@ -111,5 +123,6 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
       for (let i = 0; i < eff.length; i++) w[i] = noise === 'exact' ? eff[i]! * zs : eff[i]! * zq + slack[i]!;
       return collapse(w);
     },
-  } as Release<number> | Release<number[]> | Release<Float64Array>;
+    release: (values, rng) => addCheckedNoise('gaussian', values, spec, rng, noise),
+  };
 }

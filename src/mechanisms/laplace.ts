@@ -7,7 +7,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { runRelease, type Release, type ReleaseOptions } from '../release.js';
 import { checkAlpha, checkEpsilon, checkPositive } from '../validation.js';
 import { addCheckedNoise, type NoiseSpec } from './noise.js';
-import { checkVectorValues, collapse, parseVectorArgs, planRelease, sensitivityAt, type CommonMechanismOptions } from './vector-args.js';
+import { checkVectorValues, collapse, parseVectorArgs, planRelease, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
 
 export type LaplaceOptions = ReleaseOptions & CommonMechanismOptions;
 
@@ -52,9 +52,22 @@ export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: nu
 export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions): number | number[] | Float64Array | Release<number> | Release<number[]> | Release<Float64Array> {
   checkOptions('laplaceMechanism', opts, LAPLACE_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
+  const plan = planLaplace(eps, args, args.values.length);
+  checkVectorValues('laplace', args, plan.spec);
+  const out = runRelease(opts, { ...plan.guarantee, mechanism: plan.mechanism, name: 'laplaceMechanism' }, (rng) => plan.release(args.values, rng));
+  // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
+  const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
+  if (!args.details) return value;
+  return { value, mechanism: plan.mechanism, guarantee: { ...plan.guarantee }, sensitivity: plan.sensitivity, scale: plan.scale, noiseHalfWidth: plan.noiseHalfWidth } as Release<number> | Release<number[]> | Release<Float64Array>;
+}
+
+/**
+ * The data-free plan of {@link laplaceMechanism} for a query of dimension n (see the scales there):
+ * eps-DP for the relation `args.neighbors`; validates eps and the scales before any value is read.
+ */
+export function planLaplace(eps: number, args: PlanArgs, n: number): MechanismPlan {
   checkEpsilon(eps);
-  const { values, sensitivities: sens, alloc, noise } = args;
-  const n = values.length;
+  const { sensitivities: sens, alloc, noise } = args;
   let spec: NoiseSpec;
   if (alloc === undefined) {
     // l1 sensitivity of the vector: sum_i s_i, or n s for one sensitivity applying to every element.
@@ -71,28 +84,28 @@ export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: nu
   for (let i = 0; i < scalesCheck.length; i++) {
     if (!Number.isFinite(scalesCheck[i]!)) throw new InvalidArgumentError('eps/sensitivities', 'give a Laplace scale that overflows', scalesCheck[i]);
   }
-  checkVectorValues('laplace', args, spec);
-  const out = runRelease(opts, { eps, delta: 0, neighbors: args.neighbors, mechanism: 'laplace', name: 'laplaceMechanism' }, (rng) => addCheckedNoise('laplace', values, spec, rng, noise));
-  // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
-  const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
-  if (!args.details) return value;
   // Scales applied and the lattice allowance (rounding <= 2^(k-1), discrete tail <= 1 grid unit, or
-  // the integer lattice), from the one noise plan of mechanisms/noise.ts.
-  const { effectiveScale: eff, slack } = planRelease('laplace', spec, n, noise);
-  const sensitivityOut = alloc === undefined ? (spec.sensitivity as number) : collapse(sens);
+  // the integer lattice), from the one noise plan of mechanisms/noise.ts; planned on demand.
+  let planned: { effectiveScale: ArrayLike<number>; slack: ArrayLike<number> } | undefined;
+  const layout = () => (planned ??= planRelease('laplace', spec, n, noise));
   return {
-    value,
-    mechanism: 'laplace',
     guarantee: { eps, delta: 0, neighbors: args.neighbors },
-    sensitivity: sensitivityOut,
-    scale: collapse(eff),
+    mechanism: 'laplace',
+    sensitivity: alloc === undefined ? (spec.sensitivity as number) : collapse(sens),
+    spec,
+    noise,
+    get scale() {
+      return collapse(layout().effectiveScale);
+    },
     noiseHalfWidth(alpha = 0.05) {
       checkAlpha(alpha);
+      const { effectiveScale: eff, slack } = layout();
       // P(|Lap(b)| > b ln(1/alpha)) = alpha.
       const w = new Float64Array(eff.length);
       for (let i = 0; i < eff.length; i++) w[i] = eff[i]! * Math.log(1 / alpha) + slack[i]!;
       return collapse(w);
     },
-  } as Release<number> | Release<number[]> | Release<Float64Array>;
+    release: (values, rng) => addCheckedNoise('laplace', values, spec, rng, noise),
+  };
 }
 

@@ -5,7 +5,8 @@
  */
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { NoiseMode } from '../release.js';
+import type { Guarantee, NoiseMode } from '../release.js';
+import type { Rng } from '../random/rng.js';
 import { checkFiniteArray } from '../validation.js';
 import { checkNoiseInputs, fitsNoise, planNoiseLayout, planNoiseSpec, type NoiseKind, type NoiseSpec } from './noise.js';
 
@@ -131,3 +132,27 @@ export function planRelease(kind: NoiseKind, spec: NoiseSpec, n: number, noise: 
   const p = planNoiseLayout(kind, spec.scale, spec.sensitivity as number, n, noise, spec.gridBits);
   return { effectiveScale: [p.effectiveScale], slack: [p.slack] };
 }
+
+/**
+ * The data-free plan of a Laplace or Gaussian mechanism release (src/mechanisms/laplace.ts,
+ * gaussian.ts), from the public inputs only (eps, delta, sensitivities, allocation, noise mode and the
+ * query's dimension n): the guarantee, the sensitivity, the noise spec, and, computed on demand, the
+ * scales applied and the noise half-widths; `release` adds the planned noise to values already checked
+ * against `spec` ({@link checkVectorValues}).
+ */
+export interface MechanismPlan {
+  guarantee: Guarantee;
+  mechanism: string;
+  /** The sensitivity the noise is calibrated to (of the whole vector; per element with allocation). */
+  sensitivity: number | number[];
+  /** Scales and the sensitivities they were calibrated to. */
+  spec: NoiseSpec;
+  noise: NoiseMode;
+  /** The scale actually applied (per element where they differ). */
+  readonly scale: number | number[];
+  noiseHalfWidth(alpha?: number): number | number[];
+  release(values: Float64Array, rng: Rng): Float64Array;
+}
+
+/** The public parts of {@link VectorArgs} a mechanism plan depends on. */
+export type PlanArgs = Pick<VectorArgs, 'sensitivities' | 'alloc' | 'noise' | 'neighbors'>;
