@@ -37,6 +37,8 @@ import { LockError } from './lock.js';
 import { fmt, renderReport, resultsCsv, type NoiseDensityPlot } from './report.js';
 import { makeProgress, resultsTable, safeText } from './terminal.js';
 import { noiseCommand } from './noise-cli.js';
+import { writeSkeletons } from './init.js';
+import { dataFingerprint, readStored, reuseKey, store, storeDir } from './results-store.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, error: 1, usage: 2, budget: 3, ledger: 4, data: 5, failed: 6, output: 7 } as const;
@@ -69,7 +71,7 @@ function planLine(r: ReleaseSpec, ledgerRel: Neighbors): string {
   const mech = 'mechanism' in r ? r.mechanism : r.stat === 'quantile' ? 'exponential' : 'objective perturbation';
   const c = releaseCost(r, ledgerRel);
   const conv = r.neighbors !== ledgerRel ? `  [${REL_TEXT[r.neighbors]}; charged ${budgetText(c)} to the ${REL_TEXT[ledgerRel]} ledger]` : '';
-  return `  ${r.name.padEnd(28)} ${r.stat.padEnd(12)} ${what.padEnd(20)} eps ${fmt(r.eps).padStart(6)}${r.delta ? `  delta ${fmt(r.delta)}` : ''}  ${mech}${'by' in r && r.by ? ` (grouped by ${r.by})` : ''}${conv}`;
+  return `  ${r.name.padEnd(28)} ${r.stat.padEnd(12)} ${what.padEnd(20)} eps ${fmt(r.eps).padStart(7)}${r.delta ? `  delta ${fmt(r.delta)}` : ''}  ${mech}${'by' in r && r.by ? ` (grouped by ${r.by})` : ''}${conv}`;
 }
 
 /** A release spec without its analysis-file line number (as results.json shows it). */
@@ -124,6 +126,9 @@ class PlanBudgetError extends BudgetExceededError {
     this.hints = hints;
   }
 }
+
+/** Thrown (and caught) when --reuse left no release to run: no data are read. */
+class NothingToRun extends Error {}
 
 /** A release that failed after the budget check: value-free text, and what the ledger was charged for it. */
 interface FailedRelease {
@@ -186,7 +191,7 @@ function writeOutputs(
   a: Analysis & { dataDescription: string },
   results: ReleaseResult[],
   ledger: { path: string; before: LedgerSummary; after: LedgerSummary },
-  extra: { failed?: FailedRelease; warnings: string[]; densities?: NoiseDensityPlot[] },
+  extra: { failed?: FailedRelease; warnings: string[]; densities?: NoiseDensityPlot[]; notRun?: readonly ReleaseSpec[] },
 ): { written: string[]; errors: string[]; json: string; doc: unknown } {
   const generated = new Date().toISOString();
   const json = path.join(outDir, 'results.json');
@@ -223,7 +228,7 @@ function writeOutputs(
       results,
       // Only the value-free record of a failure reaches the report (the same as in results.json).
       failed: extra.failed ? { name: extra.failed.name, status: extra.failed.status, error: extra.failed.error, charged: extra.failed.charged } : undefined,
-      notRun: a.releases.slice(results.length + (extra.failed ? 1 : 0)).map((r) => ({ name: r.name, ...releaseCost(r, ledger.after.neighbors) })),
+      notRun: (extra.notRun ?? a.releases.slice(results.length + (extra.failed ? 1 : 0))).map((r) => ({ name: r.name, ...releaseCost(r, ledger.after.neighbors) })),
       warnings: extra.warnings,
       densities: extra.densities,
       assumptions: doc.assumptions,
@@ -358,6 +363,20 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   // does not answer, a missing table or column: refused before the budget check (nothing spent).
   await checkSource(a.data, { columns: planColumns(a), numeric: planColumns(a).filter((c) => a.schema.columns.get(c)?.type === 'numeric') });
   checkOutputDir(a.outDir, o.outSetting ?? 'output.dir'); // and an unusable output directory before anything is spent
+  // --reuse: a release already paid for (same plan entry and schema, same data fingerprint) is read
+  // back from the results store and not charged again (./results-store.ts); `p` is what remains to run.
+  const reused = new Map<number, ReleaseResult>();
+  const keys: string[] = [];
+  if (o.reuse) {
+    const fingerprint = dataFingerprint(a.data);
+    a.releases.forEach((r, i) => {
+      keys.push(reuseKey(a, r, fingerprint));
+      const hit = readStored(a.outDir, keys[i]!);
+      if (hit) reused.set(i, { ...hit, reused: true, notes: [...hit.notes, 'reused from the results store: released and charged by an earlier run (same plan entry, same data); not charged again'] });
+    });
+  }
+  const toRun = a.releases.map((_, i) => i).filter((i) => !reused.has(i));
+  const p: Analysis = { ...a, releases: toRun.map((i) => a.releases[i]!) };
   const warnings = [...(o.warnings ?? [])];
   const ledger = FileLedger.open(a.ledger, { budget: a.budget, neighbors: a.budget.neighbors, warn: (m) => warnings.push(m), timeoutMs: 30_000 });
   const results: ReleaseResult[] = [];
@@ -371,11 +390,12 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     try {
       // The whole plan, at the costs the ledger's accountant will charge (converted to its relation),
       // must fit before any data are read.
-      const cost = planCost(a.releases, ledger.neighbors);
+      const cost = planCost(p.releases, ledger.neighbors);
       if (!fits(cost, before.remaining, before.budget)) {
-        throw new PlanBudgetError(`plan of ${a.releases.length} release(s)`, cost, before.remaining, fitHints(a.releases, ledger.neighbors, before.remaining, before.budget));
+        throw new PlanBudgetError(`plan of ${p.releases.length} release(s)`, cost, before.remaining, fitHints(p.releases, ledger.neighbors, before.remaining, before.budget));
       }
       checked = true;
+      if (p.releases.length === 0) throw new NothingToRun();
       let label = 'reading data';
       progress.update(label, 0);
       engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f) });
@@ -388,7 +408,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       // A column the schema declares numeric must have a type the engine can read as a number.
       await engine.requireColumns([], planColumns(a).filter((c) => a.schema.columns.get(c)?.type === 'numeric'));
       await executePlan(
-        a,
+        p,
         engine,
         {
           rng: cryptoRng(),
@@ -402,7 +422,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
         results,
       );
     } catch (e) {
-      failure = e;
+      if (!(e instanceof NothingToRun)) failure = e;
     } finally {
       progress.done();
       engine?.close();
@@ -410,13 +430,32 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     if (failure !== undefined && !checked) throw failure; // refused before the check: nothing read, nothing spent
     if (failure !== undefined) {
       debugOriginal(io, o.debug, failure);
-      failed = chargeFailure(a, ledger, before, results.length, failure, io, o.debug);
+      failed = chargeFailure(p, ledger, before, results.length, failure, io, o.debug);
     }
   } finally {
     if (failure !== undefined && !checked) ledger.close();
   }
   const after = ledger.summary();
   ledger.close();
+  const notRun = p.releases.slice(results.length + (failed ? 1 : 0));
+  if (o.reuse) {
+    // Store what this run released (and paid for), then put the reused results back in plan order.
+    const stored = new Date().toISOString();
+    results.forEach((r, j) => {
+      try {
+        store(a.outDir, keys[toRun[j]!]!, r, stored);
+      } catch (e) {
+        warnings.push(`could not store "${r.name}" in ${rel(storeDir(a.outDir))}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    });
+    const computed = results.splice(0, results.length);
+    let j = 0;
+    a.releases.forEach((_, i) => {
+      const r = reused.get(i);
+      if (r) results.push(r);
+      else if (j < computed.length) results.push(computed[j++]!);
+    });
+  }
   for (const r of results) {
     const flagged = r.columns.filter((c) => o.nonPrivateColumns?.has(c));
     if (flagged.length > 0) {
@@ -441,7 +480,8 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   const ledgers = { path: rel(a.ledger), before, after };
   say(`Spent this run: ${budgetText(spentThisRun(ledgers))}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
   // 2. results.json, 3. report.html.
-  const files = writeOutputs(a.outDir, { ...a, dataDescription }, results, ledgers, { failed, warnings });
+  if (reused.size > 0) say(`Reused ${reused.size} release(s) from ${rel(storeDir(a.outDir))}: released by an earlier run on the same data, not charged again.`);
+  const files = writeOutputs(a.outDir, { ...a, dataDescription }, results, ledgers, { failed, warnings, notRun });
   if (o.json) io.out(JSON.stringify(files.doc, null, 2));
   if (files.written.length > 0) say(`Wrote ${files.written.map(rel).join(' and ')}.`);
   if (files.errors.length > 0) {
@@ -727,6 +767,37 @@ function parseBudget(budget: string | undefined, ledger: string, fallback: { eps
 }
 
 // ---------------------------------------------------------------------------------------------
+// init
+
+async function init(dataArg: string, o: { dir?: string; force?: boolean; format?: 'csv' | 'parquet' | 'json'; quiet?: boolean; json?: boolean }, io: CliIO): Promise<number> {
+  const spec: DataSourceSpec = o.format ? { path: dataArg, format: o.format } : { path: dataArg };
+  sourceSql(spec);
+  await checkSource(spec);
+  const withheld = (e: unknown): never => {
+    if (e instanceof DataSourceError || !(e instanceof DpkitError)) throw new ValueFreeError(`cannot read ${dataArg}: ${DATA_FAILURE_TEXT}`, e, EXIT.data);
+    throw e;
+  };
+  const engine = await DataEngine.open(spec).catch(withheld);
+  let columns;
+  try {
+    columns = await engine.columns().catch(withheld);
+    if (!(await headerDetected(engine, spec))) {
+      throw new DataSourceError(`${dataArg} seems to have no header row: dpkit init takes the column names from the header; add a header row`);
+    }
+  } finally {
+    engine.close();
+  }
+  const r = writeSkeletons(dataArg, columns, path.resolve(o.dir ?? '.'), Boolean(o.force));
+  if (o.json) io.out(JSON.stringify(r, null, 2));
+  else if (!o.quiet) {
+    const rel = (p: string) => path.relative(process.cwd(), p) || p;
+    io.out(`Wrote ${rel(r.schema)} (${r.columns.length} columns; their bounds and levels are left for you to fill in from public knowledge) and ${rel(r.analysis)}.`);
+    io.out(`Next: fill in the schema, then dpkit run ${rel(r.analysis)} --dry-run`);
+  }
+  return EXIT.ok;
+}
+
+// ---------------------------------------------------------------------------------------------
 // ledger
 
 function showLedger(file: string, json: boolean, io: CliIO): number {
@@ -834,6 +905,20 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .addHelpText('after', '\nExample: dpkit describe data/adult.csv --eps 1 --schema examples/adult.schema.yaml --budget 10\n         dpkit describe --clickhouse http://127.0.0.1:8123 --table events --eps 1 --schema events.schema.yaml')
     .action(async (data: string | undefined, opts: DescribeOptions) => {
       setCode(await describe(data, { ...opts, debug: Boolean(program.opts().debug) }, io));
+    });
+
+  program
+    .command('init')
+    .description('Write a schema and an analysis skeleton for a data file from its header and column types only (no bound or level is taken from the data).')
+    .argument('<data>', 'CSV, Parquet or JSON file')
+    .option('--dir <dir>', 'where to write <name>.schema.yaml and <name>.analysis.yaml', '.')
+    .option('--force', 'overwrite existing files')
+    .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'parquet', 'json']))
+    .option('-q, --quiet', 'print nothing but errors')
+    .option('--json', 'print the written paths and the column types as JSON')
+    .addHelpText('after', '\nExample: dpkit init data/california_housing.csv --dir analysis')
+    .action(async (data: string, opts: { dir?: string; force?: boolean; format?: 'csv' | 'parquet' | 'json'; quiet?: boolean; json?: boolean }) => {
+      setCode(await init(data, opts, io));
     });
 
   program

@@ -117,6 +117,8 @@ export interface ReleaseResult {
   notes: string[];
   /** True when part of the input (bounds, levels) came from the data: NOT a private result. */
   nonPrivate?: boolean;
+  /** True when read back from the results store (`dpkit run --reuse`): released earlier, not charged again. */
+  reused?: boolean;
 }
 
 export interface ExecuteOptions {

@@ -108,7 +108,11 @@ export function resultsTable(results: ReleaseResult[], opts: TableOptions = {}):
     const mech = `${r.mechanism}${scale}${r.delta ? `, δ=${fmt(r.delta)}` : ''}`;
     // The ε column is what the ledger was charged; a converted release also shows its own claim.
     const converted = r.charged.neighbors !== r.neighbors || r.charged.eps !== r.eps || r.charged.delta !== r.delta;
-    const eps = converted ? `${fmt(r.charged.eps)} (claims ${fmt(r.eps)}, ${r.neighbors === 'unbounded' ? 'add/remove' : 'replace'})` : fmt(r.eps);
+    const eps = r.reused
+      ? `0 (reused; ${fmt(r.charged.eps)} earlier)`
+      : converted
+        ? `${fmt(r.charged.eps)} (claims ${fmt(r.eps)}, ${r.neighbors === 'unbounded' ? 'add/remove' : 'replace'})`
+        : fmt(r.eps);
     const name = safeText(r.name) + (r.nonPrivate ? ' [NOT PRIVATE input]' : '');
     if (r.value !== undefined) {
       rows.push([name, eps, fmt(r.value), fmtInterval(r.interval), safeText(mech)]);

@@ -192,3 +192,76 @@ describe('describe --bounds-from-data', () => {
     }
   });
 });
+
+describe('dpkit init', () => {
+  it('writes a schema and an analysis skeleton from the header and types only: no bound or level from the data', async () => {
+    const dir = tmpDir();
+    const r = await cli('init', ADULT, '--dir', dir);
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    const schema = fs.readFileSync(path.join(dir, 'adult2000.schema.yaml'), 'utf8');
+    const analysisText = fs.readFileSync(path.join(dir, 'adult2000.analysis.yaml'), 'utf8');
+    expect(schema).toContain('  age: { type: numeric, lower: ~, upper: ~, missing: drop }   # TODO: public lower and upper bounds');
+    expect(schema).toMatch(/ {2}workclass:\n {4}type: categorical\n {4}levels: \[\] {3}# TODO/);
+    // No value of the data: no number other than the skeleton's, no level name.
+    for (const v of ['17', '90', 'Private', 'State-gov', '77516', 'Bachelors']) expect(schema).not.toContain(v);
+    expect(analysisText).toContain('- { stat: mean, column: age, eps: 0.3 }');
+    // The skeleton refuses to run until the bounds are filled in, naming the place.
+    const dry = await cli('run', path.join(dir, 'adult2000.analysis.yaml'), '--dry-run');
+    expect(dry.code).toBe(EXIT.usage);
+    expect(dry.err[0]).toMatch(/adult2000\.schema\.yaml:\d+:\d+: columns\.age\.lower is required/);
+    // Filled in, the analysis runs as a dry run.
+    const filled = schema.replace(/lower: ~, upper: ~/g, 'lower: 0, upper: 100').replace(/levels: \[\]/g, 'levels: [a, b]');
+    fs.writeFileSync(path.join(dir, 'adult2000.schema.yaml'), filled);
+    const ok = await cli('run', path.join(dir, 'adult2000.analysis.yaml'), '--dry-run');
+    expect(ok.code, ok.err.join('\n')).toBe(EXIT.ok);
+    // Never overwrites without --force.
+    const again = await cli('init', ADULT, '--dir', dir);
+    expect(again.code).toBe(EXIT.usage);
+    expect(again.err[0]).toMatch(/^dpkit: error: init would overwrite .*adult2000\.schema\.yaml; remove it or pass --force$/);
+    expect((await cli('init', ADULT, '--dir', dir, '--force', '-q')).out).toBe('');
+  });
+});
+
+describe('dpkit run --reuse', () => {
+  it('reads a release already paid for back from the results store; a changed entry or changed data is charged', async () => {
+    const dir = tmpDir();
+    const data = path.join(dir, 'data.csv');
+    fs.copyFileSync(ADULT, data);
+    const file = path.join(dir, 'a.analysis.yaml');
+    const write = (releases: string) =>
+      fs.writeFileSync(file, `title: reuse\ndata:\n  path: data.csv\nschema: ${SCHEMA}\nbudget:\n  eps: 1\nledger: ledger\noutput:\n  dir: out\nreleases:\n${releases}`);
+    write('  - { stat: mean, column: age, eps: 0.3 }\n  - { stat: count, eps: 0.1 }\n');
+    const first = await cli('run', file, '--reuse', '--json');
+    expect(first.code, first.err.join('\n')).toBe(EXIT.ok);
+    const r1 = JSON.parse(first.out) as { results: { name: string; value: number }[]; budget: { spentThisRun: { eps: number } } };
+    expect(r1.budget.spentThisRun.eps).toBeCloseTo(0.4, 12);
+    expect(fs.readdirSync(path.join(dir, 'out/results-store'))).toHaveLength(2);
+    // The fingerprint is not written into results.json.
+    const crypto = await import('node:crypto');
+    const fp = crypto.createHash('sha256').update('file\0').update(fs.readFileSync(data)).digest('hex');
+    expect(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8')).not.toContain(fp);
+
+    // Same plan, same data: nothing charged, the same values.
+    const second = await cli('run', file, '--reuse', '--json');
+    expect(second.code, second.err.join('\n')).toBe(EXIT.ok);
+    const r2 = JSON.parse(second.out) as { results: { name: string; value: number; reused?: boolean }[]; budget: { spentThisRun: { eps: number } } };
+    expect(r2.budget.spentThisRun.eps).toBe(0);
+    expect(r2.results.map((r) => [r.name, r.value, r.reused])).toEqual(r1.results.map((r) => [r.name, r.value, true]));
+    expect(second.err.join('\n')).toMatch(/Reused 2 release\(s\)/);
+
+    // A changed entry (eps) is a new release, charged; the unchanged one is reused, in plan order.
+    write('  - { stat: mean, column: age, eps: 0.2 }\n  - { stat: count, eps: 0.1 }\n');
+    const third = JSON.parse((await cli('run', file, '--reuse', '--json')).out) as { results: { name: string; reused?: boolean }[]; budget: { spentThisRun: { eps: number } } };
+    expect(third.budget.spentThisRun.eps).toBeCloseTo(0.2, 12);
+    expect(third.results.map((r) => [r.name, Boolean(r.reused)])).toEqual([['mean(age)', false], ['count(*)', true]]);
+
+    // Changed data (one record fewer): everything is charged again.
+    fs.writeFileSync(data, `${fs.readFileSync(data, 'utf8').trimEnd().split('\n').slice(0, -1).join('\n')}\n`);
+    const fourth = JSON.parse((await cli('run', file, '--reuse', '--json')).out) as { budget: { spentThisRun: { eps: number } } };
+    expect(fourth.budget.spentThisRun.eps).toBeCloseTo(0.3, 12);
+
+    // Without --reuse the store is not read (the ledger has 0.1 left: refused).
+    expect((await cli('run', file, '--json')).code).toBe(EXIT.budget);
+    expect((await cli('run', file, '--reuse', '--json')).code).toBe(EXIT.ok);
+  });
+});
