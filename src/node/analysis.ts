@@ -296,7 +296,7 @@ const RELEASE_KEYS: Record<StatName, readonly string[]> = {
   table: ['columns'],
   logistic_regression: ['features', 'label', 'positive', 'gamma', 'perturbation'],
   svm: ['features', 'label', 'positive', 'gamma', 'perturbation'],
-  linear_regression: ['features', 'label', 'gamma'],
+  linear_regression: ['features', 'label', 'gamma', 'method'],
 };
 
 const NOISY: ReadonlySet<StatName> = new Set(['count', 'mean', 'variance', 'sd', 'cov', 'histogram', 'table']);
@@ -341,6 +341,11 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
   }
   if (s === 'linear_regression') {
     if (r.has('delta')) delta = r.number('delta', 'delta');
+    // method 'adassp' (Wang 2018) is (eps, delta)-DP with Gaussian noise: delta > 0, no gamma.
+    if (r.oneOf<'kst' | 'adassp'>('method', ['kst', 'adassp'], 'kst') === 'adassp') {
+      if (!(delta > 0)) loc.fail([...at, 'delta'], `must be in (0, 1) for method adassp (Gaussian noise), got ${show(o.delta)}`);
+      if (r.has('gamma')) loc.fail([...at, 'gamma'], 'is a KST option: method adassp chooses its ridge privately; remove it');
+    }
   } else if ((s === 'logistic_regression' || s === 'svm') && r.has('delta') && r.number('delta', 'delta') !== 0) {
     loc.fail([...at, 'delta'], `must be 0 or absent for ${s} (Chaudhuri-Monteleoni-Sarwate: pure eps-DP), got ${show(o.delta)}`);
   }
@@ -350,7 +355,7 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
     // what is charged. A YAML `neighbors` may restate it; a contradicting one is an error.
     const params: ModelParams =
       s === 'linear_regression'
-        ? { stat: s, eps, delta, gamma: r.number('gamma', 'positive', 1) }
+        ? { stat: s, eps, delta, gamma: r.number('gamma', 'positive', 1), method: r.oneOf<'kst' | 'adassp'>('method', ['kst', 'adassp'], 'kst') }
         : { stat: s, eps, gamma: r.number('gamma', 'positive', 1), perturbation: r.oneOf<'objective' | 'output'>('perturbation', ['objective', 'output'], 'objective') };
     const rel = modelGuarantee(params).neighbors;
     if (r.has('neighbors') && neighbors !== rel) {
@@ -463,7 +468,8 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
       features.forEach((c, j) => needColumn(loc, schema, c, [...at, 'features', j], 'numeric'));
       const label = r.string('label');
       needColumn(loc, schema, label, [...at, 'label'], 'numeric');
-      return { ...base, stat: s, name: r.string('name', `linear_regression(${label} ~ ${features.join(' + ')})`), features, label, gamma: r.number('gamma', 'positive', 1) };
+      const method = r.oneOf<'kst' | 'adassp'>('method', ['kst', 'adassp'], 'kst');
+      return { ...base, stat: s, name: r.string('name', `linear_regression(${label} ~ ${features.join(' + ')})`), features, label, gamma: r.number('gamma', 'positive', 1), method };
     }
   }
 }

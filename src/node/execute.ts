@@ -408,7 +408,9 @@ const planModel: Planner<'logistic_regression' | 'svm' | 'linear_regression'> = 
   if (!modelsAvailable(r.stat)) throw new InvalidArgumentError(`releases "${r.name}"`, `uses ${r.stat}, which this build of dpkit does not provide`);
   const mechanism =
     r.stat === 'linear_regression'
-      ? r.delta === 0
+      ? r.method === 'adassp'
+        ? 'adassp'
+        : r.delta === 0
         ? 'kst-objective-perturbation'
         : 'kst-objective-perturbation-gaussian'
       : r.perturbation === 'objective'

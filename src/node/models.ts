@@ -24,12 +24,12 @@ type ModelSpec = Extract<ReleaseSpec, { stat: 'logistic_regression' | 'svm' | 'l
 
 /** The parameters a model's guarantee depends on (all public, known before any data are read). */
 export type ModelParams =
-  | { stat: 'linear_regression'; eps: number; delta: number; gamma: number }
+  | { stat: 'linear_regression'; eps: number; delta: number; gamma: number; method?: 'kst' | 'adassp' }
   | { stat: 'logistic_regression' | 'svm'; eps: number; gamma: number; perturbation: 'objective' | 'output' };
 
 /** The (unfitted) model of a release, constructed from its public options only (to fit it). */
 function makeModel(r: ModelParams): LinearRegressionDP | LogisticRegressionDP | SvmDP {
-  if (r.stat === 'linear_regression') return new LinearRegressionDP({ eps: r.eps, delta: r.delta, gamma: r.gamma });
+  if (r.stat === 'linear_regression') return r.method === 'adassp' ? new LinearRegressionDP({ method: 'adassp', eps: r.eps, delta: r.delta }) : new LinearRegressionDP({ eps: r.eps, delta: r.delta, gamma: r.gamma });
   const opts = { eps: r.eps, gamma: r.gamma, perturbation: r.perturbation };
   return r.stat === 'svm' ? new SvmDP(opts) : new LogisticRegressionDP(opts);
 }
@@ -77,13 +77,17 @@ export async function fitModel(
     const m = makeModel(r) as LinearRegressionDP;
     m.fit(columnMajor(data, n, reqs.length), cols[reqs.length]!, { lower: [...lower, yc.lower], upper: [...upper, yc.upper], addBias: true, rng, accountant: null });
     return {
-      mechanism: r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian',
+      mechanism: r.method === 'adassp' ? 'adassp' : r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian',
       sensitivity: null,
       scale: null,
       labels,
       values: m.coeff!,
       intervals: m.coeff!.map(() => null),
-      notes: [`Kifer, Smith & Thakurta (2012) objective perturbation, gamma ${r.gamma}; (eps, delta)-DP for add/remove-one neighbours; coefficients in the units of the inputs; no data-independent interval`],
+      notes: [
+        r.method === 'adassp'
+          ? 'AdaSSP (Wang 2018): lattice-Gaussian X^T X, X^T y and lambda_min under a zCDP split, private ridge; (eps, delta)-DP for add/remove-one neighbours; coefficients in the units of the inputs; no data-independent interval'
+          : `Kifer, Smith & Thakurta (2012) objective perturbation, gamma ${r.gamma}; (eps, delta)-DP for add/remove-one neighbours; coefficients in the units of the inputs; no data-independent interval`,
+      ],
       guarantee: m.guarantee,
     };
   }

@@ -63,7 +63,7 @@ export type ReleaseSpec =
       gamma: number;
       perturbation: 'objective' | 'output';
     })
-  | (ReleaseBase & { stat: 'linear_regression'; features: string[]; label: string; gamma: number });
+  | (ReleaseBase & { stat: 'linear_regression'; features: string[]; label: string; gamma: number; method: 'kst' | 'adassp' });
 
 export type StatName = ReleaseSpec['stat'];
 
