@@ -19,7 +19,6 @@ export function privacyUnitOf(g: Guarantee): string {
 
 /** A unit name: a non-empty string of at most 64 characters without control characters. */
 export function checkPrivacyUnit(unit: unknown, name = 'privacyUnit'): string {
-  // eslint-disable-next-line no-control-regex
   if (typeof unit !== 'string' || unit.length === 0 || unit.length > 64 || /[\u0000-\u001f\u007f]/.test(unit)) {
     throw new InvalidArgumentError(name, 'must be a non-empty name of at most 64 printable characters', unit);
   }
