@@ -34,30 +34,10 @@
  * noise N_Z(0, s^2) is added in grid units, s = ceil(sigma (C/2^k + sqrt(d)) (1 + 2^-20) (1 + 2^-48)) >= sigma D
  * with D = C/2^k + sqrt(d) the l2 sensitivity of the ROUNDED sum (rounding moves each coordinate by
  * at most 1/2). So the iterates never contain a float noise sample: all are post-processing of lattice
- * points. Why the continuous accounting applies to it (what we prove and what we rely on):
- *  (a) one unsampled step: for an integer shift v, D_alpha(N_Z(m + v, s^2 I) || N_Z(m, s^2 I)) =
- *      alpha ||v||^2 / (2 s^2) for ALL orders alpha (Canonne, Kamath & Steinke 2020, Prop. 5 and
- *      Thm 14: the zCDP bound of the continuous Gaussian, with equality for integer shifts), so its
- *      RDP curve is identical to the continuous Gaussian's with noise multiplier s/D >= sigma.
- *  (b) one Poisson-subsampled step, direction D_alpha(P || Q) with P = (1-q) N_Z(m, s^2) + q N_Z(m+v, s^2)
- *      and Q = N_Z(m, s^2) (m: the rounded sum of the other sampled records, conditioned on; the
- *      average over them is handled by the joint quasi-convexity of Renyi divergence, van Erven &
- *      Harremoes 2014, Thm 13), at INTEGER alpha >= 2: expanding MTZ's way,
- *      E_Q[(P/Q)^alpha] = sum_j binom(alpha, j) (1-q)^(alpha-j) q^j exp((j-1) D_j(N_Z(m+v) || N_Z(m))),
- *      a sum with nonnegative coefficients of terms that equal the continuous ones by (a); it grows
- *      with ||v|| <= D, so the bound of the continuous subsampled Gaussian transfers EXACTLY.
- *  (c) NOT proved here: MTZ's bound for the reverse direction D_alpha(Q || P) (their argument that it
- *      is dominated by (b) is made for the continuous Gaussian) and their computation at fractional
- *      orders, both carried over to the discrete Gaussian. We rely on them because the discrete
- *      Gaussian at s >= 2^40 grid units is the continuous one up to lattice effects of relative size
- *      far below the 2^-20 margin on s. A fully proved (looser) alternative is Zhu & Wang's (ICML
- *      2019) general Poisson-subsampling RDP bound, which needs only the base mechanism's RDP, i.e. (a);
- *      it is not what {@link dpSgdEpsilon} computes.
- *  (d) Floating point before the noise: the clipped sum is computed in doubles, so neighbouring sums
- *      differ by the clipped gradient only up to rounding, at most about |B|^2 C 2^-53 in the worst case
- *      (|B| the batch size). The 2^-20 margin on s absorbs a sensitivity excess of 2^-20 C, which covers
- *      this worst case for batches up to ~9e4 rows (typical rounding is far smaller); beyond, it is
- *      again a numerical rather than a proved bound.
+ * points. Why the continuous RDP accounting applies to the lattice noise ((a) exact for one step and,
+ * at integer orders, for the subsampled step; (c) the reverse direction and fractional orders relied
+ * on, not proved; (d) the floating-point clipped sum covered by the 2^-20 margin up to ~9e4-row
+ * batches): docs/proofs/dpsgd-lattice.md.
  * The noise actually added has standard deviation s 2^k, above sigma C by a relative
  * ~sqrt(d) sigma 2^-40 + 2^-20 (privacy only improves). Cost, measured with bench/dpsgd.bench.ts
  * (d = 10, batches of 256, one epoch): safe noise at every step costs +24% over 'float' at n = 1e5 and
