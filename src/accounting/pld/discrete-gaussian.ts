@@ -52,7 +52,7 @@ export interface DiscreteGaussianPldOptions extends SubsampledPldOptions {
   sensitivity?: number;
 }
 
-const SPEC = optionSpec<DiscreteGaussianPldOptions>({ sigma: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true });
+const SPEC = optionSpec<DiscreteGaussianPldOptions>({ sigma: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
 /** The PLD of one discrete Gaussian release (optionally Poisson-subsampled). */
 export function discreteGaussianPld(opts: DiscreteGaussianPldOptions): PrivacyLossDistribution {

@@ -54,7 +54,7 @@ export interface DiscreteLaplacePldOptions extends SubsampledPldOptions {
   sensitivity?: number;
 }
 
-const SPEC = optionSpec<DiscreteLaplacePldOptions>({ scale: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true });
+const SPEC = optionSpec<DiscreteLaplacePldOptions>({ scale: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
 /** The PLD of one discrete Laplace release (optionally Poisson-subsampled). */
 export function discreteLaplacePld(opts: DiscreteLaplacePldOptions): PrivacyLossDistribution {

@@ -28,7 +28,8 @@ export function gaussianPair(sigma: number, sensitivity = 1): ContinuousPair {
   if (!(ratio < 1e6)) throw new InvalidArgumentError('sigma', 'must be larger than 1e-6 times the sensitivity for a PLD', sigma);
   const m = (ratio * ratio) / 2;
   const mean = (j: 0 | 1): number => (j === 1 ? m : -m);
-  const moved = (s: number, dir: 1 | -1, ds: number): number => s + dir * (ds * (1 + 4 * U) + 8 * U * (Math.abs(s) + m + ds));
+  const move = (s: number, ds: number): number => ds * (1 + 4 * U) + 8 * U * (Math.abs(s) + m + ds);
+  const moved = (s: number, dir: 1 | -1, ds: number): number => s + dir * move(s, ds);
   return {
     kind: 'continuous',
     // Continuous: P[ell < s] = P[ell <= s].
@@ -37,6 +38,8 @@ export function gaussianPair(sigma: number, sensitivity = 1): ContinuousPair {
     lower: -Infinity,
     upper: Infinity,
     relErr: () => 4e-15,
+    // The move, plus the rounding of s + dir * move and of z's computation (both below 8u (|s| + m)).
+    shift: (s, ds) => 2 * move(s, ds),
     symmetric: true,
   };
 }
@@ -49,7 +52,7 @@ export interface GaussianPldOptions extends SubsampledPldOptions {
   sensitivity?: number;
 }
 
-const SPEC = optionSpec<GaussianPldOptions>({ sigma: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true });
+const SPEC = optionSpec<GaussianPldOptions>({ sigma: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
 /** The PLD of one Gaussian release (optionally Poisson-subsampled). */
 export function gaussianPld(opts: GaussianPldOptions): PrivacyLossDistribution {

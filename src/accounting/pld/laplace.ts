@@ -50,6 +50,7 @@ export function laplacePair(scale: number, sensitivity = 1): ContinuousPair {
     lower: -eps,
     upper: eps,
     relErr: () => 4 * U,
+    shift: (s, ds) => 2 * (ds * (1 + 4 * U) + 4 * U * (eps + Math.abs(s) + ds)),
     symmetric: true,
   };
 }
@@ -62,7 +63,7 @@ export interface LaplacePldOptions extends SubsampledPldOptions {
   sensitivity?: number;
 }
 
-const SPEC = optionSpec<LaplacePldOptions>({ scale: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true });
+const SPEC = optionSpec<LaplacePldOptions>({ scale: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
 /** The PLD of one Laplace release (optionally Poisson-subsampled). */
 export function laplacePld(opts: LaplacePldOptions): PrivacyLossDistribution {

@@ -33,6 +33,8 @@ export interface ContinuousPair {
   readonly upper: number;
   /** Bound on the relative error of the function evaluation at s (both j), the argument aside. */
   relErr(s: number): number;
+  /** Bound on |s' - s|, the distance by which cdf / sf move their argument for this s and ds. */
+  shift(s: number, ds: number): number;
   /** PLD(mu1 || mu0) and PLD(mu0 || mu1) are equal in distribution. */
   readonly symmetric: boolean;
 }
@@ -62,6 +64,10 @@ export function forwardDistribution(pair: ContinuousPair): LossDistribution {
     // P[ell <= t] evaluated at a point <= t: a lower bound on the CDF, so mass only moves up.
     cdf: (t) => pair.cdf(1, t, false, -1, 0),
     sf: (t) => pair.sf(1, t, false, -1, 0),
+    // The same loss under Q = mu0, the boundary moved in direction dir.
+    qcdf: (t, dir) => pair.cdf(0, t, false, dir, 0),
+    qsf: (t, dir) => pair.sf(0, t, false, dir, 0),
+    shift: (t) => pair.shift(t, 0),
     infMass: 0,
     lower: pair.lower,
     upper: pair.upper,
@@ -75,6 +81,10 @@ export function backwardDistribution(pair: ContinuousPair): LossDistribution {
     // P_mu0[ell >= -t] evaluated at a point >= -t: a lower bound, so mass only moves up.
     cdf: (t) => pair.sf(0, -t, true, 1, 0),
     sf: (t) => pair.cdf(0, -t, true, 1, 0),
+    // Under Q = mu1: P_mu1[ell >= -b] (a boundary b on the dir side of t is -b on the -dir side of -t).
+    qcdf: (t, dir) => pair.sf(1, -t, true, dir === 1 ? -1 : 1, 0),
+    qsf: (t, dir) => pair.cdf(1, -t, true, dir === 1 ? -1 : 1, 0),
+    shift: (t) => pair.shift(-t, 0),
     infMass: 0,
     lower: -pair.upper,
     upper: -pair.lower,

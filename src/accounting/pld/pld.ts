@@ -19,7 +19,7 @@
  * (zcdp-filter.ts).
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { discretizeAtoms, discretizeDistribution, checkInterval, type LossAtoms, type LossDistribution } from './discretize.js';
+import { discretizeAtoms, discretizeDistribution, checkInterval, type Discretization, type LossAtoms, type LossDistribution } from './discretize.js';
 import { backwardAtoms, backwardDistribution, forwardAtoms, forwardDistribution, type MechanismPair } from './pair.js';
 import { composePmf, DEFAULT_TAIL_MASS, selfComposePmf, type PrivacyLossPmf } from './pmf.js';
 import { checkSamplingRate, subsampledAtoms, subsampledDistributions } from './subsample.js';
@@ -33,6 +33,12 @@ export interface PldOptions {
   interval?: number;
   /** Mass cut from each tail after each step (default 1e-15; the upper tail is added to delta). */
   tailMass?: number;
+  /**
+   * 'connect-dots' (default: each mass split between its two neighbouring grid points, keeping its
+   * P- and Q-mass; second-order error) or 'round-up' (each loss moved up to the next grid point;
+   * k releases overstate eps by at most k interval). Both are pessimistic (discretize.ts).
+   */
+  discretization?: Discretization;
 }
 
 /** Options of the PLD constructors of mechanisms that can be Poisson-subsampled. */
@@ -44,15 +50,17 @@ export interface SubsampledPldOptions extends PldOptions {
   samplingRate?: number;
 }
 
-function resolve(opts: PldOptions): { interval: number; tail: number } {
+function resolve(opts: PldOptions): { interval: number; tail: number; method: Discretization } {
   const interval = opts.interval === undefined ? DEFAULT_PLD_INTERVAL : checkInterval(opts.interval);
   const tail = opts.tailMass ?? DEFAULT_TAIL_MASS;
   if (typeof tail !== 'number' || !(tail > 0) || !(tail <= 1e-6)) throw new InvalidArgumentError('tailMass', 'must be a number in (0, 1e-6]', tail);
-  return { interval, tail };
+  const method = opts.discretization ?? 'connect-dots';
+  if (method !== 'connect-dots' && method !== 'round-up') throw new InvalidArgumentError('discretization', "must be 'connect-dots' or 'round-up'", method);
+  return { interval, tail, method };
 }
 
-function discretize(loss: LossDistribution | LossAtoms, interval: number, tail: number): PrivacyLossPmf {
-  return 'values' in loss ? discretizeAtoms(loss, interval, tail) : discretizeDistribution(loss, interval, tail);
+function discretize(loss: LossDistribution | LossAtoms, interval: number, tail: number, method: Discretization): PrivacyLossPmf {
+  return 'values' in loss ? discretizeAtoms(loss, interval, tail, method) : discretizeDistribution(loss, interval, tail, method);
 }
 
 export class PrivacyLossDistribution {
@@ -72,17 +80,17 @@ export class PrivacyLossDistribution {
 
   /** The PLD of a mechanism pair, optionally Poisson-subsampled (add/remove-one neighbours). */
   static fromPair(pair: MechanismPair, opts: SubsampledPldOptions = {}): PrivacyLossDistribution {
-    const { interval, tail } = resolve(opts);
+    const { interval, tail, method } = resolve(opts);
     const q = opts.samplingRate === undefined ? 1 : checkSamplingRate(opts.samplingRate);
     if (q < 1) {
       const losses = pair.kind === 'atoms' ? subsampledAtoms(pair, q) : subsampledDistributions(pair, q);
-      return new PrivacyLossDistribution(discretize(losses.forward, interval, tail), discretize(losses.backward, interval, tail), tail);
+      return new PrivacyLossDistribution(discretize(losses.forward, interval, tail, method), discretize(losses.backward, interval, tail, method), tail);
     }
     const fwd = pair.kind === 'atoms' ? forwardAtoms(pair) : forwardDistribution(pair);
-    const f = discretize(fwd, interval, tail);
+    const f = discretize(fwd, interval, tail, method);
     if (pair.symmetric) return new PrivacyLossDistribution(f, f, tail);
     const bwd = pair.kind === 'atoms' ? backwardAtoms(pair) : backwardDistribution(pair);
-    return new PrivacyLossDistribution(f, discretize(bwd, interval, tail), tail);
+    return new PrivacyLossDistribution(f, discretize(bwd, interval, tail, method), tail);
   }
 
   /** Grid spacing of the losses. */

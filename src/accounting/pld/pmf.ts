@@ -10,13 +10,14 @@
  * is the sum of the independent losses, so its distribution is the convolution of theirs.
  *
  * Representation: mass probs[j] at the loss (offset + j) * interval, plus infMass at +inf.
- * Pessimism: every loss is only ever moved UP (rounded up onto the grid; lower-tail mass lumped into
- * the lowest kept grid point; upper-tail mass moved to +inf). Since (1 - e^(eps - l))_+ is
- * non-decreasing in l, a distribution coupled to the true one with a larger or equal loss has a
- * larger or equal delta(eps) for every eps, and this survives convolution (sum of coupled losses). So
- * with exact arithmetic delta(eps) below is an upper bound on the true delta(eps); the rounding up of
- * each loss by at most one interval h means a k-fold composition reports at most the true
- * delta(eps - k h) plus the tail masses moved to +inf.
+ * Pessimism: the discretised PLD dominates the true one (discretize.ts): by connect-the-dots (the
+ * true pair is a post-processing of the discretised one) and by moving losses only UP (rounding up,
+ * lower-tail mass lumped into the lowest kept grid point, upper-tail mass moved to +inf): since
+ * (1 - e^(eps - l))_+ is non-decreasing in l, a loss coupled to the true one and larger or equal has a
+ * larger or equal delta(eps) for every eps. Both survive convolution (composition of dominating pairs
+ * dominates the composition; sums of coupled losses). So with exact arithmetic delta(eps) below is an
+ * upper bound on the true delta(eps); as connect-the-dots never exceeds rounding up, a k-fold
+ * composition reports at most the true delta(eps - k h) plus the tail masses moved to +inf.
  * Floating point: each stored mass is within a relative `relError` of its exact-arithmetic value up
  * to an l1 error `errorL1` (relative errors come from sums of non-negative terms: atoms, direct
  * convolution, tail lumping; absolute ones from differences of distribution functions and from FFT

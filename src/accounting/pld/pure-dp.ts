@@ -33,7 +33,7 @@ export interface PureDpPldOptions extends SubsampledPldOptions {
   delta?: number;
 }
 
-const SPEC = optionSpec<PureDpPldOptions>({ eps: true, delta: true, samplingRate: true, interval: true, tailMass: true });
+const SPEC = optionSpec<PureDpPldOptions>({ eps: true, delta: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
 /** The PLD of one (eps, delta)-DP release known only by its guarantee (optionally Poisson-subsampled). */
 export function pureDpPld(opts: PureDpPldOptions): PrivacyLossDistribution {

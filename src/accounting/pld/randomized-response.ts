@@ -31,7 +31,7 @@ export interface RandomizedResponsePldOptions extends SubsampledPldOptions {
   categories?: number;
 }
 
-const SPEC = optionSpec<RandomizedResponsePldOptions>({ eps: true, categories: true, samplingRate: true, interval: true, tailMass: true });
+const SPEC = optionSpec<RandomizedResponsePldOptions>({ eps: true, categories: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
 /** The PLD of one randomized-response release (optionally Poisson-subsampled). */
 export function randomizedResponsePld(opts: RandomizedResponsePldOptions): PrivacyLossDistribution {

@@ -67,6 +67,23 @@ export function subsampledDistributions(pair: ContinuousPair, q: number): { forw
       const ds = inverseError(q, t, s);
       return (1 - q) * pair.sf(0, s, false, -1, ds) + q * pair.sf(1, s, false, -1, ds);
     },
+    // Q = mu0, the boundary moved in direction dir (g is increasing).
+    qcdf: (t, dir) => {
+      if (!(t > floor)) return 0;
+      const s = mixLogInverse(q, t);
+      return pair.cdf(0, s, false, dir, inverseError(q, t, s));
+    },
+    qsf: (t, dir) => {
+      if (!(t > floor)) return 1;
+      const s = mixLogInverse(q, t);
+      return pair.sf(0, s, false, dir, inverseError(q, t, s));
+    },
+    // The map ell -> ln(1 - q + q e^ell) has slope < 1: a move of the boundary in ell moves it less in t.
+    shift: (t) => {
+      if (!(t > floor)) return 0;
+      const s = mixLogInverse(q, t);
+      return Number.isFinite(s) ? pair.shift(s, inverseError(q, t, s)) : 0;
+    },
     infMass: 0,
     lower: mixLog(q, pair.lower),
     upper: mixLog(q, pair.upper),
@@ -89,13 +106,33 @@ export function subsampledDistributions(pair: ContinuousPair, q: number): { forw
       const s = mixLogInverse(q, -t);
       return pair.cdf(0, s, true, 1, inverseError(q, -t, s));
     },
+    // Q = the mixture, the boundary moved in direction dir (ell = g(-t) decreases in t).
+    qcdf: (t, dir) => {
+      if (-t <= floor) return 1;
+      const s = mixLogInverse(q, -t);
+      const ds = inverseError(q, -t, s);
+      const d = dir === 1 ? -1 : 1;
+      return (1 - q) * pair.sf(0, s, true, d, ds) + q * pair.sf(1, s, true, d, ds);
+    },
+    qsf: (t, dir) => {
+      if (-t <= floor) return 0;
+      const s = mixLogInverse(q, -t);
+      const ds = inverseError(q, -t, s);
+      const d = dir === 1 ? -1 : 1;
+      return (1 - q) * pair.cdf(0, s, true, d, ds) + q * pair.cdf(1, s, true, d, ds);
+    },
+    shift: (t) => {
+      if (-t <= floor) return 0;
+      const s = mixLogInverse(q, -t);
+      return Number.isFinite(s) ? pair.shift(s, inverseError(q, -t, s)) : 0;
+    },
     infMass: 0,
     lower: -mixLog(q, pair.upper),
     upper: -mixLog(q, pair.lower),
     relErr: (t) => {
       if (-t <= floor) return 0;
       const s = mixLogInverse(q, -t);
-      return Number.isFinite(s) ? pair.relErr(s) : 0;
+      return Number.isFinite(s) ? pair.relErr(s) + 3 * U : 0;
     },
   };
   return { forward, backward };

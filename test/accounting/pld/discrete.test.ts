@@ -84,6 +84,26 @@ describe('pld/discrete mechanisms', () => {
     }
   });
 
+  it('randomized response with eps off the grid: connect-the-dots matches the exact profile at grid points and lies above it', () => {
+    const h = 2 ** -6;
+    const eps = 0.3; // not a multiple of h
+    const pld = randomizedResponsePld({ eps, interval: h });
+    // (e^eps - e^e) / (e^eps + 1) for 0 <= e < eps, written as e^e expm1(eps - e) to avoid cancellation.
+    const exact = (e: number): number => (e >= eps ? 0 : (Math.exp(e) * Math.expm1(eps - e)) / (Math.exp(eps) + 1));
+    for (let i = 0; i * h < eps + 2 * h; i++) {
+      const e = i * h;
+      expect(pld.delta(e)).toBeGreaterThanOrEqual(exact(e));
+      expect(pld.delta(e)).toBeLessThanOrEqual(exact(e) * (1 + 1e-12) + 1e-15);
+      const mid = e + h / 2;
+      expect(pld.delta(mid)).toBeGreaterThanOrEqual(exact(mid));
+    }
+    // eps(0) is the upper grid point of eps's cell.
+    expect(pld.epsilon(0)).toBe(Math.ceil(eps / h) * h);
+    // Round-up is looser between grid points.
+    const up = randomizedResponsePld({ eps, interval: h, discretization: 'round-up' });
+    expect(up.delta(0.1)).toBeGreaterThan(pld.delta(0.1));
+  });
+
   it('(eps, delta)-DP release: delta(e) = delta + (1 - delta)(e^eps - e^e)/(1 + e^eps)', () => {
     const pld = pureDpPld({ eps: 1, delta: 1e-6, interval: 2 ** -10 });
     for (const e of [0, 0.5, 1, 3]) {

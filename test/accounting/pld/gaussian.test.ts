@@ -44,13 +44,28 @@ describe('pld/gaussian', () => {
     });
   }
 
+  it('connect-the-dots (default) is tight: 20 and 100 releases within 1e-5 relative of the exact delta; round-up is looser', () => {
+    for (const [sigma, k] of [[5, 20], [10, 100]] as const) {
+      const ctd = gaussianPld({ sigma, interval: h }).selfCompose(k);
+      const up = gaussianPld({ sigma, interval: h, discretization: 'round-up' }).selfCompose(k);
+      const r = sigma / Math.sqrt(k);
+      for (const eps of [0.25, 0.5, 1, 2, 3]) {
+        const exact = gaussianDelta(eps, r);
+        expect(ctd.delta(eps)).toBeGreaterThanOrEqual(exact);
+        expect(ctd.delta(eps)).toBeLessThanOrEqual(exact * (1 + 1e-5) + 1e-9);
+        expect(up.delta(eps)).toBeGreaterThan(ctd.delta(eps));
+      }
+      expect(ctd.epsilon(1e-6) - exactEps(1e-6, r)).toBeLessThan(5e-4);
+    }
+  });
+
   it('a finer grid is tighter (20 releases, sigma 5)', () => {
-    const coarse = gaussianPld({ sigma: 5, interval: 2 ** -8 }).selfCompose(20).epsilon(1e-5);
-    const fine = gaussianPld({ sigma: 5, interval: 2 ** -14 }).selfCompose(20).epsilon(1e-5);
+    const coarse = gaussianPld({ sigma: 5, interval: 2 ** -6 }).selfCompose(20).epsilon(1e-5);
+    const fine = gaussianPld({ sigma: 5, interval: 2 ** -12 }).selfCompose(20).epsilon(1e-5);
     const exact = exactEps(1e-5, 5 / Math.sqrt(20));
     expect(fine).toBeLessThan(coarse);
     expect(fine).toBeGreaterThanOrEqual(exact);
-    expect(fine - exact).toBeLessThan(20 * 2 ** -14);
+    expect(fine - exact).toBeLessThan(1e-5);
   });
 
   it('compose() of different sigmas equals the Gaussian with 1/sigma^2 added', () => {
@@ -70,6 +85,7 @@ describe('pld/gaussian', () => {
     expect(() => gaussianPld({ sigma: 1, interval: 0.001 })).toThrow(/power of two/);
     expect(() => gaussianPld({ sigma: 1, samplingRate: 0 })).toThrow(InvalidArgumentError);
     expect(() => gaussianPld({ sigma: 1, sigmma: 2 } as never)).toThrow(UnknownOptionError);
+    expect(() => gaussianPld({ sigma: 1, discretization: 'nearest' as never })).toThrow(InvalidArgumentError);
     expect(() => gaussianPld({ sigma: 1 }).selfCompose(0)).toThrow(InvalidArgumentError);
     expect(() => gaussianPld({ sigma: 1 }).delta(Number.NaN)).toThrow(InvalidArgumentError);
     expect(() => gaussianPld({ sigma: 1 }).epsilon(1)).toThrow(InvalidArgumentError);
