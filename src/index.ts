@@ -1,14 +1,90 @@
 /**
  * dpkit: differential privacy for TypeScript. This entry is browser-safe (no Node built-ins);
  * Node-only parts (files, DuckDB, the CLI) live in `dpkit/node`.
+ *
+ * The root exports what users call: the private releases (statistics, mechanisms), the models, the
+ * accountants and their composition rules, the data-free plans of the releases, the errors and the
+ * random number generators, with the types of their options and results. The building blocks
+ * underneath (validation helpers, samplers, lattice and grid helpers, LP and matrix helpers, the
+ * internals of the optimisers) are in `dpkit/internals`, whose names may change between minor
+ * versions. The TypeDoc category of each name is set by the `@category` tag of its declaration.
+ *
+ * @packageDocumentation
  */
-export * from './errors.js';
-export * from './validation.js';
-export * from './release.js';
-export * from './privacy-unit.js';
-export * from './random/index.js';
-export * from './accounting/index.js';
-export * from './mechanisms/index.js';
-export * from './statistics/index.js';
-export * from './models/index.js';
-export * from './optimize/index.js';
+
+// Private statistics
+export { type BothReleases, type BoundedStatOptions, type NoisyStatOptions, type StatBaseOptions, type StatMechanism, type StatNeighbors, type StatResult } from './statistics/common.js';
+export { boundContributions, boundContributionsWithKey, type ContributionBounds, type Ident, type Sensitivities } from './statistics/contribution-bounding.js';
+export { groupByDP, type GroupAggregateInput, type GroupAggregateOptions, type GroupByDPOptions, type GroupKey, type GroupKeySelection, type GroupPart, type GroupStatistic, type GroupedRelease, type GroupedValues } from './statistics/group-by.js';
+export { histogramDP, type Histogram, type HistogramOptions } from './statistics/histogram.js';
+export { meanDP, planMean, type MeanStatistic } from './statistics/mean.js';
+export {  } from './statistics/plan.js';
+export { pooledVarDP, pooledCovDP, planPooledVar, planPooledCov, type PooledGuarantee, type PooledOptions, type PooledSizes, type PooledStatistic } from './statistics/pooled.js';
+export { privateBounds, type PrivateBounds, type PrivateBoundsOptions, type PrivateBoundsRelease } from './statistics/private-bounds.js';
+export { quantileDP, medianDP, planQuantile, type QuantileDPOptions, type QuantileEndpointOptions, type QuantileOptions } from './statistics/quantile.js';
+export { smoothMedianDP, type MedianBoundsOptions, type SmoothMedianOptions, type SmoothMedianRelease } from './statistics/smooth-median.js';
+export { tableDP, planTable, type Category, type ContingencyTable, type TableOptions, type TablePlan, type TableStatistic } from './statistics/table.js';
+export { varDP, sdDP, covDP, planVariance, planCov, type CovOptions, type CovStatistic, type VarianceOptions, type VarianceStatistic } from './statistics/variance.js';
+
+// Private models
+export { ProximalCoordinateDescentDP, type CoordinateDescentFitOptions, type CoordinateDescentOptions, type CoordinateNoise, type CoordinateSampling } from './models/coordinate-descent.js';
+export { DpSgdClassifier, DpSgdRegressor, type DpSgdFitOptions, type DpSgdNoise, type DpSgdOptions, type DpSgdPrivacy } from './models/dpsgd/abadi.js';
+export { LaplaceSgdDP, type LaplaceSgdFitOptions, type LaplaceSgdOptions, type LaplaceSgdPrivacy, type LaplaceSgdSchedule } from './models/dpsgd/laplace-sgd.js';
+export { CmsClassifier, type ClassifierFitOptions, type ClassifierPredictOptions, type CmsModelOptions, type ErmFitInfo, type PerturbationMethod, type PreparedDesign } from './models/erm/classifier.js';
+export { FunctionalLinearRegressionDP, type FunctionalLinearOptions, type FunctionalNorm } from './models/functional-linear.js';
+export { KNormLogisticRegressionDP, type KNormFitOptions, type KNormLogisticFitInfo, type KNormLogisticOptions, type RowShape } from './models/knorm-logistic.js';
+export { LinearClassifierDP, type LinearClassifierFitOptions, type LinearClassifierMethod, type LinearClassifierOptions } from './models/linear-classifier.js';
+export { LinearRegressionDP, type LinearDesign, type LinearFitOptions, type LinearRegressionAdasspOptions, type LinearRegressionKstOptions, type LinearRegressionOptions } from './models/linear.js';
+export { LogisticRegressionDP, type LogisticRegressionOptions } from './models/logistic.js';
+export { NaiveBayesDP, type CategoricalNbParams, type GaussianNbParams, type NaiveBayesFitOptions, type NaiveBayesOptions, type NaiveBayesStatistic, type NaiveBayesType, type NoiseAdder, type NoiseFactory } from './models/naive-bayes.js';
+export { opDisc, opDiscClassifier, type OpDiscClassifierOptions, type OpDiscParameters, type OpDiscRelease } from './models/oracle-perturbation/opdisc.js';
+export { opSamp, opSampSync, type OpSampInput, type OpSampOptions, type OpSampParameters, type OpSampRelease } from './models/oracle-perturbation/opsamp.js';
+export type { LinearOracle, OracleResult, ProjectedOracle } from './optimize/oracles/types.js';
+export { rspmClassifier, type RspmOptions, type RspmRelease } from './models/oracle-perturbation/rspm.js';
+export { SvmDP, type FourierFeatureMap, type SvmOptions } from './models/svm.js';
+export { tuneClassificationModel, tuneLinearRegressionModel, type TunableModel, type TuneClassificationOptions, type TuneLinearRegressionOptions } from './models/tuning.js';
+
+// Mechanisms and noise calibration
+export { boundedLaplaceMechanism, type BoundedLaplaceOptions } from './mechanisms/bounded-laplace.js';
+export { exponentialMechanism, type ExponentialMechanismOptions } from './mechanisms/exponential.js';
+export { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianDelta } from './mechanisms/gaussian-calibration.js';
+export { gaussianMechanism, planGaussian, type GaussianOptions } from './mechanisms/gaussian.js';
+export { kNormMechanism, type KNormMechanismOptions, type KNormRelease } from './mechanisms/knorm/mechanism.js';
+export { laplaceMechanism, planLaplace, type LaplaceOptions } from './mechanisms/laplace.js';
+export { mixedNoiseMechanism, type MixedNoiseOptions, type MixedNoisePlan } from './mechanisms/mixed-noise.js';
+export { dataDependentNoiseMechanism, optimizeDataDependentNoise, DataDependentNoise, type DataDependentJSON, type DataDependentOptions, type DataDependentProgress } from './mechanisms/optimal-noise/data-dependent.js';
+export { OptimizedNoise, type OptimizedNoiseJSON, type SolveStats as NoiseSolveStats } from './mechanisms/optimal-noise/distribution.js';
+export { optimizedNoiseMechanism, type OptimizedNoiseOptions } from './mechanisms/optimal-noise/mechanism.js';
+export { optimizeNoise, type NoiseProgress, type OptimizeNoiseOptions } from './mechanisms/optimal-noise/optimize.js';
+export { compareNoise, type ComparisonResult, type ComparisonRow } from './mechanisms/optimal-noise/reference.js';
+export { selectPartitions, planPartitionSelection, type KeepRule, type PartitionSelectionMethod, type PartitionSelectionOptions, type PartitionSelectionPlan } from './mechanisms/partition-selection.js';
+export { reportNoisyMax, type NoisyMaxNoise, type ReportNoisyMaxOptions } from './mechanisms/report-noisy-max.js';
+export { truncatedLaplaceMechanism, type SafeTruncatedLaplacePlan, type TruncatedLaplaceOptions, type TruncatedLaplaceParameters } from './mechanisms/truncated-laplace.js';
+
+// Accountants, composition and privacy-loss distributions
+export { PrivacyAccountant, type AccountantOptions, type LedgerEntry, type Neighbors, type PrivacyCost, type SpendRequest } from './accounting/accountant.js';
+export { spendParallel, sequentialComposition, parallelComposition, advancedComposition, optimalComposition } from './accounting/composition.js';
+export { discreteGaussianPld, type DiscreteGaussianPldOptions } from './accounting/pld/discrete-gaussian.js';
+export { discreteLaplacePld, type DiscreteLaplacePldOptions } from './accounting/pld/discrete-laplace.js';
+export { gaussianPld, type GaussianPldOptions } from './accounting/pld/gaussian.js';
+export { laplacePld, type LaplacePldOptions } from './accounting/pld/laplace.js';
+export { type AtomicPair, type ContinuousPair, type MechanismPair } from './accounting/pld/pair.js';
+export { planCharge, type LedgerAccounting, type PlanCharge, type ReleaseClaim } from './accounting/pld/plan-charge.js';
+export { planPrivacyCost, type PlanMechanism, type PlanPrivacyCost, type PlanPrivacyCostOptions, type PlanRelease } from './accounting/pld/plan-privacy-cost.js';
+export { PrivacyLossDistribution, type PldOptions, type SubsampledPldOptions } from './accounting/pld/pld.js';
+export { pureDpPld, type PureDpPldOptions } from './accounting/pld/pure-dp.js';
+export { randomizedResponsePld, type RandomizedResponsePldOptions } from './accounting/pld/randomized-response.js';
+export { RdpAccountant, rdpToDp, dpSgdEpsilon, calibrateDpSgdSigma, type RdpConversion } from './accounting/rdp.js';
+export { ZcdpFilter, zcdpBudget, type ZcdpFilterEntry, type ZcdpFilterOptions, type ZcdpSpendRequest } from './accounting/zcdp-filter.js';
+export { ZcdpAccountant, zcdpToDp, pureDpToZcdp, composeZcdp, type ZcdpConversion } from './accounting/zcdp.js';
+export { formatGuarantee, privacyUnitOf } from './privacy-unit.js';
+export { getDefaultAccountant, setDefaultAccountant, runRelease, runChecked, type Charge, type Guarantee, type NoiseMode, type Release, type ReleaseOptions, type RunSpec } from './release.js';
+
+// Data-free plans of the releases and the check-then-spend runners
+
+// Random number generators
+export { cryptoRng, seededRng, type Rng } from './random/rng.js';
+
+// Errors
+export { DpkitError, InvalidArgumentError, UnknownOptionError, BudgetExceededError, ConvergenceError, InfeasibleError } from './errors.js';
+export { UncertifiedOracleError, type CertifiedResult, type OracleReleaseOptions, type UncertifiedPolicy } from './models/oracle-perturbation/common.js';

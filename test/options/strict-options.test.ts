@@ -9,7 +9,8 @@
  * (function or class) that is not listed here fails the test.
  */
 import { describe, expect, it } from 'vitest';
-import * as dpkit from '../../src/index.js';
+// Every export of the package (the root and dpkit/internals): a release hidden in the internals is checked too.
+import * as dpkit from '../../src/internals.js';
 import {
   BudgetExceededError,
   DataDependentNoise,
