@@ -18,8 +18,11 @@ export interface TableOptions extends NoisyStatOptions {
    * other string or number, or a non-category) is silently left out of the table. (An error there
    * would be a free, data-dependent answer after the budget check; to count such records, declare a
    * catch-all level and map the values to it before the call.)
+   *
+   * A NUMBER L instead of an array declares the integer codes 0, 1, ..., L-1 (the fast path for
+   * integer-coded columns such as an Int32Array or Uint8Array: the value is the cell code, no lookup).
    */
-  levels?: ReadonlyArray<ReadonlyArray<Category>>;
+  levels?: ReadonlyArray<ReadonlyArray<Category> | number>;
   /** Keep negative noisy counts (default false: clamped to 0, then rounded half to even). */
   allowNegative?: boolean;
 }
@@ -84,32 +87,56 @@ export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike
       let cells = 1;
       for (const d of dims) cells *= d;
       if (cells > 5e7) throw new InvalidArgumentError('columns', 'give a table of more than 5e7 cells', cells);
-      const index = levels.map((lv) => new Map<Category, number>(lv.map((v, i) => [v, i])));
-      const strides = new Array<number>(C);
-      let st = 1;
-      for (let c = C - 1; c >= 0; c--) {
-        strides[c] = st;
-        st *= dims[c]!;
-      }
-      const flat = new Float64Array(n); // cell index per row, accumulated column by column (NaN: not counted)
+      // Each column either IS its cell code (declared levels exactly 0, 1, ..., L-1: the value v is
+      // counted iff it is one of them, and then its code is v) or is coded through a Map lookup
+      // (-1: not counted). Then ONE pass over the rows computes every cell index.
+      const direct = levels.map((lv) => isCodeRange(lv));
+      const coded: ArrayLike<unknown>[] = new Array(C);
       for (let c = 0; c < C; c++) {
         const col = columns[c]!;
-        const map = index[c]!;
-        const stride = strides[c]!;
+        if (direct[c]) {
+          coded[c] = col;
+          continue;
+        }
+        const lv = levels[c]!;
+        const map = new Map<Category, number>(lv.map((v, i) => [v, i]));
+        const codes = new Int32Array(n);
+        // A few levels: a scan with === (SameValueZero but for NaN, which is never a level) beats hashing.
+        const scan = lv.length <= 8;
         for (let i = 0; i < n; i++) {
-          const k = map.get(col[i]!);
+          const x = col[i]!;
+          let k: number | undefined;
+          if (scan) {
+            for (let j = 0; j < lv.length; j++) {
+              if (lv[j] === x) {
+                k = j;
+                break;
+              }
+            }
+          } else k = map.get(x);
           // Undeclared values are not counted (see TableOptions.levels); with levels taken from the
           // data every valid category has a level, so only an invalid one can be missing here.
           if (k === undefined) {
-            if (declared) flat[i] = NaN;
+            if (declared) codes[i] = -1;
             else throw new InvalidArgumentError(`columns[${c}]`, 'must hold only strings or finite numbers');
-          } else flat[i] = flat[i]! + k * stride;
+          } else codes[i] = k;
         }
+        coded[c] = codes;
       }
       const counts = new Float64Array(cells);
-      for (let i = 0; i < n; i++) {
-        const f = flat[i]!;
-        if (f === f) counts[f]!++;
+      if (C === 2) countPairs(coded[0]!, coded[1]!, dims[0]!, dims[1]!, n, counts);
+      else {
+        rows: for (let i = 0; i < n; i++) {
+          let idx = 0;
+          for (let c = 0; c < C; c++) {
+            const v = coded[c]![i];
+            const L = dims[c]!;
+            // A code: an integer number in [0, L) (a -1 from a Map, a string, 1.5 or NaN is not).
+            if (typeof v !== 'number' || !(v >= 0 && v < L) || (v | 0) !== v) continue rows;
+            idx = idx * L + v;
+          }
+          counts[idx]!++;
+        }
       }
       return { levels, dims, counts };
     },
@@ -140,6 +167,10 @@ export function planTable(opts: TableOptions, C: number): TablePlan {
   if (opts.levels !== undefined) {
     if (!Array.isArray(opts.levels) || opts.levels.length !== C) throw new InvalidArgumentError('levels', `must be an array of ${C} level arrays (one per column)`, opts.levels);
     declared = opts.levels.map((lv, c) => {
+      if (typeof lv === 'number') {
+        if (!Number.isInteger(lv) || lv < 1 || lv > 5e7) throw new InvalidArgumentError(`levels[${c}]`, 'must be a level array or an integer count of codes in [1, 5e7]', lv);
+        return Array.from({ length: lv }, (_, i) => i);
+      }
       if (!Array.isArray(lv) || lv.length === 0) throw new InvalidArgumentError(`levels[${c}]`, 'must be a non-empty array of strings or numbers', lv);
       const seen = new Set<Category>();
       for (const v of lv) {
@@ -182,6 +213,22 @@ function contingencyTable(t: TableStatistic, out: Float64Array): ContingencyTabl
       return out[k]!;
     },
   };
+}
+
+/** Whether the levels are exactly the integer codes 0, 1, ..., L-1 (in that order). */
+function isCodeRange(levels: readonly Category[]): boolean {
+  for (let i = 0; i < levels.length; i++) if (levels[i] !== i) return false;
+  return true;
+}
+
+/** The two-column cell counts in one pass over the rows (codes as in tableDP: integers in [0, L)). */
+function countPairs(a: ArrayLike<unknown>, b: ArrayLike<unknown>, La: number, Lb: number, n: number, counts: Float64Array): void {
+  for (let i = 0; i < n; i++) {
+    const u = a[i];
+    const v = b[i];
+    if (typeof u !== 'number' || typeof v !== 'number' || !(u >= 0 && u < La && v >= 0 && v < Lb) || (u | 0) !== u || (v | 0) !== v) continue;
+    counts[u * Lb + v]!++;
+  }
 }
 
 /** A category read from the data (after the budget check): the error names the column, not the record or its value. */

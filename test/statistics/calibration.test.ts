@@ -61,6 +61,33 @@ describe('true values (clipped data, negligible noise)', () => {
     expect(t2.levels).toEqual([[1, 2, 3]]);
     expect(Array.from(t2.counts)).toEqual([1, 1, 2]);
   });
+  it('integer-coded tables (declared level counts, typed arrays): the same counts as the level-array path, in one pass', () => {
+    // Codes with out-of-range, non-integer and wrong-type entries: none of them counted.
+    const a = Int32Array.of(0, 3, 1, 1, 4, -1, 2, 0);
+    const b = Uint8Array.of(2, 0, 1, 1, 0, 0, 9, 2);
+    const t = tableDP([a, b] as never, { ...huge, levels: [4, 3] });
+    expect(t.levels).toEqual([[0, 1, 2, 3], [0, 1, 2]]);
+    expect(t.dims).toEqual([4, 3]);
+    const want = new Array<number>(12).fill(0);
+    want[0 * 3 + 2] = 2; // (0, 2) twice
+    want[3 * 3 + 0] = 1; // (3, 0)
+    want[1 * 3 + 1] = 2; // (1, 1) twice; (4, 0), (-1, 0), (2, 9) are out of range
+    expect(Array.from(t.counts)).toEqual(want);
+    expect(t.count(1, 1)).toBe(2);
+    // Same as declaring the level arrays, and as plain arrays (with a string and 1.5 left out).
+    const viaArrays = tableDP([Array.from(a), Array.from(b)], { ...huge, levels: [[0, 1, 2, 3], [0, 1, 2]] });
+    expect(Array.from(viaArrays.counts)).toEqual(want);
+    const mixed = tableDP([[0, '0', 1.5, 2, 2], [1, 1, 1, 1, 0]], { ...huge, levels: [3, 2] });
+    expect(Array.from(mixed.counts)).toEqual([0, 1, 0, 0, 1, 1]);
+    // Three columns, one integer-coded and two looked up.
+    const t3 = tableDP([Uint8Array.of(1, 0, 1), ['x', 'y', 'x'], [5, 5, 6]] as never, { ...huge, levels: [2, ['x', 'y'], [5, 6]] });
+    expect(t3.count(1, 'x', 5)).toBe(1);
+    expect(t3.count(1, 'x', 6)).toBe(1);
+    expect(t3.count(0, 'y', 5)).toBe(1);
+    expect(Array.from(t3.counts).reduce((s, v) => s + v, 0)).toBe(3);
+    expect(() => tableDP([a], { ...huge, levels: [0] })).toThrow(/levels\[0\]/);
+    expect(() => tableDP([a], { ...huge, levels: [2.5] })).toThrow(/levels\[0\]/);
+  });
   it('quantiles concentrate on the true order statistic for large eps', () => {
     const data = Array.from({ length: 101 }, (_, i) => i);
     expect(Math.abs(medianDP(data, { eps: 1000, lower: 0, upper: 100, rng }) - 50)).toBeLessThan(1);
