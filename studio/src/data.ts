@@ -191,6 +191,39 @@ export class Dataset {
     return out;
   }
 
+  /**
+   * Rows of clamped numeric columns (rows where every column is used), one Float64Array per column,
+   * in the engine's canonical order (sorted by all columns), so an iterative fit gives the same
+   * floating-point result as the CLI's.
+   */
+  numericColumns(reqs: readonly NumericSpec[]): Float64Array[] {
+    const cols = reqs.map((q) => this.clamped(q));
+    const keep: number[] = [];
+    for (let i = 0; i < this.rows; i++) if (cols.every((c) => !Number.isNaN(c[i]!))) keep.push(i);
+    return sortRows(cols, keep);
+  }
+
+  /** The rows of {@link numericColumns} with a categorical label as 0/1 (1 for `positive`; rows with a missing label dropped), same canonical order. */
+  rowsWithLabel(reqs: readonly NumericSpec[], label: { column: string; positive: string; missing: Missing }): { x: Float64Array[]; y: Float64Array } {
+    const cols = reqs.map((q) => this.clamped(q));
+    const lab = this.column(label.column);
+    const yOf = new Float64Array(lab.dict.length);
+    const hasLabel = lab.dict.map((s) => s !== '' || label.missing !== 'drop');
+    lab.dict.forEach((s, c) => {
+      const v = s === '' && label.missing !== 'drop' ? String(label.missing.impute) : s;
+      yOf[c] = v === label.positive ? 1 : 0;
+    });
+    const y = new Float64Array(this.rows);
+    const keep: number[] = [];
+    for (let i = 0; i < this.rows; i++) {
+      const code = lab.codes[i]!;
+      y[i] = yOf[code]!;
+      if (hasLabel[code] && cols.every((c) => !Number.isNaN(c[i]!))) keep.push(i);
+    }
+    const out = sortRows([...cols, y], keep);
+    return { x: out.slice(0, reqs.length), y: out[reqs.length]! };
+  }
+
   /** The used clamped values, sorted ascending. */
   sortedValues(q: NumericSpec): Float64Array {
     const c = this.clamped(q);
@@ -198,6 +231,18 @@ export class Dataset {
     for (let i = 0; i < c.length; i++) if (!Number.isNaN(c[i]!)) c[n++] = c[i]!;
     return c.slice(0, n).sort();
   }
+}
+
+/** The kept rows of the columns, sorted lexicographically by all columns (ORDER BY c0, c1, ...). */
+function sortRows(cols: readonly Float64Array[], keep: number[]): Float64Array[] {
+  keep.sort((a, b) => {
+    for (const c of cols) {
+      const d = c[a]! - c[b]!;
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+  return cols.map((c) => Float64Array.from(keep, (i) => c[i]!));
 }
 
 /** round half away from zero (SQL round on a double). */

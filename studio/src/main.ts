@@ -5,6 +5,7 @@
  * plan import/export as the CLI's analysis YAML. Everything the file contains is shown with
  * textContent (never parsed as markup); the charts are the report's escaped SVG.
  */
+import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { BudgetExceededError } from '../../src/errors.js';
 import { barChart, forestPlot } from '../../src/report/charts.js';
 import { resultsCsv } from '../../src/report/csv.js';
@@ -13,7 +14,7 @@ import type { ReportRelease } from '../../src/report/release.js';
 import { formatNumber } from '../../src/report/ticks.js';
 import { accountantOf, chargePlan, readBudget, type BudgetRecord } from './budget.js';
 import type { Missing } from './data.js';
-import { defaultName, previewRelease, type ColumnSchema, type Mechanism, type Preview, type ReleaseSpec, type Result, type Schema, type StudioStat } from './plan.js';
+import { defaultName, isModel, previewRelease, releaseClaim, type ColumnSchema, type Mechanism, type Preview, type ReleaseSpec, type Result, type Schema, type StudioStat } from './plan.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import { checkFileMeta, InputError, sampleColumns, SAMPLE_BYTES, type SampledType } from './sample.js';
 import { planToYaml, PlanFileError, yamlToPlan } from './yaml.js';
@@ -48,6 +49,10 @@ interface PlannedItem {
   weight: number;
   n?: number;
   name: string;
+  features?: string[];
+  label?: string;
+  positive?: string;
+  gamma?: number;
   /** Fixed eps/delta (an imported plan, allocation 'fixed'). */
   eps?: number;
   delta?: number;
@@ -306,6 +311,11 @@ function columnOptions(): void {
   fill('column', (c) => (stat === 'table' ? c.type === 'categorical' : numericStat ? c.type === 'numeric' : true), stat === 'count' ? '(all rows)' : undefined);
   fill('column2', (c) => c.type === 'categorical', '(none)');
   fill('by', (c) => c.type === 'categorical', '(none)');
+  const feats = select('features');
+  const chosen = new Set([...feats.selectedOptions].map((o) => o.value));
+  feats.replaceChildren();
+  for (const [name, c] of schema) if (c.type === 'numeric') feats.add(new Option(name, name, false, chosen.has(name)));
+  fill('label', (c) => (stat === 'logistic_regression' ? c.type === 'categorical' : c.type === 'numeric'));
 }
 
 function publicSize(column: string, missing: Missing): number {
@@ -322,16 +332,26 @@ function allocate(): ReleaseSpec[] {
   const mode = select('allocation').value;
   const weight = (p: PlannedItem) => (mode === 'equal' ? 1 : p.weight);
   const W = state.plan.reduce((s, p) => s + weight(p), 0);
-  const gauss = state.plan.filter((p) => p.mechanism !== 'laplace' && p.stat !== 'quantile');
-  const WG = gauss.reduce((s, p) => s + weight(p), 0);
+  const gaussian = (p: PlannedItem) => p.mechanism !== 'laplace' && p.stat !== 'quantile' && p.stat !== 'logistic_regression';
+  const WG = state.plan.filter(gaussian).reduce((s, p) => s + weight(p), 0);
   return state.plan.map((p) => {
-    const isGauss = p.mechanism !== 'laplace' && p.stat !== 'quantile';
+    const isGauss = gaussian(p);
     const eps = mode === 'fixed' ? p.eps! : (E * weight(p)) / W;
     const delta = mode === 'fixed' ? (isGauss ? p.delta! : 0) : isGauss ? (D * weight(p)) / WG : 0;
-    const r: ReleaseSpec = { stat: p.stat, name: p.name, eps, delta, neighbors, mechanism: p.stat === 'quantile' ? 'laplace' : p.mechanism };
-    for (const k of ['column', 'columns', 'by', 'probs', 'bins', 'edges', 'normalize', 'n'] as const) if (p[k] !== undefined) (r as unknown as Record<string, unknown>)[k] = p[k];
+    const r: ReleaseSpec = { stat: p.stat, name: p.name, eps, delta, neighbors, mechanism: p.stat === 'quantile' || p.stat === 'logistic_regression' ? 'laplace' : p.mechanism };
+    for (const k of MODEL_AND_SHAPE_KEYS) if (p[k] !== undefined) (r as unknown as Record<string, unknown>)[k] = p[k];
+    // A model's relation is fixed by its calibration (charged converted to the budget's relation).
+    if (isModel(r.stat)) r.neighbors = releaseClaim(r).neighbors;
     return r;
   });
+}
+
+const MODEL_AND_SHAPE_KEYS = ['column', 'columns', 'by', 'probs', 'bins', 'edges', 'normalize', 'n', 'features', 'label', 'positive', 'gamma'] as const;
+
+/** What a release costs in the budget's relation (a model's own relation converted by the accountant). */
+function chargedCost(spec: ReleaseSpec): { eps: number; delta: number } {
+  const rel = state.record?.neighbors ?? budgetInputs().neighbors;
+  return new PrivacyAccountant({ eps: 1 }, { neighbors: rel }).costOf(releaseClaim(spec));
 }
 
 function alpha(): number {
@@ -349,7 +369,9 @@ function previews(): Previewed[] {
   return allocate().map((spec) => {
     try {
       if (!(spec.eps > 0) || !Number.isFinite(spec.eps)) throw new Error('ε must be a number > 0 (check the plan ε and the weights)');
-      return { spec, preview: previewRelease(spec, schema, publicSize, alpha()) };
+      const preview = previewRelease(spec, schema, publicSize, alpha());
+      chargedCost(spec);
+      return { spec, preview };
     } catch (e) {
       return { spec, error: e instanceof Error ? e.message.replace(/^.*?: /, '') : String(e) };
     }
@@ -410,8 +432,15 @@ function refresh(): void {
   const { problems } = schemaOf();
   const pv = renderPlan();
   renderBudget();
-  const eps = pv.reduce((s, p) => s + p.spec.eps, 0);
-  const delta = pv.reduce((s, p) => s + p.spec.delta, 0);
+  const costs = pv.map((p) => {
+    try {
+      return chargedCost(p.spec);
+    } catch {
+      return { eps: NaN, delta: NaN };
+    }
+  });
+  const eps = costs.reduce((s, c) => s + c.eps, 0);
+  const delta = costs.reduce((s, c) => s + c.delta, 0);
   $('plan-total').textContent = state.plan.length ? `This plan spends ${budgetText({ eps, delta })} (sequential composition).` : 'No release planned yet.';
   const blocked = problems.length > 0 || pv.some((p) => p.error) || state.plan.length === 0;
   $<HTMLButtonElement>('release').disabled = blocked || state.running;
@@ -425,7 +454,20 @@ function addRelease(): void {
   const column = select('column').value || undefined;
   const item: PlannedItem = { stat, mechanism: select('mechanism').value as Mechanism, weight: Number(input('weight').value), name: '' };
   if (!(item.weight > 0)) return say('plan-message', 'The weight must be a number > 0.', 'error');
-  if (stat === 'table') {
+  if (isModel(stat)) {
+    item.features = [...select('features').selectedOptions].map((o) => o.value);
+    item.label = select('label').value;
+    if (item.features.length === 0) return say('plan-message', 'A regression needs at least one numeric feature with declared bounds.', 'error');
+    if (!item.label) return say('plan-message', `A ${stat.replace('_', ' ')} needs a ${stat === 'linear_regression' ? 'numeric' : 'categorical'} label with declared ${stat === 'linear_regression' ? 'bounds' : 'levels'}.`, 'error');
+    if (item.features.includes(item.label)) return say('plan-message', 'The label cannot also be a feature.', 'error');
+    if (stat === 'logistic_regression') {
+      const levels = (schemaOf().schema.get(item.label) as { levels?: string[] } | undefined)?.levels ?? [];
+      // The CLI's default: the last declared level.
+      item.positive = input('positive').value.trim() || levels[levels.length - 1];
+    }
+    item.gamma = 1;
+    if (stat === 'logistic_regression') item.mechanism = 'laplace';
+  } else if (stat === 'table') {
     const c2 = select('column2').value;
     if (!column) return say('plan-message', 'A table needs a categorical column with declared levels.', 'error');
     item.columns = c2 && c2 !== column ? [column, c2] : [column];
@@ -474,7 +516,7 @@ async function release(): Promise<void> {
   if (!state.record && (!(initial.budget.eps > 0) || !(initial.budget.delta >= 0 && initial.budget.delta < 1))) {
     return say('release-message', 'Set a total budget ε > 0 and 0 ≤ δ < 1 first.', 'error');
   }
-  const requests = pv.map((p) => ({ name: p.spec.name, eps: p.spec.eps, delta: p.spec.delta, neighbors: p.spec.neighbors, mechanism: p.preview!.mechanism }));
+  const requests = pv.map((p) => ({ name: p.spec.name, ...releaseClaim(p.spec), mechanism: p.preview!.mechanism }));
   const before = state.record ? accountantOf(state.record).spent() : { eps: 0, delta: 0 };
   try {
     state.record = await chargePlan(key, initial, requests, `plan of ${specs.length} release(s)`);
@@ -482,7 +524,7 @@ async function release(): Promise<void> {
     if (e instanceof BudgetExceededError) {
       state.record = await readBudget(key);
       const acc = state.record ? accountantOf(state.record) : undefined;
-      const need = requests.reduce((s, r) => ({ eps: s.eps + r.eps, delta: s.delta + r.delta }), { eps: 0, delta: 0 });
+      const need = pv.map((p) => chargedCost(p.spec)).reduce((s, r) => ({ eps: s.eps + r.eps, delta: s.delta + r.delta }), { eps: 0, delta: 0 });
       say('release-message', `Refused: this plan needs ${budgetText(need)} but only ${budgetText(acc ? acc.remaining() : initial.budget)} of the budget remains for "${key}". Nothing was spent.`, 'error');
     } else say('release-message', `Refused: ${e instanceof Error ? e.message : String(e)}. Nothing was spent.`, 'error');
     syncBudgetInputs();
@@ -649,7 +691,7 @@ async function importYaml(file: File): Promise<void> {
     }
     state.plan = plan.releases.map((r) => {
       const p: PlannedItem = { stat: r.stat, mechanism: r.mechanism, weight: r.eps, name: r.name, eps: r.eps, delta: r.delta };
-      for (const k of ['column', 'columns', 'by', 'probs', 'bins', 'edges', 'normalize', 'n'] as const) if (r[k] !== undefined) (p as unknown as Record<string, unknown>)[k] = r[k];
+      for (const k of MODEL_AND_SHAPE_KEYS) if (r[k] !== undefined) (p as unknown as Record<string, unknown>)[k] = r[k];
       return p;
     });
     select('allocation').value = 'fixed';

@@ -14,6 +14,9 @@
 import type { Neighbors } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { gridMaxAbs, gridWidth } from '../../src/node/engine/engine.js';
+import { fitModel, modelGuarantee, type ModelParams } from '../../src/node/models.js';
+import type { DataEngine } from '../../src/node/data.js';
+import type { DataSchema, ReleaseSpec as CliReleaseSpec } from '../../src/node/spec.js';
 import type { Rng } from '../../src/random/rng.js';
 import type { Release } from '../../src/release.js';
 import type { ReportRelease } from '../../src/report/release.js';
@@ -28,8 +31,10 @@ import { planVariance } from '../../src/statistics/variance.js';
 import type { CategoricalSpec, Dataset, Missing, NumericSpec } from './data.js';
 
 export type Mechanism = 'laplace' | 'gaussian' | 'analytic';
-export type StudioStat = 'count' | 'mean' | 'sd' | 'variance' | 'quantile' | 'histogram' | 'table';
-export const STUDIO_STATS: readonly StudioStat[] = ['count', 'mean', 'sd', 'variance', 'quantile', 'histogram', 'table'];
+export type ModelStat = 'linear_regression' | 'logistic_regression';
+export type StudioStat = 'count' | 'mean' | 'sd' | 'variance' | 'quantile' | 'histogram' | 'table' | ModelStat;
+export const STUDIO_STATS: readonly StudioStat[] = ['count', 'mean', 'sd', 'variance', 'quantile', 'histogram', 'table', 'linear_regression', 'logistic_regression'];
+export const isModel = (s: StudioStat): s is ModelStat => s === 'linear_regression' || s === 'logistic_regression';
 
 export interface NumericColumnSchema {
   type: 'numeric';
@@ -63,6 +68,27 @@ export interface ReleaseSpec {
   normalize?: boolean;
   /** Public lower bound on the number of records (required for an ungrouped mean/sd/variance under add/remove-one neighbours). */
   n?: number;
+  /** Regressions: numeric features, the label (numeric for linear, categorical for logistic), its positive level, the regularisation gamma. */
+  features?: string[];
+  label?: string;
+  positive?: string;
+  gamma?: number;
+}
+
+/** The public parameters a model's guarantee depends on. */
+export function modelParams(r: ReleaseSpec): ModelParams {
+  return r.stat === 'linear_regression'
+    ? { stat: 'linear_regression', eps: r.eps, delta: r.delta, gamma: r.gamma ?? 1 }
+    : { stat: 'logistic_regression', eps: r.eps, gamma: r.gamma ?? 1, perturbation: 'objective' };
+}
+
+/**
+ * The guarantee a release claims: its own (eps, delta, neighbours); for a model, the guarantee its
+ * class states (KST linear regression: add/remove-one; CMS logistic regression: replace-one, pure eps).
+ */
+export function releaseClaim(r: ReleaseSpec): { eps: number; delta: number; neighbors: Neighbors } {
+  if (isModel(r.stat)) return modelGuarantee(modelParams(r));
+  return { eps: r.eps, delta: r.delta, neighbors: r.neighbors };
 }
 
 /** The result of a release: the CLI's ReleaseResult without the ledger charge. */
@@ -71,8 +97,8 @@ export type Result = Omit<ReportRelease, 'charged'> & { columns: string[]; notes
 /** What the preview shows of a release, from public values only. */
 export interface Preview {
   mechanism: string;
-  sensitivity: number | number[];
-  scale: number | number[];
+  sensitivity: number | number[] | null;
+  scale: number | number[] | null;
   /** Noise half-widths of the (1 - alpha) intervals (per cell for partitions; count and sum for a grouped mean); null when the error depends on the data (quantiles). */
   halfWidth: number | number[] | null;
   /** What the half-width is of, in plain words. */
@@ -211,6 +237,18 @@ export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSize
       const { plan } = histogramPlan(r, numericCol(schema, r.column));
       return { mechanism: plan.mechanism, sensitivity: plan.sensitivity, scale: scaleOf(plan), halfWidth: r.normalize ? null : plan.noiseHalfWidth(alpha), unit: 'per bin count' };
     }
+    case 'linear_regression':
+    case 'logistic_regression': {
+      modelColumns(r, schema);
+      const g = modelGuarantee(modelParams(r));
+      return {
+        mechanism: r.stat === 'linear_regression' ? (r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian') : 'cms-objective-perturbation',
+        sensitivity: null,
+        scale: null,
+        halfWidth: null,
+        unit: `no data-independent interval; DP for ${g.neighbors === 'bounded' ? 'replace-one' : 'add/remove-one'} neighbours`,
+      };
+    }
     case 'table': {
       const cols = (r.columns ?? []).map((c, i) => categoricalCol(schema, c, `columns[${i}]`));
       if (cols.length === 0) throw new InvalidArgumentError('columns', 'must name at least one categorical column');
@@ -255,8 +293,11 @@ function crossLabels(levels: readonly (readonly string[])[]): string[] {
  * Applies a release to the data (after the page charged it): computes its sufficient statistic and
  * applies the plan, exactly as the CLI does for the same spec.
  */
-export function runRelease(r: ReleaseSpec, schema: Schema, ds: Dataset, rng: Rng, alpha: number): Result {
+export async function runRelease(r: ReleaseSpec, schema: Schema, ds: Dataset, rng: Rng, alpha: number): Promise<Result> {
   switch (r.stat) {
+    case 'linear_regression':
+    case 'logistic_regression':
+      return runModel(r, schema, ds, rng, alpha);
     case 'count': {
       const { grouped, plan } = countPlan(r, schema);
       if (grouped) {
@@ -357,6 +398,49 @@ export function runRelease(r: ReleaseSpec, schema: Schema, ds: Dataset, rng: Rng
   }
 }
 
+/** The numeric features and the label of a regression (numeric for linear, categorical for logistic). */
+function modelColumns(r: ReleaseSpec, schema: Schema) {
+  const features = (r.features ?? []).map((f, i) => numericCol(schema, f, `features[${i}]`));
+  if (features.length === 0) throw new InvalidArgumentError('features', 'must name at least one numeric column with declared bounds');
+  if (r.stat === 'linear_regression') return { features, label: numericCol(schema, r.label, 'label') };
+  const label = categoricalCol(schema, r.label, 'label');
+  if (r.positive === undefined || !label.levels.includes(r.positive)) throw new InvalidArgumentError('positive', `must be one of the levels of "${label.column}"`);
+  return { features, label };
+}
+
+/**
+ * A regression, fitted by the CLI's own model code (src/node/models.ts: KST objective perturbation
+ * for linear regression, CMS objective perturbation for logistic regression) on the rows of the
+ * data set in the engine's canonical order; result fields as `dpkit run` gives them.
+ */
+async function runModel(r: ReleaseSpec, schema: Schema, ds: Dataset, rng: Rng, alpha: number): Promise<Result> {
+  const { features, label } = modelColumns(r, schema);
+  const claim = releaseClaim(r);
+  const cliSchema: DataSchema = { file: 'studio', columns: new Map([...schema].map(([name, c]) => [name, { ...c, name }])) } as unknown as DataSchema;
+  const engine = {
+    numericColumns: async (reqs: NumericSpec[]) => ds.numericColumns(reqs),
+    rowsWithLabel: async (reqs: NumericSpec[], l: { column: string; positive: string; missing: Missing }) => ds.rowsWithLabel(reqs, l),
+  } as unknown as DataEngine;
+  const spec = (
+    r.stat === 'linear_regression'
+      ? { stat: r.stat, name: r.name, eps: r.eps, delta: r.delta, neighbors: claim.neighbors, line: 0, features: r.features!, label: r.label!, gamma: r.gamma ?? 1 }
+      : { stat: r.stat, name: r.name, eps: r.eps, delta: 0, neighbors: claim.neighbors, line: 0, features: r.features!, label: r.label!, positive: r.positive!, gamma: r.gamma ?? 1, perturbation: 'objective' }
+  ) as Extract<CliReleaseSpec, { stat: 'linear_regression' | 'logistic_regression' }>;
+  const reqs = features.map((q) => ({ column: q.column, lower: q.lower, upper: q.upper, missing: q.missing, col: { ...schema.get(q.column)!, name: q.column } }));
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { guarantee, ...fit } = await fitModel(spec, reqs as never, cliSchema, engine, rng, alpha);
+  return {
+    name: r.name,
+    stat: r.stat,
+    columns: [...features.map((f) => f.column), label.column],
+    eps: claim.eps,
+    delta: claim.delta,
+    neighbors: claim.neighbors,
+    level: 1 - alpha,
+    ...fit,
+  } as Result;
+}
+
 /** Mean by group: noisy counts and clamped sums per public level (see groupSumsPlans); mean = sum/count clamped to the bounds. */
 function groupedMean(r: ReleaseSpec, q: NumericSpec, g: CategoricalSpec, ds: Dataset, rng: Rng, alpha: number): Result {
   const ms = ds.groupedMoments(g, q);
@@ -395,7 +479,7 @@ function groupedMean(r: ReleaseSpec, q: NumericSpec, g: CategoricalSpec, ds: Dat
 }
 
 /** The default name of a release (the CLI's defaults). */
-export function defaultName(r: Pick<ReleaseSpec, 'stat' | 'column' | 'columns' | 'by' | 'probs'>): string {
+export function defaultName(r: Pick<ReleaseSpec, 'stat' | 'column' | 'columns' | 'by' | 'probs' | 'features' | 'label'>): string {
   const by = r.by ? ` by ${r.by}` : '';
   switch (r.stat) {
     case 'count':
@@ -406,6 +490,9 @@ export function defaultName(r: Pick<ReleaseSpec, 'stat' | 'column' | 'columns' |
       return `histogram(${r.column})`;
     case 'table':
       return `table(${(r.columns ?? []).join(' x ')})`;
+    case 'linear_regression':
+    case 'logistic_regression':
+      return `${r.stat}(${r.label ?? ''} ~ ${(r.features ?? []).join(' + ')})`;
     default:
       return `${r.stat}(${r.column})${by}`;
   }

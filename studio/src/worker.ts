@@ -107,7 +107,7 @@ async function run(m: Extract<ToWorker, { type: 'run' }>): Promise<void> {
     await tick();
     if (cancelled) break;
     try {
-      post({ type: 'result', index: i, result: runRelease(r, schema, ds, rng, m.alpha) });
+      post({ type: 'result', index: i, result: await runRelease(r, schema, ds, rng, m.alpha) });
     } catch {
       post({ type: 'failed', index: i, name: r.name, message: FAILED_TEXT });
     }

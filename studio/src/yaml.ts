@@ -7,7 +7,7 @@
  */
 import { parse, stringify } from 'yaml';
 import type { Neighbors } from '../../src/accounting/accountant.js';
-import { defaultName, STUDIO_STATS, type ColumnSchema, type Mechanism, type ReleaseSpec, type Schema, type StudioStat } from './plan.js';
+import { defaultName, isModel, releaseClaim, STUDIO_STATS, type ColumnSchema, type Mechanism, type ReleaseSpec, type Schema, type StudioStat } from './plan.js';
 import type { Missing } from './data.js';
 
 export interface StudioPlan {
@@ -32,6 +32,8 @@ export function planToYaml(p: StudioPlan): string {
     if (r.column) used.add(r.column);
     if (r.by) used.add(r.by);
     r.columns?.forEach((c) => used.add(c));
+    r.features?.forEach((c) => used.add(c));
+    if (r.label) used.add(r.label);
   }
   const columns: Record<string, unknown> = {};
   for (const [name, c] of p.schema) {
@@ -48,6 +50,17 @@ export function planToYaml(p: StudioPlan): string {
     if (r.edges !== undefined) o.edges = [...r.edges];
     if (r.normalize) o.normalize = true;
     if (r.n !== undefined) o.n = r.n;
+    if (isModel(r.stat)) {
+      o.features = [...(r.features ?? [])];
+      o.label = r.label;
+      if (r.stat === 'logistic_regression') o.positive = r.positive;
+      o.gamma = r.gamma ?? 1;
+      o.eps = r.eps;
+      if (r.stat === 'linear_regression' && r.delta > 0) o.delta = r.delta;
+      // A model's relation is fixed by its calibration; restated as the CLI requires it.
+      o.neighbors = releaseClaim(r).neighbors;
+      return o;
+    }
     o.eps = r.eps;
     if (r.stat !== 'quantile') o.mechanism = r.mechanism;
     if (r.mechanism !== 'laplace' && r.stat !== 'quantile') o.delta = r.delta;
@@ -145,7 +158,36 @@ export function yamlToPlan(text: string): StudioPlan {
     if (o.stat === 'median') o.stat = 'quantile';
     if (!STUDIO_STATS.includes(o.stat as StudioStat)) throw new PlanFileError(`${at}.stat must be one of ${STUDIO_STATS.join(', ')} in the studio (got ${JSON.stringify(String(o.stat))})`);
     const stat = o.stat as StudioStat;
-    keys(o, at, ['stat', 'name', 'eps', 'delta', 'neighbors', 'mechanism', 'column', 'columns', 'by', 'probs', 'bins', 'edges', 'normalize', 'n']);
+    keys(o, at, ['stat', 'name', 'eps', 'delta', 'neighbors', 'mechanism', 'column', 'columns', 'by', 'probs', 'bins', 'edges', 'normalize', 'n', 'features', 'label', 'positive', 'gamma', 'perturbation']);
+    if (isModel(stat)) {
+      if (o.perturbation !== undefined && o.perturbation !== 'objective') throw new PlanFileError(`${at}.perturbation: the studio fits objective perturbation only`);
+      if (!Array.isArray(o.features) || o.features.length === 0) throw new PlanFileError(`${at}.features must be a non-empty list of numeric columns`);
+      const label = str(o, 'label', at) ?? '';
+      if (label === '') throw new PlanFileError(`${at}.label is required`);
+      const delta = stat === 'linear_regression' ? num(o, 'delta', at, (x) => x >= 0 && x < 1, 'a number in [0, 1)', 0) : num(o, 'delta', at, (x) => x === 0, '0 or absent (logistic regression is pure eps-DP)', 0);
+      const m: ReleaseSpec = {
+        stat,
+        name: '',
+        eps: num(o, 'eps', at, (x) => x > 0, 'a number > 0'),
+        delta,
+        neighbors: stat === 'linear_regression' ? 'unbounded' : 'bounded',
+        mechanism: delta > 0 ? 'gaussian' : 'laplace',
+        features: o.features.map(String),
+        label,
+        gamma: num(o, 'gamma', at, (x) => x > 0, 'a number > 0', 1),
+      };
+      if (o.neighbors !== undefined && o.neighbors !== m.neighbors) throw new PlanFileError(`${at}.neighbors contradicts the model: ${stat} is DP for ${m.neighbors} neighbours only`);
+      if (stat === 'logistic_regression') {
+        const positive = str(o, 'positive', at);
+        if (positive !== undefined) m.positive = positive;
+        else {
+          const c = schema.get(label);
+          m.positive = c?.type === 'categorical' ? c.levels[c.levels.length - 1] : undefined;
+        }
+      }
+      m.name = str(o, 'name', at) ?? defaultName(m);
+      return m;
+    }
     const mechanism = (o.mechanism ?? 'laplace') as Mechanism;
     if (!['laplace', 'gaussian', 'analytic'].includes(mechanism)) throw new PlanFileError(`${at}.mechanism must be laplace, gaussian or analytic`);
     const rel = (o.neighbors ?? 'bounded') as Neighbors;
