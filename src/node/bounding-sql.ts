@@ -171,3 +171,59 @@ function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string
 export function boundedGroupsSql(plan: BoundingPlan, dialect: SqlDialect): string {
   return `SELECT g, count(*) AS units, sum(n) AS n, sum(s) AS s, sum(s2) AS s2 FROM (\n${boundedPerUnitSql(plan, dialect)}\n) AS per_unit GROUP BY g ORDER BY g`;
 }
+
+/** The plan of a per-unit bounded magnitude histogram (for private bounds). */
+export interface MagnitudeBinsPlan {
+  from: string;
+  unit: string;
+  value: string;
+  /** Rows kept per unit (uniformly at random by the keyed hash). */
+  maxRows: number;
+  /** Exponents a < b of the bins (defaults -20 and 40, as privateBounds). */
+  minExponent?: number;
+  maxExponent?: number;
+  key: HashKey;
+}
+
+/**
+ * The histogram of src/statistics/private-bounds.ts (magnitudeBin: bins by powers of two of |x| for
+ * each sign, plus the small-magnitude bin) over at most `maxRows` rows per unit, kept by the keyed
+ * ranking above: rows (bin, n) for the non-empty bins, for privateBoundsFromCounts. The bin is
+ * ceil(log2 |x|) corrected exactly against powers of two (2^(j-1) < |x| <= 2^j), as in the core.
+ */
+export function boundedMagnitudeBinsSql(plan: MagnitudeBinsPlan, dialect: SqlDialect): string {
+  if (dialect !== 'duckdb' && dialect !== 'clickhouse') throw new InvalidArgumentError('dialect', "must be 'duckdb' or 'clickhouse'", dialect);
+  const d = dialect;
+  const a = plan.minExponent ?? -20;
+  const bExp = plan.maxExponent ?? 40;
+  if (!Number.isInteger(a) || !Number.isInteger(bExp) || !(a < bExp) || a < -1000 || bExp > 1000) throw new InvalidArgumentError('minExponent/maxExponent', 'must be integers in [-1000, 1000] with minExponent < maxExponent', `${a}, ${bExp}`);
+  const m = checkContributionBounds({ maxPartitions: 1, maxRows: plan.maxRows }).maxRows;
+  const U = quoteIdent(d, plan.unit);
+  const V = quoteIdent(d, plan.value);
+  const k = quoteString(d, keyHex(plan.key));
+  const hr = md5(d, concat(d, [k, "'b'", text(d, 'u'), text(d, 'v')]));
+  const small = bExp - a;
+  const j0 = `least(greatest(CAST(ceil(log2(mag)) AS INTEGER), ${a + 1}), ${bExp})`;
+  // One exact correction step each way (log2 is within an ulp; powers of two are exact doubles).
+  const j1 = `(CASE WHEN ${j0} < ${bExp} AND pow(2, ${j0}) < mag THEN ${j0} + 1 WHEN ${j0} > ${a + 1} AND pow(2, ${j0} - 1) >= mag THEN ${j0} - 1 ELSE ${j0} END)`;
+  const bin = `(CASE WHEN mag <= pow(2, ${a}) THEN ${small} WHEN v > 0 THEN ${small} + (${j1} - ${a}) ELSE ${small} - (${j1} - ${a}) END)`;
+  if (d === 'duckdb') {
+    return [
+      `SELECT ${bin} AS bin, count(*) AS n FROM (`,
+      `  SELECT v, abs(v) AS mag FROM (`,
+      `    SELECT u, v, ROW_NUMBER() OVER (PARTITION BY u ORDER BY ${hr}) AS rn`,
+      `    FROM (SELECT ${U} AS u, CAST(${V} AS DOUBLE) AS v FROM ${plan.from} WHERE ${U} IS NOT NULL AND ${V} IS NOT NULL) AS src`,
+      `  ) AS ranked WHERE rn <= ${m} AND isfinite(v)`,
+      `) AS kept GROUP BY bin ORDER BY bin`,
+    ].join('\n');
+  }
+  return [
+    `SELECT ${bin} AS bin, count() AS n FROM (`,
+    `  SELECT v, abs(v) AS mag FROM (`,
+    `    SELECT u, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((${hr}, v)))), 1, ${m}) AS vs`,
+    `    FROM (SELECT assumeNotNull(${U}) AS u, toFloat64(assumeNotNull(${V})) AS v FROM ${plan.from} WHERE ${U} IS NOT NULL AND ${V} IS NOT NULL)`,
+    `    GROUP BY u`,
+    `  ) ARRAY JOIN vs AS v WHERE isFinite(v)`,
+    `) GROUP BY bin ORDER BY bin`,
+  ].join('\n');
+}

@@ -30,7 +30,7 @@ import { runRelease, type Guarantee, type ReleaseOptions } from '../release.js';
 import { checkEpsilon, checkInteger } from '../validation.js';
 import type { ParsedNoise } from './common.js';
 import { boundContributions, MAX_BOUND, type Ident } from './contribution-bounding.js';
-import { applyNoise, planNoise } from './noise.js';
+import { applyNoise, planNoise, type NoisePlan } from './noise.js';
 
 export interface PrivateBoundsOptions extends ReleaseOptions {
   eps: number;
@@ -74,6 +74,21 @@ export interface PrivateBoundsRelease {
   threshold: number;
 }
 
+const COUNT_RULES = {
+  ...RELEASE_OPTION_RULES,
+  eps: true,
+  maxRows: true,
+  privacyUnit: 'string',
+  neighbors: ['bounded', 'unbounded'],
+  lowerPercentile: true,
+  upperPercentile: true,
+  minExponent: true,
+  maxExponent: true,
+  beta: true,
+  details: 'boolean',
+} as const;
+const COUNT_OPTIONS = optionSpec<Omit<PrivateBoundsOptions, 'units'>>(COUNT_RULES);
+
 const OPTIONS = optionSpec<PrivateBoundsOptions>({
   ...RELEASE_OPTION_RULES,
   eps: true,
@@ -88,6 +103,54 @@ const OPTIONS = optionSpec<PrivateBoundsOptions>({
   beta: true,
   details: 'boolean',
 });
+
+interface ParsedBounds {
+  eps: number;
+  a: number;
+  b: number;
+  pL: number;
+  pU: number;
+  m: number;
+  unit: string | undefined;
+  relation: Neighbors;
+  B: number;
+  sens: number;
+  plan: NoisePlan;
+  tau: number;
+}
+
+function parseBoundsOptions(o: PrivateBoundsOptions, fromCounts: boolean): ParsedBounds {
+  const eps = checkEpsilon(o.eps);
+  const a = o.minExponent === undefined ? -20 : checkInteger(o.minExponent, 'minExponent', -1000, 1000);
+  const b = o.maxExponent === undefined ? 40 : checkInteger(o.maxExponent, 'maxExponent', -1000, 1000);
+  if (!(a < b)) throw new InvalidArgumentError('minExponent/maxExponent', 'must satisfy minExponent < maxExponent', `${a} >= ${b}`);
+  const pL = checkPercentile(o.lowerPercentile, 'lowerPercentile', 0.01);
+  const pU = checkPercentile(o.upperPercentile, 'upperPercentile', 0.99);
+  if (!(pL < pU)) throw new InvalidArgumentError('lowerPercentile/upperPercentile', 'must satisfy lowerPercentile < upperPercentile', `${pL} >= ${pU}`);
+  const beta = o.beta === undefined ? 1e-9 : o.beta;
+  if (typeof beta !== 'number' || !(beta > 0 && beta < 1)) throw new InvalidArgumentError('beta', 'must be in (0, 1)', beta);
+  const m = o.maxRows === undefined ? 1 : checkInteger(o.maxRows, 'maxRows', 1, MAX_BOUND);
+  if (!fromCounts && o.maxRows !== undefined && o.units === undefined) throw new InvalidArgumentError('maxRows', 'needs units (the privacy unit of each value)');
+  const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
+  const relation: Neighbors = o.neighbors ?? 'unbounded';
+  const B = 2 * (b - a) + 1;
+  const sens = relation === 'bounded' ? 2 * m : m;
+  const p: ParsedNoise = { eps, delta: 0, mechanism: 'laplace', typeDP: 'aDP', noise: 'safe', relations: [relation] };
+  const plan = planNoise(p, sens, sens, 'maxRows');
+  const tau = plan.scale * Math.log(B / (2 * beta));
+  return { eps, a, b, pL, pU, m, unit, relation, B, sens, plan, tau };
+}
+
+function boundsRelease(value: PrivateBounds, c: ParsedBounds): PrivateBoundsRelease {
+  return {
+    value,
+    mechanism: 'approx-bounds-laplace',
+    guarantee: { eps: c.eps, delta: 0, neighbors: c.relation, ...(c.unit ? { privacyUnit: c.unit } : {}) },
+    sensitivity: c.sens,
+    scale: c.plan.scale,
+    threshold: c.tau,
+  };
+}
 
 /** The bin of x on the real line: 0..(b-a-1) negative (most negative first), b-a small, then positive. */
 export function magnitudeBin(x: number, a: number, b: number): number {
@@ -126,62 +189,64 @@ function checkPercentile(p: unknown, name: string, dflt: number): number {
 export function privateBounds<O extends PrivateBoundsOptions>(x: ArrayLike<number>, opts: Exact<O, PrivateBoundsOptions>): O extends { details: true } ? PrivateBoundsRelease : PrivateBounds {
   checkOptions('privateBounds', opts, OPTIONS, true);
   const o = opts as PrivateBoundsOptions;
-  const eps = checkEpsilon(o.eps);
-  const a = o.minExponent === undefined ? -20 : checkInteger(o.minExponent, 'minExponent', -1000, 1000);
-  const b = o.maxExponent === undefined ? 40 : checkInteger(o.maxExponent, 'maxExponent', -1000, 1000);
-  if (!(a < b)) throw new InvalidArgumentError('minExponent/maxExponent', 'must satisfy minExponent < maxExponent', `${a} >= ${b}`);
-  const pL = checkPercentile(o.lowerPercentile, 'lowerPercentile', 0.01);
-  const pU = checkPercentile(o.upperPercentile, 'upperPercentile', 0.99);
-  if (!(pL < pU)) throw new InvalidArgumentError('lowerPercentile/upperPercentile', 'must satisfy lowerPercentile < upperPercentile', `${pL} >= ${pU}`);
-  const beta = o.beta === undefined ? 1e-9 : o.beta;
-  if (typeof beta !== 'number' || !(beta > 0 && beta < 1)) throw new InvalidArgumentError('beta', 'must be in (0, 1)', beta);
-  const m = o.maxRows === undefined ? 1 : checkInteger(o.maxRows, 'maxRows', 1, MAX_BOUND);
-  if (o.maxRows !== undefined && o.units === undefined) throw new InvalidArgumentError('maxRows', 'needs units (the privacy unit of each value)');
-  const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
-  const relation: Neighbors = o.neighbors ?? 'unbounded';
+  const c = parseBoundsOptions(o, false);
+  const { a, b, m, plan, tau, pL, pU } = c;
   // The data: validated before the budget check (a typed, located error; nothing spent).
   if (!(Array.isArray(x) || ArrayBuffer.isView(x))) throw new InvalidArgumentError('x', 'must be an array or typed array of finite numbers', x);
   for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'number' || !Number.isFinite(x[i])) throw new InvalidArgumentError(`x[${i}]`, 'must be a finite number', x[i]);
   if (o.units !== undefined && (o.units as ArrayLike<Ident>).length !== x.length) throw new InvalidArgumentError('units', 'must have one entry per value', (o.units as ArrayLike<Ident>).length);
-  const B = 2 * (b - a) + 1;
-  const sens = relation === 'bounded' ? 2 * m : m;
-  const p: ParsedNoise = { eps, delta: 0, mechanism: 'laplace', typeDP: 'aDP', noise: 'safe', relations: [relation] };
-  const plan = planNoise(p, sens, sens, 'maxRows');
-  const tau = plan.scale * Math.log(B / (2 * beta));
-  const result = runRelease(o, { name: 'privateBounds', eps, delta: 0, neighbors: relation, mechanism: 'approx-bounds-laplace' }, (rng) => {
+  const B = c.B;
+  const result = runRelease(o, { name: 'privateBounds', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace' }, (rng) => {
     const rows = o.units === undefined ? undefined : boundContributions(o.units, undefined, { maxPartitions: 1, maxRows: m }, rng);
     const counts = new Float64Array(B);
     if (rows === undefined) for (let i = 0; i < x.length; i++) counts[magnitudeBin(x[i]!, a, b)]++;
     else for (const i of rows) counts[magnitudeBin(x[i]!, a, b)]++;
-    const noisy = applyNoise(counts, plan, rng).out;
-    let total = 0;
-    for (let i = 0; i < B; i++) {
-      if (!(noisy[i]! > tau)) noisy[i] = 0;
-      total += noisy[i]!;
-    }
-    if (!(total > 0)) return { lower: -(2 ** b), upper: 2 ** b, found: false };
-    let cum = 0;
-    let lo = -1;
-    let hi = B - 1;
-    for (let i = 0; i < B; i++) {
-      cum += noisy[i]!;
-      if (lo < 0 && noisy[i]! > 0 && cum >= pL * total) lo = i;
-      if (noisy[i]! > 0 && cum >= pU * total) {
-        hi = i;
-        break;
-      }
-    }
-    if (lo < 0) lo = hi;
-    return { lower: binEdges(lo, a, b)[0], upper: binEdges(hi, a, b)[1], found: true };
+    return readBounds(applyNoise(counts, plan, rng).out, tau, pL, pU, a, b);
   });
-  if (!o.details) return result as never;
-  const release: PrivateBoundsRelease = {
-    value: result,
-    mechanism: 'approx-bounds-laplace',
-    guarantee: { eps, delta: 0, neighbors: relation, ...(unit ? { privacyUnit: unit } : {}) },
-    sensitivity: sens,
-    scale: plan.scale,
-    threshold: tau,
-  };
-  return release as never;
+  return (o.details ? boundsRelease(result, c) : result) as never;
+}
+
+/** Post-processing of the noisy histogram: threshold, then the percentile bins (see the file comment). */
+function readBounds(noisy: Float64Array, tau: number, pL: number, pU: number, a: number, b: number): PrivateBounds {
+  const B = noisy.length;
+  let total = 0;
+  for (let i = 0; i < B; i++) {
+    if (!(noisy[i]! > tau)) noisy[i] = 0;
+    total += noisy[i]!;
+  }
+  if (!(total > 0)) return { lower: -(2 ** b), upper: 2 ** b, found: false };
+  let cum = 0;
+  let lo = -1;
+  let hi = B - 1;
+  for (let i = 0; i < B; i++) {
+    cum += noisy[i]!;
+    if (lo < 0 && noisy[i]! > 0 && cum >= pL * total) lo = i;
+    if (noisy[i]! > 0 && cum >= pU * total) {
+      hi = i;
+      break;
+    }
+  }
+  if (lo < 0) lo = hi;
+  return { lower: binEdges(lo, a, b)[0], upper: binEdges(hi, a, b)[1], found: true };
+}
+
+/**
+ * {@link privateBounds} from a histogram computed elsewhere (e.g. by SQL in a data engine): `counts[i]`
+ * is the number of rows in bin i of {@link magnitudeBin} (length 2 (b - a) + 1), over data where each
+ * unit holds at most `maxRows` rows (the caller's contract; src/node/bounding-sql.ts computes it).
+ * Same calibration, guarantee and post-processing.
+ */
+export function privateBoundsFromCounts<O extends Omit<PrivateBoundsOptions, 'units'>>(counts: ArrayLike<number>, opts: Exact<O, Omit<PrivateBoundsOptions, 'units'>>): O extends { details: true } ? PrivateBoundsRelease : PrivateBounds {
+  checkOptions('privateBoundsFromCounts', opts, COUNT_OPTIONS, true);
+  const o = opts as PrivateBoundsOptions;
+  const c = parseBoundsOptions(o, true);
+  if (!(Array.isArray(counts) || ArrayBuffer.isView(counts)) || counts.length !== c.B) throw new InvalidArgumentError('counts', `must be an array of ${c.B} bin counts (2 (maxExponent - minExponent) + 1)`, counts);
+  for (let i = 0; i < c.B; i++) {
+    const v = counts[i];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new InvalidArgumentError(`counts[${i}]`, 'must be a non-negative integer', v);
+  }
+  const result = runRelease(o, { name: 'privateBoundsFromCounts', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace' }, (rng) =>
+    readBounds(applyNoise(Float64Array.from(counts), c.plan, rng).out, c.tau, c.pL, c.pU, c.a, c.b),
+  );
+  return (o.details ? boundsRelease(result, c) : result) as never;
 }

@@ -7,10 +7,11 @@
 import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedGroupsSql, boundedPerUnitSql, type BoundingPlan } from '../../src/node/bounding-sql.js';
+import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedPerUnitSql, type BoundingPlan } from '../../src/node/bounding-sql.js';
+import { magnitudeBin } from '../../src/statistics/private-bounds.js';
 import { freshHashKey } from '../../src/random/siphash.js';
 import { seededRng } from '../../src/random/rng.js';
-import { chExec, clusterUrl, dropDistributed, loadCsv } from './engine/cluster.js';
+import { chExec, clusterUrl, createDistributed, dropDistributed, insertRows, loadCsv } from './engine/cluster.js';
 
 const CSV = resolve(__dirname, '../../data/insteval.csv');
 const TABLE = 'dpkit_bounding_insteval';
@@ -31,6 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   duck?.closeSync?.();
   await dropDistributed(TABLE);
+  await dropDistributed(`${TABLE}_mags`);
 });
 
 describe('contribution bounding SQL on ClickHouse (Distributed table, 2 shards)', () => {
@@ -61,5 +63,21 @@ describe('contribution bounding SQL on ClickHouse (Distributed table, 2 shards)'
       expect(mean).toBeGreaterThanOrEqual(1);
       expect(mean).toBeLessThanOrEqual(5);
     }
+  }, 60_000);
+
+  it('magnitude bins equal the core magnitudeBin (edges, signs, tiny values)', async () => {
+    const vals = [1, 2, 3, 4, 4.000001, -4, -3.5, 0, 1e-9, -1e-9, 2 ** -20, 2 ** -19, 1e300, -1e300, 0.75, 1024, 1025];
+    await createDistributed(`${TABLE}_mags`, [
+      ['u', 'Nullable(Int64)'],
+      ['v', 'Nullable(Float64)'],
+    ]);
+    await insertRows(`${TABLE}_mags`, [
+      ['u', 'Nullable(Int64)'],
+      ['v', 'Nullable(Float64)'],
+    ], vals.map((v, i) => [i, v]));
+    const got = await chRows(boundedMagnitudeBinsSql({ from: `default.${TABLE}_mags`, unit: 'u', value: 'v', maxRows: 1, key: freshHashKey(seededRng(7)) }, 'clickhouse'));
+    const want = new Map<number, number>();
+    for (const v of vals) want.set(magnitudeBin(v, -20, 40), (want.get(magnitudeBin(v, -20, 40)) ?? 0) + 1);
+    expect(new Map(got.map((r) => [Number(r[0]), Number(r[1])]))).toEqual(want);
   }, 60_000);
 });

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedGroupsSql, boundedPerUnitSql, keyHex, type BoundingPlan } from '../../src/node/bounding-sql.js';
+import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedPerUnitSql, keyHex, type BoundingPlan } from '../../src/node/bounding-sql.js';
+import { magnitudeBin, privateBoundsFromCounts } from '../../src/statistics/private-bounds.js';
 import { freshHashKey, hashKeyFromBytes } from '../../src/random/siphash.js';
 import { seededRng } from '../../src/random/rng.js';
 import { chiSquareTest } from '../helpers/gof.js';
@@ -97,6 +98,24 @@ describe('contribution bounding in SQL (DuckDB, InstEval: student s, lecturer d)
     expect(sql).toContain('WHERE has(top, hg)');
     expect(sql).toContain('`s` IS NOT NULL AND `d` IS NOT NULL AND `y` IS NOT NULL');
     expect(sql).toContain('arraySum(arrayMap(x -> least(greatest(x, 1), 5), vs)) AS s');
+  });
+
+  it('magnitude bins in SQL equal the core magnitudeBin (edges, signs, tiny values); feed privateBoundsFromCounts', async () => {
+    const vals = [1, 2, 3, 4, 4.000001, -4, -3.5, 0, 1e-9, -1e-9, 2 ** -20, 2 ** -19, 1e300, -1e300, 0.75, 1024, 1025];
+    await con.run(`CREATE OR REPLACE TEMP TABLE mags AS SELECT i AS u, v FROM (SELECT unnest(range(${vals.length})) AS i, unnest([${vals.map((v) => v.toExponential()).join(', ')}]::DOUBLE[]) AS v)`);
+    const key = freshHashKey(seededRng(7));
+    const got = await rows(boundedMagnitudeBinsSql({ from: 'mags', unit: 'u', value: 'v', maxRows: 1, key }, 'duckdb'));
+    const want = new Map<number, number>();
+    for (const v of vals) want.set(magnitudeBin(v, -20, 40), (want.get(magnitudeBin(v, -20, 40)) ?? 0) + 1);
+    expect(new Map(got.map((r) => [Number(r.bin), Number(r.n)]))).toEqual(want);
+    // InstEval ratings 1..5 with m = 100 (more than any student's 92 ratings): every row is kept.
+    const bins = await rows(boundedMagnitudeBinsSql({ from: FROM, unit: 's', value: 'y', maxRows: 100, key }, 'duckdb'));
+    const counts = new Array<number>(121).fill(0);
+    for (const r of bins) counts[Number(r.bin)] = Number(r.n);
+    expect(counts.reduce((a, c) => a + c, 0)).toBe(73421);
+    const r = privateBoundsFromCounts(counts, { eps: 1, maxRows: 100, rng: seededRng(8), privacyUnit: 's', details: true });
+    expect(r.value).toEqual({ lower: 0.5, upper: 8, found: true }); // 1st percentile 1 in (1/2, 1], 99th 5 in (4, 8]
+    expect(r.sensitivity).toBe(100);
   });
 
   it('validates the plan', () => {
