@@ -113,13 +113,14 @@ export function boundedLaplaceMechanism(value: number, eps: number, delta: numbe
 export function boundedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: BoundedLaplaceOptions): number | Release<number> {
   checkOptions('boundedLaplaceMechanism', opts, BOUNDED_LAPLACE_OPTIONS, true);
   if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object with lower and upper', opts);
-  const q = checkFiniteValue(value, 'value');
   const b = boundedLaplaceScale(eps, delta, sensitivity, opts.lower, opts.upper);
   const l = opts.lower;
   const u = opts.upper;
-  if (q < l || q > u) throw new InvalidArgumentError('value', `must lie in [lower, upper] = [${l}, ${u}]`);
   const neighbors = checkNeighborsLabel(opts.neighbors);
   return runRelease(opts, { name: 'boundedLaplaceMechanism', eps, delta, neighbors, mechanism: 'bounded-laplace' }, (rng) => {
+    // The value is a function of the private data: checked after the budget check (a refusal is charged).
+    const q = checkFiniteValue(value, 'value');
+    if (q < l || q > u) throw new InvalidArgumentError('value', 'must lie in [lower, upper]');
     const out = sampleBoundedLaplace(rng, q, b, l, u);
     if (!opts.details) return out;
     const rel: Release<number> = {

@@ -8,7 +8,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import type { Rng } from '../random/rng.js';
-import { checkAlpha, checkEpsilon, checkFiniteArray, checkInteger, checkPositive } from '../validation.js';
+import { checkAlpha, checkEpsilon, checkFiniteArray, checkInteger, checkNeighbors, checkPositive } from '../validation.js';
 
 export interface ExponentialMechanismOptions<T = unknown> extends ReleaseOptions {
   /**
@@ -28,9 +28,7 @@ const EXPONENTIAL_OPTIONS = optionSpec<ExponentialMechanismOptions>({ ...RELEASE
 
 /** Validates a neighbouring-relation label. */
 function checkNeighborsOption(v: unknown): Neighbors {
-  if (v === undefined) return 'bounded';
-  if (v !== 'bounded' && v !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", v);
-  return v;
+  return checkNeighbors(v, 'neighbors', 'bounded');
 }
 
 /** Block length of the two-level inverse CDF in {@link sampleLogLinearIndex}. */
@@ -173,8 +171,9 @@ function invertBlocks(weight: (i: number) => number, n: number, blockSums: Float
  *
  * Validation (mirrors DPpack): `utility` a non-empty array of finite numbers; eps > 0;
  * sensitivity > 0; `measure` (if given) of the same length, finite, >= 0, not all 0; `candidates`
- * (if given) of the same length; eps*u/(2 Delta) finite. All validation happens first; the budget (eps, 0)
- * is then checked before sampling and charged only on success.
+ * (if given) of the same length; eps*u/(2 Delta) finite. The public inputs are validated first; the
+ * budget (eps, 0) is then checked; the utilities' values (a function of the private data) are checked
+ * after it, so a refusal is charged like a selection.
  *
  * Returns the chosen index, or the chosen candidate when `candidates` are given; with
  * `details: true` a {@link Release} whose `scale` is 2 Delta/eps and whose `noiseHalfWidth(alpha)`
@@ -187,7 +186,7 @@ export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number,
 export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number, sensitivity: number, options: ExponentialMechanismOptions<T> = {}): number | T | Release<T | number> {
   checkOptions('exponentialMechanism', options, EXPONENTIAL_OPTIONS);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
-  const { u, coef } = validateExponential(utility, eps, sensitivity, options.measure);
+  const { u, coef } = validateExponential(utility, eps, sensitivity, options.measure, false);
   const n = u.length;
   const measure = options.measure;
   const candidates = options.candidates;
@@ -197,7 +196,11 @@ export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number,
   }
   const neighbors = checkNeighborsOption(options.neighbors);
 
-  const index = runRelease(options, { name: 'exponentialMechanism', eps, delta: 0, neighbors, mechanism: 'exponential' }, (rng) => sampleLogLinearIndex(u, coef, measure, rng));
+  const index = runRelease(options, { name: 'exponentialMechanism', eps, delta: 0, neighbors, mechanism: 'exponential' }, (rng) => {
+    // The utilities are a function of the private data: checked after the budget check (charged).
+    checkUtilityValues(u, coef);
+    return sampleLogLinearIndex(u, coef, measure, rng);
+  });
   const value = candidates !== undefined ? candidates[index]! : index;
   if (!options.details) return value;
   return {
@@ -211,12 +214,17 @@ export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number,
 }
 
 /** Shared validation (DPpack's rules); returns the utilities and eps/(2 Delta). */
-function validateExponential(utility: ArrayLike<number>, eps: number, sensitivity: number, measure: ArrayLike<number> | undefined): { u: ArrayLike<number>; coef: number } {
-  // Float arrays hold numbers only: their finiteness is checked in the single scaled pass below.
+/**
+ * The public checks of the exponential mechanism (shape of the utility, eps, sensitivity, measure)
+ * and, with `values` (default true), the utilities' values ({@link checkUtilityValues}); a release
+ * checks the values after the budget check.
+ */
+function validateExponential(utility: ArrayLike<number>, eps: number, sensitivity: number, measure: ArrayLike<number> | undefined, values = true): { u: ArrayLike<number>; coef: number } {
   const typed = utility instanceof Float64Array || utility instanceof Float32Array;
-  if (typed) {
-    if (utility.length < 1) throw new InvalidArgumentError('utility', 'must have at least 1 element(s)', 0);
-  } else checkFiniteArray(utility, 'utility');
+  if (!typed && !(Array.isArray(utility) || (ArrayBuffer.isView(utility) && !((utility as unknown) instanceof DataView)))) {
+    throw new InvalidArgumentError('utility', `must be an array of finite numbers (got ${utility === null ? 'null' : typeof utility})`);
+  }
+  if (utility.length < 1) throw new InvalidArgumentError('utility', 'must have at least 1 element(s)', 0);
   const u = utility;
   checkEpsilon(eps);
   checkPositive(sensitivity, 'sensitivity');
@@ -233,13 +241,19 @@ function validateExponential(utility: ArrayLike<number>, eps: number, sensitivit
   }
   const coef = eps / (2 * sensitivity);
   if (!Number.isFinite(coef)) throw new InvalidArgumentError('eps/sensitivity', 'must give a finite eps/(2*sensitivity)', coef);
-  for (let i = 0; i < n; i++) {
-    if (!Number.isFinite(coef * u[i]!)) {
-      if (!Number.isFinite(u[i]!)) throw new InvalidArgumentError(`utility[${i}]`, 'must be a finite number', u[i]);
-      throw new InvalidArgumentError(`utility[${i}]`, 'must satisfy |eps*utility/(2*sensitivity)| < 1.8e308 (finite scaled utility)', u[i]);
+  if (values) checkUtilityValues(u, coef);
+  return { u, coef };
+}
+
+/** Every utility a finite number with a finite scaled value coef * u_i (one pass). */
+function checkUtilityValues(u: ArrayLike<number>, coef: number): void {
+  for (let i = 0; i < u.length; i++) {
+    const v = u[i] as unknown;
+    if (typeof v !== 'number' || !Number.isFinite(coef * v)) {
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`utility[${i}]`, 'must be a finite number', v);
+      throw new InvalidArgumentError(`utility[${i}]`, 'must satisfy |eps*utility/(2*sensitivity)| < 1.8e308 (finite scaled utility)', v);
     }
   }
-  return { u, coef };
 }
 
 /**

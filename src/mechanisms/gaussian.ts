@@ -46,7 +46,8 @@ const GAUSSIAN_OPTIONS = optionSpec<GaussianOptions>({ ...VECTOR_MECHANISM_RULES
  *
  * Guarantee: (eps, delta)-DP ('aDP') or (eps, delta)-pDP ('pDP', which implies (eps, delta)-DP), for
  * the neighbour relation of the sensitivities (`neighbors`, default 'bounded'). The accountant is
- * charged (eps, delta) on success; validation (DPpack's rules) happens before the budget check.
+ * charged (eps, delta) on success; validation of the public inputs (DPpack's rules) happens before the
+ * budget check, of the true values (a function of the private data) after it (a refusal is charged).
  */
 export function gaussianMechanism(trueValues: number, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions & { details?: false }): number;
 export function gaussianMechanism(trueValues: Float64Array, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions & { details?: false }): Float64Array;
@@ -59,8 +60,11 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
   checkOptions('gaussianMechanism', opts, GAUSSIAN_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
   const plan = planGaussian(eps, delta, args, args.values.length, opts);
-  checkVectorValues('gaussian', args, plan.spec);
-  const out = runRelease(opts, { ...plan.guarantee, mechanism: plan.mechanism, name: 'gaussianMechanism' }, (rng) => plan.release(args.values, rng));
+  // The values are checked after the budget check: a refusal that depends on them is charged.
+  const out = runRelease(opts, { ...plan.guarantee, mechanism: plan.mechanism, name: 'gaussianMechanism' }, (rng) => {
+    checkVectorValues('gaussian', args, plan.spec);
+    return plan.release(args.values, rng);
+  });
   // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
   const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
   if (!args.details) return value;

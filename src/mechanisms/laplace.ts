@@ -40,7 +40,8 @@ export function laplaceScale(eps: number, sensitivity: number): number {
  * discrete Laplace noise with scale b; 'float' adds inverse-CDF float noise (simulations only).
  *
  * Guarantee: eps-DP for the neighbour relation of the sensitivities (`neighbors`, a label: 'bounded'
- * by default). Validation before the budget check; the accountant is charged (eps, 0) on success.
+ * by default). The public inputs are validated before the budget check; the true values (a function
+ * of the private data) after it, so a refusal on them is charged (eps, 0) like a release.
  */
 export function laplaceMechanism(trueValues: number, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions & { details?: false }): number;
 export function laplaceMechanism(trueValues: Float64Array, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions & { details?: false }): Float64Array;
@@ -53,8 +54,11 @@ export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: nu
   checkOptions('laplaceMechanism', opts, LAPLACE_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
   const plan = planLaplace(eps, args, args.values.length);
-  checkVectorValues('laplace', args, plan.spec);
-  const out = runRelease(opts, { ...plan.guarantee, mechanism: plan.mechanism, name: 'laplaceMechanism' }, (rng) => plan.release(args.values, rng));
+  // The values are checked after the budget check: a refusal that depends on them is charged.
+  const out = runRelease(opts, { ...plan.guarantee, mechanism: plan.mechanism, name: 'laplaceMechanism' }, (rng) => {
+    checkVectorValues('laplace', args, plan.spec);
+    return plan.release(args.values, rng);
+  });
   // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
   const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
   if (!args.details) return value;

@@ -77,7 +77,6 @@ export function mixedNoiseMechanism(value: number, eps: number, delta: number, s
 export function mixedNoiseMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: MixedNoiseOptions): number;
 export function mixedNoiseMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: MixedNoiseOptions): number | Release<number> {
   checkOptions('mixedNoiseMechanism', opts, MIXED_NOISE_OPTIONS);
-  const q = checkFiniteValue(value, 'value');
   const plan = mixedNoisePlan(eps, delta, sensitivity);
   const mode = opts?.noise ?? 'safe';
   if (mode !== 'safe' && mode !== 'float') throw new InvalidArgumentError('noise', "must be 'safe' or 'float'", mode);
@@ -85,6 +84,8 @@ export function mixedNoiseMechanism(value: number, eps: number, delta: number, s
   const mechanism = `mixed-noise-${plan.branch}`;
   const spec = { scale: plan.scale, sensitivity };
   return runRelease(opts, { name: 'mixedNoiseMechanism', eps, delta, neighbors, mechanism }, (rng) => {
+    // The value is a function of the private data: checked after the budget check (a refusal is charged).
+    const q = checkFiniteValue(value, 'value');
     const out = (plan.branch === 'laplace' ? addLaplaceNoise([q], spec, rng, mode) : addGaussianNoise([q], spec, rng, mode))[0]!;
     if (!opts?.details) return out;
     const scale = effectiveNoiseScales(plan.branch, spec, 1, mode)[0]!;

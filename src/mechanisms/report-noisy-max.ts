@@ -9,7 +9,7 @@ import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { fillExponential, fillLaplace, sampleExponential } from '../random/continuous.js';
 import type { Rng } from '../random/rng.js';
-import { checkAlpha, checkEpsilon, checkFiniteArray, checkPositive } from '../validation.js';
+import { checkAlpha, checkEpsilon, checkFiniteArray, checkNeighbors, checkPositive } from '../validation.js';
 
 /** The noise added to every score before taking the argmax. */
 export type NoisyMaxNoise = 'exponential' | 'gumbel' | 'laplace';
@@ -133,8 +133,8 @@ export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, sca
  * The output is an index, so the float noise leaks no low-order bits of a released value; the
  * floating-point noise makes the selection probabilities exact up to rounding of order 2^-53.
  * O(n), no allocation. Validation: `scores` a non-empty array of finite numbers with a finite
- * range, eps > 0, sensitivity > 0, `candidates` of matching length; then the budget (eps, 0) is
- * checked before sampling and charged on success.
+ * range, eps > 0, sensitivity > 0, `candidates` of matching length; the budget (eps, 0) is checked
+ * after the public checks and before the scores' values are read (a refusal on them is charged).
  */
 export function reportNoisyMax(scores: ArrayLike<number>, eps: number, sensitivity: number, options?: ReportNoisyMaxOptions<never> & { candidates?: undefined; details?: false }): number;
 export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> & { candidates: readonly T[]; details?: false }): T;
@@ -143,32 +143,40 @@ export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensit
 export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> = {}): number | T | Release<T | number> {
   checkOptions('reportNoisyMax', options, REPORT_NOISY_MAX_OPTIONS);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
-  const c = checkFiniteArray(scores, 'scores');
+  if (!(Array.isArray(scores) || (ArrayBuffer.isView(scores) && !((scores as unknown) instanceof DataView)))) {
+    throw new InvalidArgumentError('scores', `must be an array of finite numbers (got ${scores === null ? 'null' : typeof scores})`);
+  }
+  if (scores.length < 1) throw new InvalidArgumentError('scores', 'must have at least 1 element(s)', 0);
+  const c = scores;
   checkEpsilon(eps);
   checkPositive(sensitivity, 'sensitivity');
   const noise = checkNoise(options.noise ?? 'exponential');
   if (options.monotone !== undefined && typeof options.monotone !== 'boolean') throw new InvalidArgumentError('monotone', 'must be a boolean', options.monotone);
   const monotone = options.monotone ?? false;
   const neighbors = options.neighbors ?? 'bounded';
-  if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+  checkNeighbors(neighbors);
   const n = c.length;
   const candidates = options.candidates;
   if (candidates !== undefined) {
     if (!Array.isArray(candidates)) throw new InvalidArgumentError('candidates', 'must be an array', candidates);
     if (candidates.length !== n) throw new InvalidArgumentError('candidates', `must have the same length as scores (${n})`, candidates.length);
   }
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = 0; i < n; i++) {
-    if (c[i]! < lo) lo = c[i]!;
-    if (c[i]! > hi) hi = c[i]!;
-  }
-  if (!Number.isFinite(hi - lo)) throw new InvalidArgumentError('scores', 'must have a finite range max - min', `${lo} .. ${hi}`);
   const scale = reportNoisyMaxScale(eps, sensitivity, monotone);
   if (!Number.isFinite(scale)) throw new InvalidArgumentError('eps/sensitivity', 'must give a finite noise scale sensitivity/eps', scale);
 
   const mechanism = `report-noisy-max-${noise}${monotone ? '-monotone' : ''}`;
-  const index = runRelease(options, { name: 'reportNoisyMax', eps, delta: 0, neighbors, mechanism }, (rng) => noisyArgmax(c, noise, scale, rng));
+  const index = runRelease(options, { name: 'reportNoisyMax', eps, delta: 0, neighbors, mechanism }, (rng) => {
+    // The scores are a function of the private data: checked after the budget check (charged).
+    checkFiniteArray(c, 'scores');
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = 0; i < n; i++) {
+      if (c[i]! < lo) lo = c[i]!;
+      if (c[i]! > hi) hi = c[i]!;
+    }
+    if (!Number.isFinite(hi - lo)) throw new InvalidArgumentError('scores', 'must have a finite range max - min');
+    return noisyArgmax(c, noise, scale, rng);
+  });
   const value = candidates !== undefined ? candidates[index]! : index;
   if (!options.details) return value;
   return {

@@ -10,7 +10,7 @@ import { runRelease } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import type { IntSampler } from '../random/exact.js';
 import { addGridNoise, checkGridRange, DEFAULT_GRID_BITS, doubleToRational, gridExponent, gridSampler } from '../random/lattice.js';
-import { checkAlpha, checkEpsilon, checkFiniteValue, checkPositive } from '../validation.js';
+import { checkAlpha, checkEpsilon, checkFiniteValue, checkNeighbors, checkPositive } from '../validation.js';
 import type { Neighbors } from '../accounting/accountant.js';
 
 export interface TruncatedLaplaceOptions extends ReleaseOptions {
@@ -190,14 +190,15 @@ export function truncatedLaplaceMechanism(value: number, eps: number, delta: num
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: TruncatedLaplaceOptions): number;
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: TruncatedLaplaceOptions): number | Release<number> {
   checkOptions('truncatedLaplaceMechanism', opts, TRUNCATED_LAPLACE_OPTIONS);
-  const q = checkFiniteValue(value, 'value');
   const p = truncatedLaplaceParameters(eps, delta, sensitivity);
   const neighbors = checkNeighborsLabel(opts?.neighbors);
   const mode = opts?.noise ?? 'safe';
   if (mode !== 'safe' && mode !== 'float') throw new InvalidArgumentError('noise', "must be 'safe' (default) or 'float'", mode);
   const plan = mode === 'safe' ? safeTruncatedLaplacePlan(eps, delta, sensitivity, opts?.gridBits) : undefined;
-  if (plan) checkGridRange([q], plan.k);
   return runRelease(opts, { name: 'truncatedLaplaceMechanism', eps, delta, neighbors, mechanism: 'truncated-laplace' }, (rng) => {
+    // The value is a function of the private data: checked after the budget check (a refusal is charged).
+    const q = checkFiniteValue(value, 'value');
+    if (plan) checkGridRange([q], plan.k);
     let out: number;
     if (plan) {
       const buf = new Float64Array(1);
@@ -231,7 +232,5 @@ export function truncatedLaplaceMechanism(value: number, eps: number, delta: num
 
 /** 'bounded' (default) or 'unbounded'. */
 export function checkNeighborsLabel(n: unknown): Neighbors {
-  if (n === undefined) return 'bounded';
-  if (n !== 'bounded' && n !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", n);
-  return n;
+  return checkNeighbors(n, 'neighbors', 'bounded');
 }

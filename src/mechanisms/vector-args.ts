@@ -7,7 +7,7 @@ import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Guarantee, NoiseMode } from '../release.js';
 import type { Rng } from '../random/rng.js';
-import { checkFiniteArray } from '../validation.js';
+import { checkFiniteArray, checkFiniteValue, checkNeighbors, checkNoiseMode } from '../validation.js';
 import { checkNoiseInputs, fitsNoise, planNoiseLayout, planNoiseSpec, type NoiseKind, type NoiseSpec } from './noise.js';
 
 export interface VectorArgs {
@@ -17,7 +17,7 @@ export interface VectorArgs {
    * ({@link checkVectorValues}); any other input is copied and checked here.
    */
   values: Float64Array;
-  /** Whether `values` still needs its finiteness check ({@link checkVectorValues}). */
+  /** Whether `values` still needs its finiteness check ({@link checkVectorValues}, after the budget check). */
   valuesUnchecked: boolean;
   scalar: boolean;
   /** The caller's input was a Float64Array: the release returns a Float64Array. */
@@ -47,16 +47,21 @@ export function parseVectorArgs(trueValues: unknown, sensitivities: unknown, opt
   let scalar = false;
   let typed = false;
   let valuesUnchecked = false;
+  // The true values are a function of the private data: only their shape (scalar or array, length)
+  // is checked here; their finiteness is checked after the budget check ({@link checkVectorValues}),
+  // so that a refusal that depends on them is charged.
   if (typeof trueValues === 'number') {
-    if (!Number.isFinite(trueValues)) throw new InvalidArgumentError('trueValues', 'must be a finite number or an array of finite numbers', trueValues);
     values = Float64Array.of(trueValues);
     scalar = true;
+    valuesUnchecked = !Number.isFinite(trueValues);
   } else if (trueValues instanceof Float64Array && trueValues.length > 0) {
     values = trueValues;
     typed = true;
     valuesUnchecked = true;
   } else {
-    values = copyFinite(trueValues, 'trueValues');
+    const c = copyValues(trueValues, 'trueValues');
+    values = c.values;
+    valuesUnchecked = c.unchecked;
   }
   const n = values.length;
   let sens: Float64Array;
@@ -79,12 +84,36 @@ export function parseVectorArgs(trueValues: unknown, sensitivities: unknown, opt
     alloc = a;
   }
   const noise = opts?.noise ?? 'safe';
-  if (noise !== 'safe' && noise !== 'exact' && noise !== 'float') throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", noise);
+  checkNoiseMode(noise);
   const neighbors = opts?.neighbors ?? 'bounded';
-  if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+  checkNeighbors(neighbors);
   const details = opts?.details ?? false;
   if (typeof details !== 'boolean') throw new InvalidArgumentError('details', 'must be a boolean', details);
   return { values, valuesUnchecked, scalar, typed, sensitivities: sens, alloc, noise, neighbors, details };
+}
+
+/**
+ * A copy of the true values (an array of at least one element: its shape is public) in one pass; an
+ * element that is not a finite number is copied as NaN and `unchecked` set, for the check after the
+ * budget check.
+ */
+function copyValues(x: unknown, name: string): { values: Float64Array; unchecked: boolean } {
+  if (!(Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView)))) {
+    throw new InvalidArgumentError(name, `must be a finite number or an array of finite numbers (got ${x === null ? 'null' : typeof x})`);
+  }
+  const a = x as unknown as ArrayLike<unknown>;
+  if (a.length === 0) throw new InvalidArgumentError(name, 'must have at least 1 element(s)', 0);
+  const values = new Float64Array(a.length);
+  let unchecked = false;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    if (typeof v === 'number' && Number.isFinite(v)) values[i] = v;
+    else {
+      values[i] = Number.NaN;
+      unchecked = true;
+    }
+  }
+  return { values, unchecked };
 }
 
 /** A copy of an array of finite numbers in one pass; on a bad element, the error of checkFiniteArray. */
@@ -104,11 +133,15 @@ function copyFinite(x: unknown, name: string): Float64Array {
 /**
  * The one pass over the values of a release: every value finite and fitting the noise plan
  * (checkNoiseInputs). A bad value gets the error the argument checks give (`trueValues[i]`), else
- * the noise plan's error.
+ * the noise plan's error. The values are a function of the private data: the mechanisms call this
+ * AFTER the budget check, inside the release runner, so that a refusal is charged (and value-free).
  */
 export function checkVectorValues(kind: NoiseKind, args: VectorArgs, spec: NoiseSpec): void {
   if (fitsNoise(kind, args.values, spec, args.noise)) return;
-  if (args.valuesUnchecked) checkFiniteArray(args.values, 'trueValues');
+  if (args.valuesUnchecked) {
+    if (args.scalar) checkFiniteValue(args.values[0], 'trueValues');
+    else checkFiniteArray(args.values, 'trueValues');
+  }
   checkNoiseInputs(kind, args.values, spec, args.noise);
 }
 

@@ -92,9 +92,12 @@ describe('boundedLaplaceMechanism', () => {
     expect(acc.spent().eps).toBe(1);
     expect(() => boundedLaplaceMechanism(1, 1, 0, 1, { lower: 0, upper: 2, rng: seededRng(5), accountant: acc })).toThrow(BudgetExceededError);
     expect(acc.spent().eps).toBe(1);
-    expect(() => boundedLaplaceMechanism(3, 1, 0, 1, { lower: 0, upper: 2, accountant: acc })).toThrow(/value/);
     expect(() => boundedLaplaceMechanism(NaN, 1, 0, 1, { lower: 0, upper: 2 })).toThrow(InvalidArgumentError);
     expect(() => boundedLaplaceMechanism(1, 1, 0, 1, undefined as never)).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(1);
+    // A value outside [lower, upper] is refused after the budget check (the value is a function of
+    // the private data) and charged; the message shows neither the value nor the bounds.
+    expect(() => boundedLaplaceMechanism(3, 0.5, 0, 1, { lower: 0, upper: 2, accountant: acc })).toThrow(/^value must lie in \[lower, upper\]$/);
+    expect(acc.spent().eps).toBe(1.5);
   });
 });

@@ -156,14 +156,15 @@ describe('exponentialMechanism: validation and budget', () => {
     expect(() => exponentialMechanism(new Float32Array([Infinity]), 1, 1, { rng })).toThrow(/utility\[…\] must be a finite number/);
     expect(() => exponentialMechanism(new Float64Array(0), 1, 1, { rng })).toThrow(/utility/);
   });
-  it('checks the budget first, spends nothing on failure, and records eps with the neighbour relation on success', () => {
-    const acc = new PrivacyAccountant({ eps: 1 });
+  it('checks the budget first, charges a refused utility value, and records eps with the neighbour relation on success', () => {
+    const acc = new PrivacyAccountant({ eps: 1.5 });
     expect(() => exponentialMechanism([1, 2], 2, 1, { rng, accountant: acc })).toThrow(BudgetExceededError);
     expect(acc.spent().eps).toBe(0);
-    expect(() => exponentialMechanism([1, NaN], 0.5, 1, { rng, accountant: acc })).toThrow(InvalidArgumentError);
-    expect(acc.spent().eps).toBe(0);
+    // The utilities are a function of the private data: a NaN is refused after the check, and charged.
+    expect(() => exponentialMechanism([1, NaN], 0.5, 1, { rng, accountant: acc })).toThrow(/^utility\[…\] must be a finite number$/);
+    expect(acc.spent().eps).toBe(0.5);
     exponentialMechanism([1, 2], 0.5, 1, { rng, accountant: acc, neighbors: 'unbounded' });
-    const [e] = acc.ledger();
+    const [, e] = acc.ledger();
     // A bounded budget charges an add/remove-one release (2 eps, (1 + e^eps) delta), keeping its claim.
     expect(e).toMatchObject({ eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'exponential', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
   });

@@ -204,11 +204,12 @@ describe('gaussianMechanism: typed arrays in, typed arrays out', () => {
     expect(Array.isArray(gaussianMechanism([1, 2], 0.5, 1e-5, 1, { rng: seededRng(1) }))).toBe(true);
   });
 
-  it('a NaN element of a Float64Array is refused before the budget check', () => {
+  it('a NaN element of a Float64Array is refused after the budget check, and charged', () => {
     const acc = new PrivacyAccountant({ eps: 1, delta: 1e-3 });
     const x = new Float64Array(5);
     x[2] = Number.NaN;
-    expect(() => gaussianMechanism(x, 0.5, 1e-5, 1, { accountant: acc })).toThrow(/trueValues\[(2|…)\] must be a finite number/);
-    expect(acc.spent().eps).toBe(0);
+    expect(() => gaussianMechanism(x, 0.5, 1e-5, 1, { accountant: acc })).toThrow(/^trueValues\[…\] must be a finite number$/);
+    expect(acc.spent()).toEqual({ eps: 0.5, delta: 1e-5 });
+    expect(acc.ledger()[0]!.mechanism).toMatch(/\(failed\)$/);
   });
 });

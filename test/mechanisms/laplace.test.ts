@@ -136,19 +136,23 @@ describe('laplaceMechanism: validation and budget', () => {
     it(`throws InvalidArgumentError: ${name}`, () => expect(f).toThrow(InvalidArgumentError));
   }
 
-  it('failures spend nothing and touch no randomness; success charges (eps, 0) with the neighbour label', () => {
-    const acc = new PrivacyAccountant({ eps: 1 });
+  it('public failures spend nothing; a refused data value is charged; success charges (eps, 0) with the neighbour label', () => {
+    const acc = new PrivacyAccountant({ eps: 1.5 });
     const rng = countingRng(9);
-    expect(() => laplaceMechanism([1, Number.NaN], 0.5, 1, { accountant: acc, rng })).toThrow(InvalidArgumentError);
+    expect(() => laplaceMechanism([1, 2], 0, 1, { accountant: acc, rng })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0);
+    // A true value is a function of the private data: its refusal comes after the check and is charged.
+    expect(() => laplaceMechanism([1, Number.NaN], 0.5, 1, { accountant: acc, rng })).toThrow(InvalidArgumentError);
+    expect(acc.spent().eps).toBe(0.5);
+    expect(acc.ledger()[0]!.mechanism).toMatch(/\(failed\)$/);
     laplaceMechanism([1, 2], 0.5, 1, { accountant: acc, rng, neighbors: 'unbounded', name: 'two counts' });
     // A bounded budget charges an add/remove-one release (2 eps, (1 + e^eps) delta), keeping its claim.
-    expect(acc.spent()).toEqual({ eps: 1, delta: 0 });
-    expect(acc.ledger()[0]).toMatchObject({ name: 'two counts', eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'laplace', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
+    expect(acc.spent()).toEqual({ eps: 1.5, delta: 0 });
+    expect(acc.ledger()[1]).toMatchObject({ name: 'two counts', eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'laplace', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
     const before = rng.calls;
     expect(() => laplaceMechanism(1, 0.6, 1, { accountant: acc, rng })).toThrow(BudgetExceededError);
     expect(rng.calls).toBe(before);
-    expect(acc.spent().eps).toBe(1);
+    expect(acc.spent().eps).toBe(1.5);
   });
 });
 
@@ -172,8 +176,8 @@ describe('laplaceMechanism: typed arrays in, typed arrays out', () => {
     expect(per.value).toBeInstanceOf(Float64Array);
   });
 
-  it('a bad element of a Float64Array is refused before the budget check, naming trueValues', () => {
-    const acc = new PrivacyAccountant({ eps: 1 });
+  it('a bad element of a Float64Array is refused after the budget check (charged), naming trueValues', () => {
+    const acc = new PrivacyAccountant({ eps: 1e11 });
     for (const [bad, rule] of [[Number.NaN, 'finite'], [Infinity, 'finite'], [1e300, 'too large']] as const) {
       const x = new Float64Array(10).fill(1);
       x[7] = bad;
@@ -184,9 +188,9 @@ describe('laplaceMechanism: typed arrays in, typed arrays out', () => {
         err = e;
       }
       expect(err).toBeInstanceOf(InvalidArgumentError);
-      expect((err as Error).message).toMatch(rule === 'finite' ? /trueValues\[(7|…)\] must be a finite number/ : /values\[(7|…)\] is too large/);
+      expect((err as Error).message).toMatch(rule === 'finite' ? /trueValues\[…\] must be a finite number/ : /values\[…\] is too large/);
     }
-    expect(acc.spent().eps).toBe(0);
+    expect(acc.spent().eps).toBe(3e10);
   });
 
   it('the same seed gives the same release for a Float64Array and a plain array', () => {

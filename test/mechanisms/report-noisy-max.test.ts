@@ -175,13 +175,15 @@ describe('reportNoisyMax: validation and budget', () => {
     expect(() => reportNoisyMax(c as unknown as number[], eps, s, { ...(opts as object), rng })).toThrow(msg);
   });
   it('checks before, spends after, labels the mechanism', () => {
-    const acc = new PrivacyAccountant({ eps: 1 });
-    expect(() => reportNoisyMax([1, 2], 1.5, 1, { rng, accountant: acc })).toThrow(BudgetExceededError);
-    expect(() => reportNoisyMax([1, NaN], 0.5, 1, { rng, accountant: acc })).toThrow(InvalidArgumentError);
+    const acc = new PrivacyAccountant({ eps: 1.5 });
+    expect(() => reportNoisyMax([1, 2], 1.6, 1, { rng, accountant: acc })).toThrow(BudgetExceededError);
     expect(acc.spent().eps).toBe(0);
+    // The scores are a function of the private data: a NaN is refused after the check, and charged.
+    expect(() => reportNoisyMax([1, NaN], 0.5, 1, { rng, accountant: acc })).toThrow(/^scores\[…\] must be a finite number$/);
+    expect(acc.spent().eps).toBe(0.5);
     reportNoisyMax([1, 2], 0.5, 1, { rng, accountant: acc, noise: 'gumbel', monotone: true, neighbors: 'unbounded' });
     // A bounded budget charges an add/remove-one release (2 eps, (1 + e^eps) delta), keeping its claim.
-    expect(acc.ledger()[0]).toMatchObject({ eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'report-noisy-max-gumbel-monotone', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
+    expect(acc.ledger()[1]).toMatchObject({ eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'report-noisy-max-gumbel-monotone', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
     expect(() => reportNoisyMaxAccuracy('x' as NoisyMaxNoise, 1, 2, 1)).toThrow(/noise/);
     expect(() => reportNoisyMaxAccuracy('laplace', 1, 0, 1)).toThrow(/numCandidates/);
   });

@@ -187,7 +187,7 @@ describe('safe truncated Laplace (lattice) release', () => {
     expect(ksTest(xs, (v) => F(v / 0.7)).pValue).toBeLessThan(1e-6);
     expect(ksTest(xs, (v) => F(v / 1.3)).pValue).toBeLessThan(1e-6);
   });
-  it('details report the lattice scale and half-width; invalid gridBits and unroundable values are refused before spending', () => {
+  it('details report the lattice scale and half-width; invalid gridBits are refused before spending, an unroundable value after (charged)', () => {
     const plan = safeTruncatedLaplacePlan(1, 0.05, 1);
     const r = truncatedLaplaceMechanism(0, 1, 0.05, 1, { rng: seededRng(3), details: true });
     expect(r.scale).toBe(plan.gridScale * plan.grid);
@@ -197,7 +197,10 @@ describe('safe truncated Laplace (lattice) release', () => {
     expect(Number.isInteger(w / plan.grid)).toBe(true);
     const acc = new PrivacyAccountant({ eps: 1, delta: 0.1 });
     expect(() => truncatedLaplaceMechanism(0, 1, 0.05, 1, { accountant: acc, gridBits: 51 })).toThrow(/gridBits/);
-    expect(() => truncatedLaplaceMechanism(1e300, 1, 0.05, 1, { accountant: acc })).toThrow(/too large/);
     expect(acc.ledger()).toHaveLength(0);
+    // The value is a function of the private data: refused after the budget check, and charged.
+    expect(() => truncatedLaplaceMechanism(1e300, 1, 0.05, 1, { accountant: acc })).toThrow(/too large/);
+    expect(acc.ledger()).toHaveLength(1);
+    expect(acc.ledger()[0]!.mechanism).toMatch(/\(failed\)$/);
   });
 });

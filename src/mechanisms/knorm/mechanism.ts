@@ -6,7 +6,7 @@ import type { Neighbors } from '../../accounting/accountant.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { runRelease, type NoiseMode, type Release, type ReleaseOptions } from '../../release.js';
 import { addLaplaceNoise, checkNoiseInputs, planNoiseLayout, type NoiseSpec } from '../noise.js';
-import { checkEpsilon, checkFiniteArray, checkPositive } from '../../validation.js';
+import { checkEpsilon, checkFiniteArray, checkNeighbors, checkNoiseMode, checkPositive } from '../../validation.js';
 import { checkNormSpec, coordinateBounds, type KNormSpec } from './ball.js';
 import { checkRejectionFeasible, gammaQuantile, sampleKNormInto, type RejectionOptions, type RejectionStats } from './sample.js';
 
@@ -80,20 +80,26 @@ export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNor
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions): number[];
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions): number[] | KNormRelease {
   checkOptions('kNormMechanism', opts, KNORM_OPTIONS, true);
-  const v = checkFiniteArray(value, 'value');
+  // The value is a function of the private data: its shape (the dimension m) is public and checked
+  // here, its entries after the budget check (a refusal that depends on them is charged).
+  if (!(Array.isArray(value) || (ArrayBuffer.isView(value) && !((value as unknown) instanceof DataView)))) {
+    throw new InvalidArgumentError('value', `must be an array of finite numbers (got ${value === null ? 'null' : typeof value})`);
+  }
+  if (value.length < 1) throw new InvalidArgumentError('value', 'must have at least 1 element(s)', 0);
+  const v = value;
   const m = v.length;
   checkEpsilon(eps);
   if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', "must be an object { norm, sensitivity }", opts);
   const delta = checkPositive(opts.sensitivity, 'sensitivity');
   const norm = checkNormSpec(opts.norm, m);
   const neighbors: Neighbors = opts.neighbors ?? 'bounded';
-  if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+  checkNeighbors(neighbors);
   const maxProposals = opts.maxProposals ?? 1e6;
   if (!Number.isInteger(maxProposals) || maxProposals < 1) throw new InvalidArgumentError('maxProposals', 'must be an integer >= 1', maxProposals);
   if (typeof norm !== 'string') checkRejectionFeasible(norm, opts.minAcceptance);
   const normName = typeof norm === 'string' ? norm : 'body';
   const noise: NoiseMode = opts.noise ?? (norm === 'l1' ? 'safe' : 'float');
-  if (noise !== 'safe' && noise !== 'exact' && noise !== 'float') throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", noise);
+  checkNoiseMode(noise);
   if (norm !== 'l1' && noise !== 'float') {
     throw new InvalidArgumentError('noise', `must be 'float' for norm ${normName}: only 'l1' has a floating-point-safe (lattice) sampler; the ${normName} sampler releases plain floats (see the doc comment)`, noise);
   }
@@ -104,9 +110,11 @@ export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNor
   const latticeL1 = norm === 'l1' && noise !== 'float';
   if (latticeL1) {
     if (!Number.isFinite(delta / eps)) throw new InvalidArgumentError('sensitivity/eps', 'give a Laplace scale that overflows', delta / eps);
-    checkNoiseInputs('laplace', v, spec, noise);
+    checkNoiseInputs('laplace', new Float64Array(m), spec, noise); // the public parts: scale, mode
   }
   const out = runRelease(opts, { eps, delta: 0, name: 'kNormMechanism', neighbors, mechanism: `knorm-${normName}` }, (rng) => {
+    checkFiniteArray(v, 'value');
+    if (latticeL1) checkNoiseInputs('laplace', v, spec, noise);
     if (latticeL1) return Array.from(addLaplaceNoise(v, spec, rng, noise));
     const noiseVec = new Float64Array(m);
     sampleKNormInto(rng, norm, m, rate, noiseVec, 0, stats, maxProposals);

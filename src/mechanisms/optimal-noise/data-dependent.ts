@@ -29,7 +29,7 @@ import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import type { LpBackend } from '../../optimize/lp.js';
 import { runRelease, type Release, type ReleaseOptions } from '../../release.js';
 import type { Rng } from '../../random/rng.js';
-import { checkDelta, checkEpsilon, checkFinite, checkFiniteValue, checkPositive } from '../../validation.js';
+import { checkDelta, checkEpsilon, checkFinite, checkFiniteValue, checkNeighbors, checkPositive } from '../../validation.js';
 import { AliasTable } from './alias.js';
 import { familyValue, probabilityBuilder, solveFamilies, type ShiftFamily } from './engine.js';
 import { floatShifts, shiftFamily } from './families.js';
@@ -507,21 +507,28 @@ export function dataDependentNoiseMechanism(value: number, noise: DataDependentN
  */
 export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts: DataDependentOptionsRelease = {}): number | Release<number> {
   checkOptions('dataDependentNoiseMechanism', opts, DATA_DEPENDENT_RELEASE_OPTIONS);
-  checkFiniteValue(value, 'value');
   if (!(noise instanceof DataDependentNoise)) throw new InvalidArgumentError('noise', 'must be a DataDependentNoise', noise);
   const mode = noiseModeOf(opts.noise);
   const v = mode === 'safe' ? noise.verifySafe() : noise.verify();
   if (!v.ok) throw new InvalidArgumentError('noise', `fails the exact privacy check${mode === 'safe' ? ' of the safe lattice release (shifts up to Delta + 2^k)' : ''} (excess ${v.worstExcess} at phi = ${v.worstShift}, cells ${v.worstPair}); refusing to release`);
   const neighbors = opts.neighbors ?? 'bounded';
-  if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+  checkNeighbors(neighbors);
   const c = noise.cellEdges;
-  const x = Math.min(c[c.length - 1]!, Math.max(c[0]!, value));
+  // The value is a function of the private data: checked and clamped after the budget check, inside
+  // the release, so that a refusal is charged.
+  const clamped = () => Math.min(c[c.length - 1]!, Math.max(c[0]!, checkFiniteValue(value, 'value')));
   let compute: (rng: Rng) => number;
   if (mode === 'safe') {
-    const m = roundToLattice(x, noise.latticeExponent()); // before the budget check
-    const lat = noise.lattice(noise.cellOfLatticePoint(m));
-    compute = (rng) => lat.release(m, rng);
-  } else compute = (rng) => x + noise.sample(x, rng);
+    const k = noise.latticeExponent();
+    compute = (rng) => {
+      const m = roundToLattice(clamped(), k);
+      return noise.lattice(noise.cellOfLatticePoint(m)).release(m, rng);
+    };
+  } else
+    compute = (rng) => {
+      const x = clamped();
+      return x + noise.sample(x, rng);
+    };
   const out = runRelease(opts, { name: 'dataDependentNoiseMechanism', eps: noise.eps, delta: noise.delta, neighbors, mechanism: 'optimized-noise-data-dependent' }, compute);
   if (!opts.details) return out;
   // public provenance only: the cell of the true value must not leak through the details

@@ -23,7 +23,7 @@ import type { Neighbors } from '../../accounting/accountant.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { runRelease, type Release, type ReleaseOptions } from '../../release.js';
 import type { Rng } from '../../random/rng.js';
-import { checkAlpha, checkFiniteValue } from '../../validation.js';
+import { checkAlpha, checkFiniteValue, checkNeighbors } from '../../validation.js';
 import { OptimizedNoise } from './distribution.js';
 import { roundToLattice } from './lattice.js';
 
@@ -77,23 +77,23 @@ export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, op
 export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts?: OptimizedNoiseOptions): number;
 /**
  * Release value + X, X ~ noise: by default on the public lattice ((round(value / 2^k) + T) 2^k, see
- * the module comment), with `noise: 'float'` in plain floating point. Validation (value finite, noise
- * verified, value representable on the lattice) happens before the budget check; the accountant is
- * charged (noise.eps, noise.delta) only after a successful draw.
+ * the module comment), with `noise: 'float'` in plain floating point. The public inputs (options, noise
+ * verified) are validated before the budget check; the value (a function of the private data: finite,
+ * representable on the lattice) after it, so a refusal is charged (noise.eps, noise.delta) like a draw.
  */
 export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts: OptimizedNoiseOptions = {}): number | Release<number> {
   checkOptions('optimizedNoiseMechanism', opts, OPTIMIZED_NOISE_OPTIONS);
-  checkFiniteValue(value, 'value');
   const mode = noiseModeOf(opts.noise);
   assertVerified(noise, 'noise', mode === 'safe');
   const neighbors = opts.neighbors ?? 'bounded';
-  if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+  checkNeighbors(neighbors);
+  // The value is a function of the private data: it is checked (finite, representable on the
+  // lattice) after the budget check, inside the release, so that a refusal is charged.
   let compute: (rng: Rng) => number;
   if (mode === 'safe') {
     const lat = noise.lattice();
-    const m = roundToLattice(value, lat.k); // validation: before the budget check
-    compute = (rng) => lat.release(m, rng);
-  } else compute = (rng) => value + noise.sample(rng);
+    compute = (rng) => lat.release(roundToLattice(checkFiniteValue(value, 'value'), lat.k), rng);
+  } else compute = (rng) => checkFiniteValue(value, 'value') + noise.sample(rng);
   const out = runRelease(opts, { name: 'optimizedNoiseMechanism', eps: noise.eps, delta: noise.delta, neighbors, mechanism: 'optimized-noise' }, compute);
   if (!opts.details) return out;
   return {

@@ -53,11 +53,10 @@ describe('kNormMechanism', () => {
     expect(w).toBeLessThan(0.5 * Math.log(20) * (1 + 1e-9));
   });
 
-  it('validates before touching the budget; spends nothing on failure', () => {
+  it('validates the public inputs before touching the budget (nothing spent); a bad value is charged', () => {
     const acc = new PrivacyAccountant({ eps: 1 });
     const rng = seededRng(2);
     const bad: [unknown[], RegExp][] = [
-      [[[1, Number.NaN], 1, { norm: 'l2', sensitivity: 1 }], /value\[…\]/],
       [[[1, 2], 0, { norm: 'l2', sensitivity: 1 }], /eps/],
       [[[1, 2], 1, { norm: 'l2', sensitivity: -1 }], /sensitivity/],
       [[[1, 2], 1, { norm: 'l3', sensitivity: 1 }], /norm must be/],
@@ -73,6 +72,10 @@ describe('kNormMechanism', () => {
       expect(() => kNormMechanism(v, e, o === null ? (null as never) : ({ ...(o as object), rng, accountant: acc } as never))).toThrow(msg);
     }
     expect(acc.spent().eps).toBe(0);
+    // The value is a function of the private data: a NaN is refused after the check, and charged.
+    const other = new PrivacyAccountant({ eps: 1 });
+    expect(() => kNormMechanism([1, Number.NaN], 1, { norm: 'l2', sensitivity: 1, rng, accountant: other })).toThrow(/^value\[…\] must be a finite number$/);
+    expect(other.spent().eps).toBe(1);
     // Budget checked first.
     const small = new PrivacyAccountant({ eps: 0.1 });
     expect(() => kNormMechanism([1], 1, { norm: 'l2', sensitivity: 1, accountant: small, rng })).toThrow(BudgetExceededError);
@@ -100,11 +103,12 @@ describe('kNormMechanism', () => {
     expect(f.noise).toBe('float');
     expect(f.scale).toBe(4);
     expect(f.value.some((x) => !Number.isInteger(x / unit))).toBe(true);
-    // 'exact': integer values, integer outputs; non-integers refused before the budget.
+    // 'exact': integer values, integer outputs; a non-integer value is refused after the budget
+    // check (the value is a function of the private data), and charged.
     const e = kNormMechanism([3, -7], 1, { norm: 'l1', sensitivity: 4, rng: seededRng('ex'), noise: 'exact' });
     expect(e.every(Number.isInteger)).toBe(true);
-    expect(() => kNormMechanism([3.5, -7], 1, { norm: 'l1', sensitivity: 4, rng: seededRng('ex'), noise: 'exact', accountant: acc })).toThrow(InvalidArgumentError);
-    expect(acc.spent().eps).toBe(0.5);
+    expect(() => kNormMechanism([3.5, -7], 0.5, { norm: 'l1', sensitivity: 4, rng: seededRng('ex'), noise: 'exact', accountant: acc })).toThrow(InvalidArgumentError);
+    expect(acc.spent().eps).toBe(1);
   });
 
   it("l1 safe: |V|_1 ~ Gamma(m, eps/Delta) (KS), and the rate x0.7 / x1.3 is rejected", () => {

@@ -240,12 +240,15 @@ describe('safe optimised-noise sampling on the public lattice', () => {
     expect(noise.verifySafe().ok).toBe(true);
   });
 
-  it('validation before the budget: bad mode, value off the lattice range; nothing spent', () => {
+  it('a bad mode is refused before the budget (nothing spent); a value off the lattice range after it (charged)', () => {
     const acc = new PrivacyAccountant({ eps: 10, delta: 0.9 });
     expect(() => optimizedNoiseMechanism(0, fine, { accountant: acc, noise: 'exact' as 'safe' })).toThrow(InvalidArgumentError);
-    expect(() => optimizedNoiseMechanism(1e300, fine, { accountant: acc })).toThrow(/too large/);
     expect(acc.spent().eps).toBe(0);
-    optimizedNoiseMechanism(0, fine, { accountant: acc, rng: seededRng(2) });
+    // The value is a function of the private data: its refusal is charged.
+    expect(() => optimizedNoiseMechanism(1e300, fine, { accountant: acc })).toThrow(/too large/);
     expect(acc.spent().eps).toBe(1);
+    expect(acc.ledger()[0]!.mechanism).toMatch(/\(failed\)$/);
+    optimizedNoiseMechanism(0, fine, { accountant: acc, rng: seededRng(2) });
+    expect(acc.spent().eps).toBe(2);
   });
 });

@@ -109,8 +109,10 @@ describe('optimizedNoiseMechanism', () => {
     const broken = OptimizedNoise.fromJSON({ ...noise.toJSON(), eps: 0.8 });
     expect(() => optimizedNoiseMechanism(1, broken, { rng: seededRng(4), accountant: acc })).toThrow(/fails the exact/);
     expect(acc.spent()).toEqual({ eps: 0, delta: 0 });
-    expect(() => optimizedNoiseMechanism(NaN, noise, { accountant: acc })).toThrow(InvalidArgumentError);
     expect(() => optimizedNoiseMechanism(1, {} as OptimizedNoise)).toThrow(/OptimizedNoise/);
     expect(acc.spent()).toEqual({ eps: 0, delta: 0 });
+    // A NaN value (a function of the private data) is refused after the check, and charged.
+    expect(() => optimizedNoiseMechanism(NaN, noise, { accountant: acc })).toThrow(/^value must be a finite number$/);
+    expect(acc.spent()).toEqual({ eps: noise.eps, delta: noise.delta });
   });
 });
