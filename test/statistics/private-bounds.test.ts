@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
-import { binEdges, magnitudeBin, privateBounds } from '../../src/statistics/private-bounds.js';
+import { binEdges, magnitudeBin, privateBounds, privateBoundsFromCounts } from '../../src/statistics/private-bounds.js';
 import { seededRng } from '../../src/random/rng.js';
 
 /** The bin edges of the empirical percentile q of xs (nearest rank). */
@@ -68,5 +68,18 @@ describe('privateBounds (ApproxBounds: thresholded noisy log-scale histogram)', 
     expect(() => privateBounds([1], { eps: 1, lowerPercentile: 0.9, upperPercentile: 0.1, accountant: acc })).toThrow(/Percentile/);
     expect(() => privateBounds([1], { eps: 1, maxrows: 2, accountant: acc } as never)).toThrow(/maxrows/);
     expect(acc.spent().eps).toBe(1);
+  });
+
+  it('privateBoundsFromCounts: the same release from a histogram (same seed, same answer); validated first', () => {
+    const rng = seededRng(12);
+    const xs = Array.from({ length: 20_000 }, () => 10 + 40 * rng.nextDouble());
+    const counts = new Array<number>(121).fill(0);
+    for (const v of xs) counts[magnitudeBin(v, -20, 40)]++;
+    expect(privateBoundsFromCounts(counts, { eps: 1, rng: seededRng(13) })).toEqual(privateBounds(xs, { eps: 1, rng: seededRng(13) }));
+    const acc = new PrivacyAccountant({ eps: 3 }, { neighbors: 'unbounded' });
+    expect(() => privateBoundsFromCounts(counts.slice(1), { eps: 1, accountant: acc })).toThrow(/121 bin counts/);
+    expect(() => privateBoundsFromCounts([...counts.slice(1), -1], { eps: 1, accountant: acc })).toThrow(/counts\[120\]/);
+    expect(() => privateBoundsFromCounts(counts, { eps: 1, units: [1], accountant: acc } as never)).toThrow(/units/);
+    expect(acc.spent().eps).toBe(0);
   });
 });
