@@ -17,6 +17,7 @@ import {
 } from './common.js';
 import { checkEpsilon } from '../validation.js';
 import { runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
+import { sortFloat64 } from '../math/sort-float64.js';
 
 interface QuantileBaseOptions extends StatBaseOptions {
   /** Public lower bound of the data (and of the output). */
@@ -60,90 +61,85 @@ export const QUANTILE_ENDPOINT_MECHANISM = 'exponential-endpoint (not DP: return
  * probability proportional to (z_i - z_{i-1}) exp(-eps |i - 1 - q n| / 2), then a uniform point inside
  * it is returned (or z_{i-1} when `uniformSampling` is false: a data value, not DP; see QuantileEndpointOptions).
  *
- * Numerics: the weights are computed relative to the best exponent among intervals of positive width
- * and to the widest interval, so the largest term is never underflowed away; if the total still falls
- * below 1e-290 (extreme width ratios) the weights are recomputed fully in log space
- * (log width + exponent - max). Zero-width intervals get probability 0; the interval is chosen by
- * inverse CDF on the cumulative weights with one 53-bit uniform from the Rng, and the point inside by a
- * second uniform. The result lies in [l, u]. O(n) after the sort.
+ * Numerics: the weights are computed relative to the best exponent among intervals of positive
+ * width (found by scanning outward from the target rank: usually one step) and to the largest
+ * possible width u - l, so no weight overflows and the largest is not underflowed away in ordinary
+ * cases; if the total still falls below 1e-290 (extreme width ratios) the weights are recomputed
+ * fully in log space (log width + exponent - max). Zero-width intervals get probability 0. ONE pass
+ * computes the weights and their running (cumulative) sum; the interval is then chosen by inverse CDF
+ * (a binary search on the cumulative sums for the first one above U * total, U one 53-bit uniform from
+ * the Rng), and the point inside by a second uniform. The result lies in [l, u]. O(n) after the sort.
  */
 export function quantileFromSorted(sorted: Float64Array, q: number, eps: number, l: number, u: number, rng: Rng, uniformSampling = true): number {
   const n = sorted.length;
   const target = q * n; // utility of interval i is -|i - 1 - q n|
   const half = eps / 2;
-  // Pass 1: the widest gap and the best exponent among positive-width intervals.
-  let maxWidth = 0;
+  // z_i for i = 0..n+1 (z_0 = l, z_{n+1} = u); interval i (1..n+1) is [z_{i-1}, z_i].
+  const z = (i: number) => (i === 0 ? l : i <= n ? sorted[i - 1]! : u);
+  // The best exponent among positive-width intervals: scan outward from the interval nearest the
+  // target. At scan distance d, |i - 1 - target| lies in [d - 1/2, d + 1/2], so the first distance with
+  // a positive-width interval holds the best one (both sides checked).
   let bestExp = -Infinity;
-  let prev = l;
-  for (let i = 1; i <= n + 1; i++) {
-    const z = i <= n ? sorted[i - 1]! : u;
-    const w = z - prev;
-    if (w > 0) {
-      if (w > maxWidth) maxWidth = w;
+  const c = Math.min(n + 1, Math.max(1, Math.round(target) + 1));
+  for (let d = 0; d <= n + 1 && bestExp === -Infinity; d++) {
+    for (const i of d === 0 ? [c] : [c - d, c + d]) {
+      if (i < 1 || i > n + 1 || !(z(i) - z(i - 1) > 0)) continue;
       const e = -half * Math.abs(i - 1 - target);
       if (e > bestExp) bestExp = e;
     }
-    prev = z;
   }
-  const weights = new Float64Array(n + 1);
+  // Fused pass: weights (w / (u - l)) exp(e - best) and their running sum, stored cumulatively.
+  const cum = new Float64Array(n + 1);
+  const invRange = 1 / (u - l);
   let total = 0;
-  prev = l;
-  const invMax = 1 / maxWidth;
+  let prev = l;
   for (let i = 1; i <= n + 1; i++) {
-    const z = i <= n ? sorted[i - 1]! : u;
-    const w = z - prev;
+    const zi = i <= n ? sorted[i - 1]! : u;
+    const w = zi - prev;
     if (w > 0) {
       const e = -half * Math.abs(i - 1 - target) - bestExp;
-      if (e > -746) {
-        // exp(e) underflows to 0 below -745.2; skipping it saves the exp for far-away intervals
-        const wt = w * invMax * Math.exp(e);
-        weights[i - 1] = wt;
-        total += wt;
-      }
+      // exp(e) underflows to 0 below -745.2; skipping it saves the exp for far-away intervals
+      if (e > -746) total += w * invRange * Math.exp(e);
     }
-    prev = z;
+    cum[i - 1] = total;
+    prev = zi;
   }
-  if (!(total >= 1e-290)) {
+  if (!(total >= 1e-290) || !Number.isFinite(total)) {
     // Log-space fallback: log w_i + e_i - max.
     let maxLog = -Infinity;
     prev = l;
     for (let i = 1; i <= n + 1; i++) {
-      const z = i <= n ? sorted[i - 1]! : u;
-      const w = z - prev;
+      const zi = i <= n ? sorted[i - 1]! : u;
+      const w = zi - prev;
       const lw = w > 0 ? Math.log(w) - half * Math.abs(i - 1 - target) : -Infinity;
-      weights[i - 1] = lw;
+      cum[i - 1] = lw;
       if (lw > maxLog) maxLog = lw;
-      prev = z;
+      prev = zi;
     }
     total = 0;
     for (let i = 0; i <= n; i++) {
-      const wt = Math.exp(weights[i]! - maxLog);
-      weights[i] = wt;
-      total += wt;
+      total += Math.exp(cum[i]! - maxLog);
+      cum[i] = total;
     }
   }
-  // Inverse CDF: the first interval whose cumulative weight exceeds U * total.
+  // Inverse CDF: the first interval whose cumulative weight exceeds U * total (its own weight is then
+  // > 0); if rounding leaves none, the first reaching the total (the last positive-weight interval).
   const t = rng.nextDouble() * total;
-  let acc = 0;
-  let chosen = -1;
-  let lastPositive = -1;
-  for (let i = 0; i <= n; i++) {
-    const wt = weights[i]!;
-    if (wt > 0) {
-      lastPositive = i;
-      acc += wt;
-      if (acc > t) {
-        chosen = i;
-        break;
-      }
-    }
+  const key = t < total ? t : total;
+  const strict = t < total;
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (strict ? cum[mid]! > key : cum[mid]! >= key) hi = mid;
+    else lo = mid + 1;
   }
-  if (chosen < 0) chosen = lastPositive; // rounding in the running sum
-  const lo = chosen === 0 ? l : sorted[chosen - 1]!;
-  const hi = chosen === n ? u : sorted[chosen]!;
-  if (!uniformSampling) return lo;
-  const out = lo + rng.nextDouble() * (hi - lo);
-  return out < lo ? lo : out > hi ? hi : out;
+  const chosen = lo;
+  const a = chosen === 0 ? l : sorted[chosen - 1]!;
+  const b = chosen === n ? u : sorted[chosen]!;
+  if (!uniformSampling) return a;
+  const out = a + rng.nextDouble() * (b - a);
+  return out < a ? a : out > b ? b : out;
 }
 
 /**
@@ -161,7 +157,7 @@ export function quantileFromSorted(sorted: Float64Array, q: number, eps: number,
  * is eps-DP (McSherry & Talwar 2007). With `details`, `scale` is the mechanism's temperature 2/eps and
  * `noiseHalfWidth` is the trivial data-independent bound u - l (the exponential mechanism's error in
  * value units depends on the data's gaps; no data-independent interval is tighter in general).
- * O(n log n) (one typed-array sort), no underflow for tiny eps or 1e6 identical values.
+ * One radix sort and one pass, no underflow for tiny eps or 1e6 identical values.
  */
 export function quantileDP<O extends QuantileOptions>(x: ArrayLike<number>, q: number, opts: Exact<O, QuantileOptions>): StatResult<number, O> {
   checkOptions('quantileDP', opts, QUANTILE_OPTIONS, true);
@@ -181,9 +177,8 @@ function quantileCore(x: ArrayLike<number>, q: number, opts: QuantileOptions, na
   const plan = planQuantile(opts, q, name);
   const data = checkNumericContainer(x, 'x');
   return runStatPlan(opts, plan, () => {
-    const s = clipToFloat64(data, opts.lower, opts.upper, 'x');
-    s.sort();
-    return s;
+    // One sort (radix, the built-in order) of the clipped copy; the mechanism is then one pass.
+    return sortFloat64(clipToFloat64(data, opts.lower, opts.upper, 'x'));
   });
 }
 
