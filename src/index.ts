@@ -30,11 +30,11 @@ export { varDP, sdDP, covDP, planVariance, planCov, type CovOptions, type CovSta
 export { ProximalCoordinateDescentDP, type CoordinateDescentFitOptions, type CoordinateDescentOptions, type CoordinateNoise, type CoordinateSampling } from './models/coordinate-descent.js';
 export { DpSgdClassifier, DpSgdRegressor, type DpSgdFitOptions, type DpSgdNoise, type DpSgdOptions, type DpSgdPrivacy } from './models/dpsgd/abadi.js';
 export { LaplaceSgdDP, type LaplaceSgdFitOptions, type LaplaceSgdOptions, type LaplaceSgdPrivacy, type LaplaceSgdSchedule } from './models/dpsgd/laplace-sgd.js';
-export { CmsClassifier, type ClassifierFitOptions, type ClassifierPredictOptions, type CmsModelOptions, type ErmFitInfo, type PerturbationMethod, type PreparedDesign } from './models/erm/classifier.js';
+export { CmsClassifier, CMS_DEFAULT_GAMMA, type ClassifierFitOptions, type ClassifierPredictOptions, type CmsModelOptions, type ErmFitInfo, type PerturbationMethod, type PreparedDesign } from './models/erm/classifier.js';
 export { FunctionalLinearRegressionDP, type FunctionalLinearOptions, type FunctionalNorm } from './models/functional-linear.js';
 export { KNormLogisticRegressionDP, type KNormFitOptions, type KNormLogisticFitInfo, type KNormLogisticOptions, type RowShape } from './models/knorm-logistic.js';
 export { LinearClassifierDP, type LinearClassifierFitOptions, type LinearClassifierMethod, type LinearClassifierOptions } from './models/linear-classifier.js';
-export { LinearRegressionDP, type LinearDesign, type LinearFitOptions, type LinearRegressionAdasspOptions, type LinearRegressionKstOptions, type LinearRegressionOptions } from './models/linear.js';
+export { LinearRegressionDP, LINEAR_REGRESSION_DEFAULT_GAMMA, type LinearDesign, type LinearFitOptions, type LinearRegressionAdasspOptions, type LinearRegressionKstOptions, type LinearRegressionOptions } from './models/linear.js';
 export { LogisticRegressionDP, type LogisticRegressionOptions } from './models/logistic.js';
 export { NaiveBayesDP, type CategoricalNbParams, type GaussianNbParams, type NaiveBayesFitOptions, type NaiveBayesOptions, type NaiveBayesStatistic, type NaiveBayesType, type NoiseAdder, type NoiseFactory } from './models/naive-bayes.js';
 export { opDisc, opDiscClassifier, type OpDiscClassifierOptions, type OpDiscParameters, type OpDiscRelease } from './models/oracle-perturbation/opdisc.js';

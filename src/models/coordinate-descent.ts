@@ -206,6 +206,10 @@ export class ProximalCoordinateDescentDP {
   readonly noise: CoordinateNoise;
   /** Coefficients on the scaled features ([-1, 1] per column). */
   coefficients: Float64Array | null = null;
+  /** The fitted coefficients as an array under scikit-learn's name (a copy of {@link coefficients}), `undefined` before `fit`. */
+  get coef(): number[] | undefined {
+    return this.coefficients ? Array.from(this.coefficients) : undefined;
+  }
   /** The composed guarantee of the last fit (and how its noisy sums were sampled). */
   guarantee: { eps: number; delta: number; releases: number; neighbors: 'bounded'; sampling: CoordinateSampling } | null = null;
   /**

@@ -234,6 +234,13 @@ export class FunctionalLinearRegressionDP {
   readonly noise: 'safe' | 'float';
   /** Coefficients, intercept first. */
   coeff: number[] | undefined;
+  /**
+   * The fitted coefficients under scikit-learn's name: the same array as {@link coeff} (DPpack's
+   * name), `undefined` before `fit`.
+   */
+  get coef(): number[] | undefined {
+    return this.coeff;
+  }
   /** Rejection statistics of the last 'optimal' fit. */
   acceptance: RejectionStats | undefined;
 

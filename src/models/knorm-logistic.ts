@@ -102,6 +102,13 @@ export class KNormLogisticRegressionDP {
   private addBias = false;
   /** The fitted coefficients (bias first when fitted with addBias). */
   coeff: number[] | undefined;
+  /**
+   * The fitted coefficients under scikit-learn's name: the same array as {@link coeff} (DPpack's
+   * name), `undefined` before `fit`.
+   */
+  get coef(): number[] | undefined {
+    return this.coeff;
+  }
   /** Provenance of the last fit. */
   info: KNormLogisticFitInfo | undefined;
 

@@ -72,6 +72,13 @@ export class LinearClassifierDP {
   readonly delta: number;
   /** Coefficients (intercept first with addBias); undefined before fit. */
   coeff: number[] | undefined;
+  /**
+   * The fitted coefficients under scikit-learn's name: the same array as {@link coeff} (DPpack's
+   * name), `undefined` before `fit`.
+   */
+  get coef(): number[] | undefined {
+    return this.coeff;
+  }
   /** 'opdisc' / 'rspm': whether the last fit's oracle certified optimality, and its status. */
   certified: boolean | undefined;
   oracleStatus: OracleStatus | undefined;

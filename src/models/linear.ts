@@ -58,10 +58,18 @@ export interface LinearRegressionKstOptions {
   eps: number;
   /** 0 (default) for pure eps-DP, or in (0, 1) for (eps, delta)-DP with Gaussian noise. */
   delta?: number;
-  /** Regularisation constant: J = (1/n) sum loss + (gamma/n) R. */
-  gamma: number;
+  /**
+   * Regularisation constant: J = (1/n) sum loss + (gamma/n) R, default {@link LINEAR_REGRESSION_DEFAULT_GAMMA}
+   * (1). The penalty shrinks the coefficients toward 0, the more the smaller n is; a larger gamma
+   * makes the objective more strongly convex, so the same eps needs less noise. To choose it from
+   * data without spending extra privacy on the choice, use `tuneLinearRegressionModel`.
+   */
+  gamma?: number;
   regularizer?: Regularizer;
 }
+
+/** The default `gamma` of {@link LinearRegressionDP} (KST objective perturbation): 1. */
+export const LINEAR_REGRESSION_DEFAULT_GAMMA = 1;
 
 /** AdaSSP sufficient-statistics perturbation (Wang 2018, Algorithm 2; src/models/adassp.ts). */
 export interface LinearRegressionAdasspOptions {
@@ -153,12 +161,19 @@ export class LinearRegressionDP {
   readonly rho: number | undefined;
   /** The released coefficients in the inputs' units (intercept first with addBias); undefined before fit. */
   coeff: number[] | undefined;
+  /**
+   * The fitted coefficients under scikit-learn's name: the same array as {@link coeff} (DPpack's
+   * name), `undefined` before `fit`.
+   */
+  get coef(): number[] | undefined {
+    return this.coeff;
+  }
   private addBias = false;
   private dIn = 0;
 
   constructor(options: LinearRegressionOptions) {
     checkOptionKeys('LinearRegressionDP', options, LINEAR_REGRESSION_OPTIONS, true);
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('LinearRegressionDP options', 'must be an object { eps, delta?, gamma }', options);
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('LinearRegressionDP options', 'must be an object { eps, delta?, gamma? }', options);
     this.method = options.method ?? 'kst';
     this.eps = checkEpsilon(options.eps);
     if (options.method === 'adassp') {
@@ -175,7 +190,7 @@ export class LinearRegressionDP {
     const k = options as LinearRegressionKstOptions & { rho?: unknown };
     if (k.rho !== undefined) throw new InvalidArgumentError('rho', "is an AdaSSP option (method 'adassp')", k.rho);
     this.delta = k.delta === undefined || k.delta === 0 ? 0 : checkDelta(k.delta);
-    this.gamma = checkPositive(k.gamma, 'gamma');
+    this.gamma = k.gamma === undefined ? LINEAR_REGRESSION_DEFAULT_GAMMA : checkPositive(k.gamma, 'gamma');
     this.regularizer = checkRegularizer(k.regularizer);
     this.rho = undefined;
   }

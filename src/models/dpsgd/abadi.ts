@@ -162,6 +162,13 @@ export class DpSgdClassifier {
   readonly privacy: DpSgdPrivacy;
   /** Coefficients on the scale of the inputs (intercept first with addBias); undefined before fit. */
   coeff: number[] | undefined;
+  /**
+   * The fitted coefficients under scikit-learn's name: the same array as {@link coeff} (DPpack's
+   * name), `undefined` before `fit`.
+   */
+  get coef(): number[] | undefined {
+    return this.coeff;
+  }
   private readonly lr: (t: number) => number;
   private addBias = false;
   private dIn = 0;

@@ -144,6 +144,13 @@ export class LaplaceSgdDP {
   /** theta_h, h = 1..N (index h - 1). */
   readonly theta: Float64Array;
   coeff: number[] | undefined;
+  /**
+   * The fitted coefficients under scikit-learn's name: the same array as {@link coeff} (DPpack's
+   * name), `undefined` before `fit`.
+   */
+  get coef(): number[] | undefined {
+    return this.coeff;
+  }
   private readonly gamma: Float64Array;
   private addBias = false;
   private dIn = 0;

@@ -18,11 +18,19 @@ import { checkBinaryLabels, checkOptionsObject, checkWeights } from './preproces
 
 export type PerturbationMethod = 'objective' | 'output';
 
+/** The default `gamma` of the CMS classifiers (`LogisticRegressionDP`, `SvmDP`): 1. */
+export const CMS_DEFAULT_GAMMA = 1;
+
 export interface CmsModelOptions {
   /** Privacy budget of the fit (eps-DP). */
   eps: number;
-  /** Regularisation constant: J = (1/n) sum loss + (gamma/n) R. */
-  gamma: number;
+  /**
+   * Regularisation constant: J = (1/n) sum loss + (gamma/n) R, default {@link CMS_DEFAULT_GAMMA} (1).
+   * The penalty shrinks the coefficients toward 0, the more the smaller n is; a larger gamma lowers
+   * the noise (objective perturbation needs eps > log(1 + 2c/gamma + c^2/gamma^2), c = 1/4 for the
+   * logistic loss, or it adds a ridge). To choose it from data, use `tuneClassificationModel`.
+   */
+  gamma?: number;
   /** 'l2' (default): R = ||theta||^2/2; or a convex add-on G with its gradient: R = ||theta||^2/2 + G. */
   regularizer?: Regularizer;
   /** 'objective' (default) or 'output' perturbation. */
@@ -82,7 +90,7 @@ export function checkCmsModelOptions(o: unknown, model: string): { eps: number; 
   if (typeof o !== 'object' || o === null) throw new InvalidArgumentError(`${model} options`, 'must be an object { eps, gamma, ... }', o);
   const opts = o as CmsModelOptions;
   const eps = checkEpsilon(opts.eps);
-  const gamma = checkPositive(opts.gamma, 'gamma');
+  const gamma = opts.gamma === undefined ? CMS_DEFAULT_GAMMA : checkPositive(opts.gamma, 'gamma');
   const regularizer = checkRegularizer(opts.regularizer);
   const perturbation = opts.perturbation ?? 'objective';
   if (perturbation !== 'objective' && perturbation !== 'output') throw new InvalidArgumentError('perturbation', "must be 'objective' or 'output'", perturbation);
@@ -96,6 +104,13 @@ export abstract class CmsClassifier {
   readonly perturbation: PerturbationMethod;
   /** The released coefficients (intercept first with addBias), on the scale of the inputs; undefined before fit. */
   coeff: number[] | undefined;
+  /**
+   * The fitted coefficients under scikit-learn's name: the same array as {@link coeff} (DPpack's
+   * name), `undefined` before `fit`.
+   */
+  get coef(): number[] | undefined {
+    return this.coeff;
+  }
   /** Public facts about the last fit. */
   fitInfo: ErmFitInfo | undefined;
   protected addBias = false;
