@@ -2,7 +2,9 @@
  * Argument validation shared by every release function. Each check throws an
  * {@link InvalidArgumentError} naming the argument and the rule.
  */
+import type { Neighbors } from './accounting/accountant.js';
 import { InvalidArgumentError } from './errors.js';
+import type { NoiseMode } from './release.js';
 
 export type NumericArray = ArrayLike<number>;
 
@@ -115,4 +117,18 @@ export function checkSafeScale(scale: unknown, name: string, rule = 'must be a n
 export function checkAlpha(alpha: unknown, name = 'alpha'): number {
   if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new InvalidArgumentError(name, 'must be in (0, 1)', alpha);
   return alpha;
+}
+
+/** A neighbour relation: 'bounded' (replace one record) or 'unbounded' (add/remove one); `fallback` when undefined. */
+export function checkNeighbors(v: unknown, name = 'neighbors', fallback?: Neighbors): Neighbors {
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (v !== 'bounded' && v !== 'unbounded') throw new InvalidArgumentError(name, "must be 'bounded' or 'unbounded'", v);
+  return v;
+}
+
+/** A noise mode: 'safe', 'exact' or 'float' (see {@link NoiseMode}); `fallback` when undefined. */
+export function checkNoiseMode(v: unknown, name = 'noise', fallback?: NoiseMode): NoiseMode {
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (v !== 'safe' && v !== 'exact' && v !== 'float') throw new InvalidArgumentError(name, "must be 'safe', 'exact' or 'float'", v);
+  return v;
 }

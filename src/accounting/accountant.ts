@@ -20,7 +20,7 @@
  */
 import { checkOptions, optionSpec } from '../options.js';
 import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
-import { checkDelta, checkEpsilon, checkNonNegative } from '../validation.js';
+import { checkDelta, checkEpsilon, checkNeighbors, checkNonNegative } from '../validation.js';
 
 /** Neighbouring relation of a guarantee: replace one record (bounded) or add/remove one (unbounded). */
 export type Neighbors = 'bounded' | 'unbounded';
@@ -80,7 +80,7 @@ export class PrivacyAccountant {
     const delta = budget.delta === undefined ? 0 : checkDelta(budget.delta, 'budget.delta', { allowZero: true });
     this.budget = { eps, delta };
     const neighbors = opts.neighbors ?? 'bounded';
-    if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+    checkNeighbors(neighbors);
     this.neighbors = neighbors;
     this.sink = opts.sink;
     (opts.history ?? []).forEach((e, i) => {

@@ -15,7 +15,7 @@
 import { checkOptions } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { logGamma } from '../math/special.js';
-import { checkEpsilon, checkInteger, checkNonNegative } from '../validation.js';
+import { checkEpsilon, checkInteger, checkNeighbors, checkNonNegative } from '../validation.js';
 import type { LedgerEntry, Neighbors, PrivacyAccountant, PrivacyCost } from './accountant.js';
 import { runChecked } from '../release.js';
 
@@ -232,7 +232,7 @@ export function spendParallel(
   checkOptions('spendParallel', options, { neighbors: true, recordMayMove: 'boolean', mechanism: 'string' });
   const total = parallelComposition(costs, { recordMayMove: options.recordMayMove ?? false });
   const neighbors = options.neighbors ?? 'unbounded';
-  if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+  checkNeighbors(neighbors);
   // Through the one release runner (check, then spend; the releases themselves already ran).
   const charge = { eps: total.eps, delta: total.delta, neighbors, mechanism: options.mechanism ?? `parallel composition of ${costs.length}` };
   runChecked({ accountant, name }, { name, charges: [charge] }, () => undefined);

@@ -34,7 +34,7 @@
 import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
 import { analyticGaussianSigma } from '../mechanisms/gaussian-calibration.js';
 import { checkOptions, optionSpec } from '../options.js';
-import { checkDelta, checkEpsilon, checkNonNegative } from '../validation.js';
+import { checkDelta, checkEpsilon, checkNeighbors, checkNonNegative } from '../validation.js';
 import type { Neighbors, PrivacyCost } from './accountant.js';
 import { zcdpToDp } from './zcdp.js';
 
@@ -110,7 +110,7 @@ export class ZcdpFilter {
     this.budget = { eps, delta };
     this.rhoBudget = zcdpBudget(eps, delta);
     const neighbors = opts.neighbors ?? 'bounded';
-    if (neighbors !== 'bounded' && neighbors !== 'unbounded') throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", neighbors);
+    checkNeighbors(neighbors);
     this.neighbors = neighbors;
     this.sink = opts.sink;
     const history = opts.history ?? [];

@@ -6,7 +6,7 @@
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { NoiseMode, Release, ReleaseOptions } from '../release.js';
-import { checkBounds, checkDelta, checkEpsilon } from '../validation.js';
+import { checkBounds, checkDelta, checkEpsilon, checkNoiseMode } from '../validation.js';
 
 /** 'laplace' (default, pure eps-DP), 'gaussian' (classic or pDP calibration) or 'analytic' (Balle & Wang 2018). */
 export type StatMechanism = 'laplace' | 'gaussian' | 'analytic';
@@ -120,7 +120,7 @@ export function parseNoiseOptions(opts: NoisyStatOptions): ParsedNoise {
     delta = checkDelta(opts.delta);
   }
   const noise = opts.noise ?? 'safe';
-  if (noise !== 'safe' && noise !== 'exact' && noise !== 'float') throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", noise);
+  checkNoiseMode(noise);
   return { eps, delta, mechanism, typeDP, noise, relations: parseRelations(opts.neighbors) };
 }
 

@@ -50,7 +50,7 @@ import type { LinearOracle, OracleResult } from '../../optimize/oracles/types.js
 import { fillExponential } from '../../random/continuous.js';
 import type { Rng } from '../../random/rng.js';
 import type { Guarantee } from '../../release.js';
-import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkOpenUnit, checkPositive } from '../../validation.js';
+import { checkDelta, checkEpsilon, checkInteger, checkNoiseMode, checkNonNegative, checkOpenUnit, checkPositive } from '../../validation.js';
 import { checkPolicy, runOracleRelease, UncertifiedOracleError, type OracleReleaseOptions } from './common.js';
 
 export interface OpSampInput {
@@ -178,13 +178,6 @@ function finish(sum: Float64Array, q: OpSampParameters, rng: Rng, mode: NoiseMod
   return addLaplaceNoise(avg, { scale: q.laplaceScale, sensitivity: q.lambda }, rng, mode);
 }
 
-/** Validate the noise mode before the budget check. */
-function checkNoiseMode(mode: unknown): NoiseMode {
-  const m = mode ?? 'safe';
-  if (m !== 'safe' && m !== 'exact' && m !== 'float') throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", m);
-  return m;
-}
-
 /** The public box of W: center + [-D_inf/2, D_inf/2]^d. */
 interface Box {
   center: Float64Array;
@@ -214,7 +207,7 @@ export async function opSamp(oracle: LinearOracle, params: OpSampInput, options:
   const q = opSampParameters(params);
   const box: Box = { center: checkCenter(params.center, params.d), half: params.diamInf / 2 };
   const policy = checkPolicy(options.onUncertified);
-  const mode = checkNoiseMode(options.noise);
+  const mode = checkNoiseMode(options.noise ?? 'safe');
   const guarantee: Guarantee = { eps: params.eps, delta: params.delta, neighbors: 'bounded' };
   return runOracleRelease(options, { eps: params.eps, delta: params.delta, neighbors: 'bounded', mechanism: 'opsamp', name: 'opSamp' }, async (rng) => {
     const d = params.d;
@@ -244,7 +237,7 @@ export function opSampSync(oracle: (sigma: Float64Array) => OracleResult, params
   if (typeof oracle !== 'function') throw new InvalidArgumentError('oracle', 'must be a function (sigma) => OracleResult', oracle);
   const q = opSampParameters(params);
   const box: Box = { center: checkCenter(params.center, params.d), half: params.diamInf / 2 };
-  const mode = checkNoiseMode(options.noise);
+  const mode = checkNoiseMode(options.noise ?? 'safe');
   const guarantee: Guarantee = { eps: params.eps, delta: params.delta, neighbors: 'bounded' };
   return runOracleRelease(options, { eps: params.eps, delta: params.delta, neighbors: 'bounded', mechanism: 'opsamp', name: 'opSamp' }, (rng) => {
     const d = params.d;
