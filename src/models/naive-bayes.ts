@@ -38,7 +38,7 @@ import { assertFitted } from './fitted.js';
 import { addLaplaceNoise } from '../mechanisms/noise.js';
 import type { Rng } from '../random/rng.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../release.js';
-import { checkDelta, checkEpsilon, checkNonNegative, checkPositive } from '../validation.js';
+import { checkDelta, checkEpsilon, checkNoiseMode, checkNonNegative, checkPositive } from '../validation.js';
 import { checkColumnBounds, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
 
 /**
@@ -77,7 +77,7 @@ export type NoiseFactory = (budget: { eps: number; delta: number }) => NoiseAdde
 export function laplaceNoiseFactory(opts: { mode?: NoiseMode } = {}): NoiseFactory {
   checkOptionKeys('laplaceNoiseFactory', opts, { mode: true });
   const mode = opts.mode ?? 'safe';
-  if (mode !== 'safe' && mode !== 'exact' && mode !== 'float') throw new InvalidArgumentError('mode', "must be 'safe', 'exact' or 'float'", mode);
+  checkNoiseMode(mode, 'mode');
   return ({ eps }) => {
     checkEpsilon(eps);
     return {
