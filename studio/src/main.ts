@@ -16,7 +16,7 @@ import { accountantOf, chargePlan, readBudget, type BudgetRecord } from './budge
 import type { Missing } from './data.js';
 import { defaultName, isModel, previewRelease, releaseClaim, type ColumnSchema, type Mechanism, type Preview, type ReleaseSpec, type Result, type Schema, type StudioStat } from './plan.js';
 import type { FromWorker, ToWorker } from './protocol.js';
-import { checkFileMeta, InputError, sampleColumns, SAMPLE_BYTES, type SampledType } from './sample.js';
+import { checkFileMeta, checkParquetMagic, InputError, sampleColumns, SAMPLE_BYTES, type SampledType } from './sample.js';
 import { planToYaml, PlanFileError, yamlToPlan } from './yaml.js';
 
 declare const __STUDIO_TEST_HOOKS__: boolean;
@@ -105,20 +105,12 @@ async function chooseFile(file: File): Promise<void> {
   state.loaded = false;
   try {
     checkFileMeta(file.name, file.size);
+    const parquet = /\.parquet$/i.test(file.name);
     const head = new Uint8Array(await file.slice(0, SAMPLE_BYTES).arrayBuffer());
-    const sample = sampleColumns(head, file.size > SAMPLE_BYTES);
+    let sample: { names: string[]; types: SampledType[] } | undefined;
+    if (parquet) checkParquetMagic(head, new Uint8Array(await file.slice(Math.max(0, file.size - 4)).arrayBuffer()));
+    else sample = sampleColumns(head, file.size > SAMPLE_BYTES);
     state.file = file;
-    state.columns = sample.names.map((name, j) => ({
-      name,
-      sampled: sample.types[j]!,
-      type: sample.types[j] === 'numeric' ? 'numeric' : 'categorical',
-      lower: '',
-      upper: '',
-      levels: '',
-      missing: 'drop',
-      impute: '',
-    }));
-    const mixed = state.columns.filter((c) => c.sampled === 'mixed').map((c) => c.name);
     state.plan = [];
     state.results = [];
     state.failed = [];
@@ -132,12 +124,24 @@ async function chooseFile(file: File): Promise<void> {
           state.rows = m.rows;
           state.names = m.names;
           state.numericCounts = m.numericCounts;
+          sample ??= { names: m.names, types: m.types ?? m.names.map(() => 'categorical' as const) };
           resolve();
         } else if (m.type === 'load-error') reject(new InputError(`${m.message}.`));
       };
       send({ type: 'load', file });
     });
     $('load-progress').hidden = true;
+    state.columns = sample!.names.map((name, j) => ({
+      name,
+      sampled: sample!.types[j]!,
+      type: sample!.types[j] === 'numeric' ? 'numeric' : 'categorical',
+      lower: '',
+      upper: '',
+      levels: '',
+      missing: 'drop',
+      impute: '',
+    }));
+    const mixed = state.columns.filter((c) => c.sampled === 'mixed').map((c) => c.name);
     state.loaded = true;
     say(
       'load-message',

@@ -10,7 +10,7 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'progress'; phase: 'load' | 'release'; fraction: number; label: string }
-  | { type: 'loaded'; rows: number; names: string[]; numericCounts: number[] }
+  | { type: 'loaded'; rows: number; names: string[]; numericCounts: number[]; types?: ('numeric' | 'categorical' | 'mixed')[] }
   | { type: 'load-error'; message: string }
   | { type: 'result'; index: number; result: Result }
   | { type: 'failed'; index: number; name: string; message: string }

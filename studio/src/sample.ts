@@ -28,7 +28,7 @@ export function checkFileMeta(name: string, size: number): void {
   if (size > MAX_FILE_BYTES) {
     throw new InputError(`The file is ${(size / 1024 / 1024).toFixed(0)} MB; the studio reads files up to ${MAX_FILE_BYTES / 1024 / 1024} MB into this page's memory. For larger files use the command line (dpkit run), which streams them.`);
   }
-  if (/\.(parquet|xlsx?|zip|gz|json|pdf|png|jpe?g|gif)$/i.test(name)) throw new InputError('This is not a CSV file (the studio reads comma-separated text files with a header row).');
+  if (/\.(xlsx?|zip|gz|json|pdf|png|jpe?g|gif)$/i.test(name)) throw new InputError('This is not a CSV or Parquet file (the studio reads comma-separated text files with a header row, and Parquet files).');
 }
 
 /** The header and the sampled types from the first bytes of the file (`cut`: the bytes end inside the file). */
@@ -58,7 +58,18 @@ export function sampleColumns(bytes: Uint8Array, cut: boolean): Sample {
   if (body.length === 0 && !cut) throw new InputError('The file has a header row but no records.');
   if (names.length === 1 && body.length > 0 && /[;\t|]/.test(names[0]!)) throw new InputError('The file seems to use another separator than commas (";", tab or "|"); the studio reads comma-separated files.');
   if (body.some((r) => r.length !== names.length)) throw new InputError('The file is not a regular CSV: a record in the first rows has a different number of fields than the header row.');
-  const types = names.map((_, j): SampledType => {
+  return { names, types: sampledTypes(names, body) };
+}
+
+/** A Parquet file starts and ends with the magic bytes PAR1. */
+export function checkParquetMagic(head: Uint8Array, tail: Uint8Array): void {
+  const magic = (b: Uint8Array) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x41 && b[2] === 0x52 && b[3] === 0x31;
+  if (!magic(head) || !magic(tail)) throw new InputError('This is not a Parquet file (it does not start and end with the Parquet magic bytes).');
+}
+
+/** The types of the columns from the sampled rows (numeric, categorical, or mixed). */
+export function sampledTypes(names: readonly string[], body: readonly string[][]): SampledType[] {
+  return names.map((_, j): SampledType => {
     let num = 0;
     let txt = 0;
     for (const r of body) {
@@ -69,5 +80,4 @@ export function sampleColumns(bytes: Uint8Array, cut: boolean): Sample {
     }
     return num > 0 && txt > 0 ? 'mixed' : num > 0 ? 'numeric' : 'categorical';
   });
-  return { names, types };
 }

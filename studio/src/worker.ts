@@ -4,10 +4,12 @@
  * cancel request is honoured between chunks of the file and between releases. Randomness:
  * cryptoRng; a test build (__STUDIO_TEST_HOOKS__) may pass a seed, and only a test build.
  */
+import { parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
 import { cryptoRng, seededRng } from '../../src/random/rng.js';
 import { CsvParser } from './csv.js';
 import { Dataset, cellToNumber } from './data.js';
 import { runRelease, type Schema } from './plan.js';
+import { sampledTypes } from './sample.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 declare const __STUDIO_TEST_HOOKS__: boolean;
@@ -28,8 +30,60 @@ export const FAILED_TEXT = 'the release failed on the data; it was charged, and 
 
 class LoadError extends Error {}
 
+/** A Parquet cell as the text the CSV path would hold (numbers and 64-bit integers exactly; null is empty). */
+function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (v instanceof Date) return v.toISOString();
+  return String(v);
+}
+
+/**
+ * A Parquet file (hyparquet, bundled with the worker: no request), read row group by row group into
+ * the same dictionary-encoded columns as a CSV file; the types are sampled from its first rows.
+ */
+async function loadParquet(file: File): Promise<void> {
+  const buffer = { byteLength: file.size, slice: (start: number, end?: number) => file.slice(start, end).arrayBuffer() };
+  let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
+  try {
+    metadata = await parquetMetadataAsync(buffer);
+  } catch {
+    throw new LoadError('the file is not a readable Parquet file');
+  }
+  const names = parquetSchema(metadata).children.map((c) => c.element.name);
+  if (names.length === 0) throw new LoadError('the Parquet file has no columns');
+  const ds = new Dataset(names);
+  const total = Number(metadata.num_rows);
+  let start = 0;
+  for (const rg of metadata.row_groups) {
+    if (cancelled) throw new LoadError('loading was cancelled');
+    const end = start + Number(rg.num_rows);
+    try {
+      await parquetRead({
+        file: buffer,
+        metadata,
+        rowStart: start,
+        rowEnd: end,
+        onComplete: (rows: unknown[][]) => {
+          for (const r of rows) ds.add(r.map(cellText));
+        },
+      });
+    } catch {
+      throw new LoadError('the Parquet file could not be decoded (an unsupported encoding or compression?)');
+    }
+    start = end;
+    post({ type: 'progress', phase: 'load', fraction: start / Math.max(1, total), label: 'reading the file (in this browser)' });
+    await tick();
+  }
+  if (ds.rows === 0) throw new LoadError('the Parquet file has no rows');
+  const sample: string[][] = [];
+  for (let i = 0; i < Math.min(ds.rows, 100); i++) sample.push(ds.columns.map((c) => c.dict[c.codes[i]!]!));
+  finish(ds, sampledTypes(names, sample));
+}
+
 async function load(file: File): Promise<void> {
   data = undefined;
+  if (/\.parquet$/i.test(file.name)) return loadParquet(file);
   let ds: Dataset | undefined;
   let header: string[] | undefined;
   let badWidth = false;
@@ -80,6 +134,10 @@ async function load(file: File): Promise<void> {
   if (badWidth) throw new LoadError('the file is not a regular CSV: a record has a different number of fields than the header row');
   if (!ds || !header) throw new LoadError('the file is empty');
   if (ds.rows === 0) throw new LoadError('the file has a header row but no records');
+  finish(ds);
+}
+
+function finish(ds: Dataset, types?: ReturnType<typeof sampledTypes>): void {
   data = ds;
   // Non-missing numeric cells per column: the public size of a bounded mean/sd (replace-one neighbours).
   const numericCounts = ds.columns.map((c) => {
@@ -92,7 +150,7 @@ async function load(file: File): Promise<void> {
     });
     return n;
   });
-  post({ type: 'loaded', rows: ds.rows, names: ds.names, numericCounts });
+  post({ type: 'loaded', rows: ds.rows, names: ds.names, numericCounts, ...(types ? { types } : {}) });
 }
 
 async function run(m: Extract<ToWorker, { type: 'run' }>): Promise<void> {

@@ -12,7 +12,7 @@ import { CsvParser, parseCsv } from '../../studio/src/csv.js';
 import { Dataset } from '../../studio/src/data.js';
 import { DataEngine } from '../../src/node/data.js';
 import { seededRng } from '../../src/random/rng.js';
-import { sampleColumns, checkFileMeta, InputError } from '../../studio/src/sample.js';
+import { sampleColumns, checkFileMeta, checkParquetMagic, InputError } from '../../studio/src/sample.js';
 
 describe('CsvParser', () => {
   const text = 'a,b,c\r\n1,"x, y",3\r\n"he said ""hi""",,"multi\nline"\n4,5,6';
@@ -51,7 +51,11 @@ describe('sampled types and file checks', () => {
   it('refuses empty, huge, binary, headerless and ragged input with a clear message', () => {
     expect(() => checkFileMeta('a.csv', 0)).toThrow(/empty/);
     expect(() => checkFileMeta('a.csv', 200 * 1024 * 1024)).toThrow(/200 MB/);
-    expect(() => checkFileMeta('a.parquet', 10)).toThrow(/not a CSV/);
+    expect(() => checkFileMeta('a.xlsx', 10)).toThrow(/not a CSV or Parquet file/);
+    expect(() => checkFileMeta('a.parquet', 10)).not.toThrow();
+    const par1 = enc('PAR1');
+    expect(() => checkParquetMagic(par1, par1)).not.toThrow();
+    expect(() => checkParquetMagic(enc('a,b\n'), par1)).toThrow(/not a Parquet file/);
     expect(() => sampleColumns(new Uint8Array([0x50, 0, 0x4e]), false)).toThrow(InputError);
     expect(() => sampleColumns(enc('a,a\n1,2\n'), false)).toThrow(/repeats a column name/);
     expect(() => sampleColumns(enc('a,b\n1,2,3\n'), false)).toThrow(/different number of fields/);

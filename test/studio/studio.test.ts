@@ -412,6 +412,52 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
     }
   });
 
+  it('reads a Parquet file (written by DuckDB) with the same values as the CLI pipeline for the same seed', async () => {
+    const dir = path.join(tmp, 'parquet');
+    fs.mkdirSync(dir);
+    const pq = path.join(dir, 'adult.parquet');
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    await conn.run(`COPY (SELECT * FROM read_csv('${ADULT.replace(/'/g, "''")}', header = true)) TO '${pq.replace(/'/g, "''")}' (FORMAT parquet, ROW_GROUP_SIZE 8192)`);
+    conn.closeSync();
+    db.closeSync();
+    expect(await loadFile(page, pq)).toContain('Loaded adult.parquet: 15 columns');
+    const types = await page.$$eval('#columns tbody select[id$="-type"]', (els) => els.map((e) => (e as { value: string }).value));
+    expect(types[col('age')]).toBe('numeric');
+    expect(types[col('sex')]).toBe('categorical');
+    await page.fill(`#col-${col('age')}-lower`, '17');
+    await page.fill(`#col-${col('age')}-upper`, '90');
+    await page.fill(`#col-${col('sex')}-levels`, 'Female, Male');
+    await page.fill('#budget-eps', '1');
+    await page.fill('#plan-eps', '0.3');
+    await page.selectOption('#allocation', 'equal');
+    await addRelease(page, { stat: 'mean', column: 'age' });
+    await addRelease(page, { stat: 'histogram', column: 'age', bins: 8 });
+    await addRelease(page, { stat: 'count', by: 'sex' });
+    await page.click('#release');
+    await page.waitForFunction(() => /Released|Refused|Cancelled/.test(document.getElementById('release-message')!.textContent ?? ''));
+    expect(await page.textContent('#release-message')).toContain('Released 3 of 3');
+    await screenshot('parquet');
+    const results = (JSON.parse((await download(page, '#export-json')).text) as { results: Result[] }).results;
+    const y = await download(page, '#export-yaml');
+    expect(y.text).toContain('path: adult.parquet');
+    const file = path.join(dir, 'adult.analysis.yaml');
+    fs.writeFileSync(file, y.text);
+    const a = loadAnalysis(file);
+    const engine = await DataEngine.open(a.data);
+    try {
+      const cli = await executePlan(a, engine, { rng: seededRng(SEED), accountant: new PrivacyAccountant({ eps: 1 }), alpha: a.alpha });
+      const strip = (r: Result) => {
+        const { charged: _c, ...rest } = r;
+        return JSON.parse(JSON.stringify(rest)) as unknown;
+      };
+      expect(cli.map((r) => strip(r as unknown as Result))).toEqual(results.map(strip));
+    } finally {
+      engine.close();
+    }
+  });
+
   it('refuses bad input with a clear message, shows markup in names as text, spends nothing', async () => {
     const bad = async (name: string, content: string | Buffer, expected: RegExp) => {
       const msg = await loadFile(page, { name, mimeType: 'text/csv', buffer: Buffer.isBuffer(content) ? content : Buffer.from(content) });
@@ -421,7 +467,8 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
     await bad('empty.csv', '', /The file is empty/);
     expect(await page.isHidden('#plan-section')).toBe(true);
     await bad('image.csv', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]), /not a CSV file/);
-    await bad('data.parquet', 'PAR1', /not a CSV file/);
+    await bad('data.parquet', 'PAR1', /not a readable Parquet file/);
+    await bad('data2.parquet', 'a,b\n1,2\n', /not a Parquet file/);
     await bad('ragged.csv', 'a,b\n1,2,3\n', /different number of fields/);
     // A 200 MB file (simulated: a File whose size says 200 MB) is refused before it is read.
     await page.evaluate(() => {
