@@ -4,6 +4,10 @@ import { ZcdpFilter, zcdpBudget } from '../../src/accounting/zcdp-filter.js';
 import { zcdpToDp } from '../../src/accounting/zcdp.js';
 import { analyticGaussianSigma } from '../../src/mechanisms/gaussian-calibration.js';
 import { BudgetExceededError, InvalidArgumentError, UnknownOptionError } from '../../src/errors.js';
+import type { PrivacyAccountant } from '../../src/accounting/accountant.js';
+import { gaussianMechanism } from '../../src/mechanisms/gaussian.js';
+import { laplaceMechanism } from '../../src/mechanisms/laplace.js';
+import { seededRng } from '../../src/random/rng.js';
 
 describe('ZcdpFilter', () => {
   it('converts (eps, delta) to the largest rho whose conversion fits', () => {
@@ -85,6 +89,20 @@ describe('ZcdpFilter', () => {
     // Never checked: refused.
     expect(() => f.spend({ name: 'c', eps: 0.5, delta: 1e-7, mechanism: 'custom-failure', neighbors: 'bounded' })).toThrow(InvalidArgumentError);
     expect(f.costOf({ eps: 0.5, delta: 1e-7, neighbors: 'unbounded' })).toEqual({ eps: 1, delta: (1 + Math.exp(0.5)) * 1e-7 });
+  });
+
+  it("is accepted by the release runner as an accountant (check, spend, costOf) and charges the releases' rho", () => {
+    const f = new ZcdpFilter({ eps: 2, delta: 1e-6 });
+    const rng = seededRng(3);
+    const accountant = f as unknown as PrivacyAccountant; // the release options are typed with the class
+    gaussianMechanism(5, 0.5, 1e-7, 1, { rng, accountant, analytic: true });
+    laplaceMechanism(5, 0.2, 1, { rng, accountant });
+    const s = analyticGaussianSigma(0.5, 1e-7, 1);
+    expect(f.spentRhoTotal()).toBeCloseTo(1 / (2 * s * s) + 0.02, 12);
+    expect(f.ledger().map((e) => e.mechanism)).toEqual(['gaussian-analytic', 'laplace']);
+    // A release that would exceed the rho budget is refused before it runs.
+    expect(() => laplaceMechanism(5, 1, 1, { rng, accountant })).toThrow(BudgetExceededError);
+    expect(f.ledger()).toHaveLength(2);
   });
 
   it('rejects bad budgets and histories', () => {
