@@ -13,12 +13,12 @@
  */
 
 // Private statistics
-export { type BothReleases, type BoundedStatOptions, type NoisyStatOptions, type StatBaseOptions, type StatMechanism, type StatNeighbors, type StatResult } from './statistics/common.js';
+export { type BothReleases, type BoundedStatOptions, type NoisyStatOptions, type StatBaseOptions, type StatMechanism, type StatNeighbors, type StatResult, type Flag, type WithDetails, type PublicSizeOption } from './statistics/common.js';
 export { boundContributions, boundContributionsWithKey, type ContributionBounds, type Ident, type Sensitivities } from './statistics/contribution-bounding.js';
 export { groupByDP, type GroupAggregateInput, type GroupAggregateOptions, type GroupByDPOptions, type GroupKey, type GroupKeySelection, type GroupPart, type GroupStatistic, type GroupedRelease, type GroupedValues } from './statistics/group-by.js';
 export { histogramDP, type Histogram, type HistogramOptions } from './statistics/histogram.js';
 export { meanDP, planMean, type MeanStatistic } from './statistics/mean.js';
-export {  } from './statistics/plan.js';
+export { type StatPlan, type ReleasePlan, type ClampedRange } from './statistics/plan.js';
 export { pooledVarDP, pooledCovDP, planPooledVar, planPooledCov, type PooledGuarantee, type PooledOptions, type PooledSizes, type PooledStatistic } from './statistics/pooled.js';
 export { privateBounds, type PrivateBounds, type PrivateBoundsOptions, type PrivateBoundsRelease } from './statistics/private-bounds.js';
 export { quantileDP, medianDP, planQuantile, type QuantileDPOptions, type QuantileEndpointOptions, type QuantileOptions } from './statistics/quantile.js';
@@ -58,8 +58,12 @@ export { optimizedNoiseMechanism, type OptimizedNoiseOptions } from './mechanism
 export { optimizeNoise, type NoiseProgress, type OptimizeNoiseOptions } from './mechanisms/optimal-noise/optimize.js';
 export { compareNoise, type ComparisonResult, type ComparisonRow } from './mechanisms/optimal-noise/reference.js';
 export { selectPartitions, planPartitionSelection, type KeepRule, type PartitionSelectionMethod, type PartitionSelectionOptions, type PartitionSelectionPlan } from './mechanisms/partition-selection.js';
+export { permuteAndFlip, type PermuteAndFlipOptions } from './mechanisms/permute-and-flip.js';
 export { reportNoisyMax, type NoisyMaxNoise, type ReportNoisyMaxOptions } from './mechanisms/report-noisy-max.js';
 export { truncatedLaplaceMechanism, type SafeTruncatedLaplacePlan, type TruncatedLaplaceOptions, type TruncatedLaplaceParameters } from './mechanisms/truncated-laplace.js';
+export type { CommonMechanismOptions, MechanismPlan, PlanArgs } from './mechanisms/vector-args.js';
+export type { Method as OptimizeNoiseMethod } from './mechanisms/optimal-noise/engine.js';
+export type { DataDependentOptionsRelease } from './mechanisms/optimal-noise/data-dependent.js';
 
 // Accountants, composition and privacy-loss distributions
 export { PrivacyAccountant, type AccountantOptions, type LedgerEntry, type Neighbors, type PrivacyCost, type SpendRequest } from './accounting/accountant.js';
@@ -79,6 +83,7 @@ export { ZcdpFilter, zcdpBudget, type ZcdpFilterEntry, type ZcdpFilterOptions, t
 export { ZcdpAccountant, zcdpToDp, pureDpToZcdp, composeZcdp, type ZcdpConversion } from './accounting/zcdp.js';
 export { formatGuarantee, privacyUnitOf } from './privacy-unit.js';
 export { getDefaultAccountant, setDefaultAccountant, runRelease, runChecked, type Charge, type Guarantee, type NoiseMode, type Release, type ReleaseOptions, type RunSpec } from './release.js';
+export type { Discretization } from './accounting/pld/discretize.js';
 
 // Data-free plans of the releases and the check-then-spend runners
 
@@ -88,3 +93,4 @@ export { cryptoRng, seededRng, type Rng } from './random/rng.js';
 // Errors
 export { DpkitError, InvalidArgumentError, UnknownOptionError, BudgetExceededError, ConvergenceError, InfeasibleError } from './errors.js';
 export { UncertifiedOracleError, type CertifiedResult, type OracleReleaseOptions, type UncertifiedPolicy } from './models/oracle-perturbation/common.js';
+export type { Exact } from './options.js';

@@ -4,6 +4,7 @@ export * from './exponential.js';
 export * from './knorm/index.js';
 export * from './noise.js';
 export * from './report-noisy-max.js';
+export * from './permute-and-flip.js';
 export * from './laplace.js';
 export * from './gaussian.js';
 export * from './bounded-laplace.js';

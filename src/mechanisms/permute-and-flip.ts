@@ -37,7 +37,7 @@ export interface PermuteAndFlipOptions<T = unknown> extends ReleaseOptions {
 
 const PERMUTE_AND_FLIP_OPTIONS = optionSpec<PermuteAndFlipOptions>({
   ...RELEASE_OPTION_RULES,
-  noise: ['exact', 'float'],
+  noise: true,
   grid: true,
   monotone: 'boolean',
   candidates: true,
@@ -117,6 +117,7 @@ export function permuteAndFlip<T>(utility: ArrayLike<number>, eps: number, sensi
   checkEpsilon(eps);
   checkPositive(sensitivity, 'sensitivity');
   const mode = options.noise ?? 'exact';
+  if (mode !== 'exact' && mode !== 'float') throw new InvalidArgumentError('noise', "must be 'exact' or 'float'", mode);
   const monotone = options.monotone ?? false;
   const neighbors = checkNeighbors(options.neighbors, 'neighbors', 'bounded');
   const candidates = options.candidates;

@@ -4,3 +4,4 @@ export * from './exact.js';
 export * from './lattice.js';
 export * from './siphash.js';
 export * from './bernoulli-dyadic.js';
+export * from './exact-selection.js';

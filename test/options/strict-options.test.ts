@@ -138,6 +138,7 @@ const FUNCTIONS: Record<string, Entry> = {
   mixedNoiseMechanism: { release: true, run: (e) => mixedNoiseMechanism(1, 1, 1e-5, 1, opt({}, e)) },
   exponentialMechanism: { release: true, run: (e) => exponentialMechanism([1, 2, 3], 1, 1, opt({}, e)) },
   reportNoisyMax: { release: true, run: (e) => reportNoisyMax([1, 2, 3], 1, 1, opt({}, e)) },
+  permuteAndFlip: { release: true, run: (e) => dpkit.permuteAndFlip([1, 2, 3], 1, 1, opt({}, e)) },
   kNormMechanism: { release: true, run: (e) => kNormMechanism([1, 2], 1, opt({ norm: 'l1', sensitivity: 1 }, e)) },
   // The options are checked first: a placeholder noise object is never reached with an unknown key;
   // without it the (unverified) placeholder is refused before the budget check (see below).
@@ -337,6 +338,8 @@ describe('enum option values are exact everywhere', () => {
   'exp neighbors': () => dpkit.exponentialMechanism([1,2], 1, 1, { neighbors: B }),
   'rnm noise': () => dpkit.reportNoisyMax([1,2], 1, 1, { noise: B }),
   'rnm neighbors': () => dpkit.reportNoisyMax([1,2], 1, 1, { neighbors: B }),
+  'pf noise': () => dpkit.permuteAndFlip([1,2], 1, 1, { noise: B }),
+  'pf neighbors': () => dpkit.permuteAndFlip([1,2], 1, 1, { neighbors: B }),
   'knorm noise': () => dpkit.kNormMechanism([1,2], 1, { norm: 'l1', sensitivity: 1, noise: B }),
   'knorm neighbors': () => dpkit.kNormMechanism([1,2], 1, { norm: 'l1', sensitivity: 1, neighbors: B }),
   'logistic perturbation': () => new dpkit.LogisticRegressionDP({ eps: 1, gamma: 1, perturbation: B }),
