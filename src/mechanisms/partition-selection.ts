@@ -240,13 +240,14 @@ export function selectPartitions<K, O extends PartitionSelectionOptions>(counts:
   const method = o.method ?? 'optimal';
   const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
   const map = readCounts(counts);
-  // The counts are checked before the budget check (a malformed input is refused, nothing is spent).
-  for (const n of map.values()) {
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError('counts', 'must hold non-negative integer unit counts', n);
-  }
   const { plan, keep } = planPartitionSelection(eps, delta, k, method);
   const mechanism = `partition-selection-${method}`;
   const kept = runRelease(o, { name: 'selectPartitions', eps, delta, neighbors: 'unbounded', mechanism }, (rng) => {
+    // The counts are a function of the private data: checked after the budget check, so that a
+    // refusal is charged (and value-free).
+    for (const n of map.values()) {
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError('counts', 'must hold non-negative integer unit counts');
+    }
     const out: K[] = [];
     for (const [key, n] of map) if (keep(n, rng)) out.push(key);
     return out;

@@ -169,7 +169,7 @@ describe('partition selection: empirical keep rates (binomial test, fixed seeds)
 describe('selectPartitions: API', () => {
   it('keeps keys in order, charges (eps, delta) under add/remove, states the unit', () => {
     const acc = new PrivacyAccountant({ eps: 2, delta: 1e-5 }, { neighbors: 'unbounded' });
-    const counts = new Map([['a', 1000], ['b', 0], ['c', 500]]);
+    const counts = new Map([['c', 500], ['b', 0], ['a', 1000]]); // returned in sorted order, not insertion order
     const r = selectPartitions(counts, { eps: 1, delta: 1e-6, rng: seededRng(3), accountant: acc, details: true, privacyUnit: 'student' });
     expect(r.value).toEqual(['a', 'c']);
     expect(r.guarantee).toEqual({ eps: 1, delta: 1e-6, neighbors: 'unbounded', privacyUnit: 'student' });
