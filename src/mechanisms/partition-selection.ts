@@ -221,6 +221,15 @@ export function planPartitionSelection(eps: number, delta: number, maxPartitions
   };
 }
 
+/** Canonical order of primitive keys: by type name, then numerically or by code units. */
+function canonicalOrder(a: string | number | boolean, b: string | number | boolean): number {
+  const ta = typeof a;
+  const tb = typeof b;
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  if (ta === 'number') return (a as number) - (b as number);
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}
+
 function readCounts<K>(counts: ReadonlyMap<K, number>): ReadonlyMap<K, number> {
   if (!(counts instanceof Map)) throw new InvalidArgumentError('counts', 'must be a Map from key to the number of distinct units holding it', counts);
   return counts;
@@ -228,7 +237,8 @@ function readCounts<K>(counts: ReadonlyMap<K, number>): ReadonlyMap<K, number> {
 
 /**
  * Private partition selection (see the file comment): the keys of `counts` (key -> number of distinct
- * units, on L0-bounded data) that pass the private keep rule, in the Map's order. Guarantee:
+ * units, on L0-bounded data) that pass the private keep rule, in canonical sorted order for string,
+ * number and boolean keys (else in the Map's order). Guarantee:
  * (eps, delta)-DP per unit under add/remove-one-unit neighbours; charged as one release.
  */
 export function selectPartitions<K, O extends PartitionSelectionOptions>(counts: ReadonlyMap<K, number>, opts: Exact<O, PartitionSelectionOptions>): O extends { details: true } ? Release<K[]> & { plan: PartitionSelectionPlan } : K[] {
@@ -242,6 +252,11 @@ export function selectPartitions<K, O extends PartitionSelectionOptions>(counts:
   const map = readCounts(counts);
   const { plan, keep } = planPartitionSelection(eps, delta, k, method);
   const mechanism = `partition-selection-${method}`;
+  // The order of a Map built from data can reveal the order of the rows: string/number/boolean keys
+  // are visited and returned in a canonical sorted order; other keys in the Map's order (the caller
+  // must then build the Map in a data-independent order).
+  const entries = [...map];
+  if (entries.every(([key]) => typeof key === 'string' || typeof key === 'number' || typeof key === 'boolean')) entries.sort((a, b) => canonicalOrder(a[0] as never, b[0] as never));
   const kept = runRelease(o, { name: 'selectPartitions', eps, delta, neighbors: 'unbounded', mechanism }, (rng) => {
     // The counts are a function of the private data: checked after the budget check, so that a
     // refusal is charged (and value-free).
@@ -249,7 +264,7 @@ export function selectPartitions<K, O extends PartitionSelectionOptions>(counts:
       if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError('counts', 'must hold non-negative integer unit counts');
     }
     const out: K[] = [];
-    for (const [key, n] of map) if (keep(n, rng)) out.push(key);
+    for (const [key, n] of entries) if (keep(n, rng)) out.push(key);
     return out;
   });
   if (!o.details) return kept as never;

@@ -180,10 +180,12 @@ describe('selectPartitions: API', () => {
     const c = new Map([['a', 3]]);
     expect(() => selectPartitions(c, { eps: 1, delta: 1e-6, maxPartitions: 0, accountant: acc })).toThrow(/maxPartitions/);
     expect(() => selectPartitions(c, { eps: 1, delta: 0, accountant: acc })).toThrow(InvalidArgumentError);
-    expect(() => selectPartitions(new Map([['a', 1.5]]), { eps: 1, delta: 1e-6, accountant: acc })).toThrow(/counts/);
     expect(() => selectPartitions(c, { eps: 1, delta: 1e-6, method: 'magic' as never, accountant: acc })).toThrow(/method/);
     expect(() => selectPartitions(c, { eps: 1, delta: 1e-6, maxPartition: 2, accountant: acc } as never)).toThrow(/maxPartition/);
     expect(() => selectPartitions({} as never, { eps: 1, delta: 1e-6, accountant: acc })).toThrow(/counts/);
     expect(acc.spent()).toEqual({ eps: 0, delta: 0 });
+    // A malformed count is a property of the data: refused after the budget check, charged, value-free.
+    expect(() => selectPartitions(new Map([['a', 1.5]]), { eps: 1, delta: 1e-6, accountant: acc })).toThrow(/counts must hold non-negative integer unit counts$/);
+    expect(acc.spent()).toEqual({ eps: 1, delta: 1e-6 });
   });
 });
