@@ -7,3 +7,4 @@ export * from './execute.js';
 export * from './report.js';
 export { main as runCli, buildProgram, EXIT } from './cli.js';
 export * from './lp-worker.js';
+export * from './bounding-sql.js';
