@@ -55,7 +55,7 @@ import { sampleLaplace } from '../random/continuous.js';
 import { resolveRng, type Rng } from '../random/rng.js';
 import { runRelease, type ReleaseOptions } from '../release.js';
 import { checkEpsilon, checkInteger, checkNonNegative, checkPositive } from '../validation.js';
-import { checkColumnBounds, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrixShape, checkVectorShape, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
 
 /** Sensitivity of a coordinate gradient sum with |x_il| <= 1 (replace-one neighbours). */
 export const COORDINATE_GRADIENT_SENSITIVITY = 2;
@@ -236,17 +236,11 @@ export class ProximalCoordinateDescentDP {
   fit(X: MatrixInput, y: ArrayLike<number>, options: CoordinateDescentFitOptions): this {
     checkOptionKeys('ProximalCoordinateDescentDP.fit', options, CD_FIT_OPTIONS, true);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object with lower/upper bounds', options);
-    const { n, d } = matrixShape(X, 'X');
-    const { data } = toRowMajor(X, 'X');
-    const yv = toVector(y, 'y', n);
+    // Public inputs only before the budget check (shapes, bounds, noise); the values of X and y are
+    // checked inside the release, so that a refusal that depends on them is charged.
+    const { n, d } = checkMatrixShape(X, 'X');
+    checkVectorShape(y, 'y', n);
     const { lower, upper } = checkColumnBounds(options.lower, options.upper, d);
-    const ys = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const v = yv[i]!;
-      if (v === 1) ys[i] = 1;
-      else if (v === 0 || v === -1) ys[i] = -1;
-      else throw new InvalidArgumentError(`y[${i}]`, 'must be 0/1 or -1/+1', v);
-    }
     for (let j = 0; j < d; j++) if (!(upper[j]! > lower[j]!)) throw new InvalidArgumentError(`lower[${j}]/upper[${j}]`, 'must satisfy lower < upper');
     const sampling = samplingOf(options.noise);
     const per = perQueryCost(this.noise);
@@ -257,6 +251,15 @@ export class ProximalCoordinateDescentDP {
     const addNoise = makeAdder(this.noise, sampling, n); // every remaining check, before the budget check
     const sums = new Float64Array(releases);
     const run = (rng: Rng) => {
+      const { data } = toRowMajor(X, 'X');
+      const yv = toVector(y, 'y', n);
+      const ys = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = yv[i]!;
+        if (v === 1) ys[i] = 1;
+        else if (v === 0 || v === -1) ys[i] = -1;
+        else throw new InvalidArgumentError(`y[${i}]`, 'must be 0/1 or -1/+1', v);
+      }
       // scaled, clipped features in [-1, 1], column-major for the coordinate passes
       const Z = new Float64Array(n * d);
       for (let i = 0; i < n; i++) {

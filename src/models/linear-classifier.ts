@@ -27,7 +27,7 @@ import type { Guarantee } from '../release.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
 import { DpSgdClassifier, type DpSgdFitOptions, type DpSgdOptions } from './dpsgd/abadi.js';
 import { LogisticRegressionDP } from './logistic.js';
-import { matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
+import { checkMatrixShape, checkVectorShape, matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
 import type { OracleReleaseOptions } from './oracle-perturbation/common.js';
 import { opDiscClassifier } from './oracle-perturbation/opdisc.js';
 import { rspmClassifier } from './oracle-perturbation/rspm.js';
@@ -111,22 +111,24 @@ export class LinearClassifierDP {
   async fit(X: MatrixInput, y: ArrayLike<number>, options: LinearClassifierFitOptions = {}): Promise<this> {
     checkOptionKeys('LinearClassifierDP.fit', options, LINEAR_CLASSIFIER_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
-    const { n, d: dIn } = matrixShape(X, 'X');
-    if (!y || typeof y.length !== 'number' || y.length !== n) throw new InvalidArgumentError('y', `must have one label per row (${n})`, y);
+    // Public inputs only before the budget check: the shapes of X and y. A label outside {0, 1} or
+    // {-1, +1} and a non-finite entry of X are passed through to the method's fit, which refuses
+    // them after its budget check (a refusal that depends on the data is charged).
+    const { n, d: dIn } = checkMatrixShape(X, 'X');
+    checkVectorShape(y, 'y', n);
     let signed = false;
     const y01 = new Array<number>(n);
     for (let i = 0; i < n; i++) {
       const v = y[i];
       if (v === -1) signed = true;
-      if (v !== 0 && v !== 1 && v !== -1) throw new InvalidArgumentError(`y[${i}]`, 'must be a label in {0, 1} or {-1, +1}', v);
-      y01[i] = v === 1 ? 1 : 0;
+      y01[i] = v === 1 ? 1 : v === 0 || v === -1 ? 0 : (v as number);
     }
     if (options.addBias !== undefined && typeof options.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', options.addBias);
     const addBias = options.addBias ?? false;
     const o = this.o;
     let coeff: number[];
     if (o.method === 'opdisc' || o.method === 'rspm') {
-      const { data } = toRowMajor(X, 'X', addBias ? 1 : 0);
+      const data = copyUnchecked(X, n, dIn, addBias ? 1 : 0);
       const d = dIn + (addBias ? 1 : 0);
       const rows: Float64Array[] = [];
       for (let i = 0; i < n; i++) {
@@ -181,4 +183,28 @@ export class LinearClassifierDP {
     const strict = this.method === 'opdisc' || this.method === 'rspm';
     return Array.from(z, (s) => ((strict ? s > 0 : s >= 0) ? 1 : neg));
   }
+}
+
+/**
+ * X copied row-major with `offset` leading columns (left 0), WITHOUT checking its values: an entry
+ * that is not a finite number is copied as NaN, and the release it is passed to refuses it after its
+ * budget check. The shape was checked (checkMatrixShape).
+ */
+function copyUnchecked(X: MatrixInput, n: number, d: number, offset: number): Float64Array {
+  const w = d + offset;
+  const out = new Float64Array(n * w);
+  const cm = X as { nrow?: number; data?: unknown };
+  if (!Array.isArray(X) && cm.data instanceof Float64Array) {
+    for (let j = 0; j < d; j++) for (let i = 0; i < n; i++) out[i * w + offset + j] = cm.data[j * n + i]!;
+    return out;
+  }
+  const rows = X as ReadonlyArray<ArrayLike<unknown>>;
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
+    for (let j = 0; j < d; j++) {
+      const v = r[j];
+      out[i * w + offset + j] = typeof v === 'number' ? v : Number.NaN;
+    }
+  }
+  return out;
 }

@@ -40,7 +40,7 @@ import { runRelease } from '../release.js';
 import { resolveRng } from '../random/rng.js';
 import { checkDelta, checkEpsilon, checkPositive } from '../validation.js';
 import { ballProjection } from '../optimize/projections.js';
-import { checkColumnBounds, checkMatrix, matrixShape, toVector, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrixShape, checkVectorShape, matrixShape, toVector, type MatrixInput } from './matrix.js';
 import { kstObjectivePerturbation } from './erm/kst.js';
 import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './erm/objective.js';
 import { checkOptionsObject, scaleDesign } from './erm/preprocess.js';
@@ -106,16 +106,20 @@ export interface LinearDesign {
   unscale(theta: Float64Array): void;
 }
 
-/** Validates X, y and the bounds of a KST linear regression without processing the data. */
+/**
+ * Validates the public inputs of a linear regression (the bounds, the options and the shapes of X
+ * and y) without reading a value of the data: the values are checked inside the release, after the
+ * budget check (a refusal that depends on them is charged).
+ */
 export function checkLinearRegressionInput(X: MatrixInput, y: ArrayLike<number>, o: LinearFitOptions): { n: number; dIn: number; lo: Float64Array; hi: Float64Array } {
-  const { n, d: dIn } = checkMatrix(X, 'X');
+  const { n, d: dIn } = checkMatrixShape(X, 'X');
   if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for the ${dIn} columns of X and for y (${dIn + 1} entries)`);
   const lo = toVector(o.lower, 'lower', dIn + 1);
   const hi = toVector(o.upper, 'upper', dIn + 1);
   checkColumnBounds(lo.subarray(0, dIn), hi.subarray(0, dIn), dIn);
   if (!(lo[dIn]! < hi[dIn]!)) throw new InvalidArgumentError(`lower[${dIn}]/upper[${dIn}]`, 'must satisfy lower < upper (the bounds of y)', `${lo[dIn]} >= ${hi[dIn]}`);
   if (o.addBias !== undefined && typeof o.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', o.addBias);
-  toVector(y, 'y', n);
+  checkVectorShape(y, 'y', n);
   return { n, dIn, lo, hi };
 }
 
@@ -211,8 +215,9 @@ export class LinearRegressionDP {
   }
 
   /**
-   * Fits privately. Order: validation (options, shapes, values, bounds; nothing spent on failure),
-   * budget check, then inside the release the preprocessing, the noise and the solver. Once the
+   * Fits privately. Order: validation of the public inputs (options, shapes, bounds; nothing spent on
+   * failure), budget check, then inside the release the checks of the values of X and y (a refusal
+   * is charged), the preprocessing, the noise and the solver. Once the
    * solver has run, (eps, delta) is charged even if it misses its tolerance; a ConvergenceError
    * (public settings only) is then thrown and nothing is stored.
    */

@@ -28,7 +28,7 @@ import { checkOptionKeys } from '../options.js';
 import { CMS_MODEL_OPTIONS } from './erm/classifier.js';
 import type { Rng } from '../random/rng.js';
 import { InvalidArgumentError } from '../errors.js';
-import { checkColumnBounds, checkMatrix, matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrixShape, matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
 import { CmsClassifier, type ClassifierFitOptions, type CmsModelOptions, type ClassifierPredictOptions, type PreparedDesign } from './erm/classifier.js';
 import { lossCurvature, sigmoid } from './erm/losses.js';
 import { scaleDesign } from './erm/preprocess.js';
@@ -53,7 +53,7 @@ export class LogisticRegressionDP extends CmsClassifier {
   }
 
   protected validate(X: MatrixInput, o: ClassifierFitOptions): void {
-    const { d } = checkMatrix(X, 'X');
+    const { d } = checkMatrixShape(X, 'X');
     if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for each of the ${d} columns of X`);
     checkColumnBounds(o.lower, o.upper, d);
   }

@@ -114,6 +114,35 @@ export function checkMatrix(X: MatrixInput, name = 'X'): { n: number; d: number 
   return { n, d };
 }
 
+/**
+ * The public shape of X only: rectangular (every row an array of d entries), without reading a
+ * value. The number of columns d is public; the number of rows n is public under replace-one
+ * neighbours only. The entries are a function of the private data and are checked after the budget
+ * check (by {@link toRowMajor} or {@link checkMatrix} inside the release), so that a refusal that
+ * depends on them is charged.
+ */
+export function checkMatrixShape(X: MatrixInput, name = 'X'): { n: number; d: number } {
+  const { n, d } = matrixShape(X, name);
+  if (isColumnMajor(X)) return { n, d };
+  const rows = X as ReadonlyArray<ArrayLike<number>>;
+  for (let i = 0; i < n; i++) {
+    const r = rows[i] as unknown;
+    if (!(Array.isArray(r) || (ArrayBuffer.isView(r) && !(r instanceof DataView))) || (r as ArrayLike<number>).length !== d) {
+      throw new InvalidArgumentError(`${name}[${i}]`, `must be an array of ${d} numbers (like row 0)`, r);
+    }
+  }
+  return { n, d };
+}
+
+/**
+ * The public shape of a per-row vector (labels, responses, weights): an array of n entries, without
+ * reading a value (the values are checked after the budget check, see {@link checkMatrixShape}).
+ */
+export function checkVectorShape(v: unknown, name: string, n: number): void {
+  if (!(Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)))) throw new InvalidArgumentError(name, 'must be an array of numbers', v);
+  if ((v as ArrayLike<unknown>).length !== n) throw new InvalidArgumentError(name, `must have one entry per row of X (${n})`, (v as ArrayLike<unknown>).length);
+}
+
 /** A vector of n finite numbers, copied into a Float64Array. */
 export function toVector(y: unknown, name: string, n: number): Float64Array {
   return finiteVector(y, name, n, 'must be an array of numbers', `must have one entry per row of X (${n})`);

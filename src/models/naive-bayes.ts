@@ -39,7 +39,7 @@ import { addLaplaceNoise } from '../mechanisms/noise.js';
 import type { Rng } from '../random/rng.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../release.js';
 import { checkDelta, checkEpsilon, checkNoiseMode, checkNonNegative, checkPositive } from '../validation.js';
-import { checkColumnBounds, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrixShape, checkVectorShape, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
 
 /**
  * An additive noise mechanism for one released vector. Contract: for any two inputs whose vectors
@@ -227,25 +227,42 @@ export class NaiveBayesDP {
   }
 
   /**
-   * Fits the model: validation (data, bounds or levels, labels, the noise adders' costs), then the
-   * budget check, then the statistics are computed and released; the accountant is charged the
+   * Fits the model: validation of the public inputs (shapes, bounds or levels, the noise adders'
+   * costs), then the budget check, then the data's values are checked (finite, a public class, a
+   * level code: a refusal is charged) and the statistics are computed and released; the accountant is charged the
    * total cost of the adders, once, on success.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options: NaiveBayesFitOptions = {}): this {
     checkOptionKeys('NaiveBayesDP.fit', options, NAIVE_BAYES_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
-    const { n, d } = matrixShape(X, 'X');
-    const { data } = toRowMajor(X, 'X');
-    const yv = toVector(y, 'y', n);
+    // Public inputs only before the budget check (shapes, bounds or levels, the adders); the values
+    // of X and y (finite, a public class, a level code) are checked inside the release, so that a
+    // refusal that depends on them is charged.
+    const { n, d } = checkMatrixShape(X, 'X');
+    checkVectorShape(y, 'y', n);
     const K = this.classes.length;
     const index = new Map<number, number>();
     this.classes.forEach((c, k) => index.set(c, k));
-    const cls = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      const k = index.get(yv[i]!);
-      if (k === undefined) throw new InvalidArgumentError(`y[${i}]`, `must be one of the public classes [${this.classes.join(', ')}]`, yv[i]);
-      cls[i] = k;
-    }
+    /** The design and the class of each row, with the values checked (inside the release). */
+    const readData = (): { data: Float64Array; cls: Int32Array } => {
+      const { data } = toRowMajor(X, 'X');
+      const yv = toVector(y, 'y', n);
+      const cls = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const k = index.get(yv[i]!);
+        if (k === undefined) throw new InvalidArgumentError(`y[${i}]`, 'must be one of the public classes');
+        cls[i] = k;
+      }
+      if (levels !== undefined) {
+        for (let i = 0; i < n; i++) {
+          for (let j = 0; j < d; j++) {
+            const v = data[i * d + j]!;
+            if (!Number.isInteger(v) || v < 0 || v >= levels[j]!) throw new InvalidArgumentError(`X[${i}][${j}]`, 'must be a level code, an integer in [0, levels - 1]');
+          }
+        }
+      }
+      return { data, cls };
+    };
     let lower: Float64Array | undefined;
     let upper: Float64Array | undefined;
     let widths: Float64Array | undefined;
@@ -269,12 +286,6 @@ export class NaiveBayesDP {
         if (typeof L !== 'number' || !Number.isInteger(L) || L < 1 || L > 1e6) throw new InvalidArgumentError(`levels[${j}]`, 'must be an integer in [1, 1e6]', L);
         levels[j] = L;
       }
-      for (let i = 0; i < n; i++) {
-        for (let j = 0; j < d; j++) {
-          const v = data[i * d + j]!;
-          if (!Number.isInteger(v) || v < 0 || v >= levels[j]!) throw new InvalidArgumentError(`X[${i}][${j}]`, `must be a level code, an integer in [0, ${levels[j]! - 1}]`, v);
-        }
-      }
     }
     // Build and check the noise adders (data-independent) before the budget check.
     const plan = this.plan(d, widths);
@@ -295,6 +306,7 @@ export class NaiveBayesDP {
     const mechanism = `naive-bayes-${this.type}/${adders[0]!.name}`;
     const stats = plan.map((p, g) => ({ ...p, scale: adders[g]!.scale?.(p.sensitivity), mechanism: adders[g]!.name }));
     runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism, name: `NaiveBayesDP(${this.type}).fit` }, (rng) => {
+      const { data, cls } = readData();
       if (this.type === 'gaussian') this.fitGaussian(data, cls, n, d, K, lower!, upper!, widths!, adders, rng);
       else this.fitCategorical(data, cls, n, d, K, levels!, adders, rng);
     });

@@ -35,7 +35,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { sampleNormal, sampleUniform } from '../random/continuous.js';
 import type { Rng } from '../random/rng.js';
 import { checkInteger, checkPositive } from '../validation.js';
-import { checkColumnBounds, checkMatrix, matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrixShape, matrixShape, toRowMajor, type MatrixInput } from './matrix.js';
 import { CmsClassifier, type ClassifierFitOptions, type CmsModelOptions, type ClassifierPredictOptions, type PreparedDesign } from './erm/classifier.js';
 import { lossCurvature } from './erm/losses.js';
 import { scaleDesign } from './erm/preprocess.js';
@@ -139,7 +139,7 @@ export class SvmDP extends CmsClassifier {
   }
 
   protected validate(X: MatrixInput, o: ClassifierFitOptions): void {
-    const { d } = checkMatrix(X, 'X');
+    const { d } = checkMatrixShape(X, 'X');
     if (this.kernel === 'linear') {
       if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for each of the ${d} columns of X`);
       checkColumnBounds(o.lower, o.upper, d);

@@ -33,7 +33,9 @@
  * not m times. The models are fitted without charging the accountant themselves. If any fit fails
  * (e.g. a ConvergenceError) after the budget check, every model's own state is restored (no fitted
  * coefficients are left behind), the run IS charged (it touched the private data and drew noise),
- * and the error is rethrown. Validation failures before the budget check spend nothing.
+ * and the error is rethrown. Validation failures of the public inputs (before the budget check) spend
+ * nothing; a refused data value (a label not 0/1, a non-finite entry) is checked inside the release
+ * and charged.
  */
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
@@ -42,8 +44,8 @@ import type { Guarantee, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { exponentialMechanism } from '../mechanisms/exponential.js';
 import { resolveRng, type Rng } from '../random/rng.js';
-import { checkColumnBounds, matrixShape, toRowMajor, toVector, type MatrixInput, columnMajor } from './matrix.js';
-import { checkBinaryLabels, checkOptionsObject, checkWeights } from './erm/preprocess.js';
+import { checkColumnBounds, checkMatrixShape, checkVectorShape, matrixShape, toRowMajor, toVector, type MatrixInput, columnMajor } from './matrix.js';
+import { checkBinaryLabels, checkOptionsObject, checkWeights, checkWeightsShape } from './erm/preprocess.js';
 
 /** What a tunable model must offer: a guarantee, a fit that accepts { rng } and a predict. */
 export interface TunableModel<F> {
@@ -205,13 +207,15 @@ function subVector(v: Float64Array, idx: Int32Array): Float64Array {
 function tuneSelect<F>(
   o: ReleaseOptions & { shuffled?: boolean },
   ms: readonly TunableModel<F>[],
-  r: { name: string; eps: number; delta: number; neighbors: Neighbors; data: Float64Array; d: number; n: number; target: Float64Array; sensitivity: number },
+  r: { name: string; eps: number; delta: number; neighbors: Neighbors; read: () => { data: Float64Array; target: Float64Array }; d: number; n: number; sensitivity: number },
   fitOptions: (part: Int32Array, rng: Rng) => F,
   score: (pred: number[], ys: Float64Array) => number,
 ): number {
   const m = ms.length;
-  const { eps, delta, neighbors, data, d, target } = r;
+  const { eps, delta, neighbors, d } = r;
   return selected(runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: r.name }, (rng) => restoringOnFailure(ms, () => {
+    // The data's values are read and checked here, after the budget check (a refusal is charged).
+    const { data, target } = r.read();
     const parts = splitRows(r.n, m + 1, o.shuffled ?? false, rng, neighbors);
     const scoreIdx = parts[m]!;
     const Xs = subMatrix(data, d, scoreIdx);
@@ -240,13 +244,21 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
   // n is public for replace-one neighbours; for add/remove-one neighbours it is private, and too few
   // rows surface (charged) as an empty random part inside the release instead.
   if (neighbors === 'bounded' && n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
-  const labels = checkBinaryLabels(y, n, false);
-  const { weights } = checkWeights(o.weights, o.weightsUpperBound, n);
+  // Public inputs before the budget check (shapes, bounds, options); the values of X, y and the
+  // weights inside the release.
+  checkMatrixShape(X, 'X');
+  checkVectorShape(y, 'y', n);
+  checkWeightsShape(o.weights, o.weightsUpperBound, n);
   if (o.lower !== undefined || o.upper !== undefined) checkColumnBounds(o.lower, o.upper, d);
   if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
-  const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
-  const index = tuneSelect(o, ms, { name: 'tuneClassificationModel', eps, delta, neighbors, data, d, n, target: labels, sensitivity: 1 }, (part, rng) => {
+  let weights: Float64Array | undefined;
+  const read = () => {
+    const target = checkBinaryLabels(y, n, false);
+    weights = checkWeights(o.weights, o.weightsUpperBound, n).weights;
+    return { data: toRowMajor(X, 'X').data, target };
+  };
+  const index = tuneSelect(o, ms, { name: 'tuneClassificationModel', eps, delta, neighbors, read, d, n, sensitivity: 1 }, (part, rng) => {
     // accountant: null: the fits are accounted for by this release, not by a default accountant.
     const fitOpts: TuneClassificationOptions = { rng, accountant: null };
     if (o.lower !== undefined) fitOpts.lower = o.lower;
@@ -279,17 +291,20 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   // n is public for replace-one neighbours; for add/remove-one neighbours it is private, and too few
   // rows surface (charged) as an empty random part inside the release instead.
   if (neighbors === 'bounded' && n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
-  const yv = toVector(y, 'y', n);
+  // Public inputs before the budget check (shapes, bounds, options); the values of X and y inside
+  // the release.
+  checkMatrixShape(X, 'X');
+  checkVectorShape(y, 'y', n);
   if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: bounds for the ${d} columns of X and for y (${d + 1} entries)`);
   const { lower, upper } = checkColumnBounds(o.lower, o.upper, d + 1);
   const ly = lower[d]!;
   const uy = upper[d]!;
   if (!(ly < uy)) throw new InvalidArgumentError(`lower[${d}]/upper[${d}]`, 'must satisfy lower < upper (the bounds of y)', `${ly} >= ${uy}`);
   if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
-  const { data } = toRowMajor(X, 'X');
   resolveRng(o.rng);
   const sensitivity = (uy - ly) * (uy - ly);
-  const index = tuneSelect(o, ms, { name: 'tuneLinearRegressionModel', eps, delta, neighbors, data, d, n, target: yv, sensitivity }, (_part, rng) => {
+  const read = () => ({ target: toVector(y, 'y', n), data: toRowMajor(X, 'X').data });
+  const index = tuneSelect(o, ms, { name: 'tuneLinearRegressionModel', eps, delta, neighbors, read, d, n, sensitivity }, (_part, rng) => {
     const fitOpts: TuneLinearRegressionOptions = { lower: o.lower, upper: o.upper, rng, accountant: null };
     if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
     return fitOpts;

@@ -51,7 +51,7 @@ import { checkPrivacyUnit } from '../privacy-unit.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../release.js';
 import { freshHashKey } from '../random/siphash.js';
 import type { Rng } from '../random/rng.js';
-import { checkDelta, checkEpsilon, checkFinite, checkInteger } from '../validation.js';
+import { checkDelta, checkEpsilon, checkFiniteValue, checkInteger } from '../validation.js';
 import { checkAlpha, parseBounds, type ParsedNoise, type StatMechanism } from './common.js';
 import { boundContributionsWithKey, checkContributionBounds, rowSensitivities, unitTotalSensitivities, type ContributionBounds } from './contribution-bounding.js';
 import { roundHalfEven } from './histogram.js';
@@ -272,35 +272,44 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
   if (typeof o.by !== 'string') throw new InvalidArgumentError('by', 'is required: the column holding the group key', o.by);
   const p = parse(o);
   if (!Array.isArray(rows)) throw new InvalidArgumentError('rows', 'must be an array of row objects', rows);
-  // ---- Validation of every row, before the budget check ----
-  const publicKeys = p.keys ? new Map<GroupKey, number>(p.keys.map((k, i) => [k, i])) : undefined;
-  const units: unknown[] = [];
-  const groups: GroupKey[] = [];
-  const values: number[] = [];
-  const needValue = p.stat !== 'count';
+  // ---- The rows' structure and schema, before the budget check: every row an object, and the unit
+  // column present (a typo in a column name is refused with nothing spent) ----
   let hasUnitColumn = rows.length === 0;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
     if (typeof r !== 'object' || r === null) throw new InvalidArgumentError(`rows[${i}]`, 'must be an object', r);
     if (Object.prototype.hasOwnProperty.call(r, o.unit)) hasUnitColumn = true;
-    const u = r[o.unit];
-    if (u !== null && u !== undefined && !isKey(u) && typeof u !== 'bigint') throw new InvalidArgumentError(`rows[${i}].${o.unit}`, 'must be a string, number, boolean or bigint unit id (null/undefined rows are dropped)', u);
-    const g = r[o.by];
-    if (!isKey(g)) throw new InvalidArgumentError(`rows[${i}].${o.by}`, 'must be a string, finite number or boolean group key', g);
-    let v = 0;
-    if (needValue) v = checkFinite(r[o.value!], `rows[${i}].${o.value}`);
-    if (u === null || u === undefined) continue;
-    if (publicKeys && !publicKeys.has(g)) continue;
-    units.push(u);
-    groups.push(g);
-    values.push(v);
   }
   if (!hasUnitColumn) throw new InvalidArgumentError('unit', `names a column that no row has ("${o.unit}")`, o.unit);
+  // ---- The rows' values (unit ids, group keys, values), after the budget check: a refusal that
+  // depends on them is charged (and value-free) ----
+  const publicKeys = p.keys ? new Map<GroupKey, number>(p.keys.map((k, i) => [k, i])) : undefined;
+  const units: unknown[] = [];
+  const groups: GroupKey[] = [];
+  const values: number[] = [];
+  const needValue = p.stat !== 'count';
+  const readRows = (): void => {
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      const u = r[o.unit];
+      if (u !== null && u !== undefined && !isKey(u) && typeof u !== 'bigint') throw new InvalidArgumentError(`rows[${i}].${o.unit}`, 'must be a string, number, boolean or bigint unit id (null/undefined rows are dropped)');
+      const g = r[o.by];
+      if (!isKey(g)) throw new InvalidArgumentError(`rows[${i}].${o.by}`, 'must be a string, finite number or boolean group key');
+      let v = 0;
+      if (needValue) v = checkFiniteValue(r[o.value!], `rows[${i}].${o.value}`);
+      if (u === null || u === undefined) continue;
+      if (publicKeys && !publicKeys.has(g)) continue;
+      units.push(u);
+      groups.push(g);
+      values.push(v);
+    }
+  };
 
   // ---- Plans (public parameters only) ----
   const G = planGrouped(p);
   const { l, u, mid } = G;
   return runGrouped(o, p, G, `groupByDP(${p.stat})`, (rng) => {
+    readRows();
     // ---- Contribution bounding ----
     const kept = boundContributionsWithKey(units as never, groups, p.bounds, freshHashKey(rng));
     const unitSets = new Map<GroupKey, Set<unknown>>();

@@ -191,12 +191,13 @@ export function privateBounds<O extends PrivateBoundsOptions>(x: ArrayLike<numbe
   const o = opts as PrivateBoundsOptions;
   const c = parseBoundsOptions(o, false);
   const { a, b, m, plan, tau, pL, pU } = c;
-  // The data: validated before the budget check (a typed, located error; nothing spent).
+  // The data's shape before the budget check (x an array, units parallel to it); its values (a
+  // function of the private data) after it, so that a refusal is charged (and value-free).
   if (!(Array.isArray(x) || ArrayBuffer.isView(x))) throw new InvalidArgumentError('x', 'must be an array or typed array of finite numbers', x);
-  for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'number' || !Number.isFinite(x[i])) throw new InvalidArgumentError(`x[${i}]`, 'must be a finite number', x[i]);
   if (o.units !== undefined && (o.units as ArrayLike<Ident>).length !== x.length) throw new InvalidArgumentError('units', 'must have one entry per value', (o.units as ArrayLike<Ident>).length);
   const B = c.B;
   const result = runRelease(o, { name: 'privateBounds', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace' }, (rng) => {
+    for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'number' || !Number.isFinite(x[i])) throw new InvalidArgumentError(`x[${i}]`, 'must be a finite number');
     const rows = o.units === undefined ? undefined : boundContributions(o.units, undefined, { maxPartitions: 1, maxRows: m }, rng);
     const counts = new Float64Array(B);
     if (rows === undefined) for (let i = 0; i < x.length; i++) counts[magnitudeBin(x[i]!, a, b)]++;
@@ -241,12 +242,14 @@ export function privateBoundsFromCounts<O extends Omit<PrivateBoundsOptions, 'un
   const o = opts as PrivateBoundsOptions;
   const c = parseBoundsOptions(o, true);
   if (!(Array.isArray(counts) || ArrayBuffer.isView(counts)) || counts.length !== c.B) throw new InvalidArgumentError('counts', `must be an array of ${c.B} bin counts (2 (maxExponent - minExponent) + 1)`, counts);
-  for (let i = 0; i < c.B; i++) {
-    const v = counts[i];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new InvalidArgumentError(`counts[${i}]`, 'must be a non-negative integer', v);
-  }
-  const result = runRelease(o, { name: 'privateBoundsFromCounts', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace' }, (rng) =>
-    readBounds(applyNoise(Float64Array.from(counts), c.plan, rng).out, c.tau, c.pL, c.pU, c.a, c.b),
-  );
+  const result = runRelease(o, { name: 'privateBoundsFromCounts', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace' }, (rng) => {
+    // The counts are a function of the private data: checked after the budget check (a refusal is
+    // charged, and value-free); their number is public (one per bin).
+    for (let i = 0; i < c.B; i++) {
+      const v = counts[i];
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new InvalidArgumentError(`counts[${i}]`, 'must be a non-negative integer');
+    }
+    return readBounds(applyNoise(Float64Array.from(counts), c.plan, rng).out, c.tau, c.pL, c.pU, c.a, c.b);
+  });
   return (o.details ? boundsRelease(result, c) : result) as never;
 }

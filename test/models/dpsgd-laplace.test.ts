@@ -93,14 +93,16 @@ describe('LaplaceSgdDP', () => {
     expect(() => new LaplaceSgdDP({ ...base, noiseMode: 'exact' })).toThrow(InvalidArgumentError);
     const acc = new PrivacyAccountant({ eps: 10 });
     const m = new LaplaceSgdDP(base);
-    expect(() => m.fit([[1], [2]], [0, 3], { accountant: acc })).toThrow(InvalidArgumentError);
-    expect(acc.spent().eps).toBe(0);
-    expect(() => m.predict([[1]])).toThrow(InvalidArgumentError);
     // public step scales are checked before the budget: overflowing or off-lattice scales
     expect(() => new LaplaceSgdDP({ ...base, learningRateScale: 1e307 }).fit([[1]], [0], { accountant: acc })).toThrow(InvalidArgumentError);
     expect(() => new LaplaceSgdDP({ ...base, learningRateScale: 1e280 }).fit([[1]], [0], { accountant: acc })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0);
     expect(acc.ledger()).toHaveLength(0);
+    // A label 3 is a fact about the private data: refused after the budget check, and charged.
+    expect(() => m.fit([[1], [2]], [0, 3], { accountant: acc })).toThrow(/^y\[…\] must be 0 or 1/);
+    expect(acc.spent().eps).toBe(m.privacy.eps);
+    expect(acc.ledger()[0]!.mechanism).toMatch(/\(failed\)$/);
+    expect(() => m.predict([[1]])).toThrow(InvalidArgumentError);
   });
 
   it('an iterate that overflows (huge learningRateScale) is charged, then a ConvergenceError is thrown', () => {

@@ -308,11 +308,9 @@ describe('DpSgdClassifier: validation', () => {
     expect(a).toBe(c / 4);
   });
 
-  it('rejects bad data before the budget is checked', () => {
+  it('rejects bad public inputs before the budget is checked; a bad data value after it, charged', () => {
     const acc = new PrivacyAccountant({ eps: 100, delta: 0.1 });
     const m = new DpSgdClassifier(base);
-    expect(() => m.fit([[1], [2]], [0, 2], { accountant: acc })).toThrow(InvalidArgumentError);
-    expect(() => m.fit([[1], [Number.NaN]], [0, 1], { accountant: acc })).toThrow(InvalidArgumentError);
     expect(() => m.fit([[1], [2, 3]], [0, 1], { accountant: acc })).toThrow(InvalidArgumentError);
     expect(() => m.fit([[1], [2]], [0], { accountant: acc })).toThrow(InvalidArgumentError);
     expect(() => m.fit([[1], [2]], [0, 1], { accountant: acc, lower: [0] })).toThrow(InvalidArgumentError);
@@ -320,6 +318,12 @@ describe('DpSgdClassifier: validation', () => {
     const bad = new DpSgdClassifier({ ...base, learningRate: (t) => (t === 3 ? Number.NaN : 0.1) });
     expect(() => bad.fit([[1], [2]], [0, 1], { accountant: acc })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0);
+    // A label 2 or a NaN entry of X is a fact about the private data: refused after the check, charged.
+    expect(() => m.fit([[1], [2]], [0, 2], { accountant: acc })).toThrow(/^y\[…\] must be 0 or 1/);
+    expect(() => m.fit([[1], [Number.NaN]], [0, 1], { accountant: acc })).toThrow(/^X\[…\]\[…\] must be a finite number$/);
+    // two add/remove-one fits charged to a replace-one budget: 2 eps each
+    expect(acc.spent().eps).toBeCloseTo(4 * m.privacy.eps, 12);
+    expect(m.coeff).toBeUndefined();
     expect(() => m.predict([[1]])).toThrow(InvalidArgumentError);
     m.fit([[1], [2]], [0, 1], { rng: seededRng(2) });
     expect(() => m.predict([[1, 2]])).toThrow(InvalidArgumentError);

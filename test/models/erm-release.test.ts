@@ -112,12 +112,15 @@ describe('failed fits are charged, with public messages (review finding 3)', () 
     expect(m.coeff).toBeUndefined();
   });
 
-  it('validation failures before the data are used spend nothing', () => {
+  it('validation failures of the public inputs spend nothing; a refused data value is charged', () => {
     const acc = new PrivacyAccountant({ eps: 10 });
-    expect(() => new LogisticRegressionDP({ eps: 1, gamma: 1 }).fit([[1], [NaN]], [0, 1], { ...bounds, accountant: acc })).toThrow(InvalidArgumentError);
     expect(() => new LogisticRegressionDP({ eps: 1, gamma: 1 }).fit(a.X, a.y, { lower: [1], upper: [-1], accountant: acc })).toThrow(InvalidArgumentError);
     expect(() => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit([[1], [2]], [0, 1], { lower: [-1, 1], upper: [1, 0], accountant: acc })).toThrow(InvalidArgumentError);
     expect(acc.ledger()).toHaveLength(0);
+    // A NaN in X is a fact about the private data: refused after the budget check, and charged.
+    expect(() => new LogisticRegressionDP({ eps: 1, gamma: 1 }).fit([[1], [NaN]], [0, 1], { ...bounds, accountant: acc })).toThrow(/^X\[…\]\[…\] must be a finite number$/);
+    expect(acc.ledger()).toHaveLength(1);
+    expect(acc.ledger()[0]!.mechanism).toMatch(/\(failed\)$/);
   });
 });
 

@@ -238,14 +238,18 @@ describe('model, accounting and validation', () => {
     const g = new NaiveBayesDP({ eps: 1 });
     expect(() => g.fit([[1], [2]], [0, 1], { accountant: acc })).toThrow(InvalidArgumentError);
     expect(() => g.fit([[1], [2]], [0, 1], { lower: [3], upper: [3], accountant: acc })).toThrow(InvalidArgumentError);
-    expect(() => g.fit([[1], [2]], [0, 5], { lower: [0], upper: [3], accountant: acc })).toThrow(InvalidArgumentError);
-    expect(() => g.fit([[1], [Number.NaN]], [0, 1], { lower: [0], upper: [3], accountant: acc })).toThrow(InvalidArgumentError);
     const c = new NaiveBayesDP({ eps: 1, type: 'categorical' });
     expect(() => c.fit([[0], [1]], [0, 1], { accountant: acc })).toThrow(InvalidArgumentError);
-    expect(() => c.fit([[0], [2]], [0, 1], { levels: [2], accountant: acc })).toThrow(InvalidArgumentError);
-    expect(() => c.fit([[0], [0.5]], [0, 1], { levels: [2], accountant: acc })).toThrow(InvalidArgumentError);
     expect(() => c.fit([[0], [1]], [0, 1], { levels: [0], accountant: acc })).toThrow(InvalidArgumentError);
     expect(acc.spent().eps).toBe(0);
+    // A label outside the classes, a NaN, a code outside the levels: facts about the private data,
+    // refused after the budget check and charged (each add/remove-one fit costs 2 eps of a replace-one budget).
+    expect(() => g.fit([[1], [2]], [0, 5], { lower: [0], upper: [3], accountant: acc })).toThrow(/^y\[…\] must be one of the public classes$/);
+    expect(() => g.fit([[1], [Number.NaN]], [0, 1], { lower: [0], upper: [3], accountant: acc })).toThrow(InvalidArgumentError);
+    expect(() => c.fit([[0], [2]], [0, 1], { levels: [2], accountant: acc })).toThrow(/^X\[…\]\[…\] must be a level code/);
+    expect(() => c.fit([[0], [0.5]], [0, 1], { levels: [2], accountant: acc })).toThrow(InvalidArgumentError);
+    expect(acc.ledger().map((e) => e.mechanism?.endsWith('(failed)'))).toEqual([true, true, true, true]);
+    expect(acc.spent().eps).toBe(8);
     expect(() => c.predict([[0]])).toThrow(InvalidArgumentError);
     c.fit([[0], [1]], [0, 1], { levels: [2], rng: seededRng(1) });
     expect(() => c.predict([[0, 1]])).toThrow(InvalidArgumentError);

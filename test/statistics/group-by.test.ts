@@ -145,23 +145,28 @@ describe('groupByDP: accuracy and intervals', () => {
   });
 });
 
-describe('groupByDP: bad input (typed, located, nothing spent)', () => {
+describe('groupByDP: bad input (typed, located; nothing spent for public inputs, charged for data values)', () => {
   const rows = grid(5, 2, 1);
   const acc = new PrivacyAccountant({ eps: 10 }, { neighbors: 'unbounded' });
   const base = { unit: 's', by: 'd', statistic: 'count', eps: 1, maxPartitions: 1, maxRows: 1, keys: ['g0'], accountant: acc } as const;
-  it('refuses each before the budget check', () => {
+  it('refuses each public input before the budget check', () => {
     expect(() => groupByDP(rows, { ...base, unit: 'student' })).toThrow(/unit names a column that no row has/);
     expect(() => groupByDP(rows, { ...base, maxPartitions: 0 })).toThrow(/maxPartitions/);
     expect(() => groupByDP(rows, { ...base, statistic: 'mean', value: 'y', lower: NaN, upper: 5 })).toThrow(InvalidArgumentError);
     expect(() => groupByDP(rows, { ...base, keys: Array.from({ length: 1_000_001 }, (_, i) => i) })).toThrow(/keys/);
     expect(() => groupByDP(rows, { ...base, keys: undefined })).toThrow(/keys\/selectKeys/);
     expect(() => groupByDP(rows, { ...base, statistic: 'mean', value: 'y', lower: 1, upper: 5, noise: 'exact' })).toThrow(/noise/);
-    expect(() => groupByDP([...rows, { s: 'x', d: 'g0', y: NaN }], { ...base, statistic: 'sum', value: 'y', lower: 0, upper: 5 })).toThrow(/rows\[10\]\.y/);
-    expect(() => groupByDP([...rows, { s: 'x', d: null as never, y: 1 }], base)).toThrow(/rows\[10\]\.d/);
     expect(() => groupByDP(rows, { ...base, maxRow: 1 } as never)).toThrow(UnknownOptionError);
     expect(() => groupByDP(rows, { ...base, statistic: 'variance', value: 'y', perUnitClamp: { lower: 0, upper: 5 } })).toThrow(/perUnitClamp/);
     expect(() => groupByDP(rows, { ...base, keys: undefined, selectKeys: { eps: 1, delta: 1e-6, typo: 1 } as never })).toThrow(/selectKeys.typo/);
     expect(acc.spent().eps).toBe(0);
+  });
+  it('refuses a bad data value after the budget check, charged and without its position', () => {
+    const own = new PrivacyAccountant({ eps: 10 }, { neighbors: 'unbounded' });
+    expect(() => groupByDP([...rows, { s: 'x', d: 'g0', y: NaN }], { ...base, accountant: own, statistic: 'sum', value: 'y', lower: 0, upper: 5 })).toThrow(/^rows\[…\]\.y must be a finite number$/);
+    expect(() => groupByDP([...rows, { s: 'x', d: null as never, y: 1 }], { ...base, accountant: own })).toThrow(/^rows\[…\]\.d must be/);
+    expect(own.spent().eps).toBe(2);
+    expect(own.ledger().every((e) => e.mechanism?.endsWith('(failed)'))).toBe(true);
   });
   it('drops rows whose unit is null (documented policy)', () => {
     const withNull = [...grid(30, 1, 1), ...Array.from({ length: 1000 }, () => ({ s: null, d: 'g0', y: 1 }))];

@@ -58,19 +58,21 @@ describe('privateBounds (ApproxBounds: thresholded noisy log-scale histogram)', 
     expect(r.threshold).toBeCloseTo(2 * Math.log(121 / 2e-9), 10);
   });
 
-  it('falls back to the public range when nothing passes the threshold; charges eps; validates first', () => {
+  it('falls back to the public range when nothing passes the threshold; charges eps; validates the public inputs first', () => {
     const acc = new PrivacyAccountant({ eps: 3 }, { neighbors: 'unbounded' });
     expect(privateBounds([1, 2, 3], { eps: 1, rng: seededRng(1), accountant: acc })).toEqual({ lower: -(2 ** 40), upper: 2 ** 40, found: false });
     expect(acc.spent().eps).toBe(1);
-    expect(() => privateBounds([1, NaN], { eps: 1, accountant: acc })).toThrow(/x\[…\]/);
     expect(() => privateBounds([1], { eps: 1, maxRows: 2, accountant: acc })).toThrow(/units/);
     expect(() => privateBounds([1], { eps: 1, minExponent: 5, maxExponent: 5, accountant: acc })).toThrow(/minExponent/);
     expect(() => privateBounds([1], { eps: 1, lowerPercentile: 0.9, upperPercentile: 0.1, accountant: acc })).toThrow(/Percentile/);
     expect(() => privateBounds([1], { eps: 1, maxrows: 2, accountant: acc } as never)).toThrow(/maxrows/);
     expect(acc.spent().eps).toBe(1);
+    // A NaN value is a fact about the private data: refused after the budget check, and charged.
+    expect(() => privateBounds([1, NaN], { eps: 1, accountant: acc })).toThrow(/^x\[…\] must be a finite number$/);
+    expect(acc.spent().eps).toBe(2);
   });
 
-  it('privateBoundsFromCounts: the same release from a histogram (same seed, same answer); validated first', () => {
+  it('privateBoundsFromCounts: the same release from a histogram (same seed, same answer); public inputs validated first', () => {
     const rng = seededRng(12);
     const xs = Array.from({ length: 20_000 }, () => 10 + 40 * rng.nextDouble());
     const counts = new Array<number>(121).fill(0);
@@ -78,8 +80,10 @@ describe('privateBounds (ApproxBounds: thresholded noisy log-scale histogram)', 
     expect(privateBoundsFromCounts(counts, { eps: 1, rng: seededRng(13) })).toEqual(privateBounds(xs, { eps: 1, rng: seededRng(13) }));
     const acc = new PrivacyAccountant({ eps: 3 }, { neighbors: 'unbounded' });
     expect(() => privateBoundsFromCounts(counts.slice(1), { eps: 1, accountant: acc })).toThrow(/121 bin counts/);
-    expect(() => privateBoundsFromCounts([...counts.slice(1), -1], { eps: 1, accountant: acc })).toThrow(/counts\[120\]/);
     expect(() => privateBoundsFromCounts(counts, { eps: 1, units: [1], accountant: acc } as never)).toThrow(/units/);
     expect(acc.spent().eps).toBe(0);
+    // A negative count is a fact about the private data: refused after the budget check, and charged.
+    expect(() => privateBoundsFromCounts([...counts.slice(1), -1], { eps: 1, accountant: acc })).toThrow(/^counts\[…\] must be a non-negative integer$/);
+    expect(acc.spent().eps).toBe(1);
   });
 });

@@ -56,7 +56,8 @@ import type { Rng } from '../../random/rng.js';
 import { runRelease, type Guarantee, type ReleaseOptions } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkPositive, checkSafeScale } from '../../validation.js';
 import type { MatrixInput } from '../matrix.js';
-import { addClippedGradient, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorm2, type DpSgdLoss } from './common.js';
+import { addClippedGradient, checkDesignInputs, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorm2, type Design, type DpSgdLoss } from './common.js';
+import { checkVectorShape } from '../matrix.js';
 
 export interface DpSgdOptions {
   /** 'logistic' (labels 0/1) or 'squared' (least squares). */
@@ -233,15 +234,18 @@ export class DpSgdClassifier {
   }
 
   /**
-   * Trains with DP-SGD and stores `coeff`. Validation first, then the budget check (eps, delta of
-   * {@link DpSgdClassifier.privacy}), then the data are touched; charged only on success.
+   * Trains with DP-SGD and stores `coeff`. Validation of the public inputs first, then the budget
+   * check (eps, delta of {@link DpSgdClassifier.privacy}), then the data are touched: their values
+   * are checked (a refusal is charged), and the run is charged whether it succeeds or diverges.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options: DpSgdFitOptions = {}): this {
     checkOptionKeys(`${this.constructor.name}.fit`, options, DPSGD_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
-    const design = prepareDesign(X, options);
-    const labels = checkLabels(y, design.n, this.loss);
-    const { n, d } = design;
+    // Public inputs only before the budget check (shapes, bounds, options): the values of X and y
+    // are checked inside the release (a refusal that depends on them is charged).
+    const { n, d } = checkDesignInputs(X, options);
+    checkVectorShape(y, 'y', n);
+    let design: Design | undefined;
     const theta = new Float64Array(d);
     if (options.initialCoeff !== undefined) {
       const init = options.initialCoeff;
@@ -263,17 +267,19 @@ export class DpSgdClassifier {
     }
     // A divergent run stops early and returns normally, so that runRelease charges it (the data were
     // used); the ConvergenceError is thrown after the charge, as post-processing of the release.
-    const diverged = runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, (rng) =>
-      runDpSgd({ loss: this.loss, X: design.X, y: labels, n, d, theta, q: this.privacy.q, steps: this.privacy.steps, clip: this.clip, noiseStd: this.privacy.noiseStd, normalizer: m, l2: this.l2, rates, rng, noise: this.noise }).diverged,
-    );
+    const diverged = runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, (rng) => {
+      design = prepareDesign(X, options);
+      const labels = checkLabels(y, n, this.loss);
+      return runDpSgd({ loss: this.loss, X: design.X, y: labels, n, d, theta, q: this.privacy.q, steps: this.privacy.steps, clip: this.clip, noiseStd: this.privacy.noiseStd, normalizer: m, l2: this.l2, rates, rng, noise: this.noise }).diverged;
+    });
     options.rdpAccountant?.composeSubsampledGaussian(this.privacy.q, this.privacy.sigma, steps);
-    for (let j = 0; j < d; j++) theta[j]! /= design.divisor[j]!;
+    for (let j = 0; j < d; j++) theta[j]! /= design!.divisor[j]!;
     let finite = !diverged;
     for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) finite = false;
     if (!finite) throw new ConvergenceError('DP-SGD diverged (non-finite gradients or coefficients); use a smaller learning rate. The budget was charged: the run used the data, and this error is post-processing of its private output');
     this.coeff = Array.from(theta);
     this.addBias = options.addBias ?? false;
-    this.dIn = design.dIn;
+    this.dIn = design!.dIn;
     return this;
   }
 

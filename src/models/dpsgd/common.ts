@@ -4,7 +4,7 @@
  * clipped per-example gradient sum (no per-step allocation).
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { checkColumnBounds, matrixShape, toRowMajor, toVector, type MatrixInput } from '../matrix.js';
+import { checkColumnBounds, checkMatrixShape, matrixShape, toRowMajor, toVector, type MatrixInput } from '../matrix.js';
 
 /** Loss of a linear model with score z = x . theta: 'logistic' (labels 0/1) or 'squared' ((z - y)^2 / 2). */
 export type DpSgdLoss = 'logistic' | 'squared';
@@ -39,8 +39,7 @@ export interface Design {
  * that does not depend on the other records, so it does not affect the guarantee).
  */
 export function prepareDesign(X: MatrixInput, opts: { addBias?: unknown; lower?: unknown; upper?: unknown }): Design {
-  const { d: dIn } = matrixShape(X, 'X');
-  if (opts.addBias !== undefined && typeof opts.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', opts.addBias);
+  const { dIn } = checkDesignInputs(X, opts);
   const addBias = opts.addBias ?? false;
   const off = addBias ? 1 : 0;
   const { n, data } = toRowMajor(X, 'X', off);
@@ -65,6 +64,21 @@ export function prepareDesign(X: MatrixInput, opts: { addBias?: unknown; lower?:
     }
   }
   return { n, dIn, d, X: data, divisor };
+}
+
+/**
+ * The public checks of {@link prepareDesign}: the shape of X (no value read), addBias and the bounds.
+ * Returns n, the columns of X (dIn) and of the design (d, with the bias). The values of X are
+ * checked by prepareDesign, inside the release (after the budget check: a refusal is charged).
+ */
+export function checkDesignInputs(X: MatrixInput, opts: { addBias?: unknown; lower?: unknown; upper?: unknown }): { n: number; dIn: number; d: number } {
+  const { n, d: dIn } = checkMatrixShape(X, 'X');
+  if (opts.addBias !== undefined && typeof opts.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', opts.addBias);
+  if (opts.lower !== undefined || opts.upper !== undefined) {
+    if (opts.lower === undefined || opts.upper === undefined) throw new InvalidArgumentError('lower/upper', 'must be given together (public bounds per column of X)');
+    checkColumnBounds(opts.lower, opts.upper, dIn);
+  }
+  return { n, dIn, d: dIn + (opts.addBias === true ? 1 : 0) };
 }
 
 /** Labels: 0/1 for 'logistic', any finite numbers for 'squared'. */

@@ -48,7 +48,8 @@ import { planLaplaceGrid } from '../../random/lattice.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../../release.js';
 import { checkEpsilon, checkInteger, checkOpenUnit, checkPositive, checkSafeScale } from '../../validation.js';
 import type { MatrixInput } from '../matrix.js';
-import { addClippedGradient, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorms, type DpSgdLoss } from './common.js';
+import { addClippedGradient, checkDesignInputs, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorms, type Design, type DpSgdLoss } from './common.js';
+import { checkVectorShape } from '../matrix.js';
 
 /** The privacy schedule a_h: a number kappa means a_h = h^kappa; a function gives a_h directly; default a_h = 1. */
 export type LaplaceSgdSchedule = number | ((h: number) => number);
@@ -184,9 +185,11 @@ export class LaplaceSgdDP {
   fit(X: MatrixInput, y: ArrayLike<number>, options: LaplaceSgdFitOptions = {}): this {
     checkOptionKeys('LaplaceSgdDP.fit', options, LAPLACE_SGD_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
-    const design = prepareDesign(X, options);
-    const labels = checkLabels(y, design.n, this.loss);
-    const { n, d } = design;
+    // Public inputs only before the budget check (shapes, bounds, options): the values of X and y
+    // are checked inside the release (a refusal that depends on them is charged).
+    const { n, d } = checkDesignInputs(X, options);
+    checkVectorShape(y, 'y', n);
+    let design: Design | undefined;
     const N = this.steps;
     const c = this.learningRateScale;
     // Public checks before the budget: every step's scales are finite, the last one fits the lattice.
@@ -201,14 +204,16 @@ export class LaplaceSgdDP {
     if (this.noiseMode === 'safe') checkSafeScale(lastScale, 'learningRateScale', `gives a last-step noise scale ${lastScale} outside [2^-900, 2^900], the range of the safe lattice noise`, c);
     const gridInv = this.noiseMode === 'safe' ? Math.pow(2, -planLaplaceGrid(lastScale, this.privacy.eps * lastScale, d).k) : 1;
     const result = runRelease(options, { eps: this.privacy.eps, delta: 0, neighbors: 'bounded', mechanism: 'laplace-sgd', name: 'LaplaceSgdDP.fit' }, (rng) => {
-      const norms = rowNorms(design.X, n, d, 1);
+      const des = (design = prepareDesign(X, options));
+      const labels = checkLabels(y, n, this.loss);
+      const norms = rowNorms(des.X, n, d, 1);
       const b = new Float64Array(d);
       const grad = new Float64Array(d);
       const z = new Float64Array(d);
       for (let h = 1; h <= N; h++) {
         const i = Math.min(n - 1, Math.floor(rng.nextDouble() * n));
         grad.fill(0);
-        addClippedGradient(this.loss, design.X, labels, norms, b, d, i, this.clip, grad);
+        addClippedGradient(this.loss, des.X, labels, norms, b, d, i, this.clip, grad);
         const step = c * this.gamma[h - 1]!;
         const scale = step * this.theta[h - 1]!;
         if (h < N) {
@@ -231,10 +236,10 @@ export class LaplaceSgdDP {
       throw new ConvergenceError('LaplaceSgdDP diverged (non-finite iterate); use a smaller learningRateScale. The budget was charged: the run used the data, and this error is post-processing of its private output');
     }
     const beta = result.beta;
-    for (let j = 0; j < d; j++) beta[j]! /= design.divisor[j]!;
+    for (let j = 0; j < d; j++) beta[j]! /= design!.divisor[j]!;
     this.coeff = Array.from(beta);
     this.addBias = options.addBias ?? false;
-    this.dIn = design.dIn;
+    this.dIn = design!.dIn;
     return this;
   }
 

@@ -10,11 +10,11 @@ import type { Guarantee, ReleaseOptions } from '../../release.js';
 import { runRelease } from '../../release.js';
 import { resolveRng, type Rng } from '../../random/rng.js';
 import { checkEpsilon, checkPositive } from '../../validation.js';
-import { matrixShape, type MatrixInput } from '../matrix.js';
+import { checkMatrixShape, checkVectorShape, matrixShape, type MatrixInput } from '../matrix.js';
 import { cmsObjectivePerturbation, cmsOutputPerturbation } from './cms.js';
 import type { LossKind } from './losses.js';
 import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './objective.js';
-import { checkBinaryLabels, checkOptionsObject, checkWeights } from './preprocess.js';
+import { checkBinaryLabels, checkOptionsObject, checkWeights, checkWeightsShape } from './preprocess.js';
 
 export type PerturbationMethod = 'objective' | 'output';
 
@@ -141,7 +141,7 @@ export abstract class CmsClassifier {
 
   /** The curvature bound c = sup |l''| of the loss. */
   protected abstract curvature(): number;
-  /** Validates X (values included) and the model-specific fit options; touches no randomness. */
+  /** Validates X's public shape and the model-specific fit options (no value of X); touches no randomness. */
   protected abstract validate(X: MatrixInput, o: ClassifierFitOptions): void;
   /** Prepares the scaled design (norms <= 1); called after the budget check (may draw from rng). */
   protected abstract prepare(X: MatrixInput, o: ClassifierFitOptions, rng: Rng): PreparedDesign;
@@ -151,27 +151,32 @@ export abstract class CmsClassifier {
 
   /**
    * Fits the model privately (eps-DP, replace-one neighbours) and stores the coefficients in
-   * `coeff`. Order: all validation first (options, shapes, values, bounds: nothing spent on a
-   * failure); then the budget check; then, inside the release, the preprocessing (and the random
-   * feature map), the noise and the solver. Once the solver has run on the private data, the budget
+   * `coeff`. Order: the public validation first (options, shapes, bounds: nothing spent on a
+   * failure); then the budget check; then, inside the release, the checks of the data's values
+   * (finite X, labels 0/1, weights in [0, W]: a refusal is charged), the preprocessing (and the
+   * random feature map), the noise and the solver. Once the solver has run on the private data, the budget
    * is charged whatever happens: if the solver misses its tolerance, eps is charged and THEN a
    * {@link ConvergenceError} (public settings only in its message) is thrown and nothing is stored.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options?: ClassifierFitOptions): this {
     checkOptionKeys(`${this.modelName}.fit`, options, CLASSIFIER_FIT_OPTIONS);
     const o = checkOptionsObject<ClassifierFitOptions>(options, 'options');
-    const { n, d: dIn } = matrixShape(X, 'X');
-    const labels = checkBinaryLabels(y, n, this.lossKind === 'huber');
+    // Public inputs first (options, bounds, shapes: n is public under replace-one neighbours);
+    // the values of X, y and the weights are checked after the budget check (a refusal is charged).
+    const { n, d: dIn } = checkMatrixShape(X, 'X');
+    checkVectorShape(y, 'y', n);
     if (o.addBias !== undefined && typeof o.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', o.addBias);
-    const { weights, wub } = checkWeights(o.weights, o.weightsUpperBound, n);
-    if (weights !== undefined && this.perturbation !== 'output') {
+    const { given: weighted, wub } = checkWeightsShape(o.weights, o.weightsUpperBound, n);
+    if (weighted && this.perturbation !== 'output') {
       throw new InvalidArgumentError('weights', "are supported with perturbation 'output' only (weighted ERM, Giddens et al. 2023)");
     }
     this.validate(X, o);
     resolveRng(o.rng);
     const addBias = o.addBias ?? false;
-    const mechanism = this.perturbation === 'objective' ? 'cms-objective-perturbation' : weights ? 'cms-weighted-output-perturbation' : 'cms-output-perturbation';
+    const mechanism = this.perturbation === 'objective' ? 'cms-objective-perturbation' : weighted ? 'cms-weighted-output-perturbation' : 'cms-output-perturbation';
     const out = runRelease(o, { eps: this.eps, delta: 0, neighbors: 'bounded', mechanism, name: `${this.modelName}.fit` }, (r) => {
+      const labels = checkBinaryLabels(y, n, this.lossKind === 'huber');
+      const { weights } = checkWeights(o.weights, o.weightsUpperBound, n);
       const prep = this.prepare(X, o, r);
       const problem: ErmProblem = {
         n,

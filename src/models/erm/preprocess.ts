@@ -9,7 +9,7 @@
  * 1s (bound 1) is placed first when `addBias` is set.
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { checkColumnBounds, matrixShape, toRowMajor, toVector, type MatrixInput } from '../matrix.js';
+import { checkColumnBounds, checkVectorShape, matrixShape, toRowMajor, toVector, type MatrixInput } from '../matrix.js';
 
 export interface ScaledDesign {
   /** Rows of X. */
@@ -66,20 +66,33 @@ export function checkBinaryLabels(y: unknown, n: number, signed: boolean): Float
   return v;
 }
 
-/** Weights in [0, weightsUpperBound]; both or neither must be given. */
-export function checkWeights(weights: unknown, weightsUpperBound: unknown, n: number): { weights: Float64Array | undefined; wub: number } {
+/**
+ * The public part of {@link checkWeights}: both or neither of weights and weightsUpperBound, the
+ * bound a finite number > 0, and the weights' shape (one per row). The weights' values are per-row
+ * data, checked after the budget check by {@link checkWeights}.
+ */
+export function checkWeightsShape(weights: unknown, weightsUpperBound: unknown, n: number): { given: boolean; wub: number } {
   if (weights === undefined) {
     if (weightsUpperBound !== undefined) throw new InvalidArgumentError('weightsUpperBound', 'must only be given with weights');
-    return { weights: undefined, wub: 1 };
+    return { given: false, wub: 1 };
   }
   if (typeof weightsUpperBound !== 'number' || !Number.isFinite(weightsUpperBound) || !(weightsUpperBound > 0)) {
     throw new InvalidArgumentError('weightsUpperBound', 'must be a finite number > 0 (a public bound on the weights) when weights are given', weightsUpperBound);
   }
+  checkVectorShape(weights, 'weights', n);
+  return { given: true, wub: weightsUpperBound };
+}
+
+/** Weights in [0, weightsUpperBound]; both or neither must be given. */
+export function checkWeights(weights: unknown, weightsUpperBound: unknown, n: number): { weights: Float64Array | undefined; wub: number } {
+  const { given } = checkWeightsShape(weights, weightsUpperBound, n);
+  if (!given) return { weights: undefined, wub: 1 };
+  const wub = weightsUpperBound as number;
   const w = toVector(weights, 'weights', n);
   for (let i = 0; i < n; i++) {
-    if (!(w[i]! >= 0 && w[i]! <= weightsUpperBound)) throw new InvalidArgumentError(`weights[${i}]`, `must be in [0, weightsUpperBound = ${weightsUpperBound}]`, w[i]);
+    if (!(w[i]! >= 0 && w[i]! <= wub)) throw new InvalidArgumentError(`weights[${i}]`, `must be in [0, weightsUpperBound = ${wub}]`, w[i]);
   }
-  return { weights: w, wub: weightsUpperBound };
+  return { weights: w, wub };
 }
 
 /** An options object (or undefined). */

@@ -7,7 +7,7 @@ import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import type { OracleResult, OracleStatus } from '../../optimize/oracles/types.js';
 import type { Rng } from '../../random/rng.js';
 import { runChecked, type ReleaseOptions } from '../../release.js';
-import { toRowMajor, type MatrixInput } from '../matrix.js';
+import { checkMatrixShape, checkVectorShape, toRowMajor, type MatrixInput } from '../matrix.js';
 import type { ClassificationData } from '../../optimize/oracles/types.js';
 
 /** What to do when the oracle did not certify optimality (time limit, solver error, gap > tolerance). */
@@ -24,6 +24,25 @@ export interface OracleReleaseOptions extends ReleaseOptions {
   onUncertified?: UncertifiedPolicy;
 }
 
+/**
+ * The public shape of (X, y): X rectangular with d columns, one label per row (n is public under the
+ * replace-one neighbours of the oracle releases). No value is read: the values are checked by
+ * {@link classificationData}, inside the release (after the budget check, so a refusal is charged).
+ */
+export function classificationShape(X: MatrixInput, y: ArrayLike<number>): { n: number; d: number } {
+  const { n, d } = checkMatrixShape(X, 'X');
+  checkVectorShape(y, 'y', n);
+  return { n, d };
+}
+
+/**
+ * A data set of the given public shape holding no data (zeros, labels +1), to validate the public
+ * options of an oracle (lattice, margin, solver settings) before the budget check.
+ */
+export function placeholderData(n: number, d: number): ClassificationData {
+  return { n, d, X: new Float64Array(n * d), y: new Float64Array(n).fill(1) };
+}
+
 /** Rows X (any MatrixInput) and labels in {0, 1} or {-1, +1} to ClassificationData (labels +-1). */
 export function classificationData(X: MatrixInput, y: ArrayLike<number>): ClassificationData {
   const { n, d, data } = toRowMajor(X, 'X');
@@ -33,9 +52,9 @@ export function classificationData(X: MatrixInput, y: ArrayLike<number>): Classi
     const v = y[i];
     if (v === 1) labels[i] = 1;
     else if (v === 0 || v === -1) labels[i] = -1;
-    else throw new InvalidArgumentError(`y[${i}]`, 'must be a label in {0, 1} or {-1, +1}', v);
+    else throw new InvalidArgumentError(`y[${i}]`, 'must be a label in {0, 1} or {-1, +1}');
   }
-  for (let k = 0; k < data.length; k++) if (!Number.isFinite(data[k]!)) throw new InvalidArgumentError(`X[${Math.floor(k / d)}][${k % d}]`, 'must be finite', data[k]);
+  for (let k = 0; k < data.length; k++) if (!Number.isFinite(data[k]!)) throw new InvalidArgumentError(`X[${Math.floor(k / d)}][${k % d}]`, 'must be finite');
   return { n, d, X: data, y: labels };
 }
 

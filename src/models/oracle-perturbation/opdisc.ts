@@ -32,7 +32,7 @@ import { fillNormal } from '../../random/continuous.js';
 import type { Guarantee } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkOpenUnit, checkPositive } from '../../validation.js';
 import type { MatrixInput } from '../matrix.js';
-import { checkPolicy, classificationData, runOracleRelease, UncertifiedOracleError, type OracleReleaseOptions } from './common.js';
+import { checkPolicy, classificationData, classificationShape, placeholderData, runOracleRelease, UncertifiedOracleError, type OracleReleaseOptions } from './common.js';
 
 export interface OpDiscParameters {
   eps: number;
@@ -123,20 +123,28 @@ const OPDISC_CLASSIFIER_OPTIONS = optionSpec<OpDiscClassifierOptions>({ ...RELEA
 export async function opDiscClassifier(X: MatrixInput, y: ArrayLike<number>, options: OpDiscClassifierOptions): Promise<OpDiscRelease> {
   checkOptionKeys('opDiscClassifier', options, OPDISC_CLASSIFIER_OPTIONS, true);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object { eps, delta, lattice, ... }', options);
-  const data = classificationData(X, y);
-  const lat = makeLattice(options.lattice, data.d);
+  // The public shape only before the budget check; the values of X and y are checked when the oracle
+  // first reads them, inside the release (a refusal that depends on them is charged).
+  const shape = classificationShape(X, y);
+  const lat = makeLattice(options.lattice, shape.d);
   const solver = options.solver ?? 'mip';
   if (solver !== 'mip' && solver !== 'enumeration') throw new InvalidArgumentError('solver', "must be 'mip' or 'enumeration'", solver);
   const spec: LatticeSpec = { tau: lat.tau, bound: lat.K * lat.tau, radius: lat.radius };
   if (solver === 'enumeration') {
     // validate here what the lazily built enumeration oracle would check after the budget check
     checkMargin(options.margin);
-    const points = (2 * lat.K + 1) ** data.d;
-    if (points > ENUMERATION_MAX_POINTS) throw new InvalidArgumentError('lattice', `has ${2 * lat.K + 1}^${data.d} candidate points, more than ${ENUMERATION_MAX_POINTS} (enumeration is for tiny instances)`, points);
+    const points = (2 * lat.K + 1) ** shape.d;
+    if (points > ENUMERATION_MAX_POINTS) throw new InvalidArgumentError('lattice', `has ${2 * lat.K + 1}^${shape.d} candidate points, more than ${ENUMERATION_MAX_POINTS} (enumeration is for tiny instances)`, points);
   }
-  const mipOracle = solver === 'mip' ? zeroOneProjectedOracle(data, { ...(options.mip ?? {}), lattice: spec, ...(options.margin !== undefined ? { margin: options.margin } : {}) }) : null;
-  // enumeration precomputes the losses: build it lazily, after the budget check
-  let enumOracle: ProjectedOracle | null = null;
-  const oracle: ProjectedOracle = mipOracle ?? ((eta) => (enumOracle ??= enumerationProjectedOracle(data, spec, options.margin))(eta));
-  return opDisc(oracle, { eps: options.eps, delta: options.delta, lipschitz: 1 / lat.tau, radius: lat.radius, tau: lat.tau, d: data.d }, pickOptions(options, ['rng', 'accountant', 'name', 'onUncertified']));
+  const mipOptions = { ...(options.mip ?? {}), lattice: spec, ...(options.margin !== undefined ? { margin: options.margin } : {}) };
+  // The MIP's public settings, validated on a placeholder of the data's shape.
+  if (solver === 'mip') zeroOneProjectedOracle(placeholderData(shape.n, shape.d), mipOptions);
+  // Both oracles are built lazily, after the budget check: they read the data (and enumeration
+  // precomputes the losses).
+  let built: ProjectedOracle | null = null;
+  const oracle: ProjectedOracle = (eta) => {
+    built ??= solver === 'mip' ? zeroOneProjectedOracle(classificationData(X, y), mipOptions) : enumerationProjectedOracle(classificationData(X, y), spec, options.margin);
+    return built(eta);
+  };
+  return opDisc(oracle, { eps: options.eps, delta: options.delta, lipschitz: 1 / lat.tau, radius: lat.radius, tau: lat.tau, d: shape.d }, pickOptions(options, ['rng', 'accountant', 'name', 'onUncertified']));
 }

@@ -26,13 +26,13 @@
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { ENUMERATION_MAX_POINTS, enumerateProblem, enumeratedArgmin } from '../../optimize/oracles/enumeration.js';
-import { weightedZeroOneOracle, type ZeroOneMipOptions } from '../../optimize/oracles/mip.js';
+import { weightedZeroOneOracle, zeroOneProjectedOracle, type ZeroOneMipOptions } from '../../optimize/oracles/mip.js';
 import { checkMargin, type ClassificationData, type OracleResult, type OracleStatus } from '../../optimize/oracles/types.js';
 import { fillNormal } from '../../random/continuous.js';
 import type { Guarantee } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger } from '../../validation.js';
 import type { MatrixInput } from '../matrix.js';
-import { checkPolicy, classificationData, runOracleRelease, UncertifiedOracleError, type OracleReleaseOptions } from './common.js';
+import { checkPolicy, classificationData, classificationShape, placeholderData, runOracleRelease, UncertifiedOracleError, type OracleReleaseOptions } from './common.js';
 
 /** sigma = 7 sqrt(m ln(1/delta)) / eps (Algorithm 3). */
 export function rspmSigma(p: { eps: number; delta: number; m: number }): number {
@@ -92,17 +92,22 @@ export interface RspmRelease {
 export async function rspmClassifier(X: MatrixInput, y: ArrayLike<number>, options: RspmOptions): Promise<RspmRelease> {
   checkOptionKeys('rspmClassifier', options, RSPM_OPTIONS, true);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object { eps, delta, ... }', options);
-  const data = classificationData(X, y);
-  const m = 2 * data.d;
+  // The public shape only before the budget check; the values of X and y are checked inside the
+  // release (a refusal that depends on them is charged).
+  const shape = classificationShape(X, y);
+  const m = 2 * shape.d;
   const sigma = rspmSigma({ eps: options.eps, delta: options.delta, m });
   const margin = checkMargin(options.margin);
   if (margin > 1) throw new InvalidArgumentError('margin', 'must be <= 1 for the unit-vector separator set', margin);
   const solver = options.solver ?? 'mip';
   if (solver !== 'mip' && solver !== 'enumeration') throw new InvalidArgumentError('solver', "must be 'mip' or 'enumeration'", solver);
-  if (solver === 'enumeration' && 3 ** data.d > ENUMERATION_MAX_POINTS) throw new InvalidArgumentError('solver', `'enumeration' needs 3^d <= ${ENUMERATION_MAX_POINTS} points (d = ${data.d})`, solver);
+  if (solver === 'enumeration' && 3 ** shape.d > ENUMERATION_MAX_POINTS) throw new InvalidArgumentError('solver', `'enumeration' needs 3^d <= ${ENUMERATION_MAX_POINTS} points (d = ${shape.d})`, solver);
+  // The solver's public settings, validated on a placeholder of the data's shape.
+  if (solver === 'mip') zeroOneProjectedOracle(placeholderData(shape.n, shape.d), { ...(options.mip ?? {}), lattice: { tau: 1, bound: 1 }, margin });
   const policy = checkPolicy(options.onUncertified);
   const guarantee: Guarantee = { eps: options.eps, delta: options.delta, neighbors: 'bounded' };
   return runOracleRelease(options, { eps: options.eps, delta: options.delta, neighbors: 'bounded', mechanism: 'rspm-gaussian', name: 'rspmClassifier' }, async (rng) => {
+    const data = classificationData(X, y);
     const eta = fillNormal(rng, new Float64Array(m), sigma);
     const wd = rspmWeightedData(data, eta);
     let r: OracleResult;
