@@ -98,8 +98,20 @@ function say(id: string, text: string, kind: 'ok' | 'error' | 'info' = 'info'): 
 // ---------------------------------------------------------------------------------------------
 // Load
 
+let loading = false;
+
 async function chooseFile(file: File): Promise<void> {
   if (state.running) return;
+  if (loading) return say('load-message', 'A file is still being read; choose another one when it has finished.', 'error');
+  loading = true;
+  try {
+    await readFile(file);
+  } finally {
+    loading = false;
+  }
+}
+
+async function readFile(file: File): Promise<void> {
   say('load-message', '');
   for (const s of ['columns-section', 'budget-section', 'plan-section', 'release-section', 'results-section']) $(s).hidden = true;
   state.loaded = false;
@@ -143,16 +155,16 @@ async function chooseFile(file: File): Promise<void> {
     }));
     const mixed = state.columns.filter((c) => c.sampled === 'mixed').map((c) => c.name);
     state.loaded = true;
-    say(
-      'load-message',
-      `Loaded ${file.name}: ${state.names.length} columns. The types were guessed from the first rows only.${mixed.length > 0 ? ` Column${mixed.length > 1 ? 's' : ''} ${mixed.map((m) => `"${m}"`).join(', ')} mix${mixed.length > 1 ? '' : 'es'} numbers and text in the first rows: treated as categorical (text); choose numeric to read text cells as missing.` : ''}`,
-      mixed.length > 0 ? 'error' : 'ok',
-    );
     state.record = await readBudget(file.name);
     renderColumns();
     for (const s of ['columns-section', 'budget-section', 'plan-section', 'release-section']) $(s).hidden = false;
     syncBudgetInputs();
     refresh();
+    say(
+      'load-message',
+      `Loaded ${file.name}: ${state.names.length} columns. The types were guessed from the first rows only.${mixed.length > 0 ? ` Column${mixed.length > 1 ? 's' : ''} ${mixed.map((m) => `"${m}"`).join(', ')} mix${mixed.length > 1 ? '' : 'es'} numbers and text in the first rows: treated as categorical (text); choose numeric to read text cells as missing.` : ''}`,
+      mixed.length > 0 ? 'error' : 'ok',
+    );
   } catch (e) {
     $('load-progress').hidden = true;
     state.file = undefined;
@@ -174,6 +186,7 @@ function renderColumns(): void {
       const td = document.createElement('td');
       el.id = `col-${j}-${label}`;
       el.setAttribute('aria-label', `${label} of column ${c.name}`);
+      td.dataset.label = label;
       td.append(el);
       tr.append(td);
       return el;
@@ -185,6 +198,7 @@ function renderColumns(): void {
     const upper = cell(Object.assign(document.createElement('input'), { type: 'number', step: 'any', value: c.upper }), 'upper') as HTMLInputElement;
     const levels = cell(Object.assign(document.createElement('input'), { type: 'text', value: c.levels }), 'levels') as HTMLInputElement;
     const td = document.createElement('td');
+    td.dataset.label = 'missing values';
     const missing = document.createElement('select');
     missing.id = `col-${j}-missing`;
     missing.setAttribute('aria-label', `missing values of column ${c.name}`);

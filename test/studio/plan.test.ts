@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CsvParser } from '../../studio/src/csv.js';
 import { Dataset } from '../../studio/src/data.js';
-import { releaseClaim, runRelease, type ReleaseSpec, type Schema } from '../../studio/src/plan.js';
+import { previewRelease, releaseClaim, runRelease, type ReleaseSpec, type Schema } from '../../studio/src/plan.js';
+import { planMean } from '../../src/statistics/mean.js';
+import { gridMaxAbs, gridWidth } from '../../src/node/engine/engine.js';
 import { planToYaml, yamlToPlan, PlanFileError } from '../../studio/src/yaml.js';
 import { DataEngine } from '../../src/node/data.js';
 import { executePlan } from '../../src/node/execute.js';
@@ -88,6 +90,21 @@ describe('the studio releases equal the CLI pipeline for the same seed', () => {
     } finally {
       engine.close();
     }
+  });
+
+  it('previews add/remove-one releases from the public lower bound n only, and refuses them without it', () => {
+    const sizes = () => {
+      throw new Error('the data size must not be read under add/remove-one neighbours');
+    };
+    const r: ReleaseSpec = { stat: 'mean', name: 'm', column: 'age', eps: 0.2, delta: 0, neighbors: 'unbounded', mechanism: 'laplace' };
+    expect(() => previewRelease(r, schema, sizes, 0.05)).toThrow(/n is required with add\/remove-one neighbours/);
+    const pv = previewRelease({ ...r, n: 1000 }, schema, sizes, 0.05);
+    const lib = planMean({ eps: 0.2, mechanism: 'laplace', neighbors: 'unbounded', noise: 'safe', lower: 17, upper: 90, n: 1000 }, undefined, { width: gridWidth(17, 90), maxAbs: gridMaxAbs(17, 90) }).releases[0]!;
+    expect(pv.halfWidth).toBe(lib.noiseHalfWidth(0.05));
+    expect(pv.scale).toBe(lib.noise!.scale);
+    // A replace-one model (CMS logistic regression) cannot be charged to an add/remove-one budget.
+    const logit = releases.find((x) => x.stat === 'logistic_regression')!;
+    expect(() => new PrivacyAccountant({ eps: 1 }, { neighbors: 'unbounded' }).costOf(releaseClaim(logit))).toThrow(/no guarantee for the add\/remove-one neighbours/);
   });
 
   it('the YAML import names the key and the rule of what it refuses', () => {

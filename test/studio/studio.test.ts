@@ -144,6 +144,14 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
     await p.click('#add');
   }
 
+  /** Clicks Release after clearing the previous message (so a wait sees this run's outcome). */
+  async function clickRelease(p: Page): Promise<void> {
+    await p.evaluate(() => {
+      document.getElementById('release-message')!.textContent = '';
+    });
+    await p.click('#release');
+  }
+
   async function download(p: Page, button: string): Promise<{ name: string; text: string }> {
     const [d] = await Promise.all([p.waitForEvent('download'), p.click(button)]);
     const file = path.join(tmp, d.suggestedFilename());
@@ -237,7 +245,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
     expect(wider[1]).toBeLessThan(previewHw[1] as number);
     await page.fill('#plan-eps', '0.5');
 
-    await page.click('#release');
+    await clickRelease(page);
     await page.waitForFunction(() => /Released|Refused|Cancelled/.test(document.getElementById('release-message')!.textContent ?? ''));
     expect(await page.textContent('#release-message')).toContain('Released 5 of 5');
     expect(await page.textContent('#budget-status')).toMatch(/spent ε = 0\.5, δ = 1e-6 of ε = 1, δ = 1e-5; remaining ε = 0\.5, δ = 9e-6/);
@@ -336,7 +344,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
 
   it('refuses a plan past the budget with a clear message and nothing spent; a reload keeps the spent budget', async () => {
     await page.fill('#plan-eps', '0.6');
-    await page.click('#release');
+    await clickRelease(page);
     await page.waitForFunction(() => (document.getElementById('release-message')!.textContent ?? '').startsWith('Refused'));
     const m = await page.textContent('#release-message');
     expect(m).toMatch(/^Refused: this plan needs ε = 0\.6, δ = 1e-6 but only ε = 0\.5, δ = 9e-6 of the budget remains for "adult\.csv"/);
@@ -375,7 +383,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
     await expect.poll(() => page.locator('#plan tbody tr').count()).toBe(2);
     // KST linear regression is DP for add/remove-one neighbours: 2 eps on this replace-one budget.
     expect(await page.textContent('#plan-total')).toContain('This plan spends ε = 0.15 ');
-    await page.click('#release');
+    await clickRelease(page);
     await page.waitForFunction(() => /Released|Refused|Cancelled/.test(document.getElementById('release-message')!.textContent ?? ''));
     expect(await page.textContent('#release-message')).toContain('Released 2 of 2');
     expect(await page.textContent('#budget-status')).toMatch(/spent ε = 0\.65, δ = 1e-6 of ε = 1/);
@@ -435,7 +443,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
     await addRelease(page, { stat: 'mean', column: 'age' });
     await addRelease(page, { stat: 'histogram', column: 'age', bins: 8 });
     await addRelease(page, { stat: 'count', by: 'sex' });
-    await page.click('#release');
+    await clickRelease(page);
     await page.waitForFunction(() => /Released|Refused|Cancelled/.test(document.getElementById('release-message')!.textContent ?? ''));
     expect(await page.textContent('#release-message')).toContain('Released 3 of 3');
     await screenshot('parquet');
@@ -508,10 +516,24 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
         .map((e) => e.id || e.outerHTML.slice(0, 60)),
     );
     expect(unlabelled).toEqual([]);
-    // Keyboard: the first controls are reached with Tab.
-    await page.focus('body');
-    await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBeTruthy();
+    // Keyboard: from the file input, Tab reaches every main control (the budget inputs are disabled
+    // once the file's budget exists, and Release until a release is planned: not in the tab order).
+    const wanted = ['col-0-type', 'col-0-lower', 'plan-eps', 'allocation', 'stat', 'column', 'features', 'add', 'export-yaml', 'import-yaml'];
+    await page.focus('#file');
+    const reached = new Set<string>();
+    for (let i = 0; i < 300 && !wanted.every((id) => reached.has(id)); i++) {
+      await page.keyboard.press('Tab');
+      reached.add(await page.evaluate(() => (document.activeElement?.id as string) ?? ''));
+    }
+    for (const id of wanted) expect(reached, id).toContain(id);
+    await addRelease(page, { stat: 'count' });
+    await page.focus('#import-yaml');
+    let onRelease = false;
+    for (let i = 0; i < 5 && !onRelease; i++) {
+      await page.keyboard.press('Tab');
+      onRelease = (await page.evaluate(() => document.activeElement?.id as string)) === 'release';
+    }
+    expect(onRelease).toBe(true);
     for (const [w, h, name] of [
       [1280, 800, 'wide'],
       [420, 800, 'narrow'],
@@ -574,7 +596,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
     await page.evaluate(() => {
       document.getElementById('release-message')!.textContent = '';
     });
-    await page.click('#release');
+    await clickRelease(page);
     await page.waitForFunction(() => /Released|Refused|Cancelled/.test(document.getElementById('release-message')!.textContent ?? ''), undefined, { timeout: 120_000 });
     const tBrowser = Date.now() - t0;
     const maxGap = await page.evaluate(() => {
@@ -598,7 +620,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
   });
 
   it('cancels a running plan (the charge stays) and made no network request and no console error', async () => {
-    await page.click('#release');
+    await clickRelease(page);
     await page.click('#cancel');
     await page.waitForFunction(() => /Released|Cancelled|Refused/.test(document.getElementById('release-message')!.textContent ?? ''), undefined, { timeout: 120_000 });
     const m = (await page.textContent('#release-message')) ?? '';
