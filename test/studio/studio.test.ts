@@ -92,7 +92,7 @@ function gzipSize(dir: string): { raw: number; gzip: number; files: number } {
 const header = fs.readFileSync(ADULT, 'utf8').split('\n', 1)[0]!.trim().split(',');
 const col = (name: string) => header.indexOf(name);
 
-describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
+describe('dpkit studio in chromium', () => {
   let server: StaticServer;
   let browser: Browser;
   let context: BrowserContext;
@@ -160,6 +160,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dpkit studio in chromium', () => {
   }
 
   beforeAll(async () => {
+    if (!fs.existsSync(CHROMIUM)) throw new Error(`chromium not found at ${CHROMIUM} (install Debian's chromium: bash .ci/install-chromium)`);
     fs.mkdirSync(ART, { recursive: true });
     for (const f of fs.readdirSync(ART)) if (f.endsWith('.png')) fs.rmSync(path.join(ART, f));
     build(TEST_BUILD, true);
