@@ -606,30 +606,40 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
   const o = opts as GroupAggregateOptions;
   if (typeof o.privacyUnit !== 'string') throw new InvalidArgumentError('privacyUnit', 'is required: the unit the aggregates were bounded by', o.privacyUnit);
   const p = parse(o as GroupByDPOptions, false);
-  // ---- Validation of the aggregates, before the budget check ----
+  // ---- The aggregates' shape before the budget check (the arrays parallel to the keys); the keys
+  // and the aggregate values (functions of the private data) after it, so a refusal is charged ----
   if (typeof input !== 'object' || input === null || !Array.isArray(input.keys)) throw new InvalidArgumentError('input.keys', 'must be an array of group keys', input);
   const K0 = input.keys.length;
   const seen = new Map<GroupKey, number>();
-  input.keys.forEach((k, i) => {
-    if (!isKey(k)) throw new InvalidArgumentError(`input.keys[${i}]`, 'must be a string, finite number or boolean', k);
-    if (seen.has(k)) throw new InvalidArgumentError(`input.keys[${i}]`, 'is a duplicate key', k);
-    seen.set(k, i);
-  });
-  const arr = (x: ArrayLike<number> | undefined, name: string, integer: boolean): ArrayLike<number> => {
-    if (x === undefined || typeof x !== 'object' || x.length !== K0) throw new InvalidArgumentError(`input.${name}`, `must be an array with one number per key (${K0})`, x);
-    for (let i = 0; i < K0; i++) {
-      const v = x[i];
-      if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !(Number.isInteger(v) && v >= 0))) throw new InvalidArgumentError(`input.${name}[${i}]`, integer ? 'must be a non-negative integer' : 'must be a finite number', v);
-    }
+  const arr = (x: ArrayLike<number> | undefined, name: string): ArrayLike<number> => {
+    if (x === undefined || typeof x !== 'object' || x === null || x.length !== K0) throw new InvalidArgumentError(`input.${name}`, 'must be an array with one number per key');
     return x;
   };
-  const unitsA = arr(input.units, 'units', true);
-  const nA = arr(input.n, 'n', true);
-  const sA = p.stat === 'count' ? undefined : arr(input.s, 's', false);
-  const s2A = p.stat === 'variance' || p.stat === 'sd' ? arr(input.s2, 's2', false) : undefined;
+  const unitsA = arr(input.units, 'units');
+  const nA = arr(input.n, 'n');
+  const sA = p.stat === 'count' ? undefined : arr(input.s, 's');
+  const s2A = p.stat === 'variance' || p.stat === 'sd' ? arr(input.s2, 's2') : undefined;
+  const checkValues = (): void => {
+    input.keys.forEach((k, i) => {
+      if (!isKey(k)) throw new InvalidArgumentError(`input.keys[${i}]`, 'must be a string, finite number or boolean');
+      if (seen.has(k)) throw new InvalidArgumentError(`input.keys[${i}]`, 'is a duplicate key');
+      seen.set(k, i);
+    });
+    const values = (x: ArrayLike<number> | undefined, name: string, integer: boolean): void => {
+      if (x === undefined) return;
+      for (let i = 0; i < K0; i++) {
+        const v = x[i];
+        if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !(Number.isInteger(v) && v >= 0))) throw new InvalidArgumentError(`input.${name}[${i}]`, integer ? 'must be a non-negative integer' : 'must be a finite number');
+      }
+    };
+    values(unitsA, 'units', true);
+    values(nA, 'n', true);
+    values(sA, 's', false);
+    values(s2A, 's2', false);
+  };
   const G = planGrouped(p);
   const { mid } = G;
-  return runGrouped(o, p, G, `releaseGroupAggregates(${p.stat})`, () => ({
+  return runGrouped(o, p, G, `releaseGroupAggregates(${p.stat})`, () => (checkValues(), {
     unitCounts: new Map(input.keys.map((k, i) => [k, unitsA[i]!])),
     aggregate: (keys: readonly GroupKey[]) => {
       const K = keys.length;

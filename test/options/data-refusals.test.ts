@@ -66,6 +66,7 @@ import {
   type OracleResult,
   type SpendRequest,
 } from '../../src/index.js';
+import { releaseGroupAggregates } from '../../src/statistics/group-by.js';
 
 /** An accountant that records every question asked of it. */
 class SpyAccountant extends PrivacyAccountant {
@@ -415,4 +416,22 @@ describe('data-dependent refusals are charged; public refusals are free', () => 
       });
     }
   }
+});
+
+describe('releases fed by a data engine (not exported from the index)', () => {
+  const agg = { keys: ['a', 'b'], units: [5, 7], n: [5, 7], s: [10, 21] };
+  const opts = { statistic: 'mean' as const, eps: 1, lower: 0, upper: 5, maxPartitions: 1, maxRows: 1, keys: ['a', 'b'], privacyUnit: 's' };
+  it('releaseGroupAggregates: a NaN sum or a negative count is charged; arrays not parallel to the keys are refused free', () => {
+    for (const bad of [{ ...agg, s: [10, Number.NaN] }, { ...agg, n: [5, -1] }, { ...agg, keys: ['a', 'a'] }]) {
+      const acc = new SpyAccountant();
+      const before = acc.remaining();
+      expect(() => releaseGroupAggregates(bad, { ...opts, accountant: acc })).toThrow(dpkit.InvalidArgumentError);
+      expect(acc.remaining().eps).toBeLessThan(before.eps);
+      expect(acc.ledger()[0]!.mechanism).toMatch(/\(failed\)$/);
+    }
+    const acc = new SpyAccountant();
+    expect(() => releaseGroupAggregates({ ...agg, n: [5] }, { ...opts, accountant: acc })).toThrow(/input\.n must be an array with one number per key/);
+    expect(() => releaseGroupAggregates(agg, { ...opts, lower: 5, upper: 0, accountant: acc })).toThrow(dpkit.InvalidArgumentError);
+    expect(acc.calls).toEqual([]);
+  });
 });
