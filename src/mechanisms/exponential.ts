@@ -7,6 +7,7 @@ import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
+import { exponentialRejectionIndex, planSelectionGrid, roundUtilitiesToGrid, type SelectionGridPlan } from '../random/exact-selection.js';
 import type { Rng } from '../random/rng.js';
 import { checkAlpha, checkEpsilon, checkFiniteArray, checkInteger, checkNeighbors, checkPositive } from '../validation.js';
 
@@ -22,9 +23,20 @@ export interface ExponentialMechanismOptions<T = unknown> extends ReleaseOptions
   neighbors?: Neighbors;
   /** Return a {@link Release} with the guarantee and accuracy information instead of the bare value. */
   details?: boolean;
+  /**
+   * 'float' (default): inverse CDF in floating point (law exact up to rounding of order n 2^-52).
+   * 'exact': utilities rounded to the public `grid` and the law sampled exactly (rejection with exact
+   * Bernoulli(exp(-gamma)) coins; see {@link exponentialMechanism}); no `measure`.
+   */
+  noise?: 'float' | 'exact';
+  /**
+   * With noise 'exact': the public utility grid g, a power of two (default 2^(floor(log2 Delta) - 20));
+   * the rounding is counted in the sensitivity (ceil(Delta / g) g <= Delta + g).
+   */
+  grid?: number;
 }
 
-const EXPONENTIAL_OPTIONS = optionSpec<ExponentialMechanismOptions>({ ...RELEASE_OPTION_RULES, measure: true, candidates: true, neighbors: true, details: 'boolean' });
+const EXPONENTIAL_OPTIONS = optionSpec<ExponentialMechanismOptions>({ ...RELEASE_OPTION_RULES, measure: true, candidates: true, neighbors: true, details: 'boolean', noise: true, grid: true });
 
 /** Validates a neighbouring-relation label. */
 function checkNeighborsOption(v: unknown): Neighbors {
@@ -175,9 +187,23 @@ function invertBlocks(weight: (i: number) => number, n: number, blockSums: Float
  * budget (eps, 0) is then checked; the utilities' values (a function of the private data) are checked
  * after it, so a refusal is charged like a selection.
  *
+ * Exact sampling (`noise: 'exact'`; the default stays 'float' so that seeded simulations and the
+ * golden tests of the float sampler keep their meaning): the utilities are rounded to the public grid
+ * g = 2^j, k_i = round(u_i / g), whose sensitivity is D = ceil(Delta / g) (rounding counted:
+ * D g <= Delta + g; src/random/exact-selection.ts), and P(i) proportional to exp(eps k_i / (2 D)) is
+ * sampled exactly by rejection: a uniform candidate r (exact uniform integer) is accepted with
+ * probability exp(-eps (k* - k_r) / (2 D)), an exact Bernoulli(exp(-gamma)) with rational gamma
+ * (Canonne, Kamath & Steinke 2020, Algorithm 1). Accepted draws follow exactly the exponential
+ * mechanism for the integer utilities k of sensitivity D, so the guarantee above holds with
+ * Delta_eff = D g and no floating-point caveat (the float sampler's rounding issue, Ilvento 2020, is
+ * gone). At most n proposals are expected (a maximiser is always accepted); the running time
+ * depends on the data, and timing is outside the guarantee. A `measure` is refused in this mode.
+ * {@link permuteAndFlip} is the exact alternative with never-worse expected utility.
+ *
  * Returns the chosen index, or the chosen candidate when `candidates` are given; with
  * `details: true` a {@link Release} whose `scale` is 2 Delta/eps and whose `noiseHalfWidth(alpha)`
- * is the utility gap of Lemma 28 at t = ln(1/alpha) (uniform measure).
+ * is the utility gap of Lemma 28 at t = ln(1/alpha) (uniform measure); with noise 'exact' both use
+ * Delta_eff = D g and the gap adds g (the rounding).
  */
 export function exponentialMechanism(utility: ArrayLike<number>, eps: number, sensitivity: number, options?: ExponentialMechanismOptions<never> & { candidates?: undefined; details?: false }): number;
 export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number, sensitivity: number, options: ExponentialMechanismOptions<T> & { candidates: readonly T[]; details?: false }): T;
@@ -195,21 +221,31 @@ export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number,
     if (candidates.length !== n) throw new InvalidArgumentError('candidates', `must have the same length as utility (${n})`, candidates.length);
   }
   const neighbors = checkNeighborsOption(options.neighbors);
+  const mode = options.noise ?? 'float';
+  if (mode !== 'float' && mode !== 'exact') throw new InvalidArgumentError('noise', "must be 'float' or 'exact'", mode);
+  let plan: SelectionGridPlan | undefined;
+  if (mode === 'exact') {
+    if (measure !== undefined) throw new InvalidArgumentError('measure', "is supported with noise 'float' only");
+    plan = planSelectionGrid(eps, sensitivity, options.grid, false);
+  } else if (options.grid !== undefined) throw new InvalidArgumentError('grid', "applies to noise 'exact' only", options.grid);
+  const mechanismLabel = plan !== undefined ? 'exponential-exact' : 'exponential';
 
-  const index = runRelease(options, { name: 'exponentialMechanism', eps, delta: 0, neighbors, mechanism: 'exponential' }, (rng) => {
+  const index = runRelease(options, { name: 'exponentialMechanism', eps, delta: 0, neighbors, mechanism: mechanismLabel }, (rng) => {
     // The utilities are a function of the private data: checked after the budget check (charged).
+    if (plan !== undefined) return exponentialRejectionIndex(roundUtilitiesToGrid(u, plan.gridExponent), plan.gammaNum, plan.gammaDen, rng);
     checkUtilityValues(u, coef);
     return sampleLogLinearIndex(u, coef, measure, rng);
   });
   const value = candidates !== undefined ? candidates[index]! : index;
   if (!options.details) return value;
+  const effective = plan?.effectiveSensitivity ?? sensitivity;
   return {
     value: value as T | number,
-    mechanism: 'exponential',
+    mechanism: mechanismLabel,
     guarantee: { eps, delta: 0, neighbors },
-    sensitivity,
-    scale: 2 * sensitivity / eps,
-    noiseHalfWidth: (alpha = 0.05) => exponentialMechanismAccuracy(eps, sensitivity, n, Math.log(1 / checkAlpha(alpha))),
+    sensitivity: effective,
+    scale: 2 * effective / eps,
+    noiseHalfWidth: (alpha = 0.05) => exponentialMechanismAccuracy(eps, effective, n, Math.log(1 / checkAlpha(alpha))) + (plan?.grid ?? 0),
   };
 }
 

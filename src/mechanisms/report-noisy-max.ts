@@ -8,6 +8,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { fillExponential, fillLaplace, sampleExponential } from '../random/continuous.js';
+import { exponentialRejectionIndex, permuteAndFlipIndex, planSelectionGrid, roundUtilitiesToGrid, type SelectionGridPlan } from '../random/exact-selection.js';
 import type { Rng } from '../random/rng.js';
 import { checkAlpha, checkEpsilon, checkFiniteArray, checkNeighbors, checkPositive } from '../validation.js';
 
@@ -30,9 +31,16 @@ export interface ReportNoisyMaxOptions<T = unknown> extends ReleaseOptions {
   neighbors?: Neighbors;
   /** Return a {@link Release} with the noise scale, guarantee and utility gap. */
   details?: boolean;
+  /**
+   * 'float' (default): float noise added to the scores. 'exact': the same law sampled exactly on
+   * scores rounded to the public `grid` (noise 'exponential' and 'gumbel' only; see {@link reportNoisyMax}).
+   */
+  noiseMode?: 'float' | 'exact';
+  /** With noiseMode 'exact': the public score grid, a power of two (default 2^(floor(log2 Delta) - 20)). */
+  grid?: number;
 }
 
-const REPORT_NOISY_MAX_OPTIONS = optionSpec<ReportNoisyMaxOptions>({ ...RELEASE_OPTION_RULES, noise: true, monotone: 'boolean', candidates: true, neighbors: true, details: 'boolean' });
+const REPORT_NOISY_MAX_OPTIONS = optionSpec<ReportNoisyMaxOptions>({ ...RELEASE_OPTION_RULES, noise: true, monotone: 'boolean', candidates: true, neighbors: true, details: 'boolean', noiseMode: true, grid: true });
 
 /** The noise scale b of report noisy max: 2 Delta/eps in general, Delta/eps for monotone scores. */
 export function reportNoisyMaxScale(eps: number, sensitivity: number, monotone = false): number {
@@ -135,6 +143,15 @@ export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, sca
  * O(n), no allocation. Validation: `scores` a non-empty array of finite numbers with a finite
  * range, eps > 0, sensitivity > 0, `candidates` of matching length; the budget (eps, 0) is checked
  * after the public checks and before the scores' values are read (a refusal on them is charged).
+ *
+ * `noiseMode: 'exact'` (the default stays 'float', whose seeded outputs the existing tests and
+ * simulations rely on): the scores are rounded to the public grid g = 2^j (sensitivity
+ * D = ceil(Delta / g), the rounding counted: D g <= Delta + g) and the argmax's LAW is sampled exactly
+ * instead of adding noise: 'exponential' is permute-and-flip with coins exp(-eps (k* - k_r)/(c D))
+ * (the identity of Ding et al. 2021; {@link permuteAndFlip}), 'gumbel' the exponential mechanism
+ * by rejection (exact Bernoulli(exp(-gamma)) coins, src/random/exact-selection.ts), c = 2 (1 with
+ * `monotone`). 'laplace' has no exact sampler here and is refused in this mode. The scale and gap of
+ * the details then use Delta_eff = D g, and the gap adds g.
  */
 export function reportNoisyMax(scores: ArrayLike<number>, eps: number, sensitivity: number, options?: ReportNoisyMaxOptions<never> & { candidates?: undefined; details?: false }): number;
 export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> & { candidates: readonly T[]; details?: false }): T;
@@ -161,11 +178,23 @@ export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensit
     if (!Array.isArray(candidates)) throw new InvalidArgumentError('candidates', 'must be an array', candidates);
     if (candidates.length !== n) throw new InvalidArgumentError('candidates', `must have the same length as scores (${n})`, candidates.length);
   }
-  const scale = reportNoisyMaxScale(eps, sensitivity, monotone);
+  const mode = options.noiseMode ?? 'float';
+  if (mode !== 'float' && mode !== 'exact') throw new InvalidArgumentError('noiseMode', "must be 'float' or 'exact'", mode);
+  let plan: SelectionGridPlan | undefined;
+  if (mode === 'exact') {
+    if (noise === 'laplace') throw new InvalidArgumentError('noiseMode', "'exact' is available for noise 'exponential' and 'gumbel' only", mode);
+    plan = planSelectionGrid(eps, sensitivity, options.grid, monotone);
+  } else if (options.grid !== undefined) throw new InvalidArgumentError('grid', "applies to noiseMode 'exact' only", options.grid);
+  const scale = plan !== undefined ? reportNoisyMaxScale(eps, plan.effectiveSensitivity, monotone) : reportNoisyMaxScale(eps, sensitivity, monotone);
   if (!Number.isFinite(scale)) throw new InvalidArgumentError('eps/sensitivity', 'must give a finite noise scale sensitivity/eps', scale);
 
-  const mechanism = `report-noisy-max-${noise}${monotone ? '-monotone' : ''}`;
+  const mechanism = `report-noisy-max-${noise}${monotone ? '-monotone' : ''}${plan !== undefined ? '-exact' : ''}`;
   const index = runRelease(options, { name: 'reportNoisyMax', eps, delta: 0, neighbors, mechanism }, (rng) => {
+    if (plan !== undefined) {
+      // The scores are private: rounded (and checked) after the budget check (charged).
+      const k = roundUtilitiesToGrid(c, plan.gridExponent, 'scores');
+      return noise === 'exponential' ? permuteAndFlipIndex(k, plan.gammaNum, plan.gammaDen, rng) : exponentialRejectionIndex(k, plan.gammaNum, plan.gammaDen, rng);
+    }
     // The scores are a function of the private data: checked after the budget check (charged).
     checkFiniteArray(c, 'scores');
     let lo = Infinity;
@@ -183,11 +212,11 @@ export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensit
     value: value as T | number,
     mechanism,
     guarantee: { eps, delta: 0, neighbors },
-    sensitivity,
+    sensitivity: plan?.effectiveSensitivity ?? sensitivity,
     scale,
     noiseHalfWidth: (alpha = 0.05) => {
       checkAlpha(alpha);
-      return reportNoisyMaxAccuracy(noise, scale, n, Math.log(1 / alpha));
+      return reportNoisyMaxAccuracy(noise, scale, n, Math.log(1 / alpha)) + (plan?.grid ?? 0);
     },
   };
 }

@@ -77,15 +77,15 @@ export function planSelectionGrid(eps: number, sensitivity: number, grid: number
  * check (the utilities are private): a non-finite utility or one whose scaled value overflows throws
  * an error naming the index only.
  */
-export function roundUtilitiesToGrid(u: ArrayLike<number>, gridExponent: number): Float64Array {
+export function roundUtilitiesToGrid(u: ArrayLike<number>, gridExponent: number, name = 'utility'): Float64Array {
   const n = u.length;
   const scale = Math.pow(2, -gridExponent);
   const k = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const v = u[i] as unknown;
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`utility[${i}]`, 'must be a finite number');
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidArgumentError(`${name}[${i}]`, 'must be a finite number');
     const x = Math.round(v * scale);
-    if (!Number.isFinite(x)) throw new InvalidArgumentError(`utility[${i}]`, 'must be below 1.8e308 * grid in magnitude');
+    if (!Number.isFinite(x)) throw new InvalidArgumentError(`${name}[${i}]`, 'must be below 1.8e308 * grid in magnitude');
     k[i] = x === 0 ? 0 : x; // no -0
   }
   return k;

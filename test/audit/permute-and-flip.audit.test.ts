@@ -5,7 +5,9 @@
  * on non-monotone utilities), and the grid rounding not counted in the sensitivity.
  */
 import { describe, expect, it } from 'vitest';
+import { exponentialMechanism } from '../../src/mechanisms/exponential.js';
 import { permuteAndFlip } from '../../src/mechanisms/permute-and-flip.js';
+import { reportNoisyMax } from '../../src/mechanisms/report-noisy-max.js';
 import { permuteAndFlipIndex, roundUtilitiesToGrid } from '../../src/random/exact-selection.js';
 import { auditDP, formatAudit } from './harness.js';
 
@@ -35,5 +37,24 @@ describe('audit: permuteAndFlip', () => {
     const broken = (u: number[], rng: Parameters<typeof permuteAndFlipIndex>[3]) => permuteAndFlipIndex(roundUtilitiesToGrid(u, 0), 1n, 1n, rng);
     const r = auditDP({ mechanism: broken, neighbors: [ha, hb], eps: 1, seed: 'pf-4' });
     expect(r.passed, formatAudit(r)).toBe(false);
+  });
+});
+
+describe("audit: the exact modes of exponentialMechanism and reportNoisyMax", () => {
+  it("exponentialMechanism noise 'exact': passes at eps = 1, and on the coarse grid with Delta = 0.5", () => {
+    const r = auditDP({ mechanism: (u: number[], rng) => exponentialMechanism(u, 1, 1, { rng, accountant: null, noise: 'exact' }), neighbors: [a, b], eps: 1, seed: 'em-x-1' });
+    expect(r.passed, formatAudit(r)).toBe(true);
+    const g = auditDP({ mechanism: (u: number[], rng) => exponentialMechanism(u, 1, 0.5, { rng, accountant: null, noise: 'exact', grid: 1 }), neighbors: [ha, hb], eps: 1, seed: 'em-x-2' });
+    expect(g.passed, formatAudit(g)).toBe(true);
+  });
+  it("exponentialMechanism noise 'exact': flags the variant without the factor 2 (half the sensitivity)", () => {
+    const r = auditDP({ mechanism: (u: number[], rng) => exponentialMechanism(u, 1, 0.5, { rng, accountant: null, noise: 'exact' }), neighbors: [a, b], eps: 1, seed: 'em-x-3' });
+    expect(r.passed, formatAudit(r)).toBe(false);
+  });
+  it("reportNoisyMax noiseMode 'exact' (gumbel): passes; monotone scale on non-monotone scores flagged", () => {
+    const r = auditDP({ mechanism: (u: number[], rng) => reportNoisyMax(u, 1, 1, { rng, accountant: null, noise: 'gumbel', noiseMode: 'exact' }), neighbors: [a, b], eps: 1, seed: 'rnm-x-1' });
+    expect(r.passed, formatAudit(r)).toBe(true);
+    const m = auditDP({ mechanism: (u: number[], rng) => reportNoisyMax(u, 1, 1, { rng, accountant: null, noise: 'gumbel', noiseMode: 'exact', monotone: true }), neighbors: [a, b], eps: 1, seed: 'rnm-x-2' });
+    expect(m.passed, formatAudit(m)).toBe(false);
   });
 });
