@@ -71,7 +71,8 @@ describe('releaseGroupAggregates: validation before the budget check', () => {
   it('refuses malformed aggregates and options', () => {
     const base = { statistic: 'mean', eps: 1, lower: 1, upper: 5, maxPartitions: 1, maxRows: 1, keys: ['a'], privacyUnit: 's' } as const;
     const ok = { keys: ['a'], units: [3], n: [3], s: [9] };
-    expect(() => releaseGroupAggregates({ ...ok, n: [1.5] }, base)).toThrow(/input.n\[0\]/);
+    // A bad aggregate value is a fact about the data: refused after the budget check (charged), without its position.
+    expect(() => releaseGroupAggregates({ ...ok, n: [1.5] }, base)).toThrow(/input.n\[…\] must be a non-negative integer/);
     expect(() => releaseGroupAggregates({ ...ok, s: undefined }, base)).toThrow(/input.s/);
     expect(() => releaseGroupAggregates({ ...ok, keys: ['a', 'a'], units: [1, 1], n: [1, 1], s: [1, 1] }, base)).toThrow(/duplicate/);
     expect(() => releaseGroupAggregates(ok, { ...base, privacyUnit: undefined } as never)).toThrow(/privacyUnit/);
