@@ -414,9 +414,7 @@ export function discreteLaplaceIntSampler(t: number): IntSampler {
   j = Math.max(0, j - SPLIT_BITS);
   const step = 2 ** j;
   const chunked = t < TWO45;
-  // First base-2^8 digit of step / t and its exact remainder (the H trials all compare with it).
-  const stepDigit = chunked ? Math.floor((step * 256) / t) : 0;
-  const stepRem = step * 256 - stepDigit * t;
+  const ratio256 = 256 / t;
   /** Bernoulli(exp(-a/t)) for 0 <= a <= t, with the first trial's first digit inlined. */
   const expTrial = (src: BitSource, a: number, digit: number, rem: number): boolean => {
     if (!chunked || a >= t) return bernoulliExpBits(src, a, t);
@@ -427,6 +425,27 @@ export function discreteLaplaceIntSampler(t: number): IntSampler {
     // A_1 = 1: continue Algorithm 1 at k = 2.
     return bernoulliExpFrom(src, a, t, 2);
   };
+  // The H trials all use a = 2^j: the first base-2^8 digit and remainder of 2^j / (t k) for
+  // k = 1..4 (trial k of Algorithm 1), so that most trials need no division.
+  const K = 4;
+  const kDigit = new Float64Array(K + 1);
+  const kRem = new Float64Array(K + 1);
+  for (let k = 1; k <= K && chunked; k++) {
+    kDigit[k] = Math.floor((step * 256) / (t * k));
+    kRem[k] = step * 256 - kDigit[k]! * t * k;
+  }
+  /** Bernoulli(exp(-2^j / t)) (Algorithm 1 with the precomputed first digits). */
+  const stepTrial = (src: BitSource): boolean => {
+    if (!chunked) return bernoulliExpBits(src, step, t);
+    for (let k = 1; k <= K; k++) {
+      // A_k ~ Bernoulli(2^j / (t k)): U's first digit above the digit of 2^j/(t k) -> A_k = 0.
+      const u = src.bits(8);
+      const q = kDigit[k]!;
+      const hit = u < q || (u === q && kRem[k]! > 0 && bernoulliBits(src, kRem[k]!, t * k));
+      if (!hit) return (k & 1) === 1;
+    }
+    return bernoulliExpFrom(src, step, t, K + 1);
+  };
   const fromBits = (src: BitSource): number | bigint => {
     for (;;) {
       let l: number;
@@ -436,7 +455,8 @@ export function discreteLaplaceIntSampler(t: number): IntSampler {
           if (bernoulliExpBits(src, l, t)) break;
           continue;
         }
-        let digit = Math.floor((l * 256) / t);
+        // Estimate by a multiplication with the precomputed 256 / t, corrected exactly below.
+        let digit = Math.floor(l * ratio256);
         let rem = l * 256 - digit * t;
         while (rem < 0) {
           digit--;
@@ -449,7 +469,7 @@ export function discreteLaplaceIntSampler(t: number): IntSampler {
         if (expTrial(src, l, digit, rem)) break;
       }
       let h = 0;
-      while (expTrial(src, step, stepDigit, stepRem)) h++;
+      while (stepTrial(src)) h++;
       const negative = src.bit() === 1;
       const g = h * step + l;
       if (!Number.isSafeInteger(g)) {
