@@ -63,6 +63,20 @@ const ACCOUNTANT_OPTIONS = optionSpec<AccountantOptions>({ sink: 'function', his
 /** Relative slack for floating-point sums of budgets (0.1 * 10 must fit a budget of 1). */
 const SLACK = 1e-12;
 
+/**
+ * A privacy budget (eps, delta) for one neighbour relation, spent by releases under basic
+ * sequential composition (see the module comment): `check` before the data are touched, `spend`
+ * after. Every release of dpkit takes one as its `accountant` option.
+ *
+ * @example
+ * ```ts
+ * import { PrivacyAccountant, meanDP, seededRng } from 'dpkit';
+ * const budget = new PrivacyAccountant({ eps: 1, delta: 1e-6 });
+ * meanDP([3, 5, 8], { lower: 0, upper: 10, eps: 0.4, accountant: budget, rng: seededRng(1) });
+ * budget.spend({ eps: 0.1, delta: 0, neighbors: 'bounded', mechanism: 'manual' });
+ * console.log(budget.remaining()); // { eps: 0.5, delta: 1e-6 }
+ * ```
+ */
 export class PrivacyAccountant {
   readonly budget: PrivacyCost;
   /** The neighbour relation of the budget; releases for the other relation are converted (see above). */
@@ -72,6 +86,13 @@ export class PrivacyAccountant {
   private spentEps = 0;
   private spentDelta = 0;
 
+  /**
+   * @param budget The total budget: `eps` > 0 and `delta` in [0, 1) (default 0).
+   * @param opts `neighbors` (the relation of the budget, default 'bounded'), `sink` (called with every
+   *   spend before it is acknowledged) and `history` (spends replayed from a persistent ledger).
+   * @throws {@link InvalidArgumentError} when the budget or a replayed cost is out of its domain.
+   * @throws {@link UnknownOptionError} for an unknown key in `budget` or `opts`.
+   */
   constructor(budget: { eps: number; delta?: number }, opts: AccountantOptions = {}) {
     checkOptions('PrivacyAccountant budget', budget, { eps: true, delta: true }, true);
     checkOptions('PrivacyAccountant', opts, ACCOUNTANT_OPTIONS);
@@ -96,7 +117,12 @@ export class PrivacyAccountant {
     return { eps: this.spentEps, delta: this.spentDelta };
   }
 
-  /** What is left of the budget (never negative). */
+  /**
+   * What is left of the budget (never negative).
+   *
+   * @returns The remaining (eps, delta).
+   * @throws Never.
+   */
   remaining(): PrivacyCost {
     return { eps: Math.max(0, this.budget.eps - this.spentEps), delta: Math.max(0, this.budget.delta - this.spentDelta) };
   }
@@ -131,13 +157,29 @@ export class PrivacyAccountant {
     );
   }
 
-  /** Throws {@link BudgetExceededError} when the cost does not fit; spends nothing. */
+  /**
+   * Checks that a release of this cost fits the remaining budget; spends nothing.
+   *
+   * @param request The release's own (eps, delta), its `neighbors` relation (converted to the
+   *   budget's, see {@link costOf}) and a `name` for the message.
+   * @returns Nothing: returning means the release fits.
+   * @throws {@link BudgetExceededError} when the (converted) cost does not fit.
+   * @throws {@link InvalidArgumentError} when a cost is negative or a replace-one release meets an add/remove-one budget.
+   */
   check(request: PrivacyCost & { name?: string; neighbors?: Neighbors }): void {
     const cost = this.costOf(request);
     if (!this.canSpend(cost)) throw new BudgetExceededError(request.name ?? 'release', cost, this.remaining());
   }
 
-  /** Check, then record the spend (and pass it to the sink). */
+  /**
+   * Checks, then records the spend (and passes it to the sink before returning).
+   *
+   * @param request The release's (eps, delta), its `neighbors` relation, `mechanism` and `name`.
+   * @returns The ledger entry as charged (converted to the budget's relation when needed, with the
+   *   release's own guarantee in `claimed`).
+   * @throws {@link BudgetExceededError} when the cost does not fit; nothing is recorded.
+   * @throws {@link InvalidArgumentError} as {@link check}.
+   */
   spend(request: SpendRequest): LedgerEntry {
     this.check(request);
     const cost = this.costOf(request);

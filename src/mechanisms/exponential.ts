@@ -204,6 +204,21 @@ function invertBlocks(weight: (i: number) => number, n: number, blockSums: Float
  * `details: true` a {@link Release} whose `scale` is 2 Delta/eps and whose `noiseHalfWidth(alpha)`
  * is the utility gap of Lemma 28 at t = ln(1/alpha) (uniform measure); with noise 'exact' both use
  * Delta_eff = D g and the gap adds g (the rounding).
+ *
+ * @param utility The utility of each candidate, computed on the private data (higher is better).
+ * @param eps The privacy parameter (> 0).
+ * @param sensitivity How much one record can change any utility.
+ * @param options `candidates` (returned instead of the index), `rng`, `accountant`, `name`, `details`.
+ * @returns The index of the chosen candidate (or the candidate itself); with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when eps or the sensitivity is not a positive finite number, or a utility is not finite; nothing is spent.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps; nothing is spent.
+ * @example
+ * ```ts
+ * import { exponentialMechanism, seededRng } from 'dpkit';
+ * const best = exponentialMechanism([3, 10, 4], 1, 1, { candidates: ['red', 'green', 'blue'], rng: seededRng(11) });
+ * console.log(best);
+ * ```
  */
 export function exponentialMechanism(utility: ArrayLike<number>, eps: number, sensitivity: number, options?: ExponentialMechanismOptions<never> & { candidates?: undefined; details?: false }): number;
 export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number, sensitivity: number, options: ExponentialMechanismOptions<T> & { candidates: readonly T[]; details?: false }): T;

@@ -48,6 +48,21 @@ const GAUSSIAN_OPTIONS = optionSpec<GaussianOptions>({ ...VECTOR_MECHANISM_RULES
  * the neighbour relation of the sensitivities (`neighbors`, default 'bounded'). The accountant is
  * charged (eps, delta) on success; validation of the public inputs (DPpack's rules) happens before the
  * budget check, of the true values (a function of the private data) after it (a refusal is charged).
+ *
+ * @param trueValues The exact answer(s) computed on the private data.
+ * @param eps The privacy parameter (> 0; < 1 for the classic calibration, any with `analytic: true`).
+ * @param delta The privacy parameter delta in (0, 1).
+ * @param sensitivities The l2 sensitivity of the whole query, or one per element.
+ * @param opts `analytic` (Balle & Wang 2018), `typeDP`, `rng`, `accountant`, `name`, `noise`, `neighbors`, `details`.
+ * @returns The noisy answer(s), of the same shape as `trueValues`; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when eps, delta or a sensitivity is out of its domain (e.g. eps >= 1 without `analytic: true`); nothing is spent.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay (eps, delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { gaussianMechanism, seededRng } from 'dpkit';
+ * console.log(gaussianMechanism([10, 20], 1, 1e-6, 1, { analytic: true, rng: seededRng(10) }));
+ * ```
  */
 export function gaussianMechanism(trueValues: number, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions & { details?: false }): number;
 export function gaussianMechanism(trueValues: Float64Array, eps: number, delta: number, sensitivities: number | ArrayLike<number>, opts?: GaussianOptions & { details?: false }): Float64Array;

@@ -42,6 +42,21 @@ export function laplaceScale(eps: number, sensitivity: number): number {
  * Guarantee: eps-DP for the neighbour relation of the sensitivities (`neighbors`, a label: 'bounded'
  * by default). The public inputs are validated before the budget check; the true values (a function
  * of the private data) after it, so a refusal on them is charged (eps, 0) like a release.
+ *
+ * @param trueValues The exact answer(s) computed on the private data (a number, an array or a Float64Array).
+ * @param eps The privacy parameter (> 0).
+ * @param sensitivities The l1 sensitivity of the whole query, or one per element (their sum is used).
+ * @param opts `rng`, `accountant`, `name`, `noise` ('safe' default), `neighbors`, `details`.
+ * @returns The noisy answer(s), of the same shape as `trueValues`; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when eps or a sensitivity is not a positive finite number, or a true value is not finite; nothing is spent.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps; nothing is spent.
+ * @example
+ * ```ts
+ * import { laplaceMechanism, seededRng } from 'dpkit';
+ * // A count (sensitivity 1) released with eps = 0.5: Laplace noise of scale 2.
+ * console.log(laplaceMechanism(1234, 0.5, 1, { rng: seededRng(9) }));
+ * ```
  */
 export function laplaceMechanism(trueValues: number, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions & { details?: false }): number;
 export function laplaceMechanism(trueValues: Float64Array, eps: number, sensitivities: number | ArrayLike<number>, opts?: LaplaceOptions & { details?: false }): Float64Array;

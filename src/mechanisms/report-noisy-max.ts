@@ -152,6 +152,20 @@ export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, sca
  * by rejection (exact Bernoulli(exp(-gamma)) coins, src/random/exact-selection.ts), c = 2 (1 with
  * `monotone`). 'laplace' has no exact sampler here and is refused in this mode. The scale and gap of
  * the details then use Delta_eff = D g, and the gap adds g.
+ *
+ * @param scores The score of each candidate, computed on the private data.
+ * @param eps The privacy parameter (> 0).
+ * @param sensitivity How much one record can change any score.
+ * @param options `candidates`, `noise`, `rng`, `accountant`, `name`, `details`.
+ * @returns The index of the candidate with the largest noisy score (or the candidate); with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when eps or the sensitivity is not a positive finite number, or a score is not finite; nothing is spent.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps; nothing is spent.
+ * @example
+ * ```ts
+ * import { reportNoisyMax, seededRng } from 'dpkit';
+ * console.log(reportNoisyMax([12, 40, 15], 1, 1, { rng: seededRng(12) })); // most likely 1
+ * ```
  */
 export function reportNoisyMax(scores: ArrayLike<number>, eps: number, sensitivity: number, options?: ReportNoisyMaxOptions<never> & { candidates?: undefined; details?: false }): number;
 export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensitivity: number, options: ReportNoisyMaxOptions<T> & { candidates: readonly T[]; details?: false }): T;

@@ -153,6 +153,20 @@ export function prepareLinearRegression(X: MatrixInput, y: ArrayLike<number>, o:
   };
 }
 
+/**
+ * Private linear regression (DPpack's LinearRegressionDP): KST objective perturbation (default) or
+ * AdaSSP; see the module comment for the objective, the sensitivity and the guarantee.
+ *
+ * @example
+ * ```ts
+ * import { LinearRegressionDP, seededRng } from 'dpkit';
+ * const X = [[1], [2], [3], [4], [5], [6]];
+ * const y = [2.1, 3.9, 6.2, 8.1, 9.8, 12.2];
+ * // Public bounds of the feature and (last) of the label; gamma = 1 by default.
+ * const model = new LinearRegressionDP({ eps: 2 }).fit(X, y, { lower: [0, 0], upper: [6, 13], addBias: true, rng: seededRng(3) });
+ * console.log(model.coef, model.predict([[7]]));
+ * ```
+ */
 export class LinearRegressionDP {
   /** 'kst' (objective perturbation, default) or 'adassp' (sufficient-statistics perturbation). */
   readonly method: 'kst' | 'adassp';
@@ -175,6 +189,12 @@ export class LinearRegressionDP {
   private addBias = false;
   private dIn = 0;
 
+  /**
+   * @param options `eps`, `delta` (0 for pure eps-DP), `gamma` (default 1) and `regularizer` for
+   *   KST; `method: 'adassp'` with `eps`, `delta` and `rho` for AdaSSP.
+   * @throws {@link InvalidArgumentError} when an option is out of its domain (nothing is spent).
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(options: LinearRegressionOptions) {
     checkOptionKeys('LinearRegressionDP', options, LINEAR_REGRESSION_OPTIONS, true);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('LinearRegressionDP options', 'must be an object { eps, delta?, gamma? }', options);
@@ -220,6 +240,16 @@ export class LinearRegressionDP {
    * is charged), the preprocessing, the noise and the solver. Once the
    * solver has run, (eps, delta) is charged even if it misses its tolerance; a ConvergenceError
    * (public settings only) is then thrown and nothing is stored.
+   *
+   * @param X The private features, one row per record (rows of numbers or a row-major matrix).
+   * @param y The private labels.
+   * @param options `lower`/`upper`: the PUBLIC bounds of each feature and, last, of the label;
+   *   `addBias`, `rng`, `accountant`, `name`.
+   * @returns This model, fitted (`coeff` / `coef` hold the coefficients).
+   * @throws {@link InvalidArgumentError} for bad bounds or shapes (nothing spent), or after the budget
+   *   check for a value of X or y that is not finite (charged).
+   * @throws {@link BudgetExceededError} when the accountant cannot pay the fit; nothing is spent.
+   * @throws {@link ConvergenceError} when the solver misses its tolerance (charged).
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options: LinearFitOptions): this {
     checkOptionKeys('LinearRegressionDP.fit', options, LINEAR_FIT_OPTIONS);
@@ -268,7 +298,13 @@ export class LinearRegressionDP {
     return this;
   }
 
-  /** Predictions X . coeff (post-processing: no privacy cost). */
+  /**
+   * Predictions X . coeff (post-processing: no privacy cost).
+   *
+   * @param X Rows of features (the same columns as at fit, without the bias column).
+   * @returns One prediction per row.
+   * @throws {@link InvalidArgumentError} when the model is not fitted or X has the wrong shape.
+   */
   predict(X: MatrixInput): number[] {
     assertFitted(this.coeff !== undefined, 'LinearRegressionDP');
     const { d } = matrixShape(X, 'X');

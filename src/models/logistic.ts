@@ -35,10 +35,29 @@ import { scaleDesign } from './erm/preprocess.js';
 
 export type LogisticRegressionOptions = CmsModelOptions;
 
+/**
+ * Private logistic regression (DPpack's LogisticRegressionDP): Chaudhuri, Monteleoni & Sarwate
+ * objective (default) or output perturbation of the L2-regularised logistic loss; see the module
+ * comment for the guarantee.
+ *
+ * @example
+ * ```ts
+ * import { LogisticRegressionDP, seededRng } from 'dpkit';
+ * const X = [[0.1, 0.9], [0.8, 0.2], [0.2, 0.7], [0.9, 0.4], [0.3, 0.8], [0.7, 0.1]];
+ * const y = [0, 1, 0, 1, 0, 1];
+ * const model = new LogisticRegressionDP({ eps: 1, gamma: 0.5 }).fit(X, y, { lower: [0, 0], upper: [1, 1], rng: seededRng(4) });
+ * console.log(model.coef, model.predict([[0.9, 0.1]]));
+ * ```
+ */
 export class LogisticRegressionDP extends CmsClassifier {
   protected readonly lossKind = 'logistic' as const;
   protected readonly modelName = 'LogisticRegressionDP';
 
+  /**
+   * @param options `eps`, `gamma` (default 1), `regularizer` and `perturbation` ('objective' or 'output').
+   * @throws {@link InvalidArgumentError} when an option is out of its domain.
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(options: LogisticRegressionOptions) {
     checkOptionKeys('LogisticRegressionDP', options, CMS_MODEL_OPTIONS, true);
     super(options, 'LogisticRegressionDP');

@@ -122,6 +122,21 @@ export interface HistogramPlan extends StatPlan<Float64Array, Histogram> {
  * rounded half to even, or with `normalize` divided by their sum (uniform if every count is 0).
  * Equal-width bins are found arithmetically (ceil((v - l) K/(u - l)) - 1), explicit edges by binary
  * search. One pass over x, no allocation per element; the default breaks are public (10 equal bins).
+ *
+ * @param x The private data (one number per record).
+ * @param opts `lower`/`upper` and `breaks` (a number of equal-width bins, default 10, or the edges; `bins` is an alias of a
+ *   number of bins): all PUBLIC; `eps` (and `delta`, `mechanism`), `normalize`, `allowNegative`, `rng`, `accountant`, `details`.
+ * @returns The private counts per bin with their edges; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
+ *   after the budget check (charged) when a data value is not a finite number.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps (and delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { histogramDP, seededRng } from 'dpkit';
+ * const h = histogramDP([21, 34, 35, 47, 52, 68], { lower: 18, upper: 90, breaks: 4, eps: 1, rng: seededRng(5) });
+ * console.log(h.edges, h.counts);
+ * ```
  */
 export function histogramDP<O extends HistogramOptions>(x: ArrayLike<number>, opts: Exact<O, HistogramOptions>): StatResult<Histogram, O> {
   checkOptions('histogramDP', opts, HISTOGRAM_OPTIONS, true);

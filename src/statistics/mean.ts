@@ -34,6 +34,22 @@ const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower
  * non-finite element raises its typed error then (charged, through the one release runner: the failure
  * depends on the data). The release is {@link planMean} (data-free) applied to the clipped sum and the
  * count. Sensitivity, scale and grid range are validated before (a typed error naming lower/upper).
+ *
+ * @param x The private data (one number per record).
+ * @param opts `lower`/`upper`: the PUBLIC bounds x is clipped to; `eps` (and `delta`, `mechanism`); `neighbors` and, for
+ *   add/remove-one, the public lower bound `n` on the size; `rng`, `accountant`, `details`.
+ * @returns The private mean; with `details: true` the {@link Release} (value, guarantee, sensitivity, noise scale).
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
+ *   after the budget check (charged) when a data value is not a finite number.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps (and delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { meanDP, PrivacyAccountant, seededRng } from 'dpkit';
+ * const budget = new PrivacyAccountant({ eps: 1 });
+ * const mean = meanDP([31, 45, 27, 52, 38], { lower: 18, upper: 90, eps: 0.5, accountant: budget, rng: seededRng(1) });
+ * console.log(mean, budget.remaining()); // 38.6 + Laplace noise of scale (90 - 18)/5/0.5 = 28.8; { eps: 0.5, delta: 0 }
+ * ```
  */
 export function meanDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: Exact<O, BoundedStatOptions>): StatResult<number, O> {
   checkOptions('meanDP', opts, MEAN_OPTIONS, true);

@@ -159,7 +159,7 @@ function withAssumption(rp: ReleasePlan<PooledStatistic, number>, assumption: st
   };
 }
 
-/** The data-free plan of {@link pooledVarDP} for J groups with sizes `g` (see {@link planPooled}). */
+/** The data-free plan of {@link pooledVarDP} for J groups with sizes `g` (see `planPooled`). */
 export function planPooledVar(opts: BoundedStatOptions & PooledOptions, J: number, g?: PooledSizes): StatPlan<PooledStatistic, number> {
   const p = parseNoiseOptions(opts);
   const [l, u] = parseBounds(opts);
@@ -169,7 +169,7 @@ export function planPooledVar(opts: BoundedStatOptions & PooledOptions, J: numbe
   return planPooled(p, opts, J, g, (u - l) * (u - l), approx, labels, 1, 1, 'lower/upper', 'pooledVarDP', true);
 }
 
-/** The data-free plan of {@link pooledCovDP} for J groups with sizes `g` (see {@link planPooled}). */
+/** The data-free plan of {@link pooledCovDP} for J groups with sizes `g` (see `planPooled`). */
 export function planPooledCov(opts: CovOptions & PooledOptions, J: number, g?: PooledSizes): StatPlan<PooledStatistic, number> {
   const p = parseNoiseOptions(opts);
   const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');

@@ -158,6 +158,20 @@ export function quantileFromSorted(sorted: Float64Array, q: number, eps: number,
  * `noiseHalfWidth` is the trivial data-independent bound u - l (the exponential mechanism's error in
  * value units depends on the data's gaps; no data-independent interval is tighter in general).
  * One radix sort and one pass, no underflow for tiny eps or 1e6 identical values.
+ *
+ * @param x The private data (one number per record).
+ * @param q The quantile level in [0, 1] (0.5 for the median).
+ * @param opts `lower`/`upper`: the PUBLIC bounds; `eps`, `neighbors`, `rng`, `accountant`, `details`.
+ * @returns The private quantile, a value in [lower, upper]; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
+ *   after the budget check (charged) when a data value is not a finite number.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps (and delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { quantileDP, seededRng } from 'dpkit';
+ * console.log(quantileDP([3, 8, 12, 15, 21, 30, 44], 0.5, { lower: 0, upper: 50, eps: 1, rng: seededRng(7) }));
+ * ```
  */
 export function quantileDP<O extends QuantileOptions>(x: ArrayLike<number>, q: number, opts: Exact<O, QuantileOptions>): StatResult<number, O> {
   checkOptions('quantileDP', opts, QUANTILE_OPTIONS, true);
@@ -166,7 +180,20 @@ export function quantileDP<O extends QuantileOptions>(x: ArrayLike<number>, q: n
   return quantileCore(x, q, opts, 'quantileDP') as StatResult<number, O>;
 }
 
-/** Private median: {@link quantileDP} with q = 0.5 (same mechanism, guarantee and sensitivity). */
+/** Private median: {@link quantileDP} with q = 0.5 (same mechanism, guarantee and sensitivity). *
+ * @param x The private data (one number per record).
+ * @param opts As {@link quantileDP}.
+ * @returns The private median; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
+ *   after the budget check (charged) when a data value is not a finite number.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps (and delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { medianDP, seededRng } from 'dpkit';
+ * console.log(medianDP([3, 8, 12, 15, 21, 30, 44], { lower: 0, upper: 50, eps: 1, rng: seededRng(8) }));
+ * ```
+ */
 export function medianDP<O extends QuantileOptions>(x: ArrayLike<number>, opts: Exact<O, QuantileOptions>): StatResult<number, O> {
   checkOptions('medianDP', opts, QUANTILE_OPTIONS, true);
   checkOptionsObject(opts);

@@ -58,6 +58,20 @@ function sortedLevels(values: Set<Category>): Category[] {
  * With declared `levels`, only records whose values are all declared levels are counted (the others
  * are left out silently: no error can reveal a record after the budget check). Call as
  * tableDP([col1, col2, ...], opts).
+ *
+ * @param columns One or more private categorical columns (same length): the table counts their combinations.
+ * @param opts `levels`: the PUBLIC levels of each column (or a number of integer codes); `eps` (and `delta`, `mechanism`), `rng`, `accountant`, `details`.
+ * @returns The private counts of every combination of levels; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
+ *   after the budget check (charged) when a data value is not a finite number.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps (and delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { tableDP, seededRng } from 'dpkit';
+ * const t = tableDP([['a', 'b', 'a', 'a']], { levels: [['a', 'b']], eps: 1, rng: seededRng(6) });
+ * console.log(t);
+ * ```
  */
 export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike<Category>>, opts: Exact<O, TableOptions>): StatResult<ContingencyTable, O> {
   checkOptions('tableDP', opts, TABLE_OPTIONS, true);

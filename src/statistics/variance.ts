@@ -142,6 +142,19 @@ function runVariance(x: ArrayLike<number>, opts: VarianceOptions, sd: boolean): 
  * `mechanism: 'bounded-laplace'`: the bounded Laplace mechanism (Holohan et al. 2018) on the public range
  * [0, (u - l)^2 m/(4(m - 1))] of the sample variance of m values in [l, u] (m = n, or n0 for unbounded
  * neighbours), with the scale of Theorem 26.
+ *
+ * @param x The private data (one number per record).
+ * @param opts `lower`/`upper`: the PUBLIC bounds x is clipped to; `eps` (and `delta`, `mechanism`), `neighbors`, `n`, `rng`, `accountant`, `details`.
+ * @returns The private sample variance; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
+ *   after the budget check (charged) when a data value is not a finite number.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps (and delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { varDP, seededRng } from 'dpkit';
+ * console.log(varDP([1, 2, 3, 4, 5, 6, 7, 8], { lower: 0, upper: 10, eps: 1, rng: seededRng(2) }));
+ * ```
  */
 export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: Exact<O, VarianceOptions>): StatResult<number, O> {
   checkOptions('varDP', opts, VARIANCE_OPTIONS, true);
@@ -155,6 +168,19 @@ export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: Exa
  * noise's half-width, since |sqrt(a) - sqrt(b)| <= sqrt(|a - b|) (and the clamp at 0 only brings the
  * released variance closer to the true one). With `mechanism: 'bounded-laplace'` the variance comes
  * from the bounded Laplace path of {@link varDP}.
+ *
+ * @param x The private data (one number per record).
+ * @param opts As {@link varDP}.
+ * @returns The private standard deviation (the square root of the private variance, floored at 0); with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
+ *   after the budget check (charged) when a data value is not a finite number.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps (and delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { sdDP, seededRng } from 'dpkit';
+ * console.log(sdDP([1, 2, 3, 4, 5, 6, 7, 8], { lower: 0, upper: 10, eps: 1, rng: seededRng(3) }));
+ * ```
  */
 export function sdDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: Exact<O, VarianceOptions>): StatResult<number, O> {
   checkOptions('sdDP', opts, VARIANCE_OPTIONS, true);
@@ -180,6 +206,20 @@ export const COV_OPTIONS = optionSpec<CovOptions>({ ...NOISY_STAT_RULES, lower1:
  * pairs changes the sample covariance by at most R/m <= R/n0 (Bhatia-Davis and AM-GM; proof:
  * docs/proofs/statistics-sensitivity.md#covariance). Laplace or Gaussian noise as in {@link meanDP}. The release may be
  * negative (a covariance can be).
+ *
+ * @param x1 The first private column.
+ * @param x2 The second private column (same length).
+ * @param opts `lower1`/`upper1`, `lower2`/`upper2`: the PUBLIC bounds; `eps` (and `delta`, `mechanism`), `neighbors`, `n`, `rng`, `accountant`, `details`.
+ * @returns The private sample covariance; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
+ *   after the budget check (charged) when a data value is not a finite number.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps (and delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { covDP, seededRng } from 'dpkit';
+ * console.log(covDP([1, 2, 3, 4], [2, 4, 5, 8], { lower1: 0, upper1: 5, lower2: 0, upper2: 10, eps: 1, rng: seededRng(4) }));
+ * ```
  */
 export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike<number>, opts: Exact<O, CovOptions>): StatResult<number, O> {
   checkOptions('covDP', opts, COV_OPTIONS, true);

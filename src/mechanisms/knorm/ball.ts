@@ -22,7 +22,7 @@ export interface ConvexBody {
 
 export type BuiltinNorm = 'l1' | 'l2' | 'linf';
 
-/** What the K-norm tools accept as K: a built-in lp ball or a convex body (a {@link Polytope} is one). */
+/** What the K-norm tools accept as K: a built-in lp ball or a convex body (a `Polytope` of dpkit/internals is one). */
 export type KNormSpec = BuiltinNorm | ConvexBody;
 
 export function normL1(u: ArrayLike<number>): number {

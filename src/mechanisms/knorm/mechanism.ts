@@ -11,7 +11,7 @@ import { checkNormSpec, coordinateBounds, type KNormSpec } from './ball.js';
 import { checkRejectionFeasible, gammaQuantile, sampleKNormInto, type RejectionOptions, type RejectionStats } from './sample.js';
 
 export interface KNormMechanismOptions extends ReleaseOptions, RejectionOptions {
-  /** K: 'l1', 'l2', 'linf', a {@link Polytope}, or a convex body { membership(u), box: [lo, hi] }. */
+  /** K: 'l1', 'l2', 'linf', a `Polytope` (dpkit/internals), or a convex body { membership(u), box: [lo, hi] }. */
   norm: KNormSpec;
   /** Delta_K = sup |T(X) - T(X')|_K over neighbouring X, X' (an exact bound, never an estimate). */
   sensitivity: number;

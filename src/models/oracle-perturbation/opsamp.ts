@@ -228,7 +228,7 @@ export async function opSamp(oracle: LinearOracle, params: OpSampInput, options:
 }
 
 /**
- * OPSamp with a synchronous oracle (e.g. {@link smoothLbfgsSolver}); same algorithm and guarantee.
+ * OPSamp with a synchronous oracle (e.g. `smoothLbfgsSolver` of dpkit/internals); same algorithm and guarantee.
  * An uncertified call throws UncertifiedOracleError (charged, ledger entry marked '(uncertified)').
  */
 export function opSampSync(oracle: (sigma: Float64Array) => OracleResult, params: OpSampInput, options: Omit<OpSampOptions, 'onUncertified'> = {}): OpSampRelease {
