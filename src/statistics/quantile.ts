@@ -18,6 +18,7 @@ import {
 import { checkEpsilon } from '../validation.js';
 import { runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
 import { sortFloat64 } from '../math/sort-float64.js';
+import { planQuantileLattice, quantileExactFromSorted, type QuantileLattice } from './quantile-exact.js';
 
 interface QuantileBaseOptions extends StatBaseOptions {
   /** Public lower bound of the data (and of the output). */
@@ -31,6 +32,13 @@ export interface QuantileDPOptions extends QuantileBaseOptions {
   /** true (default): a uniform draw inside the chosen interval. */
   uniformSampling?: true;
   allowDataEndpoints?: false;
+  /**
+   * 'float' (default): the interval by a floating-point inverse CDF and a float uniform inside it.
+   * 'exact': the mechanism on the public lattice of `grid`, sampled exactly (see quantile-exact.ts).
+   */
+  noise?: 'float' | 'exact';
+  /** With noise 'exact': the lattice spacing, a power of two (default 2^(floor(log2(upper - lower)) - 20)). */
+  grid?: number;
 }
 
 /**
@@ -50,7 +58,7 @@ export interface QuantileEndpointOptions extends QuantileBaseOptions {
 
 export type QuantileOptions = QuantileDPOptions | QuantileEndpointOptions;
 
-const QUANTILE_OPTIONS = optionSpec<QuantileOptions>({ ...STAT_BASE_RULES, lower: true, upper: true, uniformSampling: 'boolean', allowDataEndpoints: 'boolean' });
+const QUANTILE_OPTIONS = optionSpec<QuantileOptions>({ ...STAT_BASE_RULES, lower: true, upper: true, uniformSampling: 'boolean', allowDataEndpoints: 'boolean', noise: true, grid: true });
 
 /** Mechanism label of the (non-private) endpoint variant. */
 export const QUANTILE_ENDPOINT_MECHANISM = 'exponential-endpoint (not DP: returns a data value)';
@@ -159,6 +167,15 @@ export function quantileFromSorted(sorted: Float64Array, q: number, eps: number,
  * value units depends on the data's gaps; no data-independent interval is tighter in general).
  * One radix sort and one pass, no underflow for tiny eps or 1e6 identical values.
  *
+ * `noise: 'exact'` (the default stays 'float': the golden and seeded tests of the float sampler and
+ * the simulations built on them keep their meaning): the same mechanism on the public lattice
+ * {m g} of [lower, upper] (g = `grid`, a power of two, default 2^-20 of the range), every decision
+ * exact: the data rounded to the lattice, the interval between order statistics chosen with
+ * probability proportional to its number of lattice points times exp(-eps |i - 1 - t| / 2), t =
+ * round(q n) (an integer, so the exponents are exact rationals), and the point inside it uniform on
+ * the lattice (quantileExactFromSorted in quantile-exact.ts: sensitivity 1, eps-DP, the output a lattice
+ * point, no floating-point caveat). Not with `uniformSampling: false`.
+ *
  * @param x The private data (one number per record).
  * @param q The quantile level in [0, 1] (0.5 for the median).
  * @param opts `lower`/`upper`: the PUBLIC bounds; `eps`, `neighbors`, `rng`, `accountant`, `details`.
@@ -233,6 +250,14 @@ export function planQuantile(opts: QuantileOptions, q: number, name = 'quantileD
     }
     if (resolveAccountant(opts) !== undefined) throw new InvalidArgumentError('accountant', 'cannot be charged for uniformSampling: false, which is not differentially private (no finite eps; pass accountant: null when a default accountant is set)');
   } else if (allowEndpoints) throw new InvalidArgumentError('allowDataEndpoints', 'applies only with uniformSampling: false', allowEndpoints);
+  const dpOpts = opts as QuantileDPOptions;
+  const noiseMode = dpOpts.noise ?? 'float';
+  if (noiseMode !== 'float' && noiseMode !== 'exact') throw new InvalidArgumentError('noise', "must be 'float' or 'exact'", noiseMode);
+  let lattice: QuantileLattice | undefined;
+  if (noiseMode === 'exact') {
+    if (!uniformSampling) throw new InvalidArgumentError('noise', "'exact' applies to the DP mechanism only (uniformSampling: true)", noiseMode);
+    lattice = planQuantileLattice(l, u, dpOpts.grid);
+  } else if (dpOpts.grid !== undefined) throw new InvalidArgumentError('grid', "applies to noise 'exact' only", dpOpts.grid);
   return {
     name,
     releases: relations.map((relation): ReleasePlan<Float64Array, number> => {
@@ -241,16 +266,16 @@ export function planQuantile(opts: QuantileOptions, q: number, name = 'quantileD
         return u - l;
       };
       // The endpoint variant returns a data value: no finite guarantee (only the interval choice is eps-DP).
-      const mechanism = uniformSampling ? 'exponential' : QUANTILE_ENDPOINT_MECHANISM;
+      const mechanism = lattice !== undefined ? 'exponential-exact' : uniformSampling ? 'exponential' : QUANTILE_ENDPOINT_MECHANISM;
       const guarantee = { eps: uniformSampling ? eps : Infinity, delta: 0, neighbors: relation };
       return {
         guarantee,
         mechanism,
         sensitivity: 1,
-        noise: { family: 'exponential', mode: 'float', scale: 2 / eps, effectiveScale: 2 / eps, gridExponent: undefined },
+        noise: { family: 'exponential', mode: lattice !== undefined ? 'exact' : 'float', scale: 2 / eps, effectiveScale: 2 / eps, gridExponent: lattice?.gridExponent },
         noiseHalfWidth,
         release: (sorted, rng): Release<number> => ({
-          value: quantileFromSorted(sorted, q, eps, l, u, rng, uniformSampling),
+          value: lattice !== undefined ? quantileExactFromSorted(sorted, q, eps, lattice, rng) : quantileFromSorted(sorted, q, eps, l, u, rng, uniformSampling),
           mechanism,
           guarantee: { ...guarantee },
           sensitivity: 1,

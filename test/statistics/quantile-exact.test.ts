@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { PrivacyAccountant } from '../../src/accounting/accountant.js';
+import { quantileDP } from '../../src/statistics/quantile.js';
+import { planQuantileLattice, quantileExactFromSorted, quantileExactProbabilities, targetRank } from '../../src/statistics/quantile-exact.js';
+import { seededRng } from '../../src/random/rng.js';
+import { chiSquareTest } from '../helpers/gof.js';
+
+/** The law derived directly: P(m) proportional to exp(-eps |#{x <= m} - round(q n)| / 2) on the integers lo..hi. */
+function law(data: number[], q: number, eps: number, lo: number, hi: number, t = Math.floor(q * data.length + 0.5)): number[] {
+  const w: number[] = [];
+  for (let m = lo; m <= hi; m++) w.push(Math.exp((-eps / 2) * Math.abs(data.filter((x) => x <= m).length - t)));
+  const s = w.reduce((a, b) => a + b, 0);
+  return w.map((v) => v / s);
+}
+
+describe('exact quantile: plan and target (golden values)', () => {
+  it('targetRank = round(q n) half up, exact in the dyadic q', () => {
+    expect(targetRank(0.5, 7)).toBe(4); // 3.5 -> 4
+    expect(targetRank(0.25, 6)).toBe(2); // 1.5 -> 2
+    expect(targetRank(0.1, 5)).toBe(1); // the double 0.1 is above 1/10: 0.50000000000000003 -> 1
+    expect(targetRank(0.3, 5)).toBe(1); // the double 0.3 is below 3/10: 1.4999999999999999 -> 1
+    expect(targetRank(0, 9)).toBe(0);
+    expect(targetRank(1, 9)).toBe(9);
+    // Moves by 0 or 1 when n grows by one (the add/remove sensitivity argument).
+    for (const q of [0, 0.1, 0.3, 0.5, 0.77, 1]) for (let n = 0; n < 200; n++) expect([0, 1]).toContain(targetRank(q, n + 1) - targetRank(q, n));
+  });
+  it('lattice: default g = 2^(floor(log2(u - l)) - 20), L = ceil(l / g), U = floor(u / g)', () => {
+    expect(planQuantileLattice(0, 10, undefined)).toEqual({ gridExponent: -17, grid: 2 ** -17, lo: 0, hi: 10 * 2 ** 17 });
+    expect(planQuantileLattice(-1.3, 2.2, 0.5)).toEqual({ gridExponent: -1, grid: 0.5, lo: -2, hi: 4 });
+    expect(() => planQuantileLattice(0, 1, 0.3)).toThrow(/power of two/);
+    expect(() => planQuantileLattice(0.1, 0.2, 1)).toThrow(/at least one lattice point/);
+    expect(() => planQuantileLattice(0, 1, 2 ** -50)).toThrow(/at most 2\^40/);
+  });
+  it('quantileExactProbabilities equals the directly derived law', () => {
+    const data = [2, 3, 3, 7, 12, 15];
+    const p = quantileExactProbabilities(Float64Array.from(data), 0.5, 1, planQuantileLattice(0, 20, 1));
+    const d = law(data, 0.5, 1, 0, 20);
+    for (let i = 0; i < d.length; i++) expect(p[i]).toBeCloseTo(d[i]!, 14);
+  });
+});
+
+describe('exact quantile: distribution (fixed seeds)', () => {
+  const trials = 60_000;
+  const data = [2, 3, 3, 7, 12, 15, 15, 18];
+  const lattice = planQuantileLattice(0, 20, 1);
+  const sorted = Float64Array.from(data);
+  const sample = (eps: number, seed: string) => {
+    const rng = seededRng(seed);
+    const c = new Array<number>(21).fill(0);
+    for (let t = 0; t < trials; t++) c[quantileExactFromSorted(sorted, 0.5, eps, lattice, rng)]!++;
+    return c;
+  };
+  const chi = (c: number[], p: number[]) => chiSquareTest(c, p.map((x) => x * trials)).pValue;
+  it('matches the law at eps = 1; the law at x0.7 and x1.3 is rejected', () => {
+    const c = sample(1, 'q-exact-1');
+    expect(chi(c, law(data, 0.5, 1, 0, 20))).toBeGreaterThan(1e-6);
+    expect(chi(c, law(data, 0.5, 0.7, 0, 20))).toBeLessThan(1e-6);
+    expect(chi(c, law(data, 0.5, 1.3, 0, 20))).toBeLessThan(1e-6);
+  });
+  it('a non-integer grid point data set: values rounded to the lattice (0.5), clamped to [L, U]', () => {
+    const rng = seededRng('q-exact-2');
+    const lat = planQuantileLattice(-1.3, 2.2, 0.5); // points -1, -0.5, ..., 2
+    const x = Float64Array.from([-1.3, -0.2, 0.26, 0.9, 2.2]); // clipped data (sorted); k = [-2 -> -2 clamped, 0, 1, 2, 4]
+    const counts = new Array<number>(7).fill(0);
+    for (let t = 0; t < trials; t++) {
+      const v = quantileExactFromSorted(x, 0.5, 2, lat, rng);
+      expect(Number.isInteger(v * 2)).toBe(true);
+      counts[v * 2 + 2]!++;
+    }
+    // Lattice integers k: round(2x) = [-3 -> clamped -2, -0 -> 0, 1, 2, 4]; t = round(2.5) = 3.
+    const p = law([-2, 0, 1, 2, 4], 0.5, 2, -2, 4, 3);
+    expect(chi(counts, p)).toBeGreaterThan(1e-6);
+    expect(chi(counts, law([-2, 0, 1, 2, 4], 0.5, 1.4, -2, 4, 3))).toBeLessThan(1e-6);
+    expect(chi(counts, law([-2, 0, 1, 2, 4], 0.5, 2.6, -2, 4, 3))).toBeLessThan(1e-6);
+  });
+});
+
+describe('exact quantile: eps-DP ratio on all neighbouring data sets (exact law)', () => {
+  /** max |ln P(m | a) / P(m | b)| over the lattice 0..6. */
+  const loss = (a: number[], b: number[], eps: number, q: number) => {
+    const lat = planQuantileLattice(0, 6, 1);
+    const p = quantileExactProbabilities(Float64Array.from([...a].sort((x, y) => x - y)), q, eps, lat);
+    const r = quantileExactProbabilities(Float64Array.from([...b].sort((x, y) => x - y)), q, eps, lat);
+    let m = 0;
+    for (let i = 0; i < p.length; i++) m = Math.max(m, Math.abs(Math.log(p[i]! / r[i]!)));
+    return m;
+  };
+  it('replace one and add/remove one record: within eps; the exponent without /2 exceeds it', () => {
+    const eps = 1;
+    let worst = 0;
+    let worstBroken = 0;
+    const vals = [0, 2, 3, 6];
+    const sets: number[][] = [];
+    for (const a of vals) for (const b of vals) for (const c of vals) sets.push([a, b, c]);
+    for (const q of [0.1, 0.5, 0.9]) {
+      for (const s of sets) {
+        for (let i = 0; i < 3; i++) {
+          for (const v of vals) {
+            const r = [...s];
+            r[i] = v;
+            worst = Math.max(worst, loss(s, r, eps, q));
+            worstBroken = Math.max(worstBroken, loss(s, r, 2 * eps, q));
+          }
+          worst = Math.max(worst, loss(s, s.filter((_, j) => j !== i), eps, q)); // remove one
+        }
+        for (const v of vals) worst = Math.max(worst, loss(s, [...s, v], eps, q)); // add one
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(eps * (1 + 1e-12));
+    expect(worst).toBeGreaterThan(0.9); // the bound is nearly attained: the check is not vacuous
+    expect(worstBroken).toBeGreaterThan(eps * 1.5);
+  });
+});
+
+describe("quantileDP noise: 'exact'", () => {
+  it('releases a lattice point in [lower, upper], charges eps, labels the release', () => {
+    const acc = new PrivacyAccountant({ eps: 3 });
+    const x = [3, 8, 12, 15, 21, 30, 44, 51, 60];
+    const r = quantileDP(x, 0.5, { lower: 0, upper: 50, eps: 1, noise: 'exact', rng: seededRng(7), accountant: acc, details: true });
+    expect(r.mechanism).toBe('exponential-exact');
+    expect(r.value).toBeGreaterThanOrEqual(0);
+    expect(r.value).toBeLessThanOrEqual(50);
+    expect(Number.isInteger(r.value * 2 ** 15)).toBe(true); // floor(log2 50) - 20 = -15
+    expect(acc.spent().eps).toBe(1);
+    const v = quantileDP(x, 0.5, { lower: 0, upper: 50, eps: 1, noise: 'exact', grid: 1, rng: seededRng(8), accountant: null });
+    expect(Number.isInteger(v)).toBe(true);
+  });
+  it('median of 1001 values concentrated near 40 is found (default lattice)', () => {
+    const rng = seededRng(9);
+    const x = Array.from({ length: 1001 }, (_, i) => 40 + (i - 500) * 1e-3);
+    for (let t = 0; t < 5; t++) expect(Math.abs(quantileDP(x, 0.5, { lower: 0, upper: 100, eps: 1, noise: 'exact', rng, accountant: null }) - 40)).toBeLessThan(0.02);
+  });
+  it('refusals before the check; a NaN value after it (charged)', () => {
+    const acc = new PrivacyAccountant({ eps: 3 });
+    expect(() => quantileDP([1, 2], 0.5, { lower: 0, upper: 5, eps: 1, grid: 1, accountant: acc })).toThrow(/grid applies to noise 'exact' only/);
+    expect(() => quantileDP([1, 2], 0.5, { lower: 0, upper: 5, eps: 1, noise: 'exact', grid: 3, accountant: acc })).toThrow(/power of two/);
+    expect(() => quantileDP([1, 2], 0.5, { lower: 0, upper: 5, eps: 1, noise: 'lattice', accountant: acc } as never)).toThrow(/noise must be 'float' or 'exact'/);
+    expect(acc.spent().eps).toBe(0);
+    expect(() => quantileDP([1, Number.NaN], 0.5, { lower: 0, upper: 5, eps: 1, noise: 'exact', accountant: acc })).toThrow();
+    expect(acc.spent().eps).toBe(1);
+  });
+});
