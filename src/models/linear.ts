@@ -40,7 +40,7 @@ import { runRelease } from '../release.js';
 import { resolveRng } from '../random/rng.js';
 import { checkDelta, checkEpsilon, checkPositive } from '../validation.js';
 import { ballProjection } from '../optimize/projections.js';
-import { checkColumnBounds, checkMatrixShape, checkVectorShape, matrixShape, toVector, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, matrixShape, toVector, type MatrixInput } from './matrix.js';
 import { kstObjectivePerturbation } from './erm/kst.js';
 import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './erm/objective.js';
 import { checkOptionsObject, scaleDesign } from './erm/preprocess.js';
@@ -112,7 +112,10 @@ export interface LinearDesign {
  * budget check (a refusal that depends on them is charged).
  */
 export function checkLinearRegressionInput(X: MatrixInput, y: ArrayLike<number>, o: LinearFitOptions): { n: number; dIn: number; lo: Float64Array; hi: Float64Array } {
-  const { n, d: dIn } = checkMatrixShape(X, 'X');
+  // The row count is private (add/remove-one): an empty X passes here when the bounds give d, and
+  // is refused inside the release (charged).
+  const bound = lengthOf(o.lower);
+  const { n, d: dIn } = checkMatrixShapeOrEmpty(X, bound === undefined ? undefined : bound - 1, 'X');
   if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for the ${dIn} columns of X and for y (${dIn + 1} entries)`);
   const lo = toVector(o.lower, 'lower', dIn + 1);
   const hi = toVector(o.upper, 'upper', dIn + 1);

@@ -135,6 +135,23 @@ export function checkMatrixShape(X: MatrixInput, name = 'X'): { n: number; d: nu
 }
 
 /**
+ * {@link checkMatrixShape} for a release under add/remove-one neighbours, where the number of rows
+ * is private: an empty array of rows is NOT refused here when the number of columns is known from a
+ * public input (`publicColumns`, e.g. the length of the bounds): it passes as n = 0 and the release
+ * refuses it after the budget check (charged), like any data-dependent failure. Without a public
+ * column count, an empty X is refused here (its d cannot be known).
+ */
+export function checkMatrixShapeOrEmpty(X: MatrixInput, publicColumns: number | undefined, name = 'X'): { n: number; d: number } {
+  if (Array.isArray(X) && X.length === 0 && publicColumns !== undefined && Number.isInteger(publicColumns) && publicColumns >= 1) return { n: 0, d: publicColumns };
+  return checkMatrixShape(X, name);
+}
+
+/** The length of an array or typed array (a public input such as the bounds), else undefined. */
+export function lengthOf(v: unknown): number | undefined {
+  return Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)) ? (v as ArrayLike<unknown>).length : undefined;
+}
+
+/**
  * The public shape of a per-row vector (labels, responses, weights): an array of n entries, without
  * reading a value (the values are checked after the budget check, see {@link checkMatrixShape}).
  */

@@ -39,7 +39,7 @@ import { addLaplaceNoise } from '../mechanisms/noise.js';
 import type { Rng } from '../random/rng.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../release.js';
 import { checkDelta, checkEpsilon, checkNoiseMode, checkNonNegative, checkPositive } from '../validation.js';
-import { checkColumnBounds, checkMatrixShape, checkVectorShape, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
 
 /**
  * An additive noise mechanism for one released vector. Contract: for any two inputs whose vectors
@@ -238,7 +238,9 @@ export class NaiveBayesDP {
     // Public inputs only before the budget check (shapes, bounds or levels, the adders); the values
     // of X and y (finite, a public class, a level code) are checked inside the release, so that a
     // refusal that depends on them is charged.
-    const { n, d } = checkMatrixShape(X, 'X');
+    // The row count is private (add/remove-one): an empty X passes here when the bounds or levels
+    // give d, and is refused inside the release (charged).
+    const { n, d } = checkMatrixShapeOrEmpty(X, lengthOf(this.type === 'gaussian' ? options.lower : options.levels), 'X');
     checkVectorShape(y, 'y', n);
     const K = this.classes.length;
     const index = new Map<number, number>();

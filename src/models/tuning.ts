@@ -44,7 +44,7 @@ import type { Guarantee, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { exponentialMechanism } from '../mechanisms/exponential.js';
 import { resolveRng, type Rng } from '../random/rng.js';
-import { checkColumnBounds, checkMatrixShape, checkVectorShape, matrixShape, toRowMajor, toVector, type MatrixInput, columnMajor } from './matrix.js';
+import { checkColumnBounds, checkMatrixShape, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, matrixShape, toRowMajor, toVector, type MatrixInput, columnMajor } from './matrix.js';
 import { checkBinaryLabels, checkOptionsObject, checkWeights, checkWeightsShape } from './erm/preprocess.js';
 
 /** What a tunable model must offer: a guarantee, a fit that accepts { rng } and a predict. */
@@ -286,14 +286,16 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   checkOptionKeys('tuneLinearRegressionModel', options, TUNE_LINEAR_REGRESSION_OPTIONS, true);
   const o = checkOptionsObject<TuneLinearRegressionOptions>(options, 'options');
   const { models: ms, eps, delta, neighbors } = checkModels<TuneLinearRegressionOptions>(models, 'linear regression');
-  const { n, d } = matrixShape(X, 'X');
+  // Under add/remove-one neighbours the row count is private: an empty X passes here when the
+  // bounds give d, and is refused inside the release (charged).
+  const bound = lengthOf(o.lower);
+  const { n, d } = neighbors === 'unbounded' ? checkMatrixShapeOrEmpty(X, bound === undefined ? undefined : bound - 1, 'X') : checkMatrixShape(X, 'X');
   const m = ms.length;
   // n is public for replace-one neighbours; for add/remove-one neighbours it is private, and too few
   // rows surface (charged) as an empty random part inside the release instead.
   if (neighbors === 'bounded' && n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
   // Public inputs before the budget check (shapes, bounds, options); the values of X and y inside
   // the release.
-  checkMatrixShape(X, 'X');
   checkVectorShape(y, 'y', n);
   if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: bounds for the ${d} columns of X and for y (${d + 1} entries)`);
   const { lower, upper } = checkColumnBounds(o.lower, o.upper, d + 1);

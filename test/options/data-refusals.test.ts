@@ -268,6 +268,8 @@ const RELEASES: Record<string, Cases> = {
     data: {
       'NaN in y': (accountant) => tuneLinearRegressionModel([new LinearRegressionDP({ eps: 1, gamma: 1 }), new LinearRegressionDP({ eps: 1, gamma: 2 })], X, poison(yReal, 17, bad), { ...fit3, accountant }),
       'a y outside the bounds': (accountant) => tuneLinearRegressionModel([new LinearRegressionDP({ eps: 1, gamma: 1 }), new LinearRegressionDP({ eps: 1, gamma: 2 })], X, poison(yReal, 17, 5), { ...fit3, accountant }),
+      'no rows (n private under add/remove)': (accountant) =>
+        tuneLinearRegressionModel([new LinearRegressionDP({ eps: 1, gamma: 1 }), new LinearRegressionDP({ eps: 1, gamma: 2 })], [], [], { ...fit3, accountant }),
       'too few rows for the parts (n private under add/remove)': (accountant) =>
         tuneLinearRegressionModel([new LinearRegressionDP({ eps: 1, gamma: 1 }), new LinearRegressionDP({ eps: 1, gamma: 2 })], X.slice(0, 1), yReal.slice(0, 1), { ...fit3, accountant }),
     },
@@ -298,12 +300,16 @@ const MODELS: Record<string, Cases> = {
       'NaN in X': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit(poisonX(bad), yReal, { ...fit3, accountant }),
       'a y outside the bounds': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit(X, poison(yReal, 17, 5), { ...fit3, accountant }),
       'a row outside the bounds': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit(poisonX(5), yReal, { ...fit3, accountant }),
+      'no rows (n is private under add/remove)': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit([], [], { ...fit3, accountant }),
       'AdaSSP: NaN in X': (accountant) => new LinearRegressionDP({ eps: 1, delta: 1e-5, method: 'adassp' } as never).fit(poisonX(bad), yReal, { ...fit3, accountant }),
     },
     public: { 'bounds of the wrong length': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit(X, yReal, { ...fit2, accountant }) },
   },
   DpSgdClassifier: {
-    data: classifierData((X, y, accountant) => new DpSgdClassifier(dpsgd).fit(X, y, { accountant }), false),
+    data: {
+      ...classifierData((X, y, accountant) => new DpSgdClassifier(dpsgd).fit(X, y, { accountant }), false),
+      'no rows (n is private under add/remove)': (accountant) => new DpSgdClassifier(dpsgd).fit([], [], { ...fit2, accountant }),
+    },
     public: { 'X with no column': (accountant) => new DpSgdClassifier(dpsgd).fit([[]], [0], { accountant }) },
   },
   DpSgdRegressor: {
@@ -320,6 +326,7 @@ const MODELS: Record<string, Cases> = {
   NaiveBayesDP: {
     data: {
       ...classifierData((X, y, accountant) => new NaiveBayesDP({ eps: 1 }).fit(X, y, { ...fit2, accountant })),
+      'no rows (n is private under add/remove)': (accountant) => new NaiveBayesDP({ eps: 1 }).fit([], [], { ...fit2, accountant }),
       'a categorical level code outside the levels': (accountant) =>
         new NaiveBayesDP({ eps: 1, type: 'categorical' }).fit(poison(codes, 17, [1, 12]), y01, { levels: [10, 10], accountant }),
     },

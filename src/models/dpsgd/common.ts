@@ -4,7 +4,7 @@
  * clipped per-example gradient sum (no per-step allocation).
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { checkColumnBounds, checkMatrixShape, matrixShape, toRowMajor, toVector, type MatrixInput } from '../matrix.js';
+import { checkColumnBounds, checkMatrixShapeOrEmpty, lengthOf, matrixShape, toRowMajor, toVector, type MatrixInput } from '../matrix.js';
 
 /** Loss of a linear model with score z = x . theta: 'logistic' (labels 0/1) or 'squared' ((z - y)^2 / 2). */
 export type DpSgdLoss = 'logistic' | 'squared';
@@ -72,7 +72,9 @@ export function prepareDesign(X: MatrixInput, opts: { addBias?: unknown; lower?:
  * checked by prepareDesign, inside the release (after the budget check: a refusal is charged).
  */
 export function checkDesignInputs(X: MatrixInput, opts: { addBias?: unknown; lower?: unknown; upper?: unknown }): { n: number; dIn: number; d: number } {
-  const { n, d: dIn } = checkMatrixShape(X, 'X');
+  // The row count is private (add/remove-one DP-SGD): an empty X passes here when the bounds give d,
+  // and is refused inside the release (charged).
+  const { n, d: dIn } = checkMatrixShapeOrEmpty(X, lengthOf(opts.lower), 'X');
   if (opts.addBias !== undefined && typeof opts.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', opts.addBias);
   if (opts.lower !== undefined || opts.upper !== undefined) {
     if (opts.lower === undefined || opts.upper === undefined) throw new InvalidArgumentError('lower/upper', 'must be given together (public bounds per column of X)');
