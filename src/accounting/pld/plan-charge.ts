@@ -49,12 +49,17 @@ export interface PlanCharge {
   charge?: { eps: number; delta: number };
   /** 'zcdp-filter': the rho to charge. */
   rho?: number;
+  /**
+   * With `remaining` ('basic' only): how many more releases like the last one would fit in it after
+   * this plan, under basic composition and under PLD composition (at remaining.delta).
+   */
+  more?: { basic: number; pld: number };
 }
 
 const GAUSSIAN = new Set(['gaussian', 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp']);
 
 /** The charge of a plan of release claims to a ledger (see the module comment). */
-export function planCharge(claims: readonly ReleaseClaim[], ledger: { accounting: LedgerAccounting; neighbors: Neighbors }): PlanCharge {
+export function planCharge(claims: readonly ReleaseClaim[], ledger: { accounting: LedgerAccounting; neighbors: Neighbors; remaining?: { eps: number; delta: number } }): PlanCharge {
   if (!Array.isArray(claims) || claims.length === 0) throw new InvalidArgumentError('claims', 'must be a non-empty array of release claims', claims);
   if (ledger.accounting !== 'basic' && ledger.accounting !== 'zcdp-filter') throw new InvalidArgumentError('accounting', "must be 'basic' or 'zcdp-filter'", ledger.accounting);
   const acc = new PrivacyAccountant({ eps: 1 }, { neighbors: ledger.neighbors });
@@ -85,7 +90,18 @@ export function planCharge(claims: readonly ReleaseClaim[], ledger: { accounting
   });
   const zeroEps = releases.filter((r) => !(r.eps > 0));
   if (zeroEps.length > 0) throw new InvalidArgumentError('claims', 'must all have eps > 0', zeroEps[0]!.name);
-  if (delta === 0) return { accounting: 'basic', basic, charge: { eps, delta } };
+  const more = (): { basic: number; pld: number } | undefined => {
+    if (ledger.remaining === undefined) return undefined;
+    const r = ledger.remaining;
+    if (!(r.eps > 0)) return { basic: 0, pld: 0 };
+    const fit = planPrivacyCost(releases, { neighbors: ledger.neighbors, budget: { eps: r.eps, delta: r.delta }, delta: r.delta }).fit!;
+    return fit.more;
+  };
+  const withMore = (c: PlanCharge): PlanCharge => {
+    const m = more();
+    return m === undefined ? c : { ...c, more: m };
+  };
+  if (delta === 0) return withMore({ accounting: 'basic', basic, charge: { eps, delta } });
   const cost = planPrivacyCost(releases, { delta, neighbors: ledger.neighbors });
-  return { accounting: 'basic', basic, charge: { eps: cost.best.eps, delta } };
+  return withMore({ accounting: 'basic', basic, charge: { eps: cost.best.eps, delta } });
 }

@@ -49,6 +49,14 @@ describe('pld/planCharge', () => {
     expect(pure.charge).toEqual({ eps: 0.5, delta: 0 });
   });
 
+  it('with the remaining budget: how many more releases like the last fit (basic and PLD)', () => {
+    const c = planCharge(Array.from({ length: 5 }, (_, i) => gauss(i)), { accounting: 'basic', neighbors: 'bounded', remaining: { eps: 4, delta: 2e-5 } });
+    // Basic: (4 - 2.5) / 0.5 = 3 by eps, (2e-5 - 5e-6) / 1e-6 = 15 by delta.
+    expect(c.more!.basic).toBe(3);
+    expect(c.more!.pld).toBeGreaterThan(30);
+    expect(planCharge([gauss(0)], { accounting: 'basic', neighbors: 'bounded' }).more).toBeUndefined();
+  });
+
   it('zcdp-filter ledger: the summed rho; a release without a zCDP bound is refused', () => {
     const s = analyticGaussianSigma(0.5, 1e-6, 1);
     const c = planCharge([gauss(0), gauss(1), { name: 'c', eps: 0.2, delta: 0, neighbors: 'bounded', mechanism: 'laplace' }], { accounting: 'zcdp-filter', neighbors: 'bounded' });
