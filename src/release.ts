@@ -43,6 +43,19 @@ let defaultAccountant: PrivacyAccountant | undefined;
  *
  * The default is per module instance (one per loaded copy of dpkit) and global to it: code that
  * runs releases for several budgets should pass `accountant` explicitly.
+ *
+ * @param accountant The accountant every release uses when its options give none; `undefined` removes it.
+ * @returns The previous default.
+ * @throws {@link InvalidArgumentError} when the argument is not an accountant or undefined.
+ * @example
+ * ```ts
+ * import { PrivacyAccountant, meanDP, seededRng, setDefaultAccountant } from 'dpkit';
+ * const budget = new PrivacyAccountant({ eps: 1 });
+ * const previous = setDefaultAccountant(budget);
+ * meanDP([1, 2, 3], { lower: 0, upper: 5, eps: 0.3, rng: seededRng(18) }); // charged to budget
+ * console.log(budget.remaining()); // { eps: 0.7, delta: 0 }
+ * setDefaultAccountant(previous);
+ * ```
  */
 export function setDefaultAccountant(accountant: PrivacyAccountant | undefined): PrivacyAccountant | undefined {
   if (accountant !== undefined) {

@@ -29,7 +29,18 @@ function checkCosts(costs: readonly PrivacyCost[], name: string): void {
   });
 }
 
-/** Basic sequential composition: (sum eps_i, sum delta_i) (MAT 4376 notes, Lemma 6; Dwork & Roth, Theorem 3.16). */
+/**
+ * Basic sequential composition: (sum eps_i, sum delta_i) (MAT 4376 notes, Lemma 6; Dwork & Roth, Theorem 3.16).
+ *
+ * @param costs The (eps, delta) of each release.
+ * @returns Their sum (basic composition, Dwork & Roth 2014, Theorem 3.16).
+ * @throws {@link InvalidArgumentError} when a cost is negative or not finite.
+ * @example
+ * ```ts
+ * import { sequentialComposition } from 'dpkit';
+ * console.log(sequentialComposition([{ eps: 0.5, delta: 0 }, { eps: 0.25, delta: 1e-6 }])); // { eps: 0.75, delta: 1e-6 }
+ * ```
+ */
 export function sequentialComposition(costs: readonly PrivacyCost[]): PrivacyCost {
   checkCosts(costs, 'costs');
   let eps = 0;
@@ -82,6 +93,18 @@ function checkHomogeneous(eps: number, delta: number, k: number): void {
  *
  * Returned as is (it can exceed the basic k eps for few compositions or large eps; compare with
  * {@link sequentialComposition} or use {@link optimalComposition}, which is never worse than either).
+ *
+ * @param eps The eps of each of the k releases.
+ * @param delta The delta of each release.
+ * @param k The number of releases.
+ * @param deltaSlack The extra delta the bound spends (> 0).
+ * @returns The total (eps, delta) of the k-fold composition (Dwork, Rothblum & Vadhan 2010).
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { advancedComposition } from 'dpkit';
+ * console.log(advancedComposition(0.1, 0, 100, 1e-6)); // eps about 6.3, less than 100 x 0.1
+ * ```
  */
 export function advancedComposition(eps: number, delta: number, k: number, deltaSlack: number): PrivacyCost {
   checkHomogeneous(eps, delta, k);

@@ -107,6 +107,21 @@ export function sampleBoundedLaplace(rng: Rng, q: number, b: number, l: number, 
  * this is a floating-point sampler (the lattice-safe path of `noise: 'safe'` does not apply to a
  * data-dependent truncation), so the low-order bits of the output are not protected against the
  * floating-point attacks of Mironov (2012).
+ *
+ * @param value The exact answer, inside the PUBLIC range [opts.lower, opts.upper].
+ * @param eps The privacy parameter (> 0).
+ * @param delta The privacy parameter delta in (0, 1).
+ * @param sensitivity The sensitivity of the query.
+ * @param opts `lower`/`upper` (the output range), `rng`, `accountant`, `name`, `details`.
+ * @returns A noisy answer inside [lower, upper]; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is not finite.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { boundedLaplaceMechanism, seededRng } from 'dpkit';
+ * console.log(boundedLaplaceMechanism(4, 1, 0.1, 1, { lower: 0, upper: 10, rng: seededRng(16) }));
+ * ```
  */
 export function boundedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: BoundedLaplaceOptions & { details: true }): Release<number>;
 export function boundedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: BoundedLaplaceOptions): number;

@@ -58,6 +58,17 @@ export function gaussianDelta(eps: number, r: number): number {
  * Golden values: (eps 1, delta 1e-5, D 1) -> 3.7306316348; (0.5, 0.01, 1) -> 3.1469130986066802749
  * (the root of delta(sigma) = 0.01 to 20 digits, computed with 40-digit arithmetic; the value
  * 3.1469130985557 sometimes quoted is too small: its delta exceeds 0.01 by 7.6e-13).
+ *
+ * @param eps The privacy parameter (> 0, any size).
+ * @param delta The privacy parameter delta in (0, 1).
+ * @param sensitivity The l2 sensitivity.
+ * @returns The smallest sigma for which the Gaussian mechanism is (eps, delta)-DP (Balle & Wang 2018).
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { analyticGaussianSigma } from 'dpkit';
+ * console.log(analyticGaussianSigma(1, 1e-6, 1)); // about 4.22 (the classic formula needs eps < 1)
+ * ```
  */
 export function analyticGaussianSigma(eps: number, delta: number, sensitivity: number): number {
   check(eps, delta, sensitivity);

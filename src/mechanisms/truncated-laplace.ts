@@ -185,6 +185,21 @@ export function safeTruncatedLaplaceSampler(plan: SafeTruncatedLaplacePlan): Int
  * noise 'float': inverse CDF with the Rng in floating point ({@link sampleTruncatedLaplace}), for
  * simulations only: the low-order bits of the output are not protected against the floating-point
  * attacks of Mironov 2012.
+ *
+ * @param value The exact answer.
+ * @param eps The privacy parameter (> 0).
+ * @param delta The privacy parameter delta in (0, 1).
+ * @param sensitivity The sensitivity of the query.
+ * @param opts `noise`, `rng`, `accountant`, `name`, `details`.
+ * @returns The answer plus truncated Laplace noise (bounded support); with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is not finite.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { truncatedLaplaceMechanism, seededRng } from 'dpkit';
+ * console.log(truncatedLaplaceMechanism(100, 1, 1e-5, 1, { rng: seededRng(17) }));
+ * ```
  */
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: TruncatedLaplaceOptions & { details: true }): Release<number>;
 export function truncatedLaplaceMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: TruncatedLaplaceOptions): number;

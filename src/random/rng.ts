@@ -188,7 +188,17 @@ function hashSeed(seed: number | bigint | string): number {
   return h | 0;
 }
 
-/** The cryptographically secure generator (the default everywhere in dpkit). */
+/**
+ * The cryptographically secure generator (the default everywhere in dpkit).
+ *
+ * @returns The secure {@link Rng} (Web Crypto), the default of every release.
+ * @throws {@link InvalidArgumentError} when no secure random source (Web Crypto `getRandomValues`) is available.
+ * @example
+ * ```ts
+ * import { cryptoRng } from 'dpkit';
+ * console.log(cryptoRng().nextDouble());
+ * ```
+ */
 export function cryptoRng(): Rng {
   return new CryptoRng();
 }
@@ -196,6 +206,17 @@ export function cryptoRng(): Rng {
 /**
  * A reproducible generator for tests and simulations. Not secure: never use it for a real release.
  * Equal seeds give equal streams on every platform.
+ *
+ * @param seed Any number, bigint or string; the same seed gives the same stream.
+ * @returns A reproducible {@link Rng}: for tests and simulations only, never for real releases (use {@link cryptoRng}).
+ * @throws {@link InvalidArgumentError} when the seed is not a number, bigint or string.
+ * @example
+ * ```ts
+ * import { seededRng } from 'dpkit';
+ * const a = seededRng(42);
+ * const b = seededRng(42);
+ * console.log(a.nextDouble() === b.nextDouble()); // true
+ * ```
  */
 export function seededRng(seed: number | bigint | string): Rng {
   return new SeededRng(seed);

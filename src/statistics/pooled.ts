@@ -204,6 +204,18 @@ function boundedSens(R: number, D: number, nMax: number, approx: boolean): numbe
  * Laplace (eps-DP) or Gaussian ((eps, delta)-DP) noise as in meanDP.
  * The release is clamped at 0 (post-processing; DPpack's re-draw until positive breaks the guarantee
  * and is not copied).
+ *
+ * @param groups The private data of each group.
+ * @param opts `lower`/`upper` (PUBLIC bounds), `eps` (and `delta`, `mechanism`), `neighbors`, `n`, `rng`, `accountant`, `details`.
+ * @returns The private pooled variance of the groups; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is not finite.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { pooledVarDP, seededRng } from 'dpkit';
+ * console.log(pooledVarDP([[1, 2, 3, 4], [5, 7, 9]], { lower: 0, upper: 10, eps: 1, rng: seededRng(14) }));
+ * ```
  */
 export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups: ReadonlyArray<ArrayLike<number>>, opts: Exact<O, BoundedStatOptions & PooledOptions>): StatResult<number, O> {
   checkOptions('pooledVarDP', opts, POOLED_VAR_OPTIONS, true);

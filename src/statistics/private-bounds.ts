@@ -185,6 +185,19 @@ function checkPercentile(p: unknown, name: string, dflt: number): number {
 /**
  * Private clipping bounds (see the file comment): eps-DP per unit, charged as one release.
  * Returns { lower, upper, found }, or with `details: true` the release with its calibration.
+ *
+ * @param x The private data (one number per record).
+ * @param opts `eps` and the search options (see {@link PrivateBoundsOptions}), `rng`, `accountant`, `details`.
+ * @returns Private lower and upper bounds of x, to be used as the public bounds of later releases (their eps adds up).
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is not finite.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { privateBounds, seededRng } from 'dpkit';
+ * const x = Array.from({ length: 500 }, (_, i) => 20 + (i % 50));
+ * console.log(privateBounds(x, { eps: 1, rng: seededRng(15) }));
+ * ```
  */
 export function privateBounds<O extends PrivateBoundsOptions>(x: ArrayLike<number>, opts: Exact<O, PrivateBoundsOptions>): O extends { details: true } ? PrivateBoundsRelease : PrivateBounds {
   checkOptions('privateBounds', opts, OPTIONS, true);

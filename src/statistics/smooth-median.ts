@@ -220,6 +220,20 @@ export function gridToDouble(z: bigint, k: number): number {
  * those of the continuous one; under a dilation T -> T' its normaliser coth(1/(2T)) differs from the
  * continuous 2T by a relative O(1/T^2) <= 2^-80 (T >= 2^40), a numerical argument, not a proof (as for the
  * discrete Gaussian in lattice.ts). The released double is z 2^k rounded, a function of z = m + Y.
+ *
+ * @param x The private data (one number per record).
+ * @param eps The privacy parameter (> 0).
+ * @param opts `lower`/`upper` (PUBLIC bounds), `delta` and `noise` (the smooth-sensitivity noise family), `rng`, `accountant`, `details`.
+ * @returns The private median; with `details: true` the release with its smooth sensitivity and noise scale.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is not finite.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { smoothMedianDP, seededRng } from 'dpkit';
+ * const x = Array.from({ length: 1001 }, (_, i) => (i * 7) % 50); // median 25
+ * console.log(smoothMedianDP(x, 1, { lower: 0, upper: 50, delta: 1e-6, rng: seededRng(13) }));
+ * ```
  */
 export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions & { details: true }): SmoothMedianRelease;
 export function smoothMedianDP(x: ArrayLike<number>, eps: number, opts: SmoothMedianOptions): number;

@@ -27,6 +27,17 @@ const DOCUMENTED = [
   'gaussianMechanism',
   'exponentialMechanism',
   'reportNoisyMax',
+  'smoothMedianDP',
+  'pooledVarDP',
+  'privateBounds',
+  'boundedLaplaceMechanism',
+  'truncatedLaplaceMechanism',
+  'seededRng',
+  'cryptoRng',
+  'sequentialComposition',
+  'advancedComposition',
+  'analyticGaussianSigma',
+  'setDefaultAccountant',
 ];
 
 /** Root classes whose class comment has an `@example` that runs and whose constructor and listed methods are complete. */
