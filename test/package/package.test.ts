@@ -55,6 +55,10 @@ describe('fresh clone: the dpkit command works without a build', () => {
     const dry = run('npx', ['--no-install', 'dpkit', 'run', 'examples/adult.analysis.yaml', '--dry-run'], clone);
     expect(dry.code, dry.err).toBe(0);
     expect(dry.out).toMatch(/nothing was spent/i);
+    // The issue's own check: describe's dry run on the bundled data, with no --eps and no schema.
+    const describeDry = run('npx', ['--no-install', 'dpkit', 'describe', 'data/adult.csv', '--dry-run'], clone);
+    expect(describeDry.code, describeDry.err).toBe(0);
+    expect(describeDry.out).toMatch(/no data value was read and nothing was spent/);
     expect(fs.existsSync(path.join(clone, 'out'))).toBe(false);
   });
 
