@@ -8,13 +8,14 @@
  * Errors about PUBLIC inputs (options, declared bounds, shapes that are public under the relation)
  * are still refused before the check, with nothing spent.
  *
- * For every exported release (the same export rule as test/options/strict-options.test.ts: every
- * export whose name ends in DP or Mechanism, and every export that calls a release runner), the list
+ * For every exported release (the same export rule as test/options/strict-options.test.ts, over
+ * `dpkit/internals`, the superset of the root entry: every export whose name ends in DP or
+ * Mechanism, and every export that calls a release runner), the list
  * below gives at least one data set with a bad VALUE and one bad PUBLIC option. A new release that is
  * not listed fails the first test.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as dpkit from '../../src/index.js';
+import * as dpkit from '../../src/internals.js';
 import {
   DataDependentNoise,
   DpSgdClassifier,
@@ -172,6 +173,13 @@ const RELEASES: Record<string, Cases> = {
   privateBounds: {
     data: { NaN: (accountant) => privateBounds(poison(xs, 17, bad), { eps: 1, accountant }) },
     public: { 'eps 0': (accountant) => privateBounds(xs, { eps: 0, accountant }) },
+  },
+  privateBoundsFromCounts: {
+    data: {
+      'a negative count': (accountant) => exported('privateBoundsFromCounts')(poison(new Array<number>(121).fill(3), 60, -1), { eps: 1, accountant }),
+      'a fractional count': (accountant) => exported('privateBoundsFromCounts')(poison(new Array<number>(121).fill(3), 60, 0.5), { eps: 1, accountant }),
+    },
+    public: { 'not one count per bin': (accountant) => exported('privateBoundsFromCounts')(new Array<number>(120).fill(3), { eps: 1, accountant }) },
   },
   groupByDP: {
     data: {
