@@ -28,6 +28,8 @@ export interface SolveStats {
   solveMs: number;
   totalMs: number;
   lowerBoundMs: number;
+  /** Warnings about the problem as posed (e.g. a cell width that does not divide the sensitivity). */
+  warnings?: string[];
 }
 
 export interface OptimizedNoiseJSON {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ConvergenceError, InfeasibleError, InvalidArgumentError } from '../../../src/errors.js';
 import { OptimizedNoise, optimizeNoise, truncatedLaplaceSupport, type OptimizeNoiseOptions } from '../../../src/mechanisms/optimal-noise/index.js';
 import { refinedGrid } from '../../../src/mechanisms/optimal-noise/grid.js';
+import { cellsPerSensitivity } from '../../../src/mechanisms/optimal-noise/optimize.js';
+import { truncatedLaplaceExpectedLoss } from '../../../src/mechanisms/optimal-noise/reference.js';
 
 describe('optimizeNoise: regression values (issue 6, section 3)', () => {
   it('l1, Delta = 1, (eps, delta) = (1, 0.2), beta = 0.05, S = 2: optimum 0.5588190343, symmetric, certified', async () => {
@@ -30,12 +32,52 @@ describe('optimizeNoise: regression values (issue 6, section 3)', () => {
   });
 });
 
+describe('optimizeNoise: commensurate grids (the cell width divides the sensitivity)', () => {
+  // l2, Delta = 1, eps 0.5, delta 0.01, support [-8, 8]; truncated Laplace (Geng et al. 2020) 5.6154
+  const o = { eps: 0.5, delta: 0.01, sensitivity: 1, loss: 'l2', support: 8, certificate: false } as const;
+  const tlap = truncatedLaplaceExpectedLoss(0.5, 0.01, 1, 'l2');
+
+  it('an incommensurate beta is refused by default, naming beta and a commensurate alternative', async () => {
+    await expect(optimizeNoise({ ...o, beta: 0.06 })).rejects.toThrow(InvalidArgumentError);
+    await expect(optimizeNoise({ ...o, beta: 0.06 })).rejects.toThrow(/beta.*does not divide the sensitivity 1.*sensitivity\/17/);
+    await expect(optimizeNoise({ ...o, beta: 0.3 })).rejects.toThrow(/sensitivity\/4/);
+    await expect(optimizeNoise({ ...o, beta: 0.06, commensurate: 'no' as never })).rejects.toThrow(/commensurate/);
+    expect(cellsPerSensitivity(1, 1 / 7)).toBe(7);
+    expect(cellsPerSensitivity(1, 0.1)).toBe(10);
+    expect(cellsPerSensitivity(3, 0.1)).toBe(30);
+    expect(cellsPerSensitivity(1, 0.06)).toBeNull();
+    expect(cellsPerSensitivity(1, 2)).toBeNull();
+  });
+
+  it('with commensurate: false the incommensurate grid loses to the truncated Laplace (5.7028 > 5.6154) and says so', async () => {
+    expect(tlap).toBeCloseTo(5.6154, 4);
+    const r = await optimizeNoise({ ...o, beta: 0.06, commensurate: false });
+    expect(Math.abs(r.expectedLoss - 5.702778051958)).toBeLessThan(1e-8);
+    expect(r.expectedLoss).toBeGreaterThan(tlap);
+    expect(r.verify().ok).toBe(true);
+    expect(r.stats!.warnings).toHaveLength(1);
+    expect(r.stats!.warnings![0]).toMatch(/does not divide the sensitivity/);
+  });
+
+  it('commensurate grids beat it: beta 1/7 gives 5.5421, beta 1/15 gives 5.5410 (no warnings)', async () => {
+    const a = await optimizeNoise({ ...o, beta: 1 / 7 });
+    const b = await optimizeNoise({ ...o, beta: 1 / 15 });
+    expect(Math.abs(a.expectedLoss - 5.542060895446)).toBeLessThan(1e-8);
+    expect(Math.abs(b.expectedLoss - 5.541020971373)).toBeLessThan(1e-8);
+    for (const r of [a, b]) {
+      expect(r.expectedLoss).toBeLessThan(tlap);
+      expect(r.verify().ok).toBe(true);
+      expect(r.stats!.warnings).toBeUndefined();
+    }
+  });
+});
+
 describe('optimizeNoise: independent methods agree (compact LP vs cutting planes vs lazy generation)', () => {
   const cases: [string, OptimizeNoiseOptions][] = [
     ['l2, eps 0.5, delta 0.1, beta 0.25', { eps: 0.5, delta: 0.1, sensitivity: 1, beta: 0.25, loss: 'l2' }],
     ['l1, eps 2, delta 0.05, beta 0.1', { eps: 2, delta: 0.05, sensitivity: 1, beta: 0.1, loss: 'l1' }],
     ['asymmetric, eps 1, delta 0.3, beta 0.2', { eps: 1, delta: 0.3, sensitivity: 1, beta: 0.2, loss: 'asymmetric' }],
-    ['l1, Delta/beta not an integer (beta 0.3)', { eps: 1, delta: 0.1, sensitivity: 1, beta: 0.3, support: 3, loss: 'l1' }],
+    ['l1, Delta/beta not an integer (beta 0.3, commensurate: false)', { eps: 1, delta: 0.1, sensitivity: 1, beta: 0.3, support: 3, loss: 'l1', commensurate: false }],
     ['piecewise-linear loss, Delta = 2', { eps: 1, delta: 0.2, sensitivity: 2, beta: 0.5, loss: { breakpoints: [-1, 0, 1], values: [2, 0, 1] } }],
     ['non-uniform grid (fine near 0)', { eps: 1, delta: 0.2, sensitivity: 1, grid: Array.from(refinedGrid(0.1, 0.5, 0.25, 2).edges), loss: 'l1' }],
   ];
