@@ -69,7 +69,17 @@ export function setDefaultAccountant(accountant: PrivacyAccountant | undefined):
   return previous;
 }
 
-/** The accountant set by {@link setDefaultAccountant}, or undefined. */
+/**
+ * The accountant set by {@link setDefaultAccountant}, or undefined.
+ *
+ * @returns The default accountant, or undefined when none is set.
+ * @throws Never.
+ * @example
+ * ```ts
+ * import { getDefaultAccountant } from 'dpkit';
+ * console.log(getDefaultAccountant()); // undefined unless setDefaultAccountant was called
+ * ```
+ */
 export function getDefaultAccountant(): PrivacyAccountant | undefined {
   return defaultAccountant;
 }

@@ -59,6 +59,16 @@ export function sequentialComposition(costs: readonly PrivacyCost[]): PrivacyCos
  * replace-one neighbours with a partition by record position. Under replace-one neighbours with a
  * partition by VALUE, the replaced record can leave one part and enter another, so two parts change:
  * pass `{ recordMayMove: true }` to get the sum of the two largest costs instead.
+ *
+ * @param costs The (eps, delta) of releases on disjoint parts of the data.
+ * @param options `recordMayMove`: true when the parts are defined by a value a replaced record can change.
+ * @returns The largest cost (or the sum of the two largest with `recordMayMove`).
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { parallelComposition } from 'dpkit';
+ * console.log(parallelComposition([{ eps: 0.5, delta: 0 }, { eps: 0.3, delta: 0 }])); // { eps: 0.5, delta: 0 }
+ * ```
  */
 export function parallelComposition(costs: readonly PrivacyCost[], options: { recordMayMove?: boolean } = {}): PrivacyCost {
   checkOptions('parallelComposition', options, { recordMayMove: 'boolean' });

@@ -39,13 +39,35 @@ export function gaussianSigmaForZcdp(rho: number, sensitivity: number): number {
   return d / Math.sqrt(2 * r);
 }
 
-/** An eps-DP mechanism is (eps^2/2)-zCDP (Bun & Steinke 2016, Proposition 1.4). */
+/**
+ * An eps-DP mechanism is (eps^2/2)-zCDP (Bun & Steinke 2016, Proposition 1.4).
+ *
+ * @param eps The eps of an eps-DP mechanism.
+ * @returns rho = eps^2 / 2.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { pureDpToZcdp } from 'dpkit';
+ * console.log(pureDpToZcdp(0.5)); // 0.125
+ * ```
+ */
 export function pureDpToZcdp(eps: number): number {
   const e = checkEpsilon(eps);
   return (e * e) / 2;
 }
 
-/** Composition: the rhos add (Bun & Steinke 2016, Lemma 2.3). */
+/**
+ * Composition: the rhos add (Bun & Steinke 2016, Lemma 2.3).
+ *
+ * @param rhos The rho of each release.
+ * @returns Their sum.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { composeZcdp } from 'dpkit';
+ * console.log(composeZcdp([0.125, 0.25])); // 0.375
+ * ```
+ */
 export function composeZcdp(rhos: ArrayLike<number>): number {
   if (!Array.isArray(rhos) && !(ArrayBuffer.isView(rhos) && !(rhos instanceof DataView))) throw new InvalidArgumentError('rhos', 'must be an array of numbers >= 0', rhos);
   let s = 0;
@@ -60,6 +82,17 @@ function cksEps(rho: number, logDelta: number, alpha: number): number {
 
 /**
  * The eps for which rho-zCDP implies (eps, delta)-DP; returns eps and, for 'tight', the order used.
+ *
+ * @param rho The zCDP parameter (>= 0).
+ * @param delta The target delta in (0, 1).
+ * @param opts `conversion`: the conversion bound to use.
+ * @returns The eps of the (eps, delta)-DP guarantee and, for the tight conversion, the Renyi order used.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { zcdpToDp } from 'dpkit';
+ * console.log(zcdpToDp(0.125, 1e-6).eps);
+ * ```
  */
 export function zcdpToDp(rho: number, delta: number, opts: { conversion?: ZcdpConversion } = {}): { eps: number; order: number } {
   checkOptions('zcdpToDp', opts, { conversion: true });

@@ -15,6 +15,17 @@ function check(eps: number, delta: number, sensitivity: number): void {
 /**
  * Classic Gaussian mechanism (Dwork & Roth 2014, Theorem A.1): sigma = D sqrt(2 ln(1.25/delta)) / eps,
  * (eps, delta)-DP for eps in (0, 1) only (throws for eps >= 1).
+ *
+ * @param eps The privacy parameter, in (0, 1).
+ * @param delta The privacy parameter delta in (0, 1).
+ * @param sensitivity The l2 sensitivity D.
+ * @returns sigma = D sqrt(2 ln(1.25/delta)) / eps.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain. For eps >= 1 the message suggests the analytic Gaussian mechanism.
+ * @example
+ * ```ts
+ * import { gaussianSigmaClassic } from 'dpkit';
+ * console.log(gaussianSigmaClassic(0.5, 1e-5, 1)); // about 9.69
+ * ```
  */
 export function gaussianSigmaClassic(eps: number, delta: number, sensitivity: number): number {
   check(eps, delta, sensitivity);
@@ -32,6 +43,17 @@ export function gaussianSigmaClassic(eps: number, delta: number, sensitivity: nu
  * Probabilistic DP (Liu 2019, "Generalized Gaussian mechanism", eq. 17 as in DPpack):
  * sigma = D (z + sqrt(z^2 + 2 eps)) / (2 eps) with z = PhiInv(1 - delta/2). Then the privacy loss
  * exceeds eps with probability at most delta, which implies (eps, delta)-DP.
+ *
+ * @param eps The privacy parameter (> 0).
+ * @param delta The privacy parameter delta in (0, 1).
+ * @param sensitivity The l2 sensitivity D.
+ * @returns sigma of the probabilistic-DP calibration (Liu 2019).
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { gaussianSigmaPDP } from 'dpkit';
+ * console.log(gaussianSigmaPDP(1, 1e-5, 1));
+ * ```
  */
 export function gaussianSigmaPDP(eps: number, delta: number, sensitivity: number): number {
   check(eps, delta, sensitivity);
@@ -42,6 +64,16 @@ export function gaussianSigmaPDP(eps: number, delta: number, sensitivity: number
 /**
  * delta(sigma) of the Gaussian mechanism with ratio r = sigma / D (Balle & Wang 2018, Theorem 8):
  * Phi(1/(2r) - eps r) - e^eps Phi(-1/(2r) - eps r). Exact (eps, delta) profile; decreasing in r.
+ *
+ * @param eps The privacy parameter (> 0).
+ * @param r The ratio sigma / D of the noise to the l2 sensitivity.
+ * @returns The smallest delta for which the Gaussian mechanism with that ratio is (eps, delta)-DP.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { analyticGaussianSigma, gaussianDelta } from 'dpkit';
+ * console.log(gaussianDelta(1, analyticGaussianSigma(1, 1e-6, 1))); // about 1e-6
+ * ```
  */
 export function gaussianDelta(eps: number, r: number): number {
   const a = 1 / (2 * r);

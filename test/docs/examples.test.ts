@@ -38,6 +38,14 @@ const DOCUMENTED = [
   'advancedComposition',
   'analyticGaussianSigma',
   'setDefaultAccountant',
+  'gaussianSigmaClassic',
+  'gaussianSigmaPDP',
+  'gaussianDelta',
+  'pureDpToZcdp',
+  'composeZcdp',
+  'zcdpToDp',
+  'parallelComposition',
+  'getDefaultAccountant',
 ];
 
 /** Root classes whose class comment has an `@example` that runs and whose constructor and listed methods are complete. */
