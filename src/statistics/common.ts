@@ -149,6 +149,15 @@ export function parseBounds(opts: { lower?: unknown; upper?: unknown }, lowerNam
   return [l, u];
 }
 
+/**
+ * Whether the release is for add/remove-one neighbours only (`neighbors: 'unbounded'`): the data's
+ * size is then private, and a minimum size is not checked before the budget check (the release's
+ * check of the public bound n, or the mechanism itself, handles a small data set, charged).
+ */
+export function addRemoveOnly(opts: { neighbors?: unknown } | undefined): boolean {
+  return typeof opts === 'object' && opts !== null && opts.neighbors === 'unbounded';
+}
+
 /** An array or typed array (contents are checked during the single data pass, after the budget check). */
 export function checkNumericContainer(x: unknown, name: string, minLength = 1): ArrayLike<number> {
   if (!(Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView) && !(x instanceof BigInt64Array) && !(x instanceof BigUint64Array)))) {

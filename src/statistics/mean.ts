@@ -3,6 +3,7 @@
  */
 import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
 import {
+  addRemoveOnly,
   checkNumericContainer,
   clippedSum,
   parseBounds,
@@ -53,7 +54,9 @@ const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower
  */
 export function meanDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: Exact<O, BoundedStatOptions>): StatResult<number, O> {
   checkOptions('meanDP', opts, MEAN_OPTIONS, true);
-  const data = checkNumericContainer(x, 'x');
+  // Under add/remove-one neighbours alone the size is private: an empty x is not refused here but
+  // by the release's check of the public bound n (after the budget check, charged).
+  const data = checkNumericContainer(x, 'x', addRemoveOnly(opts) ? 0 : 1);
   const plan = planMean(opts, data.length);
   return runStatPlan(opts, plan, () => ({ sum: clippedSum(data, opts.lower, opts.upper, 'x'), count: data.length })) as StatResult<number, O>;
 }

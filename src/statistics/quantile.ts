@@ -7,6 +7,7 @@ import { resolveAccountant, type Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import {
   checkAlpha,
+  addRemoveOnly,
   checkNumericContainer,
   checkOptionsObject,
   clipToFloat64,
@@ -219,7 +220,9 @@ export function medianDP<O extends QuantileOptions>(x: ArrayLike<number>, opts: 
 
 function quantileCore(x: ArrayLike<number>, q: number, opts: QuantileOptions, name: string) {
   const plan = planQuantile(opts, q, name);
-  const data = checkNumericContainer(x, 'x');
+  // Under add/remove-one neighbours alone the size is private: an empty x is released from (the
+  // mechanism needs no record), not refused for free.
+  const data = checkNumericContainer(x, 'x', addRemoveOnly(opts) ? 0 : 1);
   return runStatPlan(opts, plan, () => {
     // One sort (radix, the built-in order) of the clipped copy; the mechanism is then one pass.
     return sortFloat64(clipToFloat64(data, opts.lower, opts.upper, 'x'));

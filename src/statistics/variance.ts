@@ -5,6 +5,7 @@ import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../optio
 import { InvalidArgumentError } from '../errors.js';
 import {
   checkAlpha,
+  addRemoveOnly,
   checkNumericContainer,
   checkOptionsObject,
   clippedCrossDev,
@@ -120,7 +121,9 @@ export function planVariance(opts: VarianceOptions, size?: number, sd = false, r
 
 /** varDP/sdDP: the plan for x's size, run on the clipped sample variance. */
 function runVariance(x: ArrayLike<number>, opts: VarianceOptions, sd: boolean): unknown {
-  const data = checkNumericContainer(x, 'x', 2);
+  // Under add/remove-one neighbours alone the size is private: fewer than 2 records are refused by
+  // the release's check of the public bound n (after the budget check, charged), not here.
+  const data = checkNumericContainer(x, 'x', addRemoveOnly(opts) ? 0 : 2);
   const plan = planVariance(opts, data.length, sd);
   return runStatPlan(opts, plan, () => ({ variance: clippedMeanSS(data, opts.lower, opts.upper, 'x').ss / (data.length - 1), count: data.length }));
 }
@@ -223,8 +226,10 @@ export const COV_OPTIONS = optionSpec<CovOptions>({ ...NOISY_STAT_RULES, lower1:
  */
 export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike<number>, opts: Exact<O, CovOptions>): StatResult<number, O> {
   checkOptions('covDP', opts, COV_OPTIONS, true);
-  const a = checkNumericContainer(x1, 'x1', 2);
-  const b = checkNumericContainer(x2, 'x2', 2);
+  // Under add/remove-one neighbours alone the size is private (see runVariance).
+  const min = addRemoveOnly(opts) ? 0 : 2;
+  const a = checkNumericContainer(x1, 'x1', min);
+  const b = checkNumericContainer(x2, 'x2', min);
   if (a.length !== b.length) throw new InvalidArgumentError('x2', `must have the same length as x1 (${a.length})`, b.length);
   const plan = planCov(opts, a.length);
   const n = a.length;

@@ -127,11 +127,23 @@ let ddNoise: DataDependentNoise;
 /** Every release, by export name. */
 const RELEASES: Record<string, Cases> = {
   meanDP: {
-    data: { NaN: (accountant) => meanDP(poison(xs, 17, bad), { eps: 1, ...b, accountant }), 'a string': (accountant) => meanDP(poison(xs, 17, 'v'), { eps: 1, ...b, accountant }) },
-    public: { 'lower > upper': (accountant) => meanDP(xs, { eps: 1, lower: 10, upper: 0, accountant }) },
+    data: {
+      NaN: (accountant) => meanDP(poison(xs, 17, bad), { eps: 1, ...b, accountant }),
+      'a string': (accountant) => meanDP(poison(xs, 17, 'v'), { eps: 1, ...b, accountant }),
+      'no record under add/remove (n private)': (accountant) => meanDP([], { eps: 1, ...b, neighbors: 'unbounded', n: 5, accountant }),
+      'fewer records than the public n': (accountant) => meanDP(xs.slice(0, 3), { eps: 1, ...b, neighbors: 'unbounded', n: 5, accountant }),
+    },
+    public: {
+      'lower > upper': (accountant) => meanDP(xs, { eps: 1, lower: 10, upper: 0, accountant }),
+      'no public n under add/remove': (accountant) => meanDP(xs, { eps: 1, ...b, neighbors: 'unbounded', accountant }),
+      'no record under replace-one (n public)': (accountant) => meanDP([], { eps: 1, ...b, accountant }),
+    },
   },
   varDP: {
-    data: { NaN: (accountant) => varDP(poison(xs, 17, bad), { eps: 1, ...b, accountant }) },
+    data: {
+      NaN: (accountant) => varDP(poison(xs, 17, bad), { eps: 1, ...b, accountant }),
+      'one record under add/remove (n private)': (accountant) => varDP([1], { eps: 1, ...b, neighbors: 'unbounded', n: 2, accountant }),
+    },
     public: { 'eps 0': (accountant) => varDP(xs, { eps: 0, ...b, accountant }) },
   },
   sdDP: {
@@ -139,7 +151,10 @@ const RELEASES: Record<string, Cases> = {
     public: { 'eps -1': (accountant) => sdDP(xs, { eps: -1, ...b, accountant }) },
   },
   covDP: {
-    data: { NaN: (accountant) => covDP(xs, poison(xs, 17, bad), { eps: 1, ...cb, accountant }) },
+    data: {
+      NaN: (accountant) => covDP(xs, poison(xs, 17, bad), { eps: 1, ...cb, accountant }),
+      'no record under add/remove (n private)': (accountant) => covDP([], [], { eps: 1, ...cb, neighbors: 'unbounded', n: 2, accountant }),
+    },
     public: { 'lower2 > upper2': (accountant) => covDP(xs, xs, { eps: 1, ...cb, lower2: 11, accountant }) },
   },
   pooledVarDP: {
@@ -159,7 +174,10 @@ const RELEASES: Record<string, Cases> = {
     public: { 'empty levels': (accountant) => tableDP([['a', 'b']], { eps: 1, levels: [[]], accountant }) },
   },
   quantileDP: {
-    data: { NaN: (accountant) => quantileDP(poison(xs, 17, bad), 0.25, { eps: 1, ...b, accountant }) },
+    data: {
+      NaN: (accountant) => quantileDP(poison(xs, 17, bad), 0.25, { eps: 1, ...b, accountant }),
+      'no record under add/remove (n private)': (accountant) => quantileDP([], 0.25, { eps: 1, ...b, neighbors: 'unbounded', accountant }),
+    },
     public: { 'probability 2': (accountant) => quantileDP(xs, 2, { eps: 1, ...b, accountant }) },
   },
   medianDP: {
