@@ -157,6 +157,15 @@ function checkOptions(o: unknown): NaiveBayesOptions {
 /**
  * Differentially private naive Bayes classifier. See the module comment for the released
  * statistics, their sensitivities, the budget split and the guarantee.
+ *
+ * @example
+ * ```ts
+ * import { NaiveBayesDP, seededRng } from 'dpkit';
+ * const X = [[1.0], [1.2], [0.8], [3.1], [2.9], [3.3]];
+ * const y = [0, 0, 0, 1, 1, 1];
+ * const nb = new NaiveBayesDP({ eps: 2 }).fit(X, y, { lower: [0], upper: [4], rng: seededRng(6) });
+ * console.log(nb.predict([[1.1], [3.0]]));
+ * ```
  */
 export class NaiveBayesDP {
   readonly eps: number;
@@ -178,6 +187,12 @@ export class NaiveBayesDP {
   private upper: Float64Array | undefined;
   private levels: Int32Array | undefined;
 
+  /**
+   * @param options `eps` (and `delta`), `type` ('gaussian' or 'categorical'), the public `classes`,
+   *   the budget `split`, `varianceFloor`, `alpha` and the `noise` factory.
+   * @throws {@link InvalidArgumentError} when an option is out of its domain.
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(options: NaiveBayesOptions) {
     checkOptionKeys('NaiveBayesDP', options, NAIVE_BAYES_OPTIONS, true);
     const o = checkOptions(options);
@@ -231,6 +246,14 @@ export class NaiveBayesDP {
    * costs), then the budget check, then the data's values are checked (finite, a public class, a
    * level code: a refusal is charged) and the statistics are computed and released; the accountant is charged the
    * total cost of the adders, once, on success.
+   *
+   * @param X The private features, one row per record.
+   * @param y The private class labels (from the public `classes`).
+   * @param options `lower`/`upper` (Gaussian type) or `levels` (categorical type): PUBLIC; `rng`, `accountant`, `name`.
+   * @returns This model, fitted.
+   * @throws {@link InvalidArgumentError} for bad bounds, levels or shapes (nothing spent), or after the
+   *   budget check for a value outside its domain (charged).
+   * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options: NaiveBayesFitOptions = {}): this {
     checkOptionKeys('NaiveBayesDP.fit', options, NAIVE_BAYES_FIT_OPTIONS);

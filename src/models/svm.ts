@@ -102,6 +102,20 @@ export function applyFourierFeatures(map: FourierFeatureMap, X: MatrixInput): { 
   return { n, d, V };
 }
 
+/**
+ * Private support vector machine (DPpack's svmDP): the Huber-smoothed hinge loss under Chaudhuri,
+ * Monteleoni & Sarwate objective or output perturbation, with a linear kernel or random Fourier
+ * features for the Gaussian kernel; see the module comment for the guarantee.
+ *
+ * @example
+ * ```ts
+ * import { SvmDP, seededRng } from 'dpkit';
+ * const X = [[0.1, 0.9], [0.8, 0.2], [0.2, 0.7], [0.9, 0.4], [0.3, 0.8], [0.7, 0.1]];
+ * const y = [0, 1, 0, 1, 0, 1];
+ * const svm = new SvmDP({ eps: 1 }).fit(X, y, { lower: [0, 0], upper: [1, 1], addBias: true, rng: seededRng(5) });
+ * console.log(svm.coef, svm.predict([[0.9, 0.1]]));
+ * ```
+ */
 export class SvmDP extends CmsClassifier {
   protected readonly lossKind = 'huber' as const;
   protected readonly modelName = 'SvmDP';
@@ -112,6 +126,12 @@ export class SvmDP extends CmsClassifier {
   /** The public feature map of the Gaussian kernel (after fit). */
   featureMap: FourierFeatureMap | undefined;
 
+  /**
+   * @param options `eps`, `gamma` (default 1), `regularizer`, `perturbation`, `kernel` ('linear' or
+   *   'gaussian' with `D` random features and `kernelParam`) and the Huber parameter `huberH`.
+   * @throws {@link InvalidArgumentError} when an option is out of its domain.
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(options: SvmOptions) {
     checkOptionKeys('SvmDP', options, SVM_OPTIONS, true);
     super(options, 'SvmDP');

@@ -53,6 +53,14 @@ const DOCUMENTED_CLASSES: Record<string, string[]> = {
   PrivacyAccountant: ['constructor', 'spend', 'check', 'remaining'],
   LinearRegressionDP: ['constructor', 'fit', 'predict'],
   LogisticRegressionDP: ['constructor'],
+  // fit of the CMS classifiers (LogisticRegressionDP, SvmDP) is CmsClassifier's.
+  SvmDP: ['constructor'],
+  NaiveBayesDP: ['constructor', 'fit'],
+};
+
+/** Methods inherited from an abstract root class, documented there. */
+const DOCUMENTED_METHODS: Record<string, string[]> = {
+  CmsClassifier: ['fit'],
 };
 
 const program = ts.createProgram([join(root, 'src/index.ts')], { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, allowJs: false, noEmit: true });
@@ -138,6 +146,17 @@ describe('API reference: @param, @returns, @throws and a running @example', () =
         checkComplete(`${name}.${m}`, docOf(node!), m !== 'constructor');
       }
       await runs(name, exampleCode(name, docOf(cls)));
+    });
+  }
+
+  for (const [name, members] of Object.entries(DOCUMENTED_METHODS)) {
+    it(`${name} (methods)`, () => {
+      const cls = exported.get(name)!.declarations!.find(ts.isClassDeclaration)!;
+      for (const m of members) {
+        const node = cls.members.find((x) => x.name?.getText() === m);
+        expect(node, `${name}.${m}`).toBeDefined();
+        checkComplete(`${name}.${m}`, docOf(node!), true);
+      }
     });
   }
 });

@@ -157,6 +157,16 @@ export abstract class CmsClassifier {
    * random feature map), the noise and the solver. Once the solver has run on the private data, the budget
    * is charged whatever happens: if the solver misses its tolerance, eps is charged and THEN a
    * {@link ConvergenceError} (public settings only in its message) is thrown and nothing is stored.
+   *
+   * @param X The private features, one row per record.
+   * @param y The private labels, 0/1 or -1/+1.
+   * @param options `lower`/`upper`: the PUBLIC bounds of each feature; `addBias`, `weights` and
+   *   `weightsUpperBound`, `rng`, `accountant`, `name`.
+   * @returns This model, fitted (`coeff` / `coef` hold the coefficients).
+   * @throws {@link InvalidArgumentError} for bad bounds or shapes (nothing spent), or after the budget
+   *   check for a value of X, y or the weights outside its domain (charged).
+   * @throws {@link BudgetExceededError} when the accountant cannot pay eps; nothing is spent.
+   * @throws {@link ConvergenceError} when the solver misses its tolerance (charged).
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options?: ClassifierFitOptions): this {
     checkOptionKeys(`${this.modelName}.fit`, options, CLASSIFIER_FIT_OPTIONS);
