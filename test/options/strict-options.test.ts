@@ -343,6 +343,7 @@ describe('enum option values are exact everywhere', () => {
   'knorm noise': () => dpkit.kNormMechanism([1,2], 1, { norm: 'l1', sensitivity: 1, noise: B }),
   'knorm neighbors': () => dpkit.kNormMechanism([1,2], 1, { norm: 'l1', sensitivity: 1, neighbors: B }),
   'logistic perturbation': () => new dpkit.LogisticRegressionDP({ eps: 1, gamma: 1, perturbation: B }),
+  'logistic noise': () => new dpkit.LogisticRegressionDP({ eps: 1, gamma: 1, perturbation: 'output', noise: B }),
   'svm kernel': () => new dpkit.SvmDP({ eps: 1, gamma: 1, kernel: B }),
   'nb type': () => new dpkit.NaiveBayesDP({ eps: 1, type: B }),
   'dpsgd loss': () => new dpkit.DpSgdClassifier({ loss: B, q: 0.5, steps: 2, sigma: 1, delta: 1e-5, clip: 1, learningRate: 0.1, expectedBatchSize: 2 }),

@@ -12,6 +12,7 @@ import { resolveRng, type Rng } from '../../random/rng.js';
 import { checkEpsilon, checkPositive } from '../../validation.js';
 import { checkMatrixShape, checkVectorShape, matrixShape, type MatrixInput } from '../matrix.js';
 import { cmsObjectivePerturbation, cmsOutputPerturbation } from './cms.js';
+import { cmsOutputPerturbationLattice } from './output-lattice.js';
 import type { LossKind } from './losses.js';
 import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './objective.js';
 import { checkBinaryLabels, checkOptionsObject, checkWeights, checkWeightsShape } from './preprocess.js';
@@ -35,10 +36,17 @@ export interface CmsModelOptions {
   regularizer?: Regularizer;
   /** 'objective' (default) or 'output' perturbation. */
   perturbation?: PerturbationMethod;
+  /**
+   * Output perturbation's noise: 'float' (default: CMS's l2 Gamma-norm noise in floating point) or
+   * 'safe' (the solver's point rounded to a public lattice plus exact discrete Laplace noise per
+   * coordinate, calibrated to the l1-sensitivity sqrt(d) S with the grid rounding counted; see
+   * src/models/erm/output-lattice.ts). 'safe' requires perturbation 'output'.
+   */
+  noise?: 'float' | 'safe';
 }
 
 /** The option rules of the CMS models' constructors (extended by SvmDP's). */
-export const CMS_MODEL_OPTIONS = optionSpec<CmsModelOptions>({ eps: true, gamma: true, regularizer: true, perturbation: true });
+export const CMS_MODEL_OPTIONS = optionSpec<CmsModelOptions>({ eps: true, gamma: true, regularizer: true, perturbation: true, noise: true });
 
 export interface ClassifierFitOptions extends ReleaseOptions {
   /** Public lower bound of each column of X (required for linear models). */
@@ -67,7 +75,7 @@ export interface ClassifierPredictOptions {
  */
 export interface ErmFitInfo {
   mechanism: string;
-  /** Rate of the norm of the perturbation: ||b|| ~ Gamma(d, rate). */
+  /** Rate of the norm of the perturbation: ||b|| ~ Gamma(d, rate) (noise 'safe': density proportional to exp(-rate ||b||_1), rate = 1/scale). */
   rate: number;
   /** Output perturbation: the l2-sensitivity of the minimiser. */
   sensitivity?: number;
@@ -76,6 +84,9 @@ export interface ErmFitInfo {
   Delta?: number;
   /** Dimension of the coefficient vector the noise was drawn in. */
   dimension: number;
+  /** noise 'safe': the applied per-coordinate Laplace scale (rounding counted) and the grid exponent k (spacing 2^k). */
+  scale?: number;
+  gridExponent?: number;
 }
 
 /** A design prepared for the ERM solver, with the map back to user-scale coefficients. */
@@ -86,7 +97,7 @@ export interface PreparedDesign {
   finish(theta: Float64Array): void;
 }
 
-export function checkCmsModelOptions(o: unknown, model: string): { eps: number; gamma: number; regularizer: Regularizer; perturbation: PerturbationMethod } {
+export function checkCmsModelOptions(o: unknown, model: string): { eps: number; gamma: number; regularizer: Regularizer; perturbation: PerturbationMethod; noise: 'float' | 'safe' } {
   if (typeof o !== 'object' || o === null) throw new InvalidArgumentError(`${model} options`, 'must be an object { eps, gamma, ... }', o);
   const opts = o as CmsModelOptions;
   const eps = checkEpsilon(opts.eps);
@@ -94,7 +105,10 @@ export function checkCmsModelOptions(o: unknown, model: string): { eps: number; 
   const regularizer = checkRegularizer(opts.regularizer);
   const perturbation = opts.perturbation ?? 'objective';
   if (perturbation !== 'objective' && perturbation !== 'output') throw new InvalidArgumentError('perturbation', "must be 'objective' or 'output'", perturbation);
-  return { eps, gamma, regularizer, perturbation };
+  const noise = opts.noise ?? 'float';
+  if (noise !== 'float' && noise !== 'safe') throw new InvalidArgumentError('noise', "must be 'float' or 'safe'", noise);
+  if (noise === 'safe' && perturbation !== 'output') throw new InvalidArgumentError('noise', "'safe' requires perturbation 'output' (objective perturbation's noise is inside the optimisation)", noise);
+  return { eps, gamma, regularizer, perturbation, noise };
 }
 
 export abstract class CmsClassifier {
@@ -102,6 +116,8 @@ export abstract class CmsClassifier {
   readonly gamma: number;
   readonly regularizer: Regularizer;
   readonly perturbation: PerturbationMethod;
+  /** Output perturbation's noise: 'float' or 'safe' (lattice). */
+  readonly noise: 'float' | 'safe';
   /** The released coefficients (intercept first with addBias), on the scale of the inputs; undefined before fit. */
   coeff: number[] | undefined;
   /**
@@ -124,6 +140,7 @@ export abstract class CmsClassifier {
     this.gamma = v.gamma;
     this.regularizer = v.regularizer;
     this.perturbation = v.perturbation;
+    this.noise = v.noise;
   }
 
   /** The guarantee of a fit: eps-DP for replace-one (bounded) neighbours. */
@@ -183,7 +200,7 @@ export abstract class CmsClassifier {
     this.validate(X, o);
     resolveRng(o.rng);
     const addBias = o.addBias ?? false;
-    const mechanism = this.perturbation === 'objective' ? 'cms-objective-perturbation' : weighted ? 'cms-weighted-output-perturbation' : 'cms-output-perturbation';
+    const mechanism = (this.perturbation === 'objective' ? 'cms-objective-perturbation' : weighted ? 'cms-weighted-output-perturbation' : 'cms-output-perturbation') + (this.noise === 'safe' ? '-lattice' : '');
     const out = runRelease(o, { eps: this.eps, delta: 0, neighbors: 'bounded', mechanism, name: `${this.modelName}.fit` }, (r) => {
       const labels = checkBinaryLabels(y, n, this.lossKind === 'huber');
       const { weights } = checkWeights(o.weights, o.weightsUpperBound, n);
@@ -204,6 +221,13 @@ export abstract class CmsClassifier {
         if (!fit.converged) return undefined;
         prep.finish(fit.theta);
         return { theta: fit.theta, info: { mechanism, rate: fit.rate, epsPrime: fit.epsPrime, Delta: fit.Delta, dimension: prep.d } as ErmFitInfo };
+      }
+      if (this.noise === 'safe') {
+        const safe = cmsOutputPerturbationLattice(problem, this.eps, r, wub);
+        if (!safe.converged) return undefined;
+        prep.finish(safe.theta);
+        const info: ErmFitInfo = { mechanism, rate: 1 / safe.grid.effectiveScale, sensitivity: safe.sensitivity, dimension: prep.d, scale: safe.grid.effectiveScale, gridExponent: safe.grid.k };
+        return { theta: safe.theta, info };
       }
       const fit = cmsOutputPerturbation(problem, this.eps, r, wub);
       if (!fit.converged) return undefined;
