@@ -4,6 +4,7 @@
 import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import {
+  addRemoveOnly,
   checkNumericContainer,
   checkOptionsObject,
   clippedCrossDev,
@@ -51,7 +52,7 @@ const POOLED_COV_OPTIONS = optionSpec<CovOptions & PooledOptions>({ ...COV_OPTIO
  * one record, contributes nothing: the degrees of freedom are D = sum_j max(n_j - 1, 0), which is N - J
  * when no group is empty), so removing the only record of a group is a valid neighbour.
  */
-function groupSizes(groups: unknown, name: string, columns: number): { sizes: number[]; N: number; J: number; D: number; nMax: number } {
+function groupSizes(groups: unknown, name: string, columns: number, requireDf: boolean): { sizes: number[]; N: number; J: number; D: number; nMax: number } {
   if (!Array.isArray(groups) || groups.length === 0) throw new InvalidArgumentError(name, 'must be a non-empty array of groups', groups);
   const sizes: number[] = [];
   for (let j = 0; j < groups.length; j++) {
@@ -68,7 +69,10 @@ function groupSizes(groups: unknown, name: string, columns: number): { sizes: nu
   const N = sizes.reduce((s, v) => s + v, 0);
   const J = sizes.length;
   const D = sizes.reduce((s, v) => s + Math.max(v - 1, 0), 0);
-  if (!(D >= 1)) throw new InvalidArgumentError(name, 'must have at least one group with two or more records (degrees of freedom sum_j (n_j - 1) >= 1)', `N=${N}, J=${J}`);
+  // Under add/remove-one neighbours alone (`requireDf` false) the sizes are private: too few records
+  // are refused by the release's check of the public bound n >= J + 1 (after the budget check,
+  // charged), which also implies D >= N - J >= 1.
+  if (requireDf && !(D >= 1)) throw new InvalidArgumentError(name, 'must have at least one group with two or more records (degrees of freedom sum_j (n_j - 1) >= 1)', `N=${N}, J=${J}`);
   return { sizes, N, J, D, nMax: Math.max(...sizes) };
 }
 
@@ -219,7 +223,7 @@ function boundedSens(R: number, D: number, nMax: number, approx: boolean): numbe
  */
 export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups: ReadonlyArray<ArrayLike<number>>, opts: Exact<O, BoundedStatOptions & PooledOptions>): StatResult<number, O> {
   checkOptions('pooledVarDP', opts, POOLED_VAR_OPTIONS, true);
-  const g = groupSizes(groups, 'groups', 1);
+  const g = groupSizes(groups, 'groups', 1, !addRemoveOnly(opts));
   const plan = planPooledVar(opts, g.J, g);
   const l = opts.lower;
   const u = opts.upper;
@@ -244,7 +248,7 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  */
 export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: ReadonlyArray<readonly [ArrayLike<number>, ArrayLike<number>]>, opts: Exact<O, CovOptions & PooledOptions>): StatResult<number, O> {
   checkOptions('pooledCovDP', opts, POOLED_COV_OPTIONS, true);
-  const g = groupSizes(groups, 'groups', 2);
+  const g = groupSizes(groups, 'groups', 2, !addRemoveOnly(opts));
   const plan = planPooledCov(opts, g.J, g);
   const b1: [number, number] = [opts.lower1, opts.upper1];
   const b2: [number, number] = [opts.lower2, opts.upper2];

@@ -158,11 +158,17 @@ const RELEASES: Record<string, Cases> = {
     public: { 'lower2 > upper2': (accountant) => covDP(xs, xs, { eps: 1, ...cb, lower2: 11, accountant }) },
   },
   pooledVarDP: {
-    data: { NaN: (accountant) => pooledVarDP([xs, poison(xs, 17, bad)], { eps: 1, ...b, accountant }) },
+    data: {
+      NaN: (accountant) => pooledVarDP([xs, poison(xs, 17, bad)], { eps: 1, ...b, accountant }),
+      'groups of one record under add/remove (sizes private)': (accountant) => pooledVarDP([[1], [2]], { eps: 1, ...b, neighbors: 'unbounded', n: 3, accountant }),
+    },
     public: { 'eps NaN': (accountant) => pooledVarDP([xs, xs], { eps: Number.NaN, ...b, accountant }) },
   },
   pooledCovDP: {
-    data: { NaN: (accountant) => pooledCovDP([[xs, poison(xs, 17, bad)]], { eps: 1, ...cb, accountant }) },
+    data: {
+      NaN: (accountant) => pooledCovDP([[xs, poison(xs, 17, bad)]], { eps: 1, ...cb, accountant }),
+      'a group of one record under add/remove (sizes private)': (accountant) => pooledCovDP([[[1], [2]]], { eps: 1, ...cb, neighbors: 'unbounded', n: 2, accountant }),
+    },
     public: { 'upper1 NaN': (accountant) => pooledCovDP([[xs, xs]], { eps: 1, ...cb, upper1: Number.NaN, accountant }) },
   },
   histogramDP: {
