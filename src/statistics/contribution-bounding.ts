@@ -9,6 +9,9 @@
  * group, at most `maxRows` = m of its rows (L-inf). The choice is uniformly random: groups are ranked
  * by a keyed hash of (unit, group) and rows by a keyed hash of (unit, row index), SipHash-2-4 with a
  * FRESH 128-bit key from the Rng on every run (src/random/siphash.ts); the lowest ranks are kept.
+ * A row is identified by (unit, group, its ordinal among that unit's rows in that group), never by its
+ * position in the table: removing another unit's rows shifts the positions of all later rows but
+ * keeps every unit's own ordinals.
  * Why keyed and fresh: the kept rows of a unit must depend only on that unit's own rows and on
  * randomness independent of the data. Then on neighbours D, D' that differ in all rows of one unit u,
  * the truncated data sets differ only in u's kept rows (for every fixed key; the other units' choices
@@ -16,7 +19,7 @@
  * group" is private for D, D'. A key derived from the data (e.g. from the table's size or content)
  * would change every unit's choice when u is removed, and the sensitivity below would no longer bound
  * the change; keeping the first rows in table order biases the kept rows. Hash ties (probability about
- * 2^-53 per pair) fall back to the row index. Rows whose unit is null/undefined are dropped (policy:
+ * 2^-53 per pair) fall back to the order of the unit's own rows. Rows whose unit is null/undefined are dropped (policy:
  * a row without a unit cannot be attributed, so it is not used; the caller may count them).
  *
  * Sensitivities under add/remove-one-unit neighbours, for a vector of per-group aggregates:
@@ -111,12 +114,14 @@ export function boundContributionsWithKey(units: ArrayLike<Ident>, groups: Array
       ranked.sort((a, b) => a.h - b.h || a.e[1][0]! - b.e[1][0]!);
       chosen = ranked.slice(0, k).map((r) => r.e);
     }
-    for (const [, rows] of chosen) {
+    for (const [g, rows] of chosen) {
       if (rows.length <= m) {
         for (const i of rows) kept.push(i);
         continue;
       }
-      const ranked = rows.map((i) => ({ i, h: keyedHash53(key, ['r', up, i]) }));
+      // Hash the row's ordinal j within (unit, group), not its table position i (see the file comment).
+      const gp = identPart(g);
+      const ranked = rows.map((i, j) => ({ i, h: keyedHash53(key, ['r', up, gp, j]) }));
       ranked.sort((a, b) => a.h - b.h || a.i - b.i);
       for (let j = 0; j < m; j++) kept.push(ranked[j]!.i);
     }
