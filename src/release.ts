@@ -138,6 +138,8 @@ export interface Charge {
   neighbors: Neighbors;
   /** Mechanism label of the ledger entry. */
   mechanism?: string;
+  /** The privacy unit of the guarantee ("row" when absent); checked against the accountant's unit. */
+  privacyUnit?: string;
 }
 
 /** What {@link runChecked} needs besides the computation: the ledger name and one charge per release. */
@@ -190,7 +192,7 @@ export function runChecked<T>(opts: ReleaseOptions | undefined, spec: RunSpec<T>
         eps += c.eps;
         delta += c.delta;
       }
-      accountant.check({ eps, delta, name: label });
+      accountant.check({ eps, delta, name: label, ...(requests[0]!.privacyUnit !== undefined ? { privacyUnit: requests[0]!.privacyUnit } : {}) });
     }
   }
   const spend = (mark: string | undefined) => {

@@ -21,6 +21,7 @@
 import { checkOptions, optionSpec } from '../options.js';
 import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
 import { checkDelta, checkEpsilon, checkNeighbors, checkNonNegative } from '../validation.js';
+import { checkPrivacyUnit } from '../privacy-unit.js';
 
 /** Neighbouring relation of a guarantee: replace one record (bounded) or add/remove one (unbounded). */
 export type Neighbors = 'bounded' | 'unbounded';
@@ -37,6 +38,11 @@ export interface SpendRequest extends PrivacyCost {
   neighbors: Neighbors;
   /** The mechanism that produced it (e.g. "laplace", "gaussian-analytic"). */
   mechanism?: string;
+  /**
+   * The privacy unit the guarantee protects ("row" when absent; e.g. "s" for a release private per
+   * student). An accountant with a `privacyUnit` refuses a release for another unit.
+   */
+  privacyUnit?: string;
 }
 
 export interface LedgerEntry extends SpendRequest {
@@ -56,9 +62,15 @@ export interface AccountantOptions {
   history?: readonly LedgerEntry[];
   /** The neighbour relation the budget is a guarantee for (default 'bounded'). */
   neighbors?: Neighbors;
+  /**
+   * The ONE privacy unit the budget protects ("row", or a unit column such as "s"). Given: a release
+   * for another unit (its `privacyUnit`, "row" when absent) is refused before the check, as budgets for
+   * different units do not compose into one guarantee. Omitted: the unit is not checked.
+   */
+  privacyUnit?: string;
 }
 
-const ACCOUNTANT_OPTIONS = optionSpec<AccountantOptions>({ sink: 'function', history: true, neighbors: true });
+const ACCOUNTANT_OPTIONS = optionSpec<AccountantOptions>({ sink: 'function', history: true, neighbors: true, privacyUnit: 'string' });
 
 /** Relative slack for floating-point sums of budgets (0.1 * 10 must fit a budget of 1). */
 const SLACK = 1e-12;
@@ -81,6 +93,8 @@ export class PrivacyAccountant {
   readonly budget: PrivacyCost;
   /** The neighbour relation of the budget; releases for the other relation are converted (see above). */
   readonly neighbors: Neighbors;
+  /** The privacy unit of the budget (undefined: not checked; see {@link AccountantOptions.privacyUnit}). */
+  readonly privacyUnit: string | undefined;
   private readonly entries: LedgerEntry[] = [];
   private readonly sink: ((entry: LedgerEntry) => void) | undefined;
   private spentEps = 0;
@@ -103,6 +117,7 @@ export class PrivacyAccountant {
     const neighbors = opts.neighbors ?? 'bounded';
     checkNeighbors(neighbors);
     this.neighbors = neighbors;
+    this.privacyUnit = opts.privacyUnit === undefined ? undefined : checkPrivacyUnit(opts.privacyUnit);
     this.sink = opts.sink;
     (opts.history ?? []).forEach((e, i) => {
       // A negative (or non-finite) replayed cost would silently enlarge the budget.
@@ -145,7 +160,13 @@ export class PrivacyAccountant {
    * charged to a replace-one budget; a replace-one guarantee cannot be charged to an add/remove-one
    * budget (InvalidArgumentError).
    */
-  costOf(request: PrivacyCost & { neighbors?: Neighbors; name?: string }): PrivacyCost {
+  costOf(request: PrivacyCost & { neighbors?: Neighbors; name?: string; privacyUnit?: string }): PrivacyCost {
+    if (this.privacyUnit !== undefined && (request.privacyUnit ?? 'row') !== this.privacyUnit) {
+      throw new InvalidArgumentError(
+        'privacyUnit',
+        `of release "${request.name ?? 'release'}" is '${request.privacyUnit ?? 'row'}', but this budget protects the privacy unit '${this.privacyUnit}'; a budget keeps one unit`,
+      );
+    }
     const eps = checkNonNegative(request.eps, 'cost.eps');
     const delta = checkNonNegative(request.delta, 'cost.delta');
     const rel = request.neighbors ?? this.neighbors;
@@ -166,7 +187,7 @@ export class PrivacyAccountant {
    * @throws {@link BudgetExceededError} when the (converted) cost does not fit.
    * @throws {@link InvalidArgumentError} when a cost is negative or a replace-one release meets an add/remove-one budget.
    */
-  check(request: PrivacyCost & { name?: string; neighbors?: Neighbors }): void {
+  check(request: PrivacyCost & { name?: string; neighbors?: Neighbors; privacyUnit?: string }): void {
     const cost = this.costOf(request);
     if (!this.canSpend(cost)) throw new BudgetExceededError(request.name ?? 'release', cost, this.remaining());
   }

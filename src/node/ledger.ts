@@ -65,6 +65,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { DpkitError, InvalidArgumentError, BudgetExceededError } from '../errors.js';
 import { PrivacyAccountant, type LedgerEntry, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
+import { checkPrivacyUnit } from '../privacy-unit.js';
 import { FileLock, type LockOptions } from './lock.js';
 
 /** The ledger is corrupt, truncated, or otherwise unusable. Nothing was read or spent. */
@@ -84,6 +85,8 @@ interface HeaderBody {
   budget: PrivacyCost;
   /** The relation of the budget; absent in ledgers written before it existed (read as 'bounded'). */
   neighbors?: Neighbors;
+  /** The ONE privacy unit the budget protects; absent in ledgers written before it existed (read as 'row'). */
+  privacyUnit?: string;
   /** The chain's key (v 2): the algorithm and the key's fingerprint; absent in unkeyed (older) ledgers. */
   key?: { alg: 'hmac-sha256'; id: string };
 }
@@ -111,6 +114,11 @@ const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.is
 /** The relation of a ledger (header field; 'bounded' for ledgers that predate it). */
 function relationOf(h: HeaderBody): Neighbors {
   return h.neighbors ?? 'bounded';
+}
+
+/** The privacy unit of a ledger (header field; 'row' for ledgers that predate it). */
+function unitOf(h: HeaderBody): string {
+  return h.privacyUnit ?? 'row';
 }
 
 /**
@@ -499,6 +507,7 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null, key: Ledg
         throw new LedgerError(`ledger ${file} is corrupt: its header has a malformed budget (eps and delta must be finite numbers >= 0); refusing to use it`);
       }
       if (body.neighbors !== undefined && !isRelation(body.neighbors)) throw new LedgerError(`ledger ${file} is corrupt: its header has an unknown neighbour relation ${JSON.stringify(body.neighbors)}`);
+      if (body.privacyUnit !== undefined && (typeof body.privacyUnit !== 'string' || body.privacyUnit === '')) throw new LedgerError(`ledger ${file} is corrupt: its header has a malformed privacy unit`);
       header = body;
     } else {
       if (body.type !== 'spend') throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (unknown record type)`);
@@ -567,6 +576,11 @@ export interface LedgerOpenOptions extends LockOptions {
    * and this is given, it must agree (a ledger's relation cannot be changed).
    */
   neighbors?: Neighbors;
+  /**
+   * The privacy unit of a new ledger (default 'row'); when the ledger exists and this is given, it must
+   * agree (a ledger keeps one unit, as it keeps one neighbour relation).
+   */
+  privacyUnit?: string;
   /** Create the ledger when missing (default true when a budget is given). */
   create?: boolean;
   /** Called with human-readable warnings (e.g. an interrupted write was discarded). */
@@ -592,6 +606,8 @@ export interface LedgerSummary {
   budget: PrivacyCost;
   /** The neighbour relation the budget is a guarantee for ('bounded' for ledgers that predate the field). */
   neighbors: Neighbors;
+  /** The privacy unit the budget protects ('row' for ledgers that predate the field). */
+  privacyUnit: string;
   spent: PrivacyCost;
   remaining: PrivacyCost;
   /** Spends as charged (eps, delta in the ledger's relation; `claimed` when converted). */
@@ -620,6 +636,13 @@ export function checkRelation(file: string, recorded: Neighbors, requested: Neig
     throw new LedgerError(
       `ledger ${file} was created for '${recorded}' neighbours (${recorded === 'bounded' ? 'replace one record' : 'add/remove one record'}), but '${requested}' was requested; a ledger's neighbour relation cannot be changed`,
     );
+  }
+}
+
+/** Refuses to use a ledger with a privacy unit other than the one requested (when one is). */
+export function checkPrivacyUnitOf(file: string, recorded: string, requested: string | undefined): void {
+  if (requested !== undefined && requested !== recorded) {
+    throw new LedgerError(`ledger ${file} protects the privacy unit '${recorded}', but '${requested}' was requested; a ledger's privacy unit cannot be changed (use a new ledger)`);
   }
 }
 
@@ -692,6 +715,7 @@ function summarize(file: string, p: Parsed): LedgerSummary {
     created: p.header.created,
     budget: { ...b },
     neighbors: relationOf(p.header),
+    privacyUnit: unitOf(p.header),
     spent: { eps, delta },
     remaining: { eps: Math.max(0, b.eps - eps), delta: Math.max(0, b.delta - delta) },
     entries: p.entries.slice(),
@@ -741,6 +765,7 @@ export class FileLedger {
     const create = opts.create ?? budget !== undefined;
     if (opts.neighbors !== undefined && !isRelation(opts.neighbors)) throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", opts.neighbors);
     if (opts.keyFile !== undefined && (typeof opts.keyFile !== 'string' || opts.keyFile === '')) throw new InvalidArgumentError('keyFile', 'must be a file path', opts.keyFile);
+    const unit = opts.privacyUnit === undefined ? undefined : checkPrivacyUnit(opts.privacyUnit);
     return fsGuard(file, 'open the ledger', () => {
       fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
       // One lock (and head) per ledger, whatever symbolic links lead to it.
@@ -750,7 +775,7 @@ export class FileLedger {
         if (!fs.existsSync(real)) {
           if (fs.existsSync(`${real}.head`)) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
           if (!create || budget === undefined) throw new LedgerError(`ledger ${file} does not exist (give a budget to create it)`);
-          FileLedger.create(real, budget, opts.neighbors ?? 'bounded', keyPathFor(real, opts.keyFile).file);
+          FileLedger.create(real, budget, opts.neighbors ?? 'bounded', keyPathFor(real, opts.keyFile).file, unit);
         }
         const { parsed, size } = loadVerified(file, real, opts.keyFile);
         if (budget !== undefined) {
@@ -762,6 +787,7 @@ export class FileLedger {
           }
         }
         checkRelation(file, relationOf(parsed.header), opts.neighbors);
+        checkPrivacyUnitOf(file, unitOf(parsed.header), unit);
         if (parsed.key === null) {
           opts.warn?.(
             `ledger ${file} has no key (written by an older dpkit): its hash chain detects accidental damage but not deliberate edits; keep its anchor (${summarize(file, parsed).anchor}) or start a new, keyed ledger`,
@@ -781,7 +807,7 @@ export class FileLedger {
    * Creates a new ledger at `file` (canonical): the key file when missing (mode 0600), the header
    * record, then the head. On failure everything this call created is removed again.
    */
-  private static create(file: string, budget: PrivacyCost, neighbors: Neighbors, keyFile: string): void {
+  private static create(file: string, budget: PrivacyCost, neighbors: Neighbors, keyFile: string, privacyUnit?: string): void {
     const made: string[] = [];
     try {
       let key = readKey(keyFile);
@@ -796,7 +822,7 @@ export class FileLedger {
           fsyncDir(path.dirname(keyFile));
         }
       }
-      const body: HeaderBody = { type: 'header', v: 2, seq: 0, id: randomBytes(8).toString('hex'), created: new Date().toISOString(), budget, neighbors, key: { alg: 'hmac-sha256', id: key.id } };
+      const body: HeaderBody = { type: 'header', v: 2, seq: 0, id: randomBytes(8).toString('hex'), created: new Date().toISOString(), budget, neighbors, ...(privacyUnit !== undefined && privacyUnit !== 'row' ? { privacyUnit } : {}), key: { alg: 'hmac-sha256', id: key.id } };
       const hash = chainHash(key.bytes, '', body);
       const fd = fs.openSync(file, 'wx', 0o644);
       made.push(file);
@@ -842,6 +868,11 @@ export class FileLedger {
   /** The neighbour relation of the budget. */
   get neighbors(): Neighbors {
     return relationOf(this.parsed.header);
+  }
+
+  /** The privacy unit the budget protects ('row' for ledgers that predate the field). */
+  get privacyUnit(): string {
+    return unitOf(this.parsed.header);
   }
 
   /** The total budget recorded when the ledger was created. */
@@ -925,7 +956,7 @@ export class FileLedger {
    * budget the ledger's, and each spend is appended durably (inside `spend()`, before it returns).
    */
   accountant(): PrivacyAccountant {
-    return new PrivacyAccountant(this.parsed.header.budget, { history: this.parsed.entries, sink: (e) => this.append(e), neighbors: this.neighbors });
+    return new PrivacyAccountant(this.parsed.header.budget, { history: this.parsed.entries, sink: (e) => this.append(e), neighbors: this.neighbors, privacyUnit: this.privacyUnit });
   }
 
   /** Release the lock. The ledger cannot be written afterwards. */
