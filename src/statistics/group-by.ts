@@ -448,7 +448,7 @@ function runGrouped(
   const b = p.bounds;
   let noisyParts: { out: Float64Array; scale: number; slack: number }[] = [];
   let nKeys = 0;
-  const value = runRelease(o, { name, eps: totalEps, delta: totalDelta, neighbors: 'unbounded', mechanism }, (rng: Rng): GroupedValues => {
+  const value = runRelease(o, { name, eps: totalEps, delta: totalDelta, neighbors: 'unbounded', mechanism, privacyUnit: p.unitName }, (rng: Rng): GroupedValues => {
     const t = truth(rng);
     let keys: GroupKey[];
     if (p.keys) keys = p.keys;

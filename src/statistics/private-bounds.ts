@@ -209,7 +209,7 @@ export function privateBounds<O extends PrivateBoundsOptions>(x: ArrayLike<numbe
   if (!(Array.isArray(x) || ArrayBuffer.isView(x))) throw new InvalidArgumentError('x', 'must be an array or typed array of finite numbers', x);
   if (o.units !== undefined && (o.units as ArrayLike<Ident>).length !== x.length) throw new InvalidArgumentError('units', 'must have one entry per value', (o.units as ArrayLike<Ident>).length);
   const B = c.B;
-  const result = runRelease(o, { name: 'privateBounds', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace' }, (rng) => {
+  const result = runRelease(o, { name: 'privateBounds', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace', ...(c.unit ? { privacyUnit: c.unit } : {}) }, (rng) => {
     for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'number' || !Number.isFinite(x[i])) throw new InvalidArgumentError(`x[${i}]`, 'must be a finite number');
     const rows = o.units === undefined ? undefined : boundContributions(o.units, undefined, { maxPartitions: 1, maxRows: m }, rng);
     const counts = new Float64Array(B);
@@ -255,7 +255,7 @@ export function privateBoundsFromCounts<O extends Omit<PrivateBoundsOptions, 'un
   const o = opts as PrivateBoundsOptions;
   const c = parseBoundsOptions(o, true);
   if (!(Array.isArray(counts) || ArrayBuffer.isView(counts)) || counts.length !== c.B) throw new InvalidArgumentError('counts', `must be an array of ${c.B} bin counts (2 (maxExponent - minExponent) + 1)`, counts);
-  const result = runRelease(o, { name: 'privateBoundsFromCounts', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace' }, (rng) => {
+  const result = runRelease(o, { name: 'privateBoundsFromCounts', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace', ...(c.unit ? { privacyUnit: c.unit } : {}) }, (rng) => {
     // The counts are a function of the private data: checked after the budget check (a refusal is
     // charged, and value-free); their number is public (one per bin).
     for (let i = 0; i < c.B; i++) {
