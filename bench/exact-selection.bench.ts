@@ -1,12 +1,14 @@
 /**
  * Exact selection against its floating-point version (the baseline): permute-and-flip, the
  * exponential mechanism and report noisy max (exponential noise) on 1e5 candidates with utilities
- * uniform in [0, 100), and 1000 selections among 10 candidates. Ratio = exact / float.
+ * uniform in [0, 100), 1000 selections among 10 candidates, and quantileDP on 1e5 values (spread
+ * uniformly, and concentrated in 0.1% of the range). Ratio = exact / float.
  */
 import { exponentialMechanism } from '../src/mechanisms/exponential.js';
 import { permuteAndFlip } from '../src/mechanisms/permute-and-flip.js';
 import { reportNoisyMax } from '../src/mechanisms/report-noisy-max.js';
 import { cryptoRng } from '../src/random/rng.js';
+import { quantileDP } from '../src/statistics/quantile.js';
 import { runBench } from './harness.js';
 
 export default async function (): Promise<void> {
@@ -20,11 +22,15 @@ export default async function (): Promise<void> {
     for (let t = 0; t < k; t++) f();
   };
   const o = { rng, accountant: null } as const;
+  const q = { ...o, eps: 1, lower: 0, upper: 100 } as const;
+  const narrow = Float64Array.from(utility, (v) => 50 + v / 1000);
   runBench('exact selection vs float (ratio = exact / float)', [
     { name: 'permuteAndFlip exact 1e5', baselineName: 'permuteAndFlip float 1e5', baseline: () => permuteAndFlip(utility, 1, 1, { ...o, noise: 'float' }), run: () => permuteAndFlip(utility, 1, 1, o) },
     { name: 'exponentialMechanism exact 1e5', baselineName: 'exponentialMechanism float 1e5', baseline: () => exponentialMechanism(utility, 1, 1, o), run: () => exponentialMechanism(utility, 1, 1, { ...o, noise: 'exact' }) },
     { name: 'reportNoisyMax exponential exact 1e5', baselineName: 'reportNoisyMax exponential float 1e5', baseline: () => reportNoisyMax(utility, 1, 1, o), run: () => reportNoisyMax(utility, 1, 1, { ...o, noiseMode: 'exact' }) },
     { name: 'permuteAndFlip exact 10 x1000', baselineName: 'permuteAndFlip float 10 x1000', baseline: times(1000, () => permuteAndFlip(small, 1, 1, { ...o, noise: 'float' })), run: times(1000, () => permuteAndFlip(small, 1, 1, o)) },
     { name: 'exponentialMechanism exact 10 x1000', baselineName: 'exponentialMechanism float 10 x1000', baseline: times(1000, () => exponentialMechanism(small, 1, 1, o)), run: times(1000, () => exponentialMechanism(small, 1, 1, { ...o, noise: 'exact' })) },
+    { name: 'quantileDP exact 1e5 spread', baselineName: 'quantileDP float 1e5 spread', baseline: () => quantileDP(utility, 0.5, { ...q, noise: 'float' }), run: () => quantileDP(utility, 0.5, { ...q, noise: 'exact' }) },
+    { name: 'quantileDP exact 1e5 concentrated', baselineName: 'quantileDP float 1e5 concentrated', baseline: () => quantileDP(narrow, 0.5, { ...q, noise: 'float' }), run: () => quantileDP(narrow, 0.5, { ...q, noise: 'exact' }) },
   ]);
 }
