@@ -174,6 +174,18 @@ export function optimalCompositionDelta(eps: number, delta: number, k: number, e
  * deltaTotal >= 1 - (1 - delta)^k (the delta of the composition at epsTotal = k eps, where the
  * pure part vanishes). Solved by bisection on the monotone {@link optimalCompositionDelta} to a
  * relative accuracy of 1e-12, returning the upper (valid) end.
+ *
+ * @param eps The eps of each of the k releases.
+ * @param delta The delta of each release.
+ * @param k The number of releases.
+ * @param deltaTotal The total delta allowed (>= k delta).
+ * @returns The smallest total eps for k-fold composition at deltaTotal (Kairouz, Oh & Viswanath 2015).
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { optimalComposition } from 'dpkit';
+ * console.log(optimalComposition(0.1, 0, 100, 1e-6)); // eps below advanced composition's
+ * ```
  */
 export function optimalComposition(eps: number, delta: number, k: number, deltaTotal: number): PrivacyCost {
   checkHomogeneous(eps, delta, k);
@@ -255,6 +267,21 @@ export function optimalCompositionPerStep(epsTotal: number, delta: number, k: nu
  * {@link parallelComposition} (check-then-spend: throws BudgetExceededError and spends nothing when
  * it does not fit). Call {@link PrivacyAccountant.check} with {@link parallelComposition}(costs)
  * before running the releases (without their own accountant), then this after they succeed.
+ *
+ * @param accountant The accountant to charge.
+ * @param name The name of the ledger entry.
+ * @param costs The (eps, delta) of the releases on disjoint parts of the data (run without their own accountant).
+ * @param options `neighbors`, `recordMayMove` (see {@link parallelComposition}), `mechanism`.
+ * @returns The ledger entry of the one parallel charge.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { PrivacyAccountant, spendParallel } from 'dpkit';
+ * const budget = new PrivacyAccountant({ eps: 1 });
+ * spendParallel(budget, 'per-region means', [{ eps: 0.5, delta: 0 }, { eps: 0.5, delta: 0 }], { neighbors: 'bounded' });
+ * console.log(budget.remaining()); // { eps: 0.5, delta: 0 }
+ * ```
  */
 export function spendParallel(
   accountant: PrivacyAccountant,

@@ -240,6 +240,19 @@ function readCounts<K>(counts: ReadonlyMap<K, number>): ReadonlyMap<K, number> {
  * units, on L0-bounded data) that pass the private keep rule, in canonical sorted order for string,
  * number and boolean keys (else in the Map's order). Guarantee:
  * (eps, delta)-DP per unit under add/remove-one-unit neighbours; charged as one release.
+ *
+ * @param counts The number of privacy units holding each key (each unit counted in at most `maxPartitions` keys).
+ * @param opts `eps`, `delta` (> 0), `maxPartitions`, `method`, `privacyUnit`, `rng`, `accountant`, `details`.
+ * @returns The keys that may be released (a key held by few units is dropped with high probability).
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { selectPartitions, seededRng } from 'dpkit';
+ * const counts = new Map([['common', 500], ['rare', 1]]);
+ * console.log(selectPartitions(counts, { eps: 1, delta: 1e-6, rng: seededRng(20) })); // [ 'common' ]
+ * ```
  */
 export function selectPartitions<K, O extends PartitionSelectionOptions>(counts: ReadonlyMap<K, number>, opts: Exact<O, PartitionSelectionOptions>): O extends { details: true } ? Release<K[]> & { plan: PartitionSelectionPlan } : K[] {
   checkOptions('selectPartitions', opts, RULES, true);

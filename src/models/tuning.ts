@@ -281,6 +281,23 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
  * Privately selects the best of m LinearRegressionDP models (same eps and delta) by the sum of
  * squared errors on a held-out part (y and predictions clipped to [l_y, u_y], sensitivity
  * (u_y - l_y)^2); see the file comment for the guarantee. Returns the selected fitted model.
+ *
+ * @param models Unfitted candidate models (e.g. different `gamma`), each fitted on its own part of the data.
+ * @param X The private features.
+ * @param y The private labels.
+ * @param options `lower`/`upper` (PUBLIC bounds of the features and, last, the label), `addBias`, `rng`, `accountant`.
+ * @returns The selected model, fitted.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { LinearRegressionDP, seededRng, tuneLinearRegressionModel } from 'dpkit';
+ * const X = Array.from({ length: 300 }, (_, i) => [(i % 10) / 10]);
+ * const y = X.map(([x]) => 2 * x! + 0.1);
+ * const best = tuneLinearRegressionModel([1, 5, 25].map((gamma) => new LinearRegressionDP({ eps: 1, gamma })), X, y, { lower: [0, 0], upper: [1, 3], addBias: true, rng: seededRng(21) });
+ * console.log(best.gamma, best.coef);
+ * ```
  */
 export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegressionOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options: TuneLinearRegressionOptions): M {
   checkOptionKeys('tuneLinearRegressionModel', options, TUNE_LINEAR_REGRESSION_OPTIONS, true);

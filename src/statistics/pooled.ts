@@ -245,6 +245,19 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  * bound on N (option `n`, required; see PublicSizeOption). Proofs and counterexamples:
  * docs/proofs/statistics-sensitivity.md#pooled-covariance.
  * Laplace or Gaussian noise as in meanDP.
+ *
+ * @param groups The private pairs of columns of each group.
+ * @param opts `lower1`/`upper1`, `lower2`/`upper2` (PUBLIC bounds), `eps` (and `delta`, `mechanism`), `neighbors`, `n`, `rng`, `accountant`, `details`.
+ * @returns The private pooled covariance; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { pooledCovDP, seededRng } from 'dpkit';
+ * const groups = [[[1, 2, 3], [2, 4, 7]], [[4, 5], [8, 9]]] as const;
+ * console.log(pooledCovDP(groups, { lower1: 0, upper1: 5, lower2: 0, upper2: 10, eps: 1, rng: seededRng(19) }));
+ * ```
  */
 export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: ReadonlyArray<readonly [ArrayLike<number>, ArrayLike<number>]>, opts: Exact<O, CovOptions & PooledOptions>): StatResult<number, O> {
   checkOptions('pooledCovDP', opts, POOLED_COV_OPTIONS, true);

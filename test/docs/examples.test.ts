@@ -46,6 +46,12 @@ const DOCUMENTED = [
   'zcdpToDp',
   'parallelComposition',
   'getDefaultAccountant',
+  'pooledCovDP',
+  'selectPartitions',
+  'optimalComposition',
+  'spendParallel',
+  'planPrivacyCost',
+  'tuneLinearRegressionModel',
 ];
 
 /** Root classes whose class comment has an `@example` that runs and whose constructor and listed methods are complete. */

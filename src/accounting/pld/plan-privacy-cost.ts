@@ -202,6 +202,17 @@ function isGridTooFine(e: unknown): boolean {
  * The cost of a plan fixed in advance: basic composition, PLD composition at the target delta, zCDP
  * when available, and, with a budget, how many more releases like the last one fit (see the module
  * comment for when PLD composition applies).
+ *
+ * @param releases The planned releases: mechanism, eps (and delta or noise scale) and how many times.
+ * @param opts The target `delta` (or a `budget` to check against), the grid options.
+ * @returns The composed (eps, delta) by privacy-loss distributions, next to basic composition.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { planPrivacyCost } from 'dpkit';
+ * const c = planPrivacyCost([{ mechanism: 'gaussian', eps: 0.5, delta: 1e-6, count: 20 }], { delta: 2e-5 });
+ * console.log(c);
+ * ```
  */
 export function planPrivacyCost(releases: readonly PlanRelease[], opts: PlanPrivacyCostOptions = {}): PlanPrivacyCost {
   checkOptions('planPrivacyCost', opts, SPEC);
