@@ -71,7 +71,8 @@ export function permuteAndFlipAccuracy(eps: number, effectiveSensitivity: number
  *
  * Guarantee: eps-differential privacy (delta = 0) for the neighbouring relation under which Delta
  * bounds every utility's change (`neighbors`, default 'bounded') (McKenna & Sheldon 2020, the
- * privacy theorem of permute-and-flip, with its monotone refinement). Theorem: for utilities of
+ * privacy theorem of permute-and-flip; the monotone case as for report noisy max with exponential
+ * noise, Ding et al. 2021, and the monotone exponential mechanism, McSherry & Talwar 2007). Theorem: for utilities of
  * sensitivity Delta, P(PF(u) = r) <= e^eps P(PF(u') = r) for all neighbours and every r. u* depends
  * on the data and the theorem accounts for it: it bounds the ratio of the output probabilities over
  * the random order, with u* and u'* both moving (|u* - u'*| <= Delta), not the coins p_r alone. The
