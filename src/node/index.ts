@@ -7,4 +7,5 @@ export * from './execute.js';
 export * from './report.js';
 export { main as runCli, buildProgram, EXIT } from './cli.js';
 export * from './lp-worker.js';
+export { cbcLpBackend, cbcHasThreads, type CbcBackendOptions } from './solvers/cbc.js';
 export * from './bounding-sql.js';

@@ -76,6 +76,8 @@ interface Checked {
   alphaTol: number;
   backend: LpBackend;
   highsOptions: Record<string, boolean | number | string>;
+  /** 'highs-mip', or '<solver>-mip' for a backend that names its solver (e.g. dpkit/node's cbcLpBackend). */
+  solverName: string;
 }
 
 function checkOptions(data: ClassificationData, o: ZeroOneMipOptions): Checked {
@@ -87,7 +89,9 @@ function checkOptions(data: ClassificationData, o: ZeroOneMipOptions): Checked {
   if (typeof timeLimit !== 'number' || !(timeLimit > 0)) throw new InvalidArgumentError('timeLimit', 'must be a number > 0 (seconds)', timeLimit);
   const alphaTol = o.alphaTolerance ?? 1e-6;
   if (typeof alphaTol !== 'number' || !(alphaTol >= 0) || !Number.isFinite(alphaTol)) throw new InvalidArgumentError('alphaTolerance', 'must be a finite number >= 0', alphaTol);
-  return { data, lat, margin, timeLimit, alphaTol, backend: o.backend ?? inProcessLpBackend, highsOptions: o.highsOptions ?? {} };
+  const backend = o.backend ?? inProcessLpBackend;
+  const solver = (backend as { solver?: unknown }).solver;
+  return { data, lat, margin, timeLimit, alphaTol, backend, highsOptions: o.highsOptions ?? {}, solverName: `${typeof solver === 'string' ? solver : 'highs'}-mip` };
 }
 
 /** The objective sum_i p_i l_i(w) - <a, w> - h sqrt(D^2 - |w|^2), evaluated exactly. */
@@ -246,7 +250,7 @@ async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleRe
   const d = data.d;
   const w = new Float64Array(d);
   if (r.x === null) {
-    return { w, objective: NaN, bound: -Infinity, alpha: Infinity, status: status === 'optimal' ? 'error' : status, certified: false, timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
+    return { w, objective: NaN, bound: -Infinity, alpha: Infinity, status: status === 'optimal' ? 'error' : status, certified: false, timeMs: r.timeMs, iterations: r.iterations, solver: c.solverName };
   }
   for (let j = 0; j < d; j++) {
     const k = Math.max(-lat.K, Math.min(lat.K, Math.round(r.x[kIndex + j]!)));
@@ -255,14 +259,14 @@ async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleRe
   // Rounding could leave the l2 ball only through solver tolerance; pull back towards 0 if so.
   let s = 0;
   for (let j = 0; j < d; j++) s += (w[j]! / lat.tau) ** 2;
-  if (s > lat.T) return { w, objective: NaN, bound: -Infinity, alpha: Infinity, status: 'error', certified: false, timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
+  if (s > lat.T) return { w, objective: NaN, bound: -Infinity, alpha: Infinity, status: 'error', certified: false, timeMs: r.timeMs, iterations: r.iterations, solver: c.solverName };
   const objective = zeroOneObjective(data, w, margin, lat.radius, obj);
   const gap = Number.isFinite(r.mipGap) ? Math.max(0, r.mipGap) : Infinity;
   const scale = Math.max(1, Math.abs(r.objective));
   // HiGHS' mip_gap is |primal - dual| / |primal| (relative); gap * max(1, |primal|) >= |primal - dual|
   const bound = status === 'optimal' ? r.objective - gap * scale - 1e-12 * scale : -Infinity;
   const alpha = Math.max(0, objective - bound);
-  return { w, objective, bound, alpha, status, certified: status === 'optimal' && alpha <= c.alphaTol, timeMs: r.timeMs, iterations: r.iterations, solver: 'highs-mip' };
+  return { w, objective, bound, alpha, status, certified: status === 'optimal' && alpha <= c.alphaTol, timeMs: r.timeMs, iterations: r.iterations, solver: c.solverName };
 }
 
 /**
