@@ -12,7 +12,18 @@
 import type { Guarantee } from './release.js';
 import { InvalidArgumentError } from './errors.js';
 
-/** The unit of a guarantee: its `privacyUnit`, or "row" when absent. */
+/**
+ * The unit of a guarantee: its `privacyUnit`, or "row" when absent.
+ *
+ * @param g A guarantee.
+ * @returns Its privacy unit ("row" unless another unit is stated).
+ * @throws Never.
+ * @example
+ * ```ts
+ * import { privacyUnitOf } from 'dpkit';
+ * console.log(privacyUnitOf({ eps: 1, delta: 0, neighbors: 'unbounded' })); // row
+ * ```
+ */
 export function privacyUnitOf(g: Guarantee): string {
   return g.privacyUnit ?? 'row';
 }
@@ -28,6 +39,15 @@ export function checkPrivacyUnit(unit: unknown, name = 'privacyUnit'): string {
 /**
  * A guarantee in words, e.g. "(1, 1e-6)-DP per student (add/remove one student)" or
  * "1-DP per row (replace one row)".
+ *
+ * @param g A guarantee (eps, delta, neighbours, privacy unit), e.g. a release's `guarantee`.
+ * @returns One line for people, e.g. "1-DP per row (replace one row)".
+ * @throws Never.
+ * @example
+ * ```ts
+ * import { formatGuarantee } from 'dpkit';
+ * console.log(formatGuarantee({ eps: 1, delta: 0, neighbors: 'bounded' }));
+ * ```
  */
 export function formatGuarantee(g: Guarantee): string {
   const unit = privacyUnitOf(g);

@@ -303,6 +303,15 @@ function checkConversion(c: unknown): RdpConversion {
 /**
  * (eps, delta) of DP-SGD: `steps` steps of the Poisson-subsampled Gaussian mechanism with sampling
  * rate q and noise multiplier sigma, add/remove-one neighbours, via RDP at `orders`.
+ *
+ * @param opts `q` (the sampling rate), `sigma` (the noise multiplier), `steps`, `delta`, and the Renyi `orders` and `conversion`.
+ * @returns The eps of DP-SGD (Abadi et al. 2016) by the moments accountant, and the order that gave it.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { dpSgdEpsilon } from 'dpkit';
+ * console.log(dpSgdEpsilon({ q: 0.01, sigma: 1.1, steps: 1000, delta: 1e-5 }).eps);
+ * ```
  */
 export function dpSgdEpsilon(opts: { q: number; sigma: number; steps: number; delta: number; orders?: readonly number[]; conversion?: RdpConversion }): { eps: number; order: number } {
   checkOptions('dpSgdEpsilon', opts, { q: true, sigma: true, steps: true, delta: true, orders: true, conversion: true }, true);
@@ -365,6 +374,15 @@ export class RdpAccountant {
  * (eps, delta)-DP under the RDP accountant, found by bisection on sigma (eps is non-increasing in
  * sigma: more noise is post-processing). It never overshoots: the returned sigma's eps is
  * recomputed and is <= the target (relative bracket `tolerance`, default 1e-6).
+ *
+ * @param opts `q`, `steps`, the target `eps` and `delta`, and the Renyi `orders`, `conversion` and `tolerance`.
+ * @returns The smallest noise multiplier sigma for which DP-SGD meets (eps, delta), with the eps reached.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { calibrateDpSgdSigma } from 'dpkit';
+ * console.log(calibrateDpSgdSigma({ q: 0.01, steps: 1000, eps: 2, delta: 1e-5 }).sigma);
+ * ```
  */
 export function calibrateDpSgdSigma(opts: {
   q: number;

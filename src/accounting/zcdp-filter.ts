@@ -76,7 +76,19 @@ const GAUSSIAN_MECHANISMS: ReadonlySet<string> = new Set(['gaussian', 'gaussian-
 /** Relative slack for floating-point sums of rho (as the accountant). */
 const SLACK = 1e-12;
 
-/** The largest rho whose zCDP-to-DP conversion at delta is at most eps (bisection, feasible end). */
+/**
+ * The largest rho whose zCDP-to-DP conversion at delta is at most eps (bisection, feasible end).
+ *
+ * @param eps The target eps.
+ * @param delta The target delta in (0, 1).
+ * @returns The largest rho whose zCDP guarantee implies (eps, delta)-DP (the budget of a {@link ZcdpFilter}).
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @example
+ * ```ts
+ * import { zcdpBudget } from 'dpkit';
+ * console.log(zcdpBudget(1, 1e-6));
+ * ```
+ */
 export function zcdpBudget(eps: number, delta: number): number {
   const e = checkEpsilon(eps, 'budget.eps');
   const d = checkDelta(delta, 'budget.delta');

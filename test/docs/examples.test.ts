@@ -52,6 +52,14 @@ const DOCUMENTED = [
   'spendParallel',
   'planPrivacyCost',
   'tuneLinearRegressionModel',
+  'gaussianPld',
+  'laplacePld',
+  'pureDpPld',
+  'dpSgdEpsilon',
+  'calibrateDpSgdSigma',
+  'zcdpBudget',
+  'formatGuarantee',
+  'privacyUnitOf',
 ];
 
 /** Root classes whose class comment has an `@example` that runs and whose constructor and listed methods are complete. */

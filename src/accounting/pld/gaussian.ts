@@ -54,7 +54,20 @@ export interface GaussianPldOptions extends SubsampledPldOptions {
 
 const SPEC = optionSpec<GaussianPldOptions>({ sigma: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
-/** The PLD of one Gaussian release (optionally Poisson-subsampled). */
+/**
+ * The PLD of one Gaussian release (optionally Poisson-subsampled).
+ *
+ * @param opts `sigma` (the noise standard deviation), `sensitivity` (default 1), `samplingRate` (Poisson subsampling) and the grid options.
+ * @returns The privacy-loss distribution of one Gaussian release, to compose and convert.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key.
+ * @example
+ * ```ts
+ * import { gaussianPld } from 'dpkit';
+ * const twenty = gaussianPld({ sigma: 5 }).selfCompose(20);
+ * console.log(twenty.epsilon(1e-6));
+ * ```
+ */
 export function gaussianPld(opts: GaussianPldOptions): PrivacyLossDistribution {
   checkOptions('gaussianPld', opts, SPEC, true);
   const { sigma, sensitivity, ...rest } = opts;

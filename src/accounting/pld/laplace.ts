@@ -65,7 +65,19 @@ export interface LaplacePldOptions extends SubsampledPldOptions {
 
 const SPEC = optionSpec<LaplacePldOptions>({ scale: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
-/** The PLD of one Laplace release (optionally Poisson-subsampled). */
+/**
+ * The PLD of one Laplace release (optionally Poisson-subsampled).
+ *
+ * @param opts `scale` (the Laplace scale b), `sensitivity` (default 1), `samplingRate` and the grid options.
+ * @returns The privacy-loss distribution of one Laplace release.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key.
+ * @example
+ * ```ts
+ * import { laplacePld } from 'dpkit';
+ * console.log(laplacePld({ scale: 10 }).selfCompose(50).epsilon(1e-6)); // below 50 x 0.1 = 5
+ * ```
+ */
 export function laplacePld(opts: LaplacePldOptions): PrivacyLossDistribution {
   checkOptions('laplacePld', opts, SPEC, true);
   const { scale, sensitivity, ...rest } = opts;

@@ -35,7 +35,19 @@ export interface PureDpPldOptions extends SubsampledPldOptions {
 
 const SPEC = optionSpec<PureDpPldOptions>({ eps: true, delta: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
-/** The PLD of one (eps, delta)-DP release known only by its guarantee (optionally Poisson-subsampled). */
+/**
+ * The PLD of one (eps, delta)-DP release known only by its guarantee (optionally Poisson-subsampled).
+ *
+ * @param opts `eps` (and `delta`) of any (eps, delta)-DP release, `samplingRate` and the grid options.
+ * @returns The worst-case privacy-loss distribution of such a release.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key.
+ * @example
+ * ```ts
+ * import { pureDpPld } from 'dpkit';
+ * console.log(pureDpPld({ eps: 0.1 }).selfCompose(100).epsilon(1e-6));
+ * ```
+ */
 export function pureDpPld(opts: PureDpPldOptions): PrivacyLossDistribution {
   checkOptions('pureDpPld', opts, SPEC, true);
   const { eps, delta, ...rest } = opts;
