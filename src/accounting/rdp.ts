@@ -323,18 +323,38 @@ export function dpSgdEpsilon(opts: { q: number; sigma: number; steps: number; de
 /**
  * An RDP accountant: a vector of RDP values at fixed orders, to which heterogeneous steps are
  * added (RDP composes additively), converted to (eps, delta) on demand.
+ *
+ * @example
+ * ```ts
+ * import { RdpAccountant } from 'dpkit';
+ * const acc = new RdpAccountant().composeSubsampledGaussian(0.01, 1.1, 1000);
+ * console.log(acc.getEpsilon(1e-5).eps); // DP-SGD's eps, as dpSgdEpsilon
+ * ```
  */
 export class RdpAccountant {
   readonly orders: readonly number[];
   private readonly rdp: Float64Array;
 
+  /**
+   * @param opts `orders`: the Renyi orders (> 1) to track (default {@link DEFAULT_RDP_ORDERS}).
+   * @throws {@link InvalidArgumentError} when an order is not a number > 1.
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(opts: { orders?: readonly number[] } = {}) {
     checkOptions('RdpAccountant', opts, { orders: true });
     this.orders = Object.freeze(checkOrders(opts.orders ?? DEFAULT_RDP_ORDERS).slice());
     this.rdp = new Float64Array(this.orders.length);
   }
 
-  /** Add `steps` steps of the Poisson-subsampled Gaussian mechanism (rate q, noise multiplier sigma). */
+  /**
+   * Adds `steps` steps of the Poisson-subsampled Gaussian mechanism (rate q, noise multiplier sigma).
+   *
+   * @param q The sampling rate in [0, 1].
+   * @param sigma The noise multiplier (> 0).
+   * @param steps The number of steps (default 1).
+   * @returns This accountant.
+   * @throws {@link InvalidArgumentError} when an argument is out of its domain.
+   */
   composeSubsampledGaussian(q: number, sigma: number, steps = 1): this {
     const add = computeRdp({ q, sigma, steps, orders: this.orders });
     for (let i = 0; i < add.length; i++) this.rdp[i]! += add[i]!;
@@ -358,7 +378,14 @@ export class RdpAccountant {
     return this.rdp.slice();
   }
 
-  /** The smallest eps such that the composition so far is (eps, delta)-DP. */
+  /**
+   * The smallest eps such that the composition so far is (eps, delta)-DP.
+   *
+   * @param delta The target delta in (0, 1).
+   * @param opts `conversion`: the RDP-to-DP conversion bound.
+   * @returns eps and the order that gave it.
+   * @throws {@link InvalidArgumentError} when delta is out of its domain.
+   */
   getEpsilon(delta: number, opts: { conversion?: RdpConversion } = {}): { eps: number; order: number } {
     return rdpToDp(this.orders, this.rdp, delta, opts);
   }

@@ -102,6 +102,19 @@ export function zcdpBudget(eps: number, delta: number): number {
   return lo;
 }
 
+/**
+ * An (eps, delta) budget kept in zCDP (rho): Gaussian releases compose by adding rho, which is much
+ * tighter than adding their eps; any release that declares a zCDP guarantee may be charged. A
+ * drop-in `accountant` for the releases (see the module comment for what it accepts).
+ *
+ * @example
+ * ```ts
+ * import { ZcdpFilter, gaussianMechanism, seededRng } from 'dpkit';
+ * const budget = new ZcdpFilter({ eps: 1, delta: 1e-6 });
+ * for (let i = 0; i < 10; i++) gaussianMechanism(100, 0.3, 1e-7, 1, { analytic: true, accountant: budget, rng: seededRng(i) });
+ * console.log(budget.spent()); // ten releases of eps 0.3 fit a budget of eps 1
+ * ```
+ */
 export class ZcdpFilter {
   /** The (eps, delta) budget. */
   readonly budget: PrivacyCost;
@@ -113,6 +126,12 @@ export class ZcdpFilter {
   private spentRho = 0;
   private lastCheck: { name: string | undefined; rho: number } | undefined;
 
+  /**
+   * @param budget The (eps, delta) budget, delta > 0; converted to the largest rho that implies it.
+   * @param opts `neighbors` (default 'bounded'), `sink`, `history`.
+   * @throws {@link InvalidArgumentError} when the budget or a replayed entry is out of its domain.
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(budget: { eps: number; delta: number }, opts: ZcdpFilterOptions = {}) {
     checkOptions('ZcdpFilter', opts, SPEC);
     if (typeof budget !== 'object' || budget === null) throw new InvalidArgumentError('budget', 'must be an object { eps, delta }', budget);
@@ -194,7 +213,15 @@ export class ZcdpFilter {
     return this.spentRho + r <= this.rhoBudget * (1 + SLACK);
   }
 
-  /** Throws {@link BudgetExceededError} when the release does not fit; spends nothing. */
+  /**
+   * Checks that a release fits the remaining rho; spends nothing.
+   *
+   * @param request The release's `rho`, or its (eps, delta) and `mechanism` (a Gaussian release's rho
+   *   is derived from them), its `neighbors` and `name`.
+   * @returns Nothing: returning means the release fits.
+   * @throws {@link BudgetExceededError} when it does not fit.
+   * @throws {@link InvalidArgumentError} for a release without a zCDP guarantee.
+   */
   check(request: Partial<PrivacyCost> & { rho?: number; mechanism?: string; name?: string; neighbors?: Neighbors }): void {
     const rho = this.rhoOf(request);
     this.lastCheck = { name: request.name, rho };
@@ -223,6 +250,11 @@ export class ZcdpFilter {
    * Check, then record the spend (and pass it to the sink). A release that passed check() under its
    * name is always charged: when the spend request no longer identifies its rho (e.g. a failure mark
    * replaced the mechanism name after the data were read), the rho of that check is charged.
+   *
+   * @param request As {@link check}, with the `mechanism` name.
+   * @returns The recorded entry (with its rho).
+   * @throws {@link BudgetExceededError} when it does not fit; nothing is recorded.
+   * @throws {@link InvalidArgumentError} for a release without a zCDP guarantee.
    */
   spend(request: ZcdpSpendRequest): ZcdpFilterEntry {
     let rho: number;

@@ -70,6 +70,8 @@ const DOCUMENTED_CLASSES: Record<string, string[]> = {
   // fit of the CMS classifiers (LogisticRegressionDP, SvmDP) is CmsClassifier's.
   SvmDP: ['constructor'],
   NaiveBayesDP: ['constructor', 'fit'],
+  ZcdpFilter: ['constructor', 'check', 'spend'],
+  RdpAccountant: ['constructor', 'composeSubsampledGaussian', 'getEpsilon'],
 };
 
 /** Methods inherited from an abstract root class, documented there. */
