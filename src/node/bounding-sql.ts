@@ -30,6 +30,7 @@
  * (floating-point, order-dependent in the last bits; the noise is added afterwards on the safe lattice).
  */
 import { InvalidArgumentError } from '../errors.js';
+import { checkOptions, optionSpec } from '../options.js';
 import type { HashKey } from '../random/siphash.js';
 import { checkContributionBounds, type ContributionBounds } from '../statistics/contribution-bounding.js';
 
@@ -54,6 +55,22 @@ export interface BoundingPlan extends ContributionBounds {
   /** The fresh 128-bit key (src/random/siphash.ts freshHashKey). */
   key: HashKey;
 }
+
+// Unknown keys are errors: a misspelt optional flag (e.g. perUnitClamp) must not silently change the
+// bounding that the release's sensitivity assumes.
+const BOUNDING_PLAN = optionSpec<BoundingPlan>({
+  from: 'string',
+  unit: 'string',
+  by: 'string',
+  value: 'string',
+  lower: true,
+  upper: true,
+  perUnitClamp: 'boolean',
+  levels: true,
+  key: 'object',
+  maxPartitions: true,
+  maxRows: true,
+});
 
 function quoteIdent(d: SqlDialect, name: string): string {
   if (typeof name !== 'string' || name === '' || name.includes('\0')) throw new InvalidArgumentError('column', 'must be a non-empty name without NUL characters', name);
@@ -94,6 +111,7 @@ function clampExpr(d: SqlDialect, x: string, l: string, u: string): string {
 /** One row per (group, unit) of the bounded data: g, u, n, s, s2 (see the file comment). */
 export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): string {
   if (dialect !== 'duckdb' && dialect !== 'clickhouse') throw new InvalidArgumentError('dialect', "must be 'duckdb' or 'clickhouse'", dialect);
+  checkOptions('boundedPerUnitSql', plan, BOUNDING_PLAN, true);
   const d = dialect;
   const b = checkContributionBounds(plan);
   if (typeof plan.from !== 'string' || plan.from.trim() === '') throw new InvalidArgumentError('from', 'must be a table name or a parenthesised SELECT', plan.from);
@@ -185,6 +203,8 @@ export interface MagnitudeBinsPlan {
   key: HashKey;
 }
 
+const MAGNITUDE_BINS_PLAN = optionSpec<MagnitudeBinsPlan>({ from: 'string', unit: 'string', value: 'string', maxRows: true, minExponent: true, maxExponent: true, key: 'object' });
+
 /**
  * The histogram of src/statistics/private-bounds.ts (magnitudeBin: bins by powers of two of |x| for
  * each sign, plus the small-magnitude bin) over at most `maxRows` rows per unit, kept by the keyed
@@ -193,6 +213,7 @@ export interface MagnitudeBinsPlan {
  */
 export function boundedMagnitudeBinsSql(plan: MagnitudeBinsPlan, dialect: SqlDialect): string {
   if (dialect !== 'duckdb' && dialect !== 'clickhouse') throw new InvalidArgumentError('dialect', "must be 'duckdb' or 'clickhouse'", dialect);
+  checkOptions('boundedMagnitudeBinsSql', plan, MAGNITUDE_BINS_PLAN, true);
   const d = dialect;
   const a = plan.minExponent ?? -20;
   const bExp = plan.maxExponent ?? 40;
