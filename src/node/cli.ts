@@ -35,7 +35,7 @@ import { executePlan, validatePlanNoise, type ReleaseResult } from './execute.js
 import { checkLedgerAnchor, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
 import { LockError } from './lock.js';
 import { fmt, renderReport, resultsCsv, type NoiseDensityPlot } from './report.js';
-import { makeProgress, resultsTable, safeText } from './terminal.js';
+import { makeProgress, resultsTable, safeText, wrapCell } from './terminal.js';
 import { noiseCommand } from './noise-cli.js';
 import { writeSkeletons } from './init.js';
 import { dataFingerprint, readStored, reuseKey, store, storeDir } from './results-store.js';
@@ -78,6 +78,13 @@ function planLine(r: ReleaseSpec, ledgerRel: Neighbors): string {
 function withoutLine(r: ReleaseSpec): Omit<ReleaseSpec, 'line'> {
   const { line: _line, ...rest } = r;
   return rest;
+}
+
+/** The plan's lines for one release, wrapped to fit 100 columns (continuation lines indented). */
+function planLines(r: ReleaseSpec, ledgerRel: Neighbors): string[] {
+  const line = planLine(r, ledgerRel);
+  if ([...line].length <= 100) return [line];
+  return wrapCell(line.trimStart().replace(/ {3,}/g, '  '), 94).map((l, i) => (i === 0 ? '  ' : '      ') + l);
 }
 
 function budgetText(c: { eps: number; delta: number }): string {
@@ -341,7 +348,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     io.out(`Plan: ${a.title}`);
     io.out(`Data: ${dataDescription}`);
     io.out(`Releases (${a.releases.length}):`);
-    for (const r of a.releases) io.out(planLine(r, ledgerRel));
+    for (const r of a.releases) for (const l of planLines(r, ledgerRel)) io.out(l);
     io.out(`This plan spends ${budgetText(cost)} (sequential composition, charged in the ledger's ${REL_TEXT[ledgerRel]} relation).`);
     let remaining: { eps: number; delta: number } = a.budget;
     if (existing) {
@@ -715,7 +722,7 @@ function describeDryRun(
   if (!o.quiet) {
     io.out(`Plan: private description of ${data}${o.eps === undefined ? ' (--eps not given: the costs below are for --eps 1; they scale with it)' : ''}`);
     io.out(`Releases (${releases.length}):`);
-    for (const r of releases) io.out(planLine(r, ledgerRel));
+    for (const r of releases) for (const l of planLines(r, ledgerRel)) io.out(l);
     io.out(`This plan spends ${budgetText(cost)} (sequential composition).`);
     if (existing) io.out(`Ledger ${o.ledger}: total ${budgetText(existing.budget)}, spent ${budgetText(existing.spent)}, remaining ${budgetText(existing.remaining)}.`);
     else io.out(`Ledger ${o.ledger} does not exist yet${o.budget === undefined ? '; a run needs --budget to create it' : ''}.`);
@@ -824,10 +831,12 @@ function showLedger(file: string, json: boolean, io: CliIO): number {
     return EXIT.ok;
   }
   io.out('');
-  io.out(`${'#'.padStart(4)}  ${'time (UTC)'.padEnd(24)}  ${'eps'.padStart(8)}  ${'delta'.padStart(8)}  ${'neighbours'.padEnd(10)}  ${'mechanism'.padEnd(34)}  release`);
+  // The mechanism column as wide as its longest entry (at most 34), so the table stays narrow.
+  const mw = Math.min(34, Math.max('mechanism'.length, ...s.entries.map((e) => (e.mechanism ?? '').length)));
+  io.out(`${'#'.padStart(4)}  ${'time (UTC)'.padEnd(24)}  ${'eps'.padStart(8)}  ${'delta'.padStart(8)}  ${'neighbours'.padEnd(10)}  ${'mechanism'.padEnd(mw)}  release`);
   s.entries.forEach((e, i) => {
     const claimed = e.claimed ? `  (claimed eps ${fmt(e.claimed.eps)}${e.claimed.delta ? `, delta ${fmt(e.claimed.delta)}` : ''}, ${e.claimed.neighbors}; converted)` : '';
-    io.out(`${String(i + 1).padStart(4)}  ${e.time.padEnd(24)}  ${fmt(e.eps).padStart(8)}  ${fmt(e.delta).padStart(8)}  ${e.neighbors.padEnd(10)}  ${(e.mechanism ?? '').padEnd(34)}  ${e.name}${claimed}`);
+    io.out(`${String(i + 1).padStart(4)}  ${e.time.padEnd(24)}  ${fmt(e.eps).padStart(8)}  ${fmt(e.delta).padStart(8)}  ${e.neighbors.padEnd(10)}  ${(e.mechanism ?? '').padEnd(mw)}  ${e.name}${claimed}`);
   });
   return EXIT.ok;
 }

@@ -265,3 +265,21 @@ describe('dpkit run --reuse', () => {
     expect((await cli('run', file, '--reuse', '--json')).code).toBe(EXIT.ok);
   });
 });
+
+describe('narrow output', () => {
+  it('the dry-run plan wraps its release lines at 100 columns; the ledger table sizes its mechanism column', async () => {
+    const dir = tmpDir();
+    const dry = await cli('run', path.join(ROOT, 'examples/housing.analysis.yaml'), '--dry-run', '--ledger', path.join(dir, 'ledger'));
+    expect(dry.code, dry.err.join('\n')).toBe(EXIT.ok);
+    const planLines = dry.lines.filter((l) => l.startsWith('  '));
+    expect(planLines.length).toBeGreaterThan(8); // 8 releases, the regression over several lines
+    for (const l of planLines) expect([...l].length, l).toBeLessThanOrEqual(100);
+    expect(dry.out.replace(/\n +/g, ' ')).toMatch(/house value ~ income \+ age +linear_regression median_house_value ~ median_income \+ housing_median_age eps +0\.15/);
+    const d = await cli('describe', ADULT, '--eps', '1', '--schema', SCHEMA, '--columns', 'age', '--ledger', path.join(dir, 'l2'), '--budget', '5', '--out', path.join(dir, 'out'), '-q');
+    expect(d.code, d.err.join('\n')).toBe(EXIT.ok);
+    const l = await cli('ledger', path.join(dir, 'l2'));
+    const rows = l.lines.filter((x) => /^ +\d+ {2}\d{4}-/.test(x));
+    expect(rows).toHaveLength(5);
+    for (const r of rows) expect([...r].length, r).toBeLessThanOrEqual(100);
+  });
+});

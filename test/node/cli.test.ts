@@ -239,7 +239,7 @@ describe('dpkit run: neighbour relations (the ledger holds one; releases for the
     withDelta(file);
     const dry = await cli('run', file, '--dry-run');
     expect(dry.code, dry.err.join('\n')).toBe(EXIT.ok);
-    expect(dry.out).toMatch(/mean\(age\).*\[add\/remove-one; charged eps=0.6 to the replace-one ledger\]/);
+    expect(dry.out.replace(/\n +/g, ' ')).toMatch(/mean\(age\).*\[add\/remove-one; charged eps=0.6 to the replace-one ledger\]/);
     expect(dry.out).toMatch(/This plan spends eps=1, delta=2.11e-7 \(sequential composition, charged in the ledger's replace-one relation\)/);
     const r = await cli('run', file, '-q');
     expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
@@ -307,7 +307,7 @@ describe('dpkit run: neighbour relations (the ledger holds one; releases for the
     withDelta(file);
     const dry = await cli('run', file, '--dry-run');
     expect(dry.code, dry.err.join('\n')).toBe(EXIT.ok);
-    expect(dry.out).toMatch(/linear_regression.*\[add\/remove-one; charged eps=0.6, delta=2.35e-7 to the replace-one ledger\]/);
+    expect(dry.out.replace(/\n +/g, ' ')).toMatch(/linear_regression.*\[add\/remove-one; charged eps=0.6, delta=2.35e-7 to the replace-one ledger\]/);
     const r = await cli('run', file, '-q');
     expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
     const l = readLedger(path.join(dir, 'ledger'));
