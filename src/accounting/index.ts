@@ -1,7 +1,13 @@
-export * from './accountant.js';
-export * from './rdp.js';
-export * from './zcdp.js';
-export * from './composition.js';
+export { type AccountantOptions, type LedgerEntry, type Neighbors, PrivacyAccountant, type PrivacyCost, type SpendRequest } from './accountant.js';
+export {
+  calibrateDpSgdSigma, computeRdp, DEFAULT_RDP_ORDERS, dpSgdEpsilon, logASampledGaussian, logErfc, RdpAccountant, type RdpConversion,
+  rdpSampledGaussian, rdpToDelta, rdpToDp,
+} from './rdp.js';
+export { composeZcdp, gaussianSigmaForZcdp, gaussianZcdp, pureDpToZcdp, ZcdpAccountant, type ZcdpConversion, zcdpToDp } from './zcdp.js';
+export {
+  advancedComposition, advancedCompositionPerStep, kovPrivacyRegion, optimalComposition, optimalCompositionDelta, optimalCompositionPerStep,
+  parallelComposition, sequentialComposition, spendParallel,
+} from './composition.js';
 export { PrivacyLossDistribution, DEFAULT_PLD_INTERVAL, type PldOptions, type SubsampledPldOptions } from './pld/pld.js';
 export { PrivacyLossPmf, composePmf, selfComposePmf, DEFAULT_TAIL_MASS } from './pld/pmf.js';
 export { gaussianPld, gaussianPair, type GaussianPldOptions } from './pld/gaussian.js';
