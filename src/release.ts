@@ -125,6 +125,20 @@ export interface Release<T> {
  * Run a release under check-then-spend: validate first (caller), then check the budget before the
  * data are touched, compute, and charge (see {@link runChecked}: a failure after the check is
  * charged too, marked '(failed)' in the ledger).
+ *
+ * @param opts The release options (`rng`, `accountant`, `name`).
+ * @param cost The (eps, delta), neighbours and mechanism the release is charged.
+ * @param compute The release itself, given the generator; it runs only after the check.
+ * @returns What `compute` returns, after the charge was recorded.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; `compute` does not run.
+ * @throws Whatever `compute` throws (the release is charged then: the failure may depend on the data).
+ * @example
+ * ```ts
+ * import { PrivacyAccountant, runRelease, seededRng } from 'dpkit';
+ * const budget = new PrivacyAccountant({ eps: 2 });
+ * const coin = runRelease({ accountant: budget, rng: seededRng(24) }, { name: 'randomised response', eps: Math.log(3), delta: 0, neighbors: 'bounded', mechanism: 'randomized-response' }, (rng) => (rng.nextDouble() < 0.75 ? 'truth' : 'lie'));
+ * console.log(coin, budget.remaining());
+ * ```
  */
 export function runRelease<T>(opts: ReleaseOptions | undefined, cost: Omit<SpendRequest, 'name'> & { name: string }, compute: (rng: Rng) => T): T {
   const { name, ...charge } = cost;

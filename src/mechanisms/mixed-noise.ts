@@ -72,6 +72,21 @@ export function mixedNoisePlan(eps: number, delta: number, sensitivity: number):
  * 2 (Delta/eps)^2. Guarantee: (eps, delta)-DP for the relation of `sensitivity` — in the Gaussian branch
  * only when the exact Gaussian profile allows it, otherwise the call is rejected (see {@link mixedNoisePlan}).
  * Noise from the floating-point-safe lattice path unless `noise: 'float'`.
+ *
+ * @param value The exact answer.
+ * @param eps The privacy parameter (> 0).
+ * @param delta The privacy parameter delta in (0, 1).
+ * @param sensitivity The sensitivity of the query.
+ * @param opts `noise`, `neighbors`, `rng`, `accountant`, `name`, `details`.
+ * @returns The noisy answer; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { mixedNoiseMechanism, seededRng } from 'dpkit';
+ * console.log(mixedNoiseMechanism(50, 1, 1e-5, 1, { rng: seededRng(23) }));
+ * ```
  */
 export function mixedNoiseMechanism(value: number, eps: number, delta: number, sensitivity: number, opts: MixedNoiseOptions & { details: true }): Release<number>;
 export function mixedNoiseMechanism(value: number, eps: number, delta: number, sensitivity: number, opts?: MixedNoiseOptions): number;

@@ -76,6 +76,18 @@ export interface MeanStatistic {
  * step takes {@link MeanStatistic}; under add/remove-one neighbours it refuses, charged, a count
  * below `n`. Validates every option (typed errors naming them) before anything is spent. `range`:
  * see {@link ClampedRange} (the CLI's grid-rounded clamped values).
+ *
+ * @param opts The options of {@link meanDP} (bounds, eps, delta, mechanism, neighbors, n).
+ * @param size The number of records (public under replace-one neighbours).
+ * @param range The grid-rounded clamped range (for SQL engines), see {@link ClampedRange}.
+ * @returns The data-free plan: one release per relation, with guarantee, sensitivity, noise and interval half-width.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain.
+ * @example
+ * ```ts
+ * import { planMean } from 'dpkit';
+ * const plan = planMean({ eps: 0.5, lower: 0, upper: 10 }, 50);
+ * console.log(plan.releases[0]!.sensitivity, plan.releases[0]!.noiseHalfWidth(0.05)); // 0.2 and the 95% half-width
+ * ```
  */
 export function planMean(opts: BoundedStatOptions, size?: number, range: ClampedRange = {}): StatPlan<MeanStatistic, number> {
   const p = parseNoiseOptions(opts);

@@ -60,6 +60,10 @@ const DOCUMENTED = [
   'zcdpBudget',
   'formatGuarantee',
   'privacyUnitOf',
+  'kNormMechanism',
+  'mixedNoiseMechanism',
+  'planMean',
+  'runRelease',
 ];
 
 /** Root classes whose class comment has an `@example` that runs and whose constructor and listed methods are complete. */

@@ -75,6 +75,19 @@ export interface KNormRelease extends Release<number[]> {
  * DP), including its truncated tails, and we have no such bound for these samplers; so we claim
  * eps-DP for the ideal real-valued mechanism only, as the paper does. A lattice version (e.g. a
  * discrete exp(-eps |v|_inf / Delta) law on 2^k Z^m sampled exactly) does not exist in dpkit yet.
+ *
+ * @param value The exact answer vector.
+ * @param eps The privacy parameter (> 0).
+ * @param opts `norm` (K: 'l1', 'l2', 'linf' or a convex body), `sensitivity` in that norm, `rng`, `accountant`, `name`, `details`.
+ * @returns The answer plus noise with density proportional to exp(-eps ||z||_K / sensitivity); with `details: true` the release.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @example
+ * ```ts
+ * import { kNormMechanism, seededRng } from 'dpkit';
+ * console.log(kNormMechanism([10, 20], 1, { norm: 'l1', sensitivity: 1, rng: seededRng(22) }));
+ * ```
  */
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions & { details: true }): KNormRelease;
 export function kNormMechanism(value: ArrayLike<number>, eps: number, opts: KNormMechanismOptions): number[];
