@@ -234,6 +234,17 @@ function quantileCore(x: ArrayLike<number>, q: number, opts: QuantileOptions, na
  * exponential mechanism with utility sensitivity 1, temperature 2/eps, per relation. The sufficient
  * statistic is the sorted vector of the values clipped to [lower, upper]. Its noise half-width is the
  * trivial u - l (the error in value units depends on the data's gaps).
+ *
+ * @param opts The options of {@link quantileDP} (bounds, eps, neighbors).
+ * @param q The quantile level in [0, 1].
+ * @param name The ledger name (default 'quantileDP').
+ * @returns The data-free plan of the release.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain.
+ * @example
+ * ```ts
+ * import { planQuantile } from 'dpkit';
+ * console.log(planQuantile({ eps: 1, lower: 0, upper: 100 }, 0.5).releases[0]!.guarantee);
+ * ```
  */
 export function planQuantile(opts: QuantileOptions, q: number, name = 'quantileDP'): StatPlan<Float64Array, number> {
   const eps = checkEpsilon(opts.eps);

@@ -172,6 +172,17 @@ export interface TablePlan extends StatPlan<TableStatistic, ContingencyTable> {
 /**
  * The plan of {@link tableDP} for C columns: per relation the count sensitivity and the noise of the
  * cells (laid out before any data are read when the levels are declared). Validates every option.
+ *
+ * @param opts The options of {@link tableDP}.
+ * @param C The number of cells of the table.
+ * @returns The data-free plan of the release.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain.
+ * @example
+ * ```ts
+ * import { planTable } from 'dpkit';
+ * const plan = planTable({ eps: 1 }, 6);
+ * console.log(plan.releases[0]!.sensitivity, plan.releases[0]!.guarantee);
+ * ```
  */
 export function planTable(opts: TableOptions, C: number): TablePlan {
   const p = parseNoiseOptions(opts);

@@ -96,6 +96,18 @@ export interface VarianceStatistic {
  * replace-one neighbours) or the public bound `n` (add/remove-one); `mechanism: 'bounded-laplace'`
  * plans Holohan et al.'s mechanism instead. The release step takes {@link VarianceStatistic} and
  * refuses, charged, a count below `n` under add/remove-one neighbours.
+ *
+ * @param opts The options of {@link varDP}.
+ * @param size The number of records (public under replace-one neighbours).
+ * @param sd Whether the plan is for the standard deviation ({@link sdDP}).
+ * @param range The grid-rounded clamped range.
+ * @returns The data-free plan of the release.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain.
+ * @example
+ * ```ts
+ * import { planVariance } from 'dpkit';
+ * console.log(planVariance({ eps: 1, lower: 0, upper: 10 }, 100).releases[0]!.sensitivity);
+ * ```
  */
 export function planVariance(opts: VarianceOptions, size?: number, sd = false, range: ClampedRange = {}): StatPlan<VarianceStatistic, number> {
   const name = sd ? 'sdDP' : 'varDP';
@@ -252,6 +264,17 @@ export interface CovStatistic {
  * The data-free plan of {@link covDP}: sensitivity R/m with R = (u1 - l1)(u2 - l2) and m = `size`
  * (public under replace-one neighbours) or the public bound `n` (add/remove-one; the release step
  * refuses, charged, a count below it).
+ *
+ * @param opts The options of {@link covDP}.
+ * @param size The number of records (public under replace-one neighbours).
+ * @param ranges The grid-rounded clamped ranges of the two columns.
+ * @returns The data-free plan of the release.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain.
+ * @example
+ * ```ts
+ * import { planCov } from 'dpkit';
+ * console.log(planCov({ eps: 1, lower1: 0, upper1: 5, lower2: 0, upper2: 10 }, 100).releases[0]!.sensitivity);
+ * ```
  */
 export function planCov(opts: CovOptions, size?: number, ranges: readonly [ClampedRange, ClampedRange] = [{}, {}]): StatPlan<CovStatistic, number> {
   const p = parseNoiseOptions(opts);

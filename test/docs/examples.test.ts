@@ -64,6 +64,10 @@ const DOCUMENTED = [
   'mixedNoiseMechanism',
   'planMean',
   'runRelease',
+  'planQuantile',
+  'planVariance',
+  'planCov',
+  'planTable',
 ];
 
 /** Root classes whose class comment has an `@example` that runs and whose constructor and listed methods are complete. */
