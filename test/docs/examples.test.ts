@@ -1,10 +1,11 @@
 /**
- * The API reference holds: every name in DOCUMENTED (a root export) has `@param` for each parameter,
- * `@returns`, `@throws` and an `@example` whose code runs (written under test/.examples/, ignored by
- * git, with `dpkit` resolved to src/index.ts, and imported; it must print). Names are added to the
- * list as their comments are completed; the list only grows.
+ * The API reference holds: EVERY function exported by the package root (the list is derived from
+ * src/index.ts's exports, so a new export without complete comments fails) has `@param` for each
+ * parameter, `@returns`, `@throws` and an `@example` whose code runs (written under test/.examples/,
+ * ignored by git, with `dpkit` resolved to src/index.ts, and imported; it must print). The listed
+ * classes have the same for their constructor and main methods, and a running class `@example`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -13,61 +14,37 @@ import * as dpkit from '../../src/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Root functions whose comments are complete (see the module comment). */
-const DOCUMENTED = [
-  'meanDP',
-  'varDP',
-  'sdDP',
-  'covDP',
-  'histogramDP',
-  'tableDP',
-  'quantileDP',
-  'medianDP',
-  'laplaceMechanism',
-  'gaussianMechanism',
-  'exponentialMechanism',
-  'reportNoisyMax',
-  'smoothMedianDP',
-  'pooledVarDP',
-  'privateBounds',
-  'boundedLaplaceMechanism',
-  'truncatedLaplaceMechanism',
-  'seededRng',
-  'cryptoRng',
-  'sequentialComposition',
-  'advancedComposition',
-  'analyticGaussianSigma',
-  'setDefaultAccountant',
-  'gaussianSigmaClassic',
-  'gaussianSigmaPDP',
-  'gaussianDelta',
-  'pureDpToZcdp',
-  'composeZcdp',
-  'zcdpToDp',
-  'parallelComposition',
-  'getDefaultAccountant',
-  'pooledCovDP',
-  'selectPartitions',
-  'optimalComposition',
-  'spendParallel',
-  'planPrivacyCost',
-  'tuneLinearRegressionModel',
-  'gaussianPld',
-  'laplacePld',
-  'pureDpPld',
-  'dpSgdEpsilon',
-  'calibrateDpSgdSigma',
-  'zcdpBudget',
-  'formatGuarantee',
-  'privacyUnitOf',
-  'kNormMechanism',
-  'mixedNoiseMechanism',
-  'planMean',
-  'runRelease',
-  'planQuantile',
-  'planVariance',
-  'planCov',
-  'planTable',
+/**
+ * Root functions whose comments are not complete yet (to shrink to empty); a name here that is not
+ * a root function fails the test.
+ */
+const PENDING: string[] = [
+  'boundContributions',
+  'boundContributionsWithKey',
+  'groupByDP',
+  'opDisc',
+  'opDiscClassifier',
+  'opSamp',
+  'opSampSync',
+  'rspmClassifier',
+  'tuneClassificationModel',
+  'dataDependentNoiseMechanism',
+  'optimizeDataDependentNoise',
+  'optimizedNoiseMechanism',
+  'optimizeNoise',
+  'compareNoise',
+  'permuteAndFlip',
+  'discreteGaussianPld',
+  'discreteLaplacePld',
+  'randomizedResponsePld',
+  'rdpToDp',
+  'planPooledVar',
+  'planPooledCov',
+  'planGaussian',
+  'planLaplace',
+  'planPartitionSelection',
+  'planCharge',
+  'runChecked',
 ];
 
 /** Root classes whose class comment has an `@example` that runs and whose constructor and listed methods are complete. */
@@ -91,6 +68,10 @@ const program = ts.createProgram([join(root, 'src/index.ts')], { target: ts.Scri
 const checker = program.getTypeChecker();
 const rootSymbol = checker.getSymbolAtLocation(program.getSourceFile(join(root, 'src/index.ts'))!)!;
 const exported = new Map(checker.getExportsOfModule(rootSymbol).map((s) => [s.name, s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s]));
+
+/** Every function the root exports (from the module's exports, not a hand-kept list). */
+const ROOT_FUNCTIONS = [...exported].filter(([, s]) => s.flags & ts.SymbolFlags.Function).map(([n]) => n);
+const DOCUMENTED = ROOT_FUNCTIONS.filter((n) => !PENDING.includes(n));
 
 interface Doc {
   params: string[];
@@ -139,12 +120,11 @@ async function runs(name: string, code: string): Promise<void> {
 }
 
 describe('API reference: @param, @returns, @throws and a running @example', () => {
-  it('covers the listed root functions (the count is reported)', () => {
-    const functions = [...exported].filter(([, s]) => s.flags & ts.SymbolFlags.Function).map(([n]) => n);
-    for (const n of DOCUMENTED) expect(functions, n).toContain(n);
+  it('covers every root function (the pending list only names root functions)', () => {
+    expect(ROOT_FUNCTIONS.length).toBeGreaterThan(50);
+    for (const n of PENDING) expect(ROOT_FUNCTIONS, n).toContain(n);
     // (printed for the record: how much of the root is covered)
-    console.info(`documented: ${DOCUMENTED.length} of ${functions.length} root functions, ${Object.keys(DOCUMENTED_CLASSES).length} classes`);
-    expect(typeof readFileSync).toBe('function');
+    console.info(`documented: ${DOCUMENTED.length} of ${ROOT_FUNCTIONS.length} root functions, ${Object.keys(DOCUMENTED_CLASSES).length} classes`);
   });
 
   for (const name of DOCUMENTED) {
