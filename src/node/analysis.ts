@@ -16,9 +16,10 @@ import type { ClickHouseSourceSpec, DataSourceSpec, MissingPolicy } from './data
 import { checkClickHouseSpec } from './engine/clickhouse.js';
 import { checkSqlText } from './engine/duckdb.js';
 import { modelGuarantee, type ModelParams } from './models.js';
-import type { Analysis, CategoricalColumn, ColumnSchema, DataSchema, NoiseMechanism, NumericColumn, ReleaseSpec, StatName } from './spec.js';
+import { checkPrivacyUnit } from '../privacy-unit.js';
+import type { Analysis, CategoricalColumn, ColumnSchema, DataSchema, NoiseMechanism, NumericColumn, ReleaseSpec, StatName, UnitBounds } from './spec.js';
 
-export type { Analysis, CategoricalColumn, ColumnSchema, DataSchema, NoiseMechanism, NumericColumn, ReleaseBase, ReleaseSpec, StatName } from './spec.js';
+export type { Analysis, CategoricalColumn, ColumnSchema, DataSchema, IdColumn, NoiseMechanism, NumericColumn, ReleaseBase, ReleaseSpec, StatName, UnitBounds } from './spec.js';
 
 /** A schema or analysis file is invalid; the message starts with `file:line:col: key`. */
 export class SchemaError extends DpkitError {
@@ -224,7 +225,11 @@ function parseColumns(loc: Located, cols: Record<string, unknown>, at: KeyPath):
     if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) loc.fail(p, `must be a mapping with a type, got ${show(spec)}`);
     const o = spec as Record<string, unknown>;
     const type = o.type ?? (o.levels !== undefined ? 'categorical' : 'numeric');
-    if (type === 'numeric') {
+    if (type === 'id') {
+      const r = new Reader(loc, o, p, ['type', 'missing', 'description']);
+      if (r.has('missing') && o.missing !== 'drop') loc.fail([...p, 'missing'], `must be "drop" for an id column (a row without an id cannot be attributed), got ${show(o.missing)}`);
+      out.set(name, { name, type: 'id', missing: 'drop' });
+    } else if (type === 'numeric') {
       const r = new Reader(loc, o, p, ['type', 'lower', 'upper', 'missing', 'bins', 'description']);
       const lower = r.number('lower', 'finite');
       const upper = r.number('upper', 'finite');
@@ -234,6 +239,7 @@ function parseColumns(loc: Located, cols: Record<string, unknown>, at: KeyPath):
     } else if (type === 'categorical') {
       const r = new Reader(loc, o, p, ['type', 'levels', 'missing', 'description']);
       const levels = r.strings('levels', { required: true })!;
+      if (levels.length > MAX_LEVELS) loc.fail([...p, 'levels'], `has ${levels.length} levels, more than the limit of ${MAX_LEVELS}; declare the column as type: id and let dpkit select its keys privately`);
       const seen = new Set<string>();
       levels.forEach((l, i) => {
         if (seen.has(l)) loc.fail([...p, 'levels', i], `repeats the level ${JSON.stringify(l)}`);
@@ -243,11 +249,14 @@ function parseColumns(loc: Located, cols: Record<string, unknown>, at: KeyPath):
       if (missing !== 'drop' && !seen.has(String(missing.impute))) loc.fail([...p, 'missing', 'impute'], `must be one of the declared levels, got ${show(missing.impute)}`);
       out.set(name, { name, type: 'categorical', levels, missing });
     } else {
-      loc.fail([...p, 'type'], `must be numeric or categorical, got ${show(type)}`);
+      loc.fail([...p, 'type'], `must be numeric, categorical or id, got ${show(type)}`);
     }
   }
   return out;
 }
+
+/** Most public levels of a categorical column (a sanity limit; more keys: type id with private selection). */
+export const MAX_LEVELS = 100_000;
 
 function readYaml(file: string, what: string): Located {
   let text: string;
@@ -313,7 +322,27 @@ function needColumn(loc: Located, schema: DataSchema, name: string, at: KeyPath,
   return c;
 }
 
-function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema): ReleaseSpec {
+/** The analysis's privacy unit and its global contribution bounds. */
+interface UnitDefaults {
+  column: string;
+  maxPartitions?: number;
+  maxRows?: number;
+}
+
+/** Release keys of contribution bounding (only with a privacy unit). */
+const UNIT_KEYS = ['max_partitions', 'max_rows', 'per_unit_clamp', 'select_eps', 'select_delta', 'select_method', 'bounds', 'bounds_eps', 'distinct_units'] as const;
+
+/** Statistics released per privacy unit (contribution bounding in SQL, src/node/bounding-sql.ts). */
+const UNIT_STATS: ReadonlySet<StatName> = new Set(['count', 'mean', 'variance', 'sd', 'histogram']);
+
+/** Most rows per unit and group, and groups per unit (a sanity limit of the integers). */
+const MAX_BOUND = 1_000_000;
+
+/** Default share of a release's eps for private keys (`by` an id column) and for `bounds: auto`. */
+export const DEFAULT_SELECT_SHARE = 0.5;
+export const DEFAULT_BOUNDS_SHARE = 0.1;
+
+function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema, unit?: UnitDefaults): ReleaseSpec {
   const at: KeyPath = ['releases', i];
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) loc.fail(at, `must be a mapping with a "stat", got ${show(raw)}`);
   const o = raw as Record<string, unknown>;
@@ -328,7 +357,12 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
   }
   const s = o.stat as StatName;
   const common = ['stat', 'name', 'eps', 'delta', 'neighbors', ...(NOISY.has(s) ? ['mechanism'] : [])];
-  const r = new Reader(loc, o, at, [...common, ...RELEASE_KEYS[s]]);
+  if (!unit) {
+    for (const k of UNIT_KEYS) if (o[k] !== undefined) loc.fail([...at, k], 'needs a privacy unit: declare privacy_unit: <column> at the top of the analysis');
+  } else if (!UNIT_STATS.has(s)) {
+    loc.fail([...at, 'stat'], `is not supported with privacy_unit (per-unit releases: ${[...UNIT_STATS].join(', ')}), got ${show(o.stat)}`);
+  }
+  const r = new Reader(loc, o, at, [...common, ...RELEASE_KEYS[s], ...(unit ? UNIT_KEYS : [])]);
   const node = loc.doc.getIn(at, true) as YamlNode | undefined;
   const line = node?.range ? loc.lc.linePos(node.range[0]).line : 0;
   const eps = r.number('eps', 'positive');
@@ -366,14 +400,81 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
     }
     neighbors = rel;
   }
+  if (unit) {
+    // Per-unit releases are calibrated for add/remove one unit (src/statistics/group-by.ts).
+    if (r.has('neighbors') && neighbors !== 'unbounded') loc.fail([...at, 'neighbors'], `must be unbounded with privacy_unit (neighbours add or remove ALL rows of one ${unit.column}), got ${show(o.neighbors)}`);
+    neighbors = 'unbounded';
+  }
   const base = { eps, delta, neighbors, line };
+  /** The group column of a release: categorical (public levels), or with a unit also id (private keys). */
+  const groupColumn = (): ColumnSchema | undefined => {
+    if (!r.has('by')) return undefined;
+    const by = r.string('by');
+    if (!unit) return needColumn(loc, schema, by, [...at, 'by'], 'categorical');
+    if (by === unit.column) loc.fail([...at, 'by'], `must not be the privacy unit "${unit.column}" (each unit would be its own group)`);
+    const c = needColumn(loc, schema, by, [...at, 'by']);
+    if (c.type === 'numeric') loc.fail([...at, 'by'], `must be a categorical column (public levels) or an id column (private keys), but "${by}" is numeric in the schema`);
+    return c;
+  };
+  /**
+   * The contribution bounds of a per-unit release (undefined without a privacy unit): L0 = max_partitions
+   * (1 for an ungrouped release; at most the number of bins of a histogram, whose bins are its groups),
+   * L-inf = max_rows, the private-key and private-bounds shares of eps.
+   */
+  const unitBoundsFor = (g: ColumnSchema | undefined, opts: { value: boolean; bins?: number }): UnitBounds | undefined => {
+    if (!unit) return undefined;
+    if (r.has('distinct_units') && (s !== 'count' || g !== undefined)) loc.fail([...at, 'distinct_units'], 'applies to an ungrouped count only');
+    const distinct = r.bool('distinct_units', false);
+    if (distinct && r.has('max_rows')) loc.fail([...at, 'max_rows'], 'is not used by a count of distinct units (each unit counts once)');
+    const maxRows = distinct ? 1 : r.has('max_rows') ? r.int('max_rows', 1, MAX_BOUND) : (unit.maxRows ?? loc.fail([...at, 'max_rows'], `is required with privacy_unit (here or at the top: an integer in [1, ${MAX_BOUND}], the most rows of one unit per group)`));
+    let maxPartitions = 1;
+    if (g === undefined && opts.bins === undefined) {
+      if (r.has('max_partitions')) loc.fail([...at, 'max_partitions'], 'is not used by an ungrouped release (all rows of a unit are one group; bound them with max_rows)');
+    } else {
+      maxPartitions = r.has('max_partitions') ? r.int('max_partitions', 1, MAX_BOUND) : (unit.maxPartitions ?? loc.fail([...at, 'max_partitions'], `is required with privacy_unit and by (here or at the top: an integer in [1, ${MAX_BOUND}], the most groups of one unit)`));
+      if (opts.bins !== undefined) maxPartitions = Math.min(maxPartitions, opts.bins);
+    }
+    const out: UnitBounds = { unit: unit.column, maxPartitions, maxRows, aggregateEps: eps };
+    let share = 0;
+    if (r.has('per_unit_clamp')) {
+      if (s !== 'mean') loc.fail([...at, 'per_unit_clamp'], `applies to mean only (each unit's per-group total is clamped), not ${s}`);
+      const pr = new Reader(loc, r.map('per_unit_clamp')!, [...at, 'per_unit_clamp'], ['lower', 'upper']);
+      const lower = pr.number('lower', 'finite');
+      const upper = pr.number('upper', 'finite');
+      if (!(lower < upper)) loc.fail([...at, 'per_unit_clamp', 'upper'], `must be larger than lower (${lower}), got ${upper}`);
+      out.perUnitClamp = { lower, upper };
+    }
+    if (r.has('bounds')) {
+      if (o.bounds !== 'auto') loc.fail([...at, 'bounds'], `must be auto (private clipping bounds from the data, charged), got ${show(o.bounds)}`);
+      if (!opts.value) loc.fail([...at, 'bounds'], `is not used by ${s} (no value is clamped)`);
+      if (out.perUnitClamp) loc.fail([...at, 'bounds'], 'cannot be combined with per_unit_clamp (which gives the public bounds of the totals)');
+      const be = r.has('bounds_eps') ? r.number('bounds_eps', 'positive') : eps * DEFAULT_BOUNDS_SHARE;
+      out.autoBounds = { eps: be };
+      share += be;
+    } else if (r.has('bounds_eps')) loc.fail([...at, 'bounds_eps'], 'is the budget share of bounds: auto; add bounds: auto or remove it');
+    if (g?.type === 'id') {
+      const se = r.has('select_eps') ? r.number('select_eps', 'positive') : eps * DEFAULT_SELECT_SHARE;
+      if (!r.has('select_delta')) loc.fail([...at, 'select_delta'], `is required for by: ${g.name} without public levels (private key selection is (eps, delta)-DP: a number in (0, 1), e.g. 1e-6)`);
+      const sd = r.number('select_delta', 'unit');
+      out.selectKeys = { eps: se, delta: sd, method: r.oneOf('select_method', ['optimal', 'laplace', 'gaussian'] as const, 'optimal') };
+      share += se;
+    } else {
+      for (const k of ['select_eps', 'select_delta', 'select_method']) if (r.has(k)) loc.fail([...at, k], `is only for private keys (by: an id column without public levels)`);
+    }
+    if (distinct) out.distinctUnits = true;
+    out.aggregateEps = eps - share;
+    if (!(out.aggregateEps > eps * 1e-9)) {
+      loc.fail([...at, out.selectKeys ? 'select_eps' : 'bounds_eps'], `leaves no eps for the aggregates: the shares (${+share.toPrecision(6)}) must be smaller than eps (${eps})`);
+    }
+    return out;
+  };
   /**
    * The PUBLIC lower bound `n` on the number of records of an ungrouped mean/variance/sd/cov
    * (the statistics' plans, src/statistics/plan.ts): required for neighbors unbounded, validated when given (the bounded
    * release, whose size is public, does not use it), as the `n` option of meanDP/varDP/covDP.
    */
   const publicSize = (stat: 'mean' | 'variance' | 'sd' | 'cov', grouped: boolean): number | undefined => {
-    if (grouped) {
+    if (grouped || unit) {
       if (r.has('n')) loc.fail([...at, 'n'], 'is not used by a grouped mean (its group sizes are released privately)');
       return undefined;
     }
@@ -395,24 +496,26 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
     case 'count': {
       const column = r.has('column') ? r.string('column') : undefined;
       if (column !== undefined) needColumn(loc, schema, column, [...at, 'column']);
-      const by = r.has('by') ? r.string('by') : undefined;
-      if (by !== undefined) needColumn(loc, schema, by, [...at, 'by'], 'categorical');
-      const name = r.string('name', `count(${column ?? '*'})${by ? ` by ${by}` : ''}`);
-      return { ...base, stat: s, name, column, by, mechanism };
+      if (column !== undefined && !unit && schema.columns.get(column)!.type === 'id') loc.fail([...at, 'column'], `names the id column "${column}"; an id column is used as privacy_unit or by (private keys)`);
+      if (unit && column !== undefined) loc.fail([...at, 'column'], `is not used with privacy_unit (a count counts the bounded rows; distinct_units: true counts the units)`);
+      const g = groupColumn();
+      const by = g?.name;
+      const unitBounds = unitBoundsFor(g, { value: false });
+      const name = r.string('name', unitBounds?.distinctUnits ? `count(distinct ${unit!.column})` : `count(${column ?? '*'})${by ? ` by ${by}` : ''}`);
+      return { ...base, stat: s, name, column, by, mechanism, ...(unitBounds ? { unitBounds } : {}) };
     }
     case 'mean':
     case 'variance':
     case 'sd': {
       const column = r.string('column');
       needColumn(loc, schema, column, [...at, 'column'], 'numeric');
-      const by = r.has('by') ? r.string('by') : undefined;
-      if (by !== undefined) {
-        needColumn(loc, schema, by, [...at, 'by'], 'categorical');
-        if (s !== 'mean') loc.fail([...at, 'by'], `is supported for count and mean (grouped ${s} is not)`);
-      }
+      const g = groupColumn();
+      const by = g?.name;
+      if (by !== undefined && s !== 'mean' && !unit) loc.fail([...at, 'by'], `is supported for count and mean (grouped ${s} is not; with privacy_unit it is)`);
+      const unitBounds = unitBoundsFor(g, { value: true });
       const name = r.string('name', `${s}(${column})${by ? ` by ${by}` : ''}`);
       const n = publicSize(s, by !== undefined);
-      return { ...base, stat: s, name, column, by, mechanism, ...(n !== undefined ? { n } : {}) };
+      return { ...base, stat: s, name, column, by, mechanism, ...(n !== undefined ? { n } : {}), ...(unitBounds ? { unitBounds } : {}) };
     }
     case 'cov': {
       const columns = r.strings('columns', { required: true, min: 2 })!;
@@ -437,7 +540,11 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
       if (edges && (edges[0] !== c.lower || edges[edges.length - 1] !== c.upper)) {
         loc.fail([...at, 'edges'], `must start at the public lower bound ${c.lower} and end at the upper bound ${c.upper} of "${column}"`);
       }
-      return { ...base, stat: s, name: r.string('name', `histogram(${column})`), column, bins, edges, normalize: r.bool('normalize', false), mechanism };
+      const normalize = r.bool('normalize', false);
+      if (unit && normalize) loc.fail([...at, 'normalize'], 'is not supported with privacy_unit');
+      if (unit && edges && r.has('bounds')) loc.fail([...at, 'edges'], 'cannot be given with bounds: auto (the bins are equal-width on the private bounds)');
+      const unitBounds = unitBoundsFor(undefined, { value: true, bins: edges ? edges.length - 1 : (bins ?? c.bins) });
+      return { ...base, stat: s, name: r.string('name', `histogram(${column})`), column, bins, edges, normalize, mechanism, ...(unitBounds ? { unitBounds } : {}) };
     }
     case 'table': {
       const columns = r.strings('columns', { required: true, min: 1 })!;
@@ -481,7 +588,7 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema)
 export function loadAnalysis(file: string): Analysis {
   const loc = readYaml(file, 'analysis file');
   if (typeof loc.value !== 'object' || loc.value === null || Array.isArray(loc.value)) loc.fail([], 'must be a mapping with data, schema, budget and releases');
-  const top = new Reader(loc, loc.value as Record<string, unknown>, [], ['title', 'description', 'data', 'schema', 'budget', 'ledger', 'output', 'alpha', 'releases']);
+  const top = new Reader(loc, loc.value as Record<string, unknown>, [], ['title', 'description', 'data', 'schema', 'budget', 'ledger', 'output', 'alpha', 'privacy_unit', 'max_partitions', 'max_rows', 'releases']);
   const o = loc.value as Record<string, unknown>;
 
   // data
@@ -545,7 +652,22 @@ export function loadAnalysis(file: string): Analysis {
 
   const rel = o.releases;
   if (!Array.isArray(rel) || rel.length === 0) loc.fail(['releases'], `is required (a non-empty list of releases), got ${show(rel)}`);
-  const releases = (rel as unknown[]).map((x, i) => parseRelease(loc, x, i, schemaOk));
+  let unit: UnitDefaults | undefined;
+  if (top.has('privacy_unit')) {
+    const col = top.string('privacy_unit');
+    try {
+      checkPrivacyUnit(col);
+    } catch {
+      loc.fail(['privacy_unit'], 'must be a column name of at most 64 printable characters');
+    }
+    needColumn(loc, schemaOk, col, ['privacy_unit']);
+    unit = { column: col };
+    if (top.has('max_partitions')) unit.maxPartitions = top.int('max_partitions', 1, MAX_BOUND);
+    if (top.has('max_rows')) unit.maxRows = top.int('max_rows', 1, MAX_BOUND);
+  } else {
+    for (const k of ['max_partitions', 'max_rows']) if (top.has(k)) loc.fail([k], 'needs a privacy unit: declare privacy_unit: <column>');
+  }
+  const releases = (rel as unknown[]).map((x, i) => parseRelease(loc, x, i, schemaOk, unit));
   releases.forEach((r, i) => {
     if (budget.neighbors === 'unbounded' && r.neighbors === 'bounded') {
       loc.fail(
@@ -559,18 +681,20 @@ export function loadAnalysis(file: string): Analysis {
     if (names.has(r.name)) loc.fail(['releases', i, 'name'], `repeats the name "${r.name}" of releases[${names.get(r.name)}]; give each release a distinct name`);
     names.set(r.name, i);
   });
-  return { file, title: top.string('title', path.basename(file)), data, schema: schemaOk, budget, ledger, outDir, alpha, releases };
+  return { file, title: top.string('title', path.basename(file)), data, schema: schemaOk, budget, ...(unit ? { privacyUnit: unit.column } : {}), ledger, outDir, alpha, releases };
 }
 
 /**
  * The guarantee a release claims: its own (eps, delta) and neighbour relation; for a model, the
  * guarantee its class states (`model.guarantee`, see models.ts), whatever the spec says.
  */
-export function releaseClaim(r: ReleaseSpec): PrivacyCost & { neighbors: Neighbors; name: string } {
+export function releaseClaim(r: ReleaseSpec): PrivacyCost & { neighbors: Neighbors; name: string; privacyUnit?: string } {
   if (r.stat === 'linear_regression' || r.stat === 'logistic_regression' || r.stat === 'svm') {
     const g = modelGuarantee(r);
     return { name: r.name, eps: g.eps, delta: g.delta, neighbors: g.neighbors };
   }
+  // A per-unit release: its eps includes the key-selection and bounds shares; its delta the selection's.
+  if (r.unitBounds) return { name: r.name, eps: r.eps, delta: r.delta + (r.unitBounds.selectKeys?.delta ?? 0), neighbors: 'unbounded', privacyUnit: r.unitBounds.unit };
   return { name: r.name, eps: r.eps, delta: r.delta, neighbors: r.neighbors };
 }
 
@@ -602,6 +726,7 @@ export function planCost(releases: readonly ReleaseSpec[], ledger: Neighbors = '
 /** Every column a plan reads. */
 export function planColumns(a: Analysis): string[] {
   const s = new Set<string>();
+  if (a.privacyUnit !== undefined) s.add(a.privacyUnit);
   for (const r of a.releases) {
     if ('column' in r && r.column) s.add(r.column);
     if ('columns' in r) r.columns.forEach((c) => s.add(c));

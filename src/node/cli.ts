@@ -31,7 +31,7 @@ import { cryptoRng } from '../random/rng.js';
 import { loadAnalysis, loadSchema, planColumns, planCost, releaseClaim, releaseCost, SchemaError, type Analysis, type DataSchema, type ReleaseSpec } from './analysis.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { checkSource, DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
-import { executePlan, validatePlanNoise, type ReleaseResult } from './execute.js';
+import { executePlan, unitSensitivityText, validatePlanNoise, type ReleaseResult } from './execute.js';
 import { checkLedgerAnchor, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
 import { LockError } from './lock.js';
 import { fmt, renderReport, resultsCsv, type NoiseDensityPlot } from './report.js';
@@ -155,13 +155,14 @@ function assumptions(a: Analysis, neighbors: Neighbors, dataDescription: string)
     if (!c) continue;
     if (c.fromData) columns[name] = { type: c.type, fromData: true, note: 'NOT PRIVATE: computed from the data (--bounds-from-data); not shown' };
     else if (c.type === 'numeric') columns[name] = { type: 'numeric', lower: c.lower, upper: c.upper, missing: c.missing };
-    else columns[name] = { type: 'categorical', levels: c.levels, missing: c.missing };
+    else if (c.type === 'categorical') columns[name] = { type: 'categorical', levels: c.levels, missing: c.missing };
+    else columns[name] = { type: 'id', missing: 'drop', note: a.privacyUnit === name ? 'the privacy unit: every guarantee protects all rows of one value' : 'identifier: private group keys (no public levels)' };
   }
   return {
     dpkit: dpkitVersion(),
     neighbors,
     neighborRelation: REL_TEXT[neighbors],
-    privacyUnit: 'row',
+    privacyUnit: a.privacyUnit === undefined ? 'row' : `${a.privacyUnit} (every guarantee protects ALL rows of one ${a.privacyUnit}: add/remove one ${a.privacyUnit}; contribution bounds per release)`,
     rng: 'cryptoRng (secure)',
     source: sourceAssumption(a.data, dataDescription),
     schema: a.schema.file,
@@ -332,7 +333,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
           {
             title: a.title,
             data: dataDescription,
-            releases: a.releases.map((r) => ({ ...withoutLine(r), charged: releaseCost(r, ledgerRel) })),
+            releases: a.releases.map((r) => ({ ...withoutLine(r), charged: releaseCost(r, ledgerRel), ...(r.unitBounds ? { sensitivity: unitSensitivityText(r, a.schema) } : {}) })),
             cost,
             ledger: { path: rel(a.ledger), exists: Boolean(existing), neighbors: ledgerRel, budget: existing?.budget ?? { eps: a.budget.eps, delta: a.budget.delta }, remaining: remainingNow },
             fits: fitsNow,
@@ -348,7 +349,11 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     io.out(`Plan: ${a.title}`);
     io.out(`Data: ${dataDescription}`);
     io.out(`Releases (${a.releases.length}):`);
-    for (const r of a.releases) for (const l of planLines(r, ledgerRel)) io.out(l);
+    for (const r of a.releases) {
+      for (const l of planLines(r, ledgerRel)) io.out(l);
+      const sens = unitSensitivityText(r, a.schema);
+      if (sens !== undefined) for (const l of wrapCell(`per ${r.unitBounds!.unit}, sensitivity from the contribution bounds: ${sens}`, 92)) io.out(`      ${l}`);
+    }
     io.out(`This plan spends ${budgetText(cost)} (sequential composition, charged in the ledger's ${REL_TEXT[ledgerRel]} relation).`);
     let remaining: { eps: number; delta: number } = a.budget;
     if (existing) {
@@ -385,7 +390,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   const toRun = a.releases.map((_, i) => i).filter((i) => !reused.has(i));
   const p: Analysis = { ...a, releases: toRun.map((i) => a.releases[i]!) };
   const warnings = [...(o.warnings ?? [])];
-  const ledger = FileLedger.open(a.ledger, { budget: a.budget, neighbors: a.budget.neighbors, warn: (m) => warnings.push(m), timeoutMs: 30_000 });
+  const ledger = FileLedger.open(a.ledger, { budget: a.budget, neighbors: a.budget.neighbors, privacyUnit: a.privacyUnit ?? 'row', warn: (m) => warnings.push(m), timeoutMs: 30_000 });
   const results: ReleaseResult[] = [];
   const progress = makeProgress();
   let engine: DataEngine | undefined;
@@ -594,7 +599,7 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
     for (const w of wanted) if (!all.some((c) => c.name === w)) throw new DataSourceError(`column "${w}" (--columns) is not a column of ${data}`);
     columns = wanted.map((w) => {
       const s = schema.columns.get(w);
-      return { name: w, kind: s ? s.type : all.find((c) => c.name === w)!.kind };
+      return { name: w, kind: s && s.type !== 'id' ? s.type : all.find((c) => c.name === w)!.kind };
     });
     const missing = columns.filter((c) => !schema.columns.has(c.name));
     if (o.dryRun) return describeDryRun(data, columns, missing, o, io);
@@ -630,8 +635,13 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
     engine.close();
   }
   const eps = o.eps!;
-  const releases = describeReleases(columns.map((c) => ({ name: c.name, kind: schema.columns.get(c.name)!.type })), eps, o.delta);
-  const k = columns.length;
+  // Identifier columns (schema type id: a privacy unit, private keys) have no per-row statistic to describe.
+  const described = columns.flatMap((c) => {
+    const t = schema.columns.get(c.name)!.type;
+    return t === 'id' ? [] : [{ name: c.name, kind: t }];
+  });
+  const releases = describeReleases(described, eps, o.delta);
+  const k = described.length;
   const epsCol = eps / k;
   const total = planCost(releases, 'bounded');
   const a: Analysis = {

@@ -31,9 +31,11 @@ import { planCov, planVariance } from '../statistics/variance.js';
 import { releaseClaim } from './analysis.js';
 import { gridMaxAbs, gridWidth, type DataEngine, type NumericRequest } from './data.js';
 import { fitModel, modelsAvailable } from './models.js';
+import { planUnitRelease } from './unit-releases.js';
 import type { Analysis, CategoricalColumn, DataSchema, ExecuteOptions, NoiseMechanism, NumericColumn, ReleaseResult, ReleaseSpec, StatName } from './spec.js';
 
 export type { ExecuteOptions, ReleaseResult } from './spec.js';
+export { unitSensitivityText } from './unit-releases.js';
 
 /** A release's result before its charge is known. */
 type Result = Omit<ReleaseResult, 'charged'>;
@@ -114,7 +116,7 @@ const planCount: Planner<'count'> = (r, schema) => {
       if (r.column) {
         const c = schema.columns.get(r.column)!;
         if (c.type === 'numeric') n = (await engine.moments([numericReq(schema, r.column)]))[0]!.n;
-        else n = (await engine.table([{ column: c.name, levels: c.levels, missing: c.missing }])).reduce((x, y) => x + y, 0);
+        else n = (await engine.table([{ column: c.name, levels: catCol(schema, c.name).levels, missing: c.missing }])).reduce((x, y) => x + y, 0);
       } else n = await engine.rowCount();
       return { ...base(r, r.column ? [r.column] : [], alpha), ...scalarFields(plan.release(n, rng), alpha) };
     },
@@ -444,6 +446,8 @@ const PLANNERS: { [K in StatName]: Planner<K> } = {
 
 /** The plan of one release (data-free; throws a typed error for options the statistics refuse). */
 export function planRelease(r: ReleaseSpec, schema: DataSchema): PlannedRelease {
+  // Under a privacy unit: contribution bounding in SQL and the core's grouped release (unit-releases.ts).
+  if (r.unitBounds) return planUnitRelease(r, schema);
   return (PLANNERS[r.stat] as Planner<StatName>)(r as never, schema);
 }
 
@@ -501,6 +505,7 @@ async function prefetch(a: Analysis, engine: DataEngine): Promise<void> {
   const moments: NumericRequest[] = [];
   const hists: (NumericRequest & { edges: number[]; uniform: boolean })[] = [];
   for (const r of a.releases) {
+    if (r.unitBounds) continue; // bounded per unit in its own query
     if ((r.stat === 'mean' || r.stat === 'variance' || r.stat === 'sd') && !r.by) moments.push(numericReq(a.schema, r.column));
     if (r.stat === 'count' && !r.by && r.column && a.schema.columns.get(r.column)?.type === 'numeric') moments.push(numericReq(a.schema, r.column));
     if (r.stat === 'histogram') {

@@ -29,7 +29,18 @@ export interface CategoricalColumn {
   fromData?: boolean;
 }
 
-export type ColumnSchema = NumericColumn | CategoricalColumn;
+/**
+ * An identifier column (`type: id`): a privacy unit (e.g. the student `s`) or a group key whose values
+ * are private (e.g. the lecturer `d`); no public bounds or levels. Rows with a NULL id are dropped.
+ */
+export interface IdColumn {
+  name: string;
+  type: 'id';
+  missing: 'drop';
+  fromData?: boolean;
+}
+
+export type ColumnSchema = NumericColumn | CategoricalColumn | IdColumn;
 
 export interface DataSchema {
   file: string;
@@ -37,6 +48,30 @@ export interface DataSchema {
 }
 
 export type NoiseMechanism = 'laplace' | 'gaussian' | 'analytic';
+
+/**
+ * Contribution bounding of a release under a privacy unit (analysis keys `privacy_unit`,
+ * `max_partitions`, `max_rows`, `per_unit_clamp`, `select_eps`/`select_delta`/`select_method`,
+ * `bounds: auto`/`bounds_eps`, `distinct_units`). Present exactly when the analysis declares a unit.
+ */
+export interface UnitBounds {
+  /** The unit column (the analysis's `privacy_unit`). */
+  unit: string;
+  /** L0: the most groups per unit (1 for an ungrouped release). */
+  maxPartitions: number;
+  /** L-inf: the most rows per unit and group. */
+  maxRows: number;
+  /** sum/mean: clamp each unit's per-group total to [lower, upper] instead of each row. */
+  perUnitClamp?: { lower: number; upper: number };
+  /** Private group keys (`by` without levels): partition selection with this share of the budget. */
+  selectKeys?: { eps: number; delta: number; method: 'optimal' | 'laplace' | 'gaussian' };
+  /** Private clipping bounds (`bounds: auto`) with this share of eps. */
+  autoBounds?: { eps: number };
+  /** count: the number of distinct units (each unit counted once) instead of rows. */
+  distinctUnits?: boolean;
+  /** The eps of the noisy aggregates (the release's eps minus the selection and bounds shares). */
+  aggregateEps: number;
+}
 
 export interface ReleaseBase {
   /** Label in the table, the ledger and the report. */
@@ -46,6 +81,8 @@ export interface ReleaseBase {
   neighbors: 'bounded' | 'unbounded';
   /** 1-based source line, for messages. */
   line: number;
+  /** Contribution bounds when the analysis declares a privacy unit (then neighbours add/remove one unit). */
+  unitBounds?: UnitBounds;
 }
 
 export type ReleaseSpec =
@@ -78,6 +115,8 @@ export interface Analysis {
    * charged (see {@link releaseCost}).
    */
   budget: { eps: number; delta: number; neighbors: Neighbors };
+  /** The privacy unit column (`privacy_unit`), or undefined: one row. The ledger keeps one unit. */
+  privacyUnit?: string;
   ledger: string;
   outDir: string;
   /** Level of the accuracy intervals: (1 - alpha). */
@@ -94,6 +133,10 @@ export interface ReleaseResult {
   eps: number;
   delta: number;
   neighbors: 'bounded' | 'unbounded';
+  /** The privacy unit the guarantee protects (absent: one row). */
+  privacyUnit?: string;
+  /** The guarantee in words, e.g. "(1, 0.000001)-DP per s (add/remove one s)". */
+  guaranteeText?: string;
   /**
    * What the ledger was CHARGED, in its relation: equal to the claim when the relations agree,
    * (2 eps, (1 + e^eps) delta) for an add/remove-one release on a replace-one ledger.

@@ -624,6 +624,11 @@ export abstract class SqlEngine {
     return rows.map((r) => String(r[0]));
   }
 
+  /** The relation every query reads (a view or a table), for SQL planned elsewhere (src/node/bounding-sql.ts). */
+  get relation(): string {
+    return this.source;
+  }
+
   /** Run arbitrary SQL (benchmarks and tests). */
   async sql(sql: string): Promise<Cell[][]> {
     return this.rows(sql);

@@ -1,0 +1,271 @@
+/**
+ * Releases of `dpkit run` under a privacy unit (`privacy_unit: s`): every release protects ALL rows
+ * of one unit (add/remove one unit). The engine bounds the contributions in SQL
+ * ({@link boundedGroupsSql}: at most k = `max_partitions` groups per unit and m = `max_rows` rows per
+ * unit and group, kept by a keyed hash with a fresh 128-bit key per release), so rows never enter
+ * JavaScript; only per-group aggregates (distinct units, rows, clamped sums and squares) come back and
+ * go to the core's {@link releaseGroupAggregates}, which calibrates the noise to the contribution
+ * bounds (src/statistics/group-by.ts):
+ * - count: L1 = k m, L2 = sqrt(k) m (a count of distinct units: k = m = 1, sensitivity 1);
+ * - sums (of values centred at the midpoint h = (u - l)/2 from the clamp [l, u]): L1 = k m h,
+ *   L2 = sqrt(k) m h; with `per_unit_clamp` [L, U] each unit's per-group total is clamped:
+ *   L1 = k max(|L|, |U|), L2 = sqrt(k) max(|L|, |U|);
+ * - mean: eps/2 each for the count and the centred sum; variance/sd: eps/3 each for count, sum and
+ *   sum of squares (per-row bound h^2);
+ * - histogram: its bins are the groups (public keys), at most k = min(max_partitions, bins) bins and m
+ *   rows per bin per unit: L1 = k m, L2 = sqrt(k) m.
+ * An ungrouped release is the one group 'all' with k = 1.
+ *
+ * Private group keys (`by` an id column, no public levels): partition selection on the number of
+ * distinct units per key (Desfontaines, Voss, Gipson & Mandayam, PoPETs 2022), with its own share
+ * (select_eps, select_delta) of the release's budget. Private bounds (`bounds: auto`): Google's
+ * ApproxBounds, a thresholded noisy histogram of log2 magnitudes over at most m rows per unit
+ * ({@link boundedMagnitudeBinsSql} + {@link privateBoundsFromCounts}), L1 = m, with `bounds_eps` of the
+ * release's eps; the release then clamps to the private bounds. The release's guarantee is the sum
+ * (basic composition, Dwork & Roth 2014, Theorem 3.16) of its parts: (eps, delta + select_delta)-DP per
+ * unit under add/remove-one-unit neighbours.
+ *
+ * Rows with a NULL unit, group or value are dropped before bounding (policy; their number is not
+ * released, nor is the number of rows the bounding dropped: one unit can lose arbitrarily many rows,
+ * so a private count of them would need its own per-unit clamp).
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { formatGuarantee } from '../privacy-unit.js';
+import type { Guarantee } from '../release.js';
+import { freshHashKey } from '../random/siphash.js';
+import { seededRng, type Rng } from '../random/rng.js';
+import { rowSensitivities, unitTotalSensitivities } from '../statistics/contribution-bounding.js';
+import { releaseGroupAggregates, type GroupAggregateOptions, type GroupedRelease } from '../statistics/group-by.js';
+import { privateBoundsFromCounts } from '../statistics/private-bounds.js';
+import { boundedGroupsSql, boundedMagnitudeBinsSql } from './bounding-sql.js';
+import type { DataEngine } from './data.js';
+import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec, UnitBounds } from './spec.js';
+
+type Result = Omit<ReleaseResult, 'charged'>;
+
+/** Magnitude exponents of the private bounds' histogram (privateBounds' defaults). */
+const MIN_EXP = -20;
+const MAX_EXP = 40;
+
+type UnitSpec = ReleaseSpec & { stat: 'count' | 'mean' | 'variance' | 'sd' | 'histogram'; unitBounds: UnitBounds };
+
+/** A per-unit release, planned from public inputs only. */
+export interface PlannedUnitRelease {
+  mechanism: string;
+  run(engine: DataEngine, rng: Rng, alpha: number): Promise<Result>;
+}
+
+function numCol(schema: DataSchema, column: string): NumericColumn {
+  const c = schema.columns.get(column);
+  if (!c || c.type !== 'numeric') throw new InvalidArgumentError('column', `"${column}" must be a numeric column of the schema`, column);
+  return c;
+}
+
+/** Equal-width public edges on [lower, upper]. */
+function edgesOf(lower: number, upper: number, bins: number): number[] {
+  const e: number[] = [];
+  for (let i = 0; i <= bins; i++) e.push(i === bins ? upper : lower + ((upper - lower) * i) / bins);
+  return e;
+}
+
+/** The noise mechanism options of a spec (Gaussian variants carry the spec's delta). */
+function noise(r: UnitSpec): Pick<GroupAggregateOptions, 'mechanism' | 'delta'> {
+  const m = 'mechanism' in r ? r.mechanism : 'laplace';
+  return m === 'laplace' ? { mechanism: 'laplace' } : { mechanism: m, delta: r.delta };
+}
+
+/** The statistic of releaseGroupAggregates a spec uses (a histogram: grouped counts over its bins). */
+function aggStatistic(r: UnitSpec): GroupAggregateOptions['statistic'] {
+  return r.stat === 'histogram' ? 'count' : r.stat;
+}
+
+/** The histogram's bin of a value as a SQL expression: bins (e_i, e_{i+1}] (the first closed), NULL stays NULL. */
+function binSql(engine: DataEngine, column: string, edges: readonly number[]): string {
+  const d = engine.dialect;
+  const x = d.ident(column);
+  const parts = [`CASE WHEN ${x} IS NULL THEN NULL`];
+  for (let i = 1; i < edges.length - 1; i++) parts.push(`WHEN ${x} <= ${d.num(edges[i]!)} THEN ${i - 1}`);
+  parts.push(`ELSE ${edges.length - 2} END`);
+  return parts.join(' ');
+}
+
+/**
+ * The sensitivities of a per-unit release from its contribution bounds and public clamp, as the
+ * core calibrates them (src/statistics/group-by.ts), for `--dry-run`: one "part: L1 .., L2 .." each.
+ */
+export function unitSensitivityText(r: ReleaseSpec, schema: DataSchema): string | undefined {
+  const b = r.unitBounds;
+  if (!b) return undefined;
+  const k = b.maxPartitions;
+  const m = b.maxRows;
+  const bounds = { maxPartitions: k, maxRows: m };
+  const fmt = (x: number) => String(+x.toPrecision(6));
+  const part = (name: string, s: { l1: number; l2: number }) => `${name} L1 ${fmt(s.l1)}, L2 ${fmt(s.l2)}`;
+  const head = `k=${k}, m=${m}`;
+  const sel = b.selectKeys ? `; keys: ${b.selectKeys.method} partition selection (eps ${fmt(b.selectKeys.eps)}, delta ${b.selectKeys.delta}, split over k)` : '';
+  const auto = b.autoBounds ? `; bounds: private (eps ${fmt(b.autoBounds.eps)}, histogram L1 ${m})` : '';
+  const count = part('count', rowSensitivities(bounds, 1));
+  if (r.stat === 'count' || r.stat === 'histogram') return `${head}: ${count}${auto}${sel}`;
+  if (r.stat !== 'mean' && r.stat !== 'variance' && r.stat !== 'sd') return undefined;
+  if (b.autoBounds) return `${head}: ${count}; sums: k m (u - l)/2 with [l, u] the private bounds${auto}${sel}`;
+  const c = numCol(schema, r.column);
+  const h = (c.upper - c.lower) / 2;
+  if (b.perUnitClamp) {
+    const w = Math.max(Math.abs(b.perUnitClamp.lower), Math.abs(b.perUnitClamp.upper));
+    return `${head}: ${count}; ${part('per-unit total sum', unitTotalSensitivities(bounds, w))}${sel}`;
+  }
+  const sum = part('centred sum', rowSensitivities(bounds, h));
+  if (r.stat === 'mean') return `${head}: ${count}; ${sum}${sel}`;
+  return `${head}: ${count}; ${sum}; ${part('sum of squares', rowSensitivities(bounds, h * h))}${sel}`;
+}
+
+/** The mechanism label of a per-unit release (data-free). */
+function mechanismOf(r: UnitSpec): string {
+  const b = r.unitBounds;
+  const m = 'mechanism' in r ? r.mechanism : 'laplace';
+  return `per-unit-${r.stat}-${m}${b.selectKeys ? `+partition-selection-${b.selectKeys.method}` : ''}${b.autoBounds ? '+approx-bounds' : ''}`;
+}
+
+/** The core options of the release's aggregates (clamp [lower, upper] given). */
+function aggOptions(r: UnitSpec, lower: number | undefined, upper: number | undefined, levels: readonly string[] | undefined, rng: Rng): GroupAggregateOptions & { details: true } {
+  const b = r.unitBounds;
+  const stat = aggStatistic(r);
+  return {
+    statistic: stat,
+    eps: b.aggregateEps,
+    ...noise(r),
+    maxPartitions: b.maxPartitions,
+    maxRows: b.maxRows,
+    ...(stat === 'count' ? {} : b.perUnitClamp ? { perUnitClamp: { ...b.perUnitClamp } } : { lower: lower!, upper: upper! }),
+    ...(b.selectKeys ? { selectKeys: { ...b.selectKeys } } : { keys: levels ? [...levels] : ['all'] }),
+    privacyUnit: b.unit,
+    rng,
+    accountant: null,
+    details: true,
+  };
+}
+
+/**
+ * Plans a per-unit release. Every option is validated here, before the budget check, by a release on
+ * empty aggregates with a throw-away generator and no accountant (no data are read).
+ */
+export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedUnitRelease {
+  if (!spec.unitBounds) throw new InvalidArgumentError(`releases "${spec.name}"`, 'has no privacy unit');
+  if (spec.stat !== 'count' && spec.stat !== 'mean' && spec.stat !== 'variance' && spec.stat !== 'sd' && spec.stat !== 'histogram') {
+    throw new InvalidArgumentError(`releases "${spec.name}"`, `${spec.stat} is not released per privacy unit`);
+  }
+  const r = spec as UnitSpec;
+  const b = r.unitBounds;
+  const by = 'by' in r ? r.by : undefined;
+  const gcol = by === undefined ? undefined : schema.columns.get(by);
+  const levels = gcol?.type === 'categorical' ? gcol.levels : undefined;
+  const valueCol = r.stat === 'count' ? undefined : numCol(schema, r.column);
+  const bins = r.stat === 'histogram' ? (r.edges ? r.edges.length - 1 : (r.bins ?? valueCol!.bins)) : 0;
+  const binLabels = r.stat === 'histogram' ? Array.from({ length: bins }, (_, i) => String(i)) : undefined;
+  // Validation on empty aggregates (public options only).
+  const keysFor = binLabels ?? levels;
+  releaseGroupAggregates({ keys: [], units: [], n: [], s: [], s2: [] }, aggOptions(r, valueCol?.lower, valueCol?.upper, keysFor, seededRng(1)));
+  const mechanism = mechanismOf(r);
+  return {
+    mechanism,
+    async run(engine, rng, alpha) {
+      const dialect = engine.dialect.name;
+      const notes: string[] = [];
+      let lower = valueCol?.lower;
+      let upper = valueCol?.upper;
+      const parts: string[] = [];
+      if (b.autoBounds) {
+        const sql = boundedMagnitudeBinsSql({ from: engine.relation, unit: b.unit, value: valueCol!.name, maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, key: freshHashKey(rng) }, dialect);
+        const counts = new Array<number>(2 * (MAX_EXP - MIN_EXP) + 1).fill(0);
+        for (const row of await engine.sql(sql)) counts[Number(row[0])] = Number(row[1]);
+        const pb = privateBoundsFromCounts(counts, { eps: b.autoBounds.eps, maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, privacyUnit: b.unit, rng, accountant: null, details: true });
+        lower = pb.value.lower;
+        upper = pb.value.upper;
+        notes.push(
+          `private bounds [${lower}, ${upper}] (ApproxBounds: noisy log2-magnitude histogram over at most ${b.maxRows} rows per ${b.unit}, Laplace scale ${+pb.scale.toPrecision(6)}, eps ${+b.autoBounds.eps.toPrecision(6)}${pb.value.found ? '' : '; no bin passed the threshold: the widest public range is used'})`,
+        );
+        parts.push(`bounds eps ${+b.autoBounds.eps.toPrecision(6)}`);
+      }
+      const edges = r.stat === 'histogram' ? (r.edges ?? edgesOf(lower!, upper!, bins)) : undefined;
+      const from = edges ? `(SELECT *, ${binSql(engine, valueCol!.name, edges)} AS __dpkit_bin FROM ${engine.relation})` : engine.relation;
+      const groupCol = edges ? '__dpkit_bin' : by;
+      const sql = boundedGroupsSql(
+        {
+          from,
+          unit: b.unit,
+          ...(groupCol !== undefined ? { by: groupCol } : {}),
+          ...(valueCol && !edges ? { value: valueCol.name, lower: b.perUnitClamp?.lower ?? lower!, upper: b.perUnitClamp?.upper ?? upper!, ...(b.perUnitClamp ? { perUnitClamp: true } : {}) } : {}),
+          ...(keysFor && !b.selectKeys ? { levels: keysFor } : {}),
+          maxPartitions: b.maxPartitions,
+          maxRows: b.maxRows,
+          key: freshHashKey(rng),
+        },
+        dialect,
+      );
+      const rows = await engine.sql(sql);
+      const input = {
+        keys: rows.map((x) => String(x[0])),
+        units: rows.map((x) => Number(x[1])),
+        n: rows.map((x) => Number(x[2])),
+        s: rows.map((x) => Number(x[3])),
+        s2: rows.map((x) => Number(x[4])),
+        sc: rows.map((x) => Number(x[5])),
+      };
+      const rel: GroupedRelease = releaseGroupAggregates(input, aggOptions(r, lower, upper, keysFor, rng));
+      const g: Guarantee = { eps: r.eps, delta: r.delta + (b.selectKeys?.delta ?? 0), neighbors: 'unbounded', privacyUnit: b.unit };
+      const keys = rel.value.keys.map(String);
+      const vals = rel.value.values as number[];
+      const hw = rel.noiseHalfWidth(alpha);
+      const sens = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
+      parts.unshift(...rel.parts.map((p) => `${p.name}: eps ${+p.eps.toPrecision(6)}, L1 ${+p.l1.toPrecision(6)}, L2 ${+p.l2.toPrecision(6)}, scale ${+p.scale.toPrecision(6)}`));
+      if (rel.selection) parts.push(`keys: ${b.selectKeys!.method} partition selection, eps ${+rel.selection.eps.toPrecision(6)}, delta ${rel.selection.delta}, ${keys.length} key(s) released`);
+      notes.unshift(`${formatGuarantee(g)}; contribution bounds: at most ${b.maxPartitions} group(s) and ${b.maxRows} row(s) per group per ${b.unit} (kept uniformly at random by a keyed hash, fresh key)`, parts.join('; '));
+      notes.push(`rows with a missing ${b.unit}, group or value are dropped; how many rows the bounding dropped is not released`);
+      const baseRes = {
+        name: r.name,
+        stat: r.stat,
+        columns: [...(valueCol ? [valueCol.name] : []), ...(by ? [by] : [])],
+        eps: r.eps,
+        delta: g.delta,
+        neighbors: 'unbounded' as const,
+        privacyUnit: b.unit,
+        guaranteeText: formatGuarantee(g),
+        level: 1 - alpha,
+        mechanism,
+        sensitivity: sens.length === 1 ? sens[0]! : sens,
+        scale: rel.scale.length === 1 ? rel.scale[0]! : rel.scale,
+        notes,
+      };
+      const w = (i: number) => (Array.isArray(hw) ? hw[i]! : hw);
+      const interval = (v: number, i: number): [number, number] | null => {
+        if (r.stat === 'count' || r.stat === 'histogram') return [Math.max(0, v - w(i) - 0.5), v + w(i) + 0.5];
+        if (r.stat === 'mean' && !b.perUnitClamp) return Number.isFinite(w(i)) ? [Math.max(lower!, v - w(i)), Math.min(upper!, v + w(i))] : [lower!, upper!];
+        if (r.stat === 'mean') return Number.isFinite(w(i)) ? [v - w(i), v + w(i)] : null;
+        return null;
+      };
+      // Counts are rounded half-to-even and clamped at 0 (post-processing), as the other counts of dpkit.
+      const post = (v: number) => (r.stat === 'count' ? Math.max(0, Math.round(v)) : v);
+      if (r.stat === 'histogram') {
+        const counts = keys.length ? keys.map((_, i) => Math.max(0, Math.round(vals[i]!))) : [];
+        return {
+          ...baseRes,
+          labels: counts.map((_, i) => `${fmtEdge(edges![i]!)}–${fmtEdge(edges![i + 1]!)}`),
+          values: counts,
+          intervals: counts.map((v, i) => interval(v, i)),
+          edges,
+        };
+      }
+      if (r.stat === 'variance' || r.stat === 'sd') notes.push('no data-independent interval is shown for a grouped variance (three noisy parts); see the noise scales');
+      if (by === undefined) {
+        const v = post(vals[0]!);
+        return { ...baseRes, value: v, interval: interval(v, 0) ?? [NaN, NaN] };
+      }
+      const values = vals.map(post);
+      return { ...baseRes, labels: keys, values, intervals: values.map((v, i) => interval(v, i)) };
+    },
+  };
+}
+
+function fmtEdge(x: number): string {
+  return Number.isInteger(x) ? String(x) : String(+x.toPrecision(4));
+}
