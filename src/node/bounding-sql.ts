@@ -25,8 +25,14 @@
  * (joined back on the unit); the kept set is identical to the window formulation for the same key.
  *
  * {@link boundedPerUnitSql} gives one row per (group, unit): g, u, n (kept rows), s (clamped sum),
- * s2 (sum of squares of the clamped values; rows clamped only). {@link boundedGroupsSql} aggregates
- * it per group: g, units (distinct units: the partition-selection count), n, s, s2. Sums are DOUBLE
+ * s2 and sc (rows clamped only: the CENTRED sums sum((c - mid)^2) and sum(c - mid) of the clamped
+ * values c, with mid = (lower + upper)/2 a public literal of the plan). {@link boundedGroupsSql}
+ * aggregates it per group: g, units (distinct units: the partition-selection count), n, s, s2, sc.
+ * The centring is done in the engine, per row, because the plain sums cannot be centred afterwards:
+ * sum(c^2) - 2 mid sum(c) + mid^2 n cancels catastrophically when the bounds are far from zero (with
+ * bounds [1e6, 1e6 + 2] and 1e5 rows the result is off by hundreds while one unit may move it by at
+ * most ((upper - lower)/2)^2 = 1). c - mid is exact when c and mid are within a factor of two
+ * (Sterbenz' lemma), so each centred term has the error of one rounding. Sums are DOUBLE
  * (floating-point, order-dependent in the last bits; the noise is added afterwards on the safe lattice).
  */
 import { InvalidArgumentError } from '../errors.js';
@@ -108,7 +114,7 @@ function clampExpr(d: SqlDialect, x: string, l: string, u: string): string {
   return d === 'duckdb' ? `LEAST(GREATEST(${x}, ${l}), ${u})` : `least(greatest(${x}, ${l}), ${u})`;
 }
 
-/** One row per (group, unit) of the bounded data: g, u, n, s, s2 (see the file comment). */
+/** One row per (group, unit) of the bounded data: g, u, n, s, s2, sc (see the file comment). */
 export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): string {
   if (dialect !== 'duckdb' && dialect !== 'clickhouse') throw new InvalidArgumentError('dialect', "must be 'duckdb' or 'clickhouse'", dialect);
   checkOptions('boundedPerUnitSql', plan, BOUNDING_PLAN, true);
@@ -120,10 +126,12 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
   const V = plan.value === undefined ? undefined : quoteIdent(d, plan.value);
   let l = '0';
   let u = '0';
+  let mid = '0';
   if (V !== undefined) {
     l = num(plan.lower as number, 'lower');
     u = num(plan.upper as number, 'upper');
     if (!((plan.lower as number) < (plan.upper as number))) throw new InvalidArgumentError('lower/upper', 'must satisfy lower < upper', `${plan.lower} >= ${plan.upper}`);
+    mid = num(((plan.lower as number) + (plan.upper as number)) / 2, 'lower/upper');
   } else if (plan.lower !== undefined || plan.upper !== undefined || plan.perUnitClamp) throw new InvalidArgumentError('lower/upper/perUnitClamp', 'need a value column');
   const k = quoteString(d, keyHex(plan.key));
   const where = [`${U} IS NOT NULL`];
@@ -139,13 +147,14 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
   const hr = md5(d, concat(d, [k, "'r'", uT, gT, V === undefined ? "''" : text(d, 'v')]));
   const hg = md5(d, concat(d, [k, "'g'", uT, gT]));
   const cv = V === undefined ? '0' : clampExpr(d, 'v', l, u);
-  if (d === 'clickhouse') return clickHouseSql(plan, b, { U, G, V, l, u, k, where });
+  if (d === 'clickhouse') return clickHouseSql(plan, b, { U, G, V, l, u, mid, k, where });
+  const cd = `(${cv} - ${mid})`;
   const agg =
     V === undefined
-      ? `count(*) AS n, 0 AS s, 0 AS s2`
+      ? `count(*) AS n, 0 AS s, 0 AS s2, 0 AS sc`
       : plan.perUnitClamp
-        ? `count(*) AS n, ${clampExpr(d, 'sum(v)', l, u)} AS s, 0 AS s2`
-        : `count(*) AS n, sum(${cv}) AS s, sum(${cv} * ${cv}) AS s2`;
+        ? `count(*) AS n, ${clampExpr(d, 'sum(v)', l, u)} AS s, 0 AS s2, 0 AS sc`
+        : `count(*) AS n, sum(${cv}) AS s, sum(${cd} * ${cd}) AS s2, sum(${cd}) AS sc`;
   return [
     `SELECT g, u, ${agg} FROM (`,
     `  SELECT u, g, v,`,
@@ -159,18 +168,19 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
 }
 
 /** The ClickHouse formulation with arrays (see the file comment). */
-function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string; G: string; V: string | undefined; l: string; u: string; k: string; where: string[] }): string {
+function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string; G: string; V: string | undefined; l: string; u: string; mid: string; k: string; where: string[] }): string {
   const d: SqlDialect = 'clickhouse';
   const src = `SELECT assumeNotNull(${q.U}) AS u, ${plan.by === undefined ? "'all'" : `assumeNotNull(${q.G})`} AS g, ${q.V === undefined ? 'toFloat64(0)' : `toFloat64(assumeNotNull(${q.V}))`} AS v FROM ${plan.from} WHERE ${q.where.join(' AND ')}`;
   const hr = md5(d, concat(d, [q.k, "'r'", 'toString(u)', 'toString(g)', q.V === undefined ? "''" : 'toString(v)']));
   const hg = md5(d, concat(d, [q.k, "'g'", 'toString(u)', 'toString(g)']));
   const cl = (x: string) => clampExpr(d, x, q.l, q.u);
+  const cd = `(${cl('x')} - ${q.mid})`;
   const agg =
     q.V === undefined
-      ? 'length(vs) AS n, toFloat64(0) AS s, toFloat64(0) AS s2'
+      ? 'length(vs) AS n, toFloat64(0) AS s, toFloat64(0) AS s2, toFloat64(0) AS sc'
       : plan.perUnitClamp
-        ? `length(vs) AS n, ${cl('arraySum(vs)')} AS s, toFloat64(0) AS s2`
-        : `length(vs) AS n, arraySum(arrayMap(x -> ${cl('x')}, vs)) AS s, arraySum(arrayMap(x -> ${cl('x')} * ${cl('x')}, vs)) AS s2`;
+        ? `length(vs) AS n, ${cl('arraySum(vs)')} AS s, toFloat64(0) AS s2, toFloat64(0) AS sc`
+        : `length(vs) AS n, arraySum(arrayMap(x -> ${cl('x')}, vs)) AS s, arraySum(arrayMap(x -> ${cd} * ${cd}, vs)) AS s2, arraySum(arrayMap(x -> ${cd}, vs)) AS sc`;
   return [
     `SELECT g, u, ${agg} FROM (`,
     `  SELECT u, g, hg, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, ${b.maxRows}) AS vs`,
@@ -185,9 +195,9 @@ function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string
   ].join('\n');
 }
 
-/** Per-group aggregates of the bounded data: g, units, n, s, s2 (see the file comment). */
+/** Per-group aggregates of the bounded data: g, units, n, s, s2, sc (see the file comment). */
 export function boundedGroupsSql(plan: BoundingPlan, dialect: SqlDialect): string {
-  return `SELECT g, count(*) AS units, sum(n) AS n, sum(s) AS s, sum(s2) AS s2 FROM (\n${boundedPerUnitSql(plan, dialect)}\n) AS per_unit GROUP BY g ORDER BY g`;
+  return `SELECT g, count(*) AS units, sum(n) AS n, sum(s) AS s, sum(s2) AS s2, sum(sc) AS sc FROM (\n${boundedPerUnitSql(plan, dialect)}\n) AS per_unit GROUP BY g ORDER BY g`;
 }
 
 /** The plan of a per-unit bounded magnitude histogram (for private bounds). */

@@ -563,8 +563,14 @@ export interface GroupAggregateInput {
   n: ArrayLike<number>;
   /** Sum of the row-clamped values (or of the clamped per-unit totals with perUnitClamp) per key. */
   s?: ArrayLike<number>;
-  /** Sum of the squares of the row-clamped values per key (variance, sd). */
+  /**
+   * CENTRED sum of squares sum((c - mid)^2) of the row-clamped values c per key, mid = (lower + upper)/2
+   * (variance, sd). Centred per row by the producer: the plain sum of squares cannot be centred
+   * afterwards without catastrophic cancellation when the bounds are far from zero.
+   */
   s2?: ArrayLike<number>;
+  /** Optional CENTRED sum sum(c - mid) per key (mean, variance, sd); without it, s - mid n is used. */
+  sc?: ArrayLike<number>;
 }
 
 export type GroupAggregateOptions = Omit<GroupByDPOptions, 'unit' | 'by' | 'value' | 'statistic' | 'bins' | 'probs' | 'privacyUnit'> & {
@@ -619,6 +625,7 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
   const nA = arr(input.n, 'n');
   const sA = p.stat === 'count' ? undefined : arr(input.s, 's');
   const s2A = p.stat === 'variance' || p.stat === 'sd' ? arr(input.s2, 's2') : undefined;
+  const scA = p.stat !== 'count' && p.stat !== 'sum' && !p.unitClamp && input.sc !== undefined ? arr(input.sc, 'sc') : undefined;
   const checkValues = (): void => {
     input.keys.forEach((k, i) => {
       if (!isKey(k)) throw new InvalidArgumentError(`input.keys[${i}]`, 'must be a string, finite number or boolean');
@@ -636,6 +643,7 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
     values(nA, 'n', true);
     values(sA, 's', false);
     values(s2A, 's2', false);
+    values(scA, 'sc', false);
   };
   const G = planGrouped(p);
   const { mid } = G;
@@ -655,9 +663,10 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
         const sv = sA[i]!;
         if (p.stat === 'sum' || p.unitClamp) sum[g] = sv;
         else {
-          // Centred sums from the plain ones: sum(x - mid) and sum((x - mid)^2).
-          sum[g] = sv - mid * n;
-          if (s2A) sumsq[g] = Math.max(0, s2A[i]! - 2 * mid * sv + mid * mid * n);
+          // The centred sums sum(c - mid) and sum((c - mid)^2), centred per row by the producer (the
+          // plain sum of squares cannot be centred here: s2 - 2 mid s + mid^2 n cancels catastrophically).
+          sum[g] = scA ? scA[i]! : sv - mid * n;
+          if (s2A) sumsq[g] = s2A[i]!;
         }
       });
       return { count, sum, sumsq, hist: undefined };

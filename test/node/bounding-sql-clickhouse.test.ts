@@ -33,6 +33,7 @@ afterAll(async () => {
   duck?.closeSync?.();
   await dropDistributed(TABLE);
   await dropDistributed(`${TABLE}_mags`);
+  await dropDistributed(`${TABLE}_far`);
 });
 
 describe('contribution bounding SQL on ClickHouse (Distributed table, 2 shards)', () => {
@@ -80,4 +81,27 @@ describe('contribution bounding SQL on ClickHouse (Distributed table, 2 shards)'
     for (const v of vals) want.set(magnitudeBin(v, -20, 40), (want.get(magnitudeBin(v, -20, 40)) ?? 0) + 1);
     expect(new Map(got.map((r) => [Number(r[0]), Number(r[1])]))).toEqual(want);
   }, 60_000);
+
+  it('centred sums s2 = sum((c - mid)^2) and sc = sum(c - mid) stay exact with bounds far from zero ([1e6, 1e6 + 2], 1e5 rows)', async () => {
+    const cols: [string, 'Nullable(String)' | 'Nullable(Float64)'][] = [
+      ['s', 'Nullable(String)'],
+      ['g', 'Nullable(String)'],
+      ['y', 'Nullable(Float64)'],
+    ];
+    await createDistributed(`${TABLE}_far`, cols);
+    const N = 100_000;
+    const dev = (i: number) => (i % 201) / 100 - 1;
+    await insertRows(`${TABLE}_far`, cols, Array.from({ length: N }, (_, i) => [`u${i}`, 'a', 1e6 + (i % 201) / 100]));
+    let s1 = 0;
+    let s2 = 0;
+    for (let i = 0; i < N; i++) {
+      s1 += dev(i);
+      s2 += dev(i) * dev(i);
+    }
+    const got = await chRows(boundedGroupsSql({ from: `default.${TABLE}_far`, unit: 's', by: 'g', value: 'y', lower: 1e6, upper: 1e6 + 2, maxPartitions: 1, maxRows: 1, key: freshHashKey(seededRng('ch-far')) }, 'clickhouse'));
+    expect(got).toHaveLength(1);
+    expect(Number(got[0]![2])).toBe(N);
+    expect(Math.abs(Number(got[0]![4]) - s2)).toBeLessThan(1e-6);
+    expect(Math.abs(Number(got[0]![5]) - s1)).toBeLessThan(1e-6);
+  }, 120_000);
 });
