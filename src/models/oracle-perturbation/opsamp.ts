@@ -17,23 +17,13 @@
  * Suggala-Netrapalli stability Lemma 8 plus the concentration Lemma 9), and the Laplace mechanism
  * with l1 sensitivity lambda is eps-DP.
  *
- * Concentration, and a DEVIATION from the printed paper (a correction). Neighbouring data sets D, D'
- * share the sigma^k (a coupling), so compare the m independent differences
- * Delta_k = w_k(D) - w_k(D'). Every oracle output lies in W, and D_inf is the l-inf DIAMETER of W, so
- * each coordinate of Delta_k lies in [-D_inf, D_inf]; Hoeffding's inequality gives
- * |mean_k Delta_kj - E Delta_j| <= 2 D_inf gamma except with probability 2 exp(-2 m gamma^2) <= delta/d
- * (by the choice of m), i.e. with probability 1 - delta/d for each coordinate (not 1 - delta/(2d)),
- * and with probability 1 - delta for all d together (union bound). Lemma 9 then states the
- * per-coordinate bound for the l1 NORM over all d coordinates; summing the d coordinates gives
- * d times it. We therefore use 4 d D_inf gamma (>= 2 d D_inf gamma) where the paper prints
- * 4 D_inf gamma (the same for d = 1, larger otherwise).
- *
- * The proof relies on D_inf being a diameter: the SAME interval of width D_inf must contain the j-th
- * coordinate of every output on every data set (a bound on |w_j| is not that for a W away from the
- * origin, and a radius is half of it). The release therefore fixes the box publicly:
- * W must lie in center + [-D_inf/2, D_inf/2]^d (`center`, default the origin), and an oracle output
- * outside that box is refused like an uncertified call (after the data were touched: charged, and no
- * guarantee is claimed).
+ * Concentration (a correction of the printed paper): Hoeffding per coordinate of the coupled
+ * differences gives 2 D_inf gamma with probability 1 - delta/d each, 1 - delta jointly, and summing
+ * the d coordinates of the l1 norm gives d times it, so dpkit uses 4 d D_inf gamma where the paper
+ * prints 4 D_inf gamma (equal for d = 1). The proof needs D_inf to be the l-inf DIAMETER of W, so the
+ * release fixes the box center + [-D_inf/2, D_inf/2]^d publicly (`center`, default the origin) and an
+ * oracle output outside it is refused like an uncertified call (charged, no guarantee claimed).
+ * Proof: docs/proofs/opsamp-concentration.md.
  *
  * Cost: m oracle calls; m grows like n / (eps d^{5/2} D_2) (e.g. n = 1000, d = 2, eps = 1,
  * W = [-1, 1]^2: m = 476, lambda/eps = 4.4), so OPSamp is for small problems or cheap oracles. {@link opSampParameters}
