@@ -5,8 +5,9 @@
  * selected keys.
  *
  * Pipeline (check-then-spend: everything below the budget check is inside one charged release):
- * 1. Validation (before the budget check): options, columns, every unit/key/value of every row.
- *    Rows whose unit is null/undefined are dropped (a row without a unit cannot be attributed).
+ * 1. Validation: options and column names before the budget check; every row, unit, key and value
+ *    after it (a refusal that depends on the rows is charged). Rows whose unit is missing, null or
+ *    undefined are dropped (a row without a unit cannot be attributed).
  *    With public `keys`, rows of other keys are dropped (no delta is needed for public keys).
  * 2. Contribution bounding (src/statistics/contribution-bounding.ts): at most `maxPartitions` = k keys
  *    per unit and `maxRows` = m rows per unit and key, chosen by a keyed hash with a fresh key.
@@ -272,17 +273,12 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
   if (typeof o.by !== 'string') throw new InvalidArgumentError('by', 'is required: the column holding the group key', o.by);
   const p = parse(o);
   if (!Array.isArray(rows)) throw new InvalidArgumentError('rows', 'must be an array of row objects', rows);
-  // ---- The rows' structure and schema, before the budget check: every row an object, and the unit
-  // column present (a typo in a column name is refused with nothing spent) ----
-  let hasUnitColumn = rows.length === 0;
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i];
-    if (typeof r !== 'object' || r === null) throw new InvalidArgumentError(`rows[${i}]`, 'must be an object', r);
-    if (Object.prototype.hasOwnProperty.call(r, o.unit)) hasUnitColumn = true;
-  }
-  if (!hasUnitColumn) throw new InvalidArgumentError('unit', `names a column that no row has ("${o.unit}")`, o.unit);
-  // ---- The rows' values (unit ids, group keys, values), after the budget check: a refusal that
-  // depends on them is charged (and value-free) ----
+  // ---- Every row's contents (being an object, unit ids, group keys, values), after the budget check:
+  // a refusal that depends on them is charged (and value-free). Nothing about the rows is checked
+  // before it: a check such as "some row has the unit column" would refuse D' = [{g}] for free while
+  // its neighbour D = [{s, g}, {g}] is released and charged. A row whose unit is missing, null or
+  // undefined is dropped (a row without a unit cannot be attributed), so a misspelt unit column
+  // releases the empty data (charged) ----
   const publicKeys = p.keys ? new Map<GroupKey, number>(p.keys.map((k, i) => [k, i])) : undefined;
   const units: unknown[] = [];
   const groups: GroupKey[] = [];
@@ -290,7 +286,8 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
   const needValue = p.stat !== 'count';
   const readRows = (): void => {
     for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
+      const r = rows[i];
+      if (typeof r !== 'object' || r === null) throw new InvalidArgumentError(`rows[${i}]`, 'must be an object');
       const u = r[o.unit];
       if (u !== null && u !== undefined && !isKey(u) && typeof u !== 'bigint') throw new InvalidArgumentError(`rows[${i}].${o.unit}`, 'must be a string, number, boolean or bigint unit id (null/undefined rows are dropped)');
       const g = r[o.by];
