@@ -181,7 +181,24 @@ export interface PartitionSelectionPlan {
   scale?: number;
 }
 
-/** The keep rule and its calibration for the method (public parameters only). */
+/**
+ * The keep rule and its calibration for the method (public parameters only): the data-free plan of
+ * {@link selectPartitions}. 'optimal': the certified keep table of Desfontaines, Voss, Gipson &
+ * Mandayam 2022; 'laplace'/'gaussian': the threshold on the noisy count (see the functions above).
+ *
+ * @param eps The privacy parameter eps > 0 of the whole selection (per unit).
+ * @param delta The privacy parameter delta in (0, 1).
+ * @param maxPartitions The public bound on the number of partitions one unit contributes to (integer >= 1).
+ * @param method 'optimal', 'laplace' or 'gaussian'.
+ * @returns `plan` (the calibration: keep table, or threshold and scale) and `keep`, the decision for a key with n distinct units.
+ * @throws {@link InvalidArgumentError} when eps, delta or maxPartitions is out of its domain, or the threshold is not representable.
+ * @example
+ * ```ts
+ * import { planPartitionSelection, seededRng } from 'dpkit';
+ * const { plan, keep } = planPartitionSelection(1, 1e-6, 1, 'laplace');
+ * console.log(plan.threshold, keep(1, seededRng(3)), keep(100, seededRng(3))); // a key with 1 unit is almost never kept, one with 100 always
+ * ```
+ */
 export function planPartitionSelection(eps: number, delta: number, maxPartitions: number, method: PartitionSelectionMethod): { plan: PartitionSelectionPlan; keep: KeepRule } {
   if (method === 'optimal') {
     const table = optimalKeepTable(eps, delta, maxPartitions);
@@ -221,12 +238,20 @@ export function planPartitionSelection(eps: number, delta: number, maxPartitions
   };
 }
 
-/** Canonical order of primitive keys: by type name, then numerically or by code units. */
+/**
+ * Canonical order of primitive keys: by type name, then numerically (NaN after every number, so the
+ * order is total and does not depend on the Map's insertion order) or by code units.
+ */
 function canonicalOrder(a: string | number | boolean, b: string | number | boolean): number {
   const ta = typeof a;
   const tb = typeof b;
   if (ta !== tb) return ta < tb ? -1 : 1;
-  if (ta === 'number') return (a as number) - (b as number);
+  if (ta === 'number') {
+    const na = Number.isNaN(a);
+    const nb = Number.isNaN(b);
+    if (na || nb) return na === nb ? 0 : na ? 1 : -1;
+    return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  }
   return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
 }
 
