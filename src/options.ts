@@ -53,9 +53,12 @@ export function checkOptions(fn: string, opts: unknown, spec: { readonly [key: s
   if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
     throw new InvalidArgumentError(`${fn} options`, required ? 'must be an object' : 'must be an object (or omitted)', opts);
   }
-  const known = Object.keys(spec);
-  for (const key of Object.keys(opts)) {
-    if (!Object.prototype.hasOwnProperty.call(spec, key)) {
+  // The own enumerable string keys (those of Object.keys), without allocating a key array: this
+  // check runs on every release, also in loops of scalar releases.
+  for (const key in opts) {
+    if (!hasOwn.call(opts, key)) continue;
+    if (!hasOwn.call(spec, key)) {
+      const known = Object.keys(spec);
       const shown = key.length > 64 ? `${key.slice(0, 61)}...` : key;
       throw new UnknownOptionError(fn, shown, known.slice().sort(), suggestKey(key, known));
     }
@@ -65,12 +68,13 @@ export function checkOptions(fn: string, opts: unknown, spec: { readonly [key: s
   }
 }
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 function checkRule(fn: string, key: string, value: unknown, rule: OptionRule): void {
   if (rule === true) return;
-  const where = `${fn} option ${key}`;
   if (Array.isArray(rule)) {
     if (!rule.includes(value as string | number | boolean)) {
-      throw new InvalidArgumentError(where, `must be one of ${rule.map((r) => JSON.stringify(r)).join(', ')}`, value);
+      throw new InvalidArgumentError(`${fn} option ${key}`, `must be one of ${rule.map((r) => JSON.stringify(r)).join(', ')}`, value);
     }
     return;
   }
@@ -78,16 +82,16 @@ function checkRule(fn: string, key: string, value: unknown, rule: OptionRule): v
     case 'boolean':
     case 'string':
     case 'function':
-      if (typeof value !== rule) throw new InvalidArgumentError(where, `must be a ${rule}`, value);
+      if (typeof value !== rule) throw new InvalidArgumentError(`${fn} option ${key}`, `must be a ${rule}`, value);
       return;
     case 'object':
-      if (typeof value !== 'object' || value === null) throw new InvalidArgumentError(where, 'must be an object', value);
+      if (typeof value !== 'object' || value === null) throw new InvalidArgumentError(`${fn} option ${key}`, 'must be an object', value);
       return;
     case 'accountant': {
       if (value === null) return; // null: explicitly no accountant (not even the default one)
       const a = value as { check?: unknown; spend?: unknown };
       if (typeof value !== 'object' || value === null || typeof a.check !== 'function' || typeof a.spend !== 'function') {
-        throw new InvalidArgumentError(where, 'must be a PrivacyAccountant (an object with check and spend methods)', value);
+        throw new InvalidArgumentError(`${fn} option ${key}`, 'must be a PrivacyAccountant (an object with check and spend methods)', value);
       }
       return;
     }

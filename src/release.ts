@@ -186,6 +186,24 @@ export interface RunSpec<T> {
  *    happened after the data were read, so whether and how it fails depends on them), with the
  *    ledger mark '(failed)', and rethrown; an InvalidArgumentError is rethrown value-free (the
  *    argument and the rule, without the offending value).
+ *
+ * @param opts The release's options: `rng`, `accountant` (default: the default accountant), `name` (the ledger name).
+ * @param spec The ledger name and one {@link Charge} per release (eps, delta, neighbors, mechanism), and the ledger marks.
+ * @param compute Reads the data and draws the noise with the given generator; its result (or Promise) is returned.
+ * @returns What `compute` returned (a Promise when it returned one), after the charges were spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay the total; nothing is spent and `compute` is not called.
+ * @throws {@link InvalidArgumentError} when opts is not an object (before the check); whatever `compute` throws is rethrown after the charges are spent (value-free).
+ * @example
+ * ```ts
+ * import { planLaplace, runChecked, PrivacyAccountant, seededRng } from 'dpkit';
+ * const budget = new PrivacyAccountant({ eps: 1 });
+ * const ages = [31, 45, 27];
+ * // a custom release: the count of records with Laplace noise (sensitivity 1 under add/remove-one)
+ * const plan = planLaplace(0.5, { sensitivities: Float64Array.of(1), alloc: undefined, noise: 'safe', neighbors: 'unbounded' }, 1);
+ * const charge = { eps: 0.5, delta: 0, neighbors: 'unbounded' as const, mechanism: plan.mechanism };
+ * const noisy = runChecked({ accountant: budget, rng: seededRng(4) }, { name: 'count', charges: [charge] }, (rng) => plan.release(Float64Array.of(ages.length), rng)[0]);
+ * console.log(noisy, budget.remaining()); // 3 + Laplace(2) noise; { eps: 0.5, delta: 0 }
+ * ```
  */
 export function runChecked<T>(opts: ReleaseOptions | undefined, spec: RunSpec<T>, compute: (rng: Rng) => T): T {
   if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
@@ -194,8 +212,31 @@ export function runChecked<T>(opts: ReleaseOptions | undefined, spec: RunSpec<T>
   const label = opts?.name ?? spec.name;
   const k = spec.charges.length;
   const requests: SpendRequest[] = spec.charges.map((c) => ({ ...c, name: k > 1 ? `${label} (${c.neighbors})` : label }));
+  return runRequests(accountant, rng, label, requests, spec, compute);
+}
+
+/**
+ * {@link runChecked} for ONE charge whose ledger request the caller built as a fresh object (its
+ * `name` is the default ledger name; the `name` option replaces it): the same order and guarantees
+ * (options object checked, rng and accountant resolved, the budget checked before `compute`, the
+ * request spent after success, spent with the mark '(failed)' and the error made value-free after a
+ * failure), without the per-release copies of the general runner, for releases in tight loops.
+ */
+export function runSingle<T>(opts: ReleaseOptions | undefined, request: SpendRequest, compute: (rng: Rng) => T): T {
+  if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new InvalidArgumentError('options', 'must be an object', opts);
+  const rng = resolveRng(opts?.rng);
+  const accountant = resolveAccountant(opts);
+  const label = opts?.name ?? request.name;
+  request.name = label;
+  return runRequests(accountant, rng, label, [request], NO_MARKS, compute);
+}
+
+const NO_MARKS: Pick<RunSpec<unknown>, 'failureMark' | 'failedMechanism' | 'resultMark'> = Object.freeze({});
+
+/** Steps 2-4 of {@link runChecked}: check the total, compute, spend (module-level steps, no closure per release). */
+function runRequests<T>(accountant: PrivacyAccountant | undefined, rng: Rng, label: string, requests: SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism' | 'resultMark'>, compute: (rng: Rng) => T): T {
   if (accountant) {
-    if (k === 1) accountant.check(requests[0]!);
+    if (requests.length === 1) accountant.check(requests[0]!);
     else {
       // The total in the accountant's own relation (an add/remove-one release charged to a
       // replace-one budget costs (2 eps, (1 + e^eps) delta)), checked before the data are touched.
@@ -209,26 +250,39 @@ export function runChecked<T>(opts: ReleaseOptions | undefined, spec: RunSpec<T>
       accountant.check({ eps, delta, name: label, ...(requests[0]!.privacyUnit !== undefined ? { privacyUnit: requests[0]!.privacyUnit } : {}) });
     }
   }
-  const spend = (mark: string | undefined) => {
-    for (const r of requests) accountant?.spend(mark === undefined ? r : { ...r, mechanism: `${r.mechanism ?? r.name} (${mark})` });
-  };
-  const fail = (e: unknown): never => {
-    if (spec.failedMechanism !== undefined) for (const r of requests) accountant?.spend({ ...r, mechanism: spec.failedMechanism });
-    else spend(spec.failureMark ? spec.failureMark(e) : 'failed');
-    throw valueFree(e);
-  };
-  const ok = (result: Awaited<T>) => {
-    spend(spec.resultMark?.(result));
-    return result;
-  };
   let out: T;
   try {
     out = compute(rng);
   } catch (e) {
-    return fail(e);
+    return failRun(accountant, requests, spec, e);
   }
-  if (out instanceof Promise) return out.then(ok, fail) as T;
-  return ok(out as Awaited<T>) as T;
+  if (out instanceof Promise) {
+    return out.then(
+      (result: Awaited<T>) => finishRun(accountant, requests, spec, result),
+      (e: unknown) => failRun(accountant, requests, spec, e),
+    ) as T;
+  }
+  return finishRun(accountant, requests, spec, out as Awaited<T>) as T;
+}
+
+/** Spends every request, marked `mechanism (mark)` when a mark is given. */
+function spendAll(accountant: PrivacyAccountant | undefined, requests: readonly SpendRequest[], mark: string | undefined): void {
+  if (!accountant) return;
+  for (const r of requests) accountant.spend(mark === undefined ? r : { ...r, mechanism: `${r.mechanism ?? r.name} (${mark})` });
+}
+
+/** A failure after the check: charged (marked), then rethrown value-free. */
+function failRun<T>(accountant: PrivacyAccountant | undefined, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism'>, e: unknown): never {
+  if (spec.failedMechanism !== undefined) {
+    if (accountant) for (const r of requests) accountant.spend({ ...r, mechanism: spec.failedMechanism });
+  } else spendAll(accountant, requests, spec.failureMark ? spec.failureMark(e) : 'failed');
+  throw valueFree(e);
+}
+
+/** A success: charged (with the result's mark, if any) and returned. */
+function finishRun<T>(accountant: PrivacyAccountant | undefined, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'resultMark'>, result: Awaited<T>): Awaited<T> {
+  spendAll(accountant, requests, spec.resultMark?.(result));
+  return result;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../src/accounting/accountant.js';
 import { BudgetExceededError, ConvergenceError, InvalidArgumentError } from '../src/errors.js';
-import { runChecked, runRelease } from '../src/release.js';
+import { runChecked, runRelease, runSingle } from '../src/release.js';
 import { seededRng } from '../src/random/rng.js';
 import { planMean } from '../src/statistics/mean.js';
 
@@ -65,6 +65,48 @@ describe('runChecked', () => {
     ).rejects.toThrow('worker died');
     expect(acc.ledger().map((e) => e.mechanism)).toEqual(['opdisc', 'opdisc (uncertified)', 'opdisc (failed)']);
     expect(acc.spent().eps).toBe(3);
+  });
+});
+
+describe('runSingle (one charge, the ledger request built by the caller)', () => {
+  it('checks before computing, spends the request after, under the name option when given', () => {
+    const acc = new PrivacyAccountant({ eps: 1 });
+    let ran = 0;
+    const req = () => ({ eps: 0.6, delta: 0, neighbors: 'bounded' as const, mechanism: 'laplace', name: 'laplaceMechanism' });
+    expect(runSingle({ accountant: acc, rng: seededRng(1) }, req(), () => ++ran)).toBe(1);
+    expect(() => runSingle({ accountant: acc }, req(), () => ++ran)).toThrow(BudgetExceededError);
+    expect(ran).toBe(1);
+    expect(runSingle({ accountant: acc, name: 'count' }, { ...req(), eps: 0.4 }, () => ++ran)).toBe(2);
+    expect(acc.ledger()).toMatchObject([
+      { name: 'laplaceMechanism', eps: 0.6, delta: 0, neighbors: 'bounded', mechanism: 'laplace' },
+      { name: 'count', eps: 0.4, mechanism: 'laplace' },
+    ]);
+    expect(() => runSingle(7 as never, req(), () => ++ran)).toThrow(InvalidArgumentError);
+    expect(() => runSingle({ rng: {} as never }, req(), () => ++ran)).toThrow(InvalidArgumentError);
+    expect(ran).toBe(2);
+  });
+
+  it('charges a failure after the check (marked failed) and rethrows it value-free, sync and async', async () => {
+    const acc = new PrivacyAccountant({ eps: 10 });
+    const req = () => ({ eps: 1, delta: 0, neighbors: 'bounded' as const, mechanism: 'gaussian-classic', name: 'g' });
+    let err: unknown;
+    try {
+      runSingle({ accountant: acc }, req(), () => {
+        throw new InvalidArgumentError('trueValues[3]', 'must be a finite number', 'SECRET-4711');
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as Error).message).toBe('trueValues[…] must be a finite number');
+    await expect(runSingle({ accountant: acc }, req(), async () => {
+      throw new ConvergenceError('no');
+    })).rejects.toThrow(ConvergenceError);
+    await expect(runSingle({ accountant: acc }, req(), async () => 5)).resolves.toBe(5);
+    expect(acc.ledger().map((e) => e.mechanism)).toEqual(['gaussian-classic (failed)', 'gaussian-classic (failed)', 'gaussian-classic']);
+    expect(acc.spent().eps).toBe(3);
+    // accountant: null runs unaccounted
+    expect(runSingle({ accountant: null }, req(), () => 'x')).toBe('x');
+    expect(acc.ledger()).toHaveLength(3);
   });
 });
 

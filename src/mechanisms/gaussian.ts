@@ -5,11 +5,12 @@
 import { checkOptions, optionSpec, VECTOR_MECHANISM_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { normalQuantile } from '../math/special.js';
-import { runRelease, type Release, type ReleaseOptions } from '../release.js';
+import { runSingle, type Guarantee, type NoiseMode, type Release, type ReleaseOptions } from '../release.js';
+import type { Rng } from '../random/rng.js';
 import { checkAlpha, checkDelta, checkEpsilon } from '../validation.js';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from './gaussian-calibration.js';
 import { addCheckedNoise, type NoiseSpec } from './noise.js';
-import { checkVectorValues, collapse, parseVectorArgs, planRelease, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
+import { checkVectorValues, collapse, parseVectorArgs, planRelease, releaseOf, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
 
 export * from './gaussian-calibration.js';
 
@@ -75,20 +76,35 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
   checkOptions('gaussianMechanism', opts, GAUSSIAN_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
   const plan = planGaussian(eps, delta, args, args.values.length, opts);
+  const g = plan.guarantee;
   // The values are checked after the budget check: a refusal that depends on them is charged.
-  const out = runRelease(opts, { ...plan.guarantee, mechanism: plan.mechanism, name: 'gaussianMechanism' }, (rng) => {
+  const out = runSingle(opts, { eps: g.eps, delta: g.delta, neighbors: g.neighbors, mechanism: plan.mechanism, name: 'gaussianMechanism' }, (rng) => {
     checkVectorValues('gaussian', args, plan.spec);
     return plan.release(args.values, rng);
   });
   // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
   const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
   if (!args.details) return value;
-  return { value, mechanism: plan.mechanism, guarantee: { ...plan.guarantee }, sensitivity: plan.sensitivity, scale: plan.scale, noiseHalfWidth: plan.noiseHalfWidth } as Release<number> | Release<number[]> | Release<Float64Array>;
+  return releaseOf(value, plan) as Release<number> | Release<number[]> | Release<Float64Array>;
 }
 
 /**
  * The data-free plan of {@link gaussianMechanism} for a query of dimension n (calibrations there):
  * validates eps, delta, typeDP and analytic (DPpack's rules) before any value is read.
+ *
+ * @param eps The privacy parameter eps > 0 (classic calibration: eps < 1).
+ * @param delta The privacy parameter delta in (0, 1).
+ * @param args The public parts of the query: the l2 `sensitivities` (one for the whole vector, or one per element), `alloc`, `noise` and `neighbors`.
+ * @param n The dimension of the query.
+ * @param opts `typeDP` ('aDP' or 'pDP') and `analytic` (Balle & Wang 2018).
+ * @returns The plan: guarantee, sensitivity, scale (sigma), noise half-widths and the release step.
+ * @throws {@link InvalidArgumentError} when eps, delta, typeDP, analytic or a sensitivity is out of its domain (the classic calibration with eps >= 1 included).
+ * @example
+ * ```ts
+ * import { planGaussian } from 'dpkit';
+ * const plan = planGaussian(0.5, 1e-6, { sensitivities: Float64Array.of(1), alloc: undefined, noise: 'safe', neighbors: 'bounded' }, 3);
+ * console.log(plan.scale, plan.guarantee); // sigma = sqrt(2 ln(1.25/delta)) / 0.5 ~ 10.6; eps 0.5, delta 1e-6
+ * ```
  */
 export function planGaussian(eps: number, delta: number, args: PlanArgs, n: number, opts?: Pick<GaussianOptions, 'typeDP' | 'analytic'>): MechanismPlan {
   checkEpsilon(eps);
@@ -101,10 +117,6 @@ export function planGaussian(eps: number, delta: number, args: PlanArgs, n: numb
   if (!analytic && typeDP === 'aDP' && !(eps < 1)) throw new InvalidArgumentError('eps', "must be < 1 for typeDP 'aDP' unless analytic is true", eps);
   const { sensitivities: sens, alloc, noise } = args;
   const calibrate = typeDP === 'pDP' ? gaussianSigmaPDP : analytic ? analyticGaussianSigma : gaussianSigmaClassic;
-  const sigmaFor = (e: number, d: number, s: number) => {
-    const sigma = calibrate(e, d, s);
-    return noise === 'exact' ? Math.max(sigma, gaussianSigmaZCDP(e, d, s)) : sigma;
-  };
   let spec: NoiseSpec;
   let l2 = 0;
   if (alloc === undefined) {
@@ -113,35 +125,59 @@ export function planGaussian(eps: number, delta: number, args: PlanArgs, n: numb
     if (sens.length === 1) ss = n * sens[0]! * sens[0]!;
     else for (let i = 0; i < n; i++) ss += sens[i]! * sens[i]!;
     l2 = Math.sqrt(ss);
-    spec = { scale: sigmaFor(eps, delta, l2), sensitivity: l2 };
+    spec = { scale: gaussianSigma(calibrate, noise, eps, delta, l2), sensitivity: l2 };
   } else {
     const sigmas = new Float64Array(n);
-    for (let i = 0; i < n; i++) sigmas[i] = sigmaFor(alloc[i]! * eps, alloc[i]! * delta, sensitivityAt(sens, i));
+    for (let i = 0; i < n; i++) sigmas[i] = gaussianSigma(calibrate, noise, alloc[i]! * eps, alloc[i]! * delta, sensitivityAt(sens, i));
     spec = { scale: sigmas, sensitivity: sens.length === 1 ? sens[0]! : sens };
   }
-  // Scales applied and the lattice allowance of 'safe' mode, from the one noise plan of mechanisms/noise.ts; planned on demand.
-  let planned: { effectiveScale: ArrayLike<number>; slack: ArrayLike<number> } | undefined;
-  const layout = () => (planned ??= planRelease('gaussian', spec, n, noise));
-  return {
-    guarantee: { eps, delta, neighbors: args.neighbors },
-    mechanism: typeDP === 'pDP' ? 'gaussian-pdp' : analytic ? 'gaussian-analytic' : 'gaussian-classic',
-    sensitivity: alloc === undefined ? l2 : collapse(sens),
-    spec,
-    noise,
-    get scale() {
-      return collapse(layout().effectiveScale);
-    },
-    noiseHalfWidth(alpha = 0.05) {
-      checkAlpha(alpha);
-      const { effectiveScale: eff, slack } = layout();
-      // Normal: P(|N(0, s^2)| > s PhiInv(1 - alpha/2)) = alpha. The discrete Gaussian on the integers
-      // ('exact') is sub-Gaussian with variance proxy s^2 (CKS 2020): P(|X| >= w) <= 2 exp(-w^2/(2 s^2)).
-      const zq = -normalQuantile(alpha / 2);
-      const zs = Math.sqrt(2 * Math.log(2 / alpha));
-      const w = new Float64Array(eff.length);
-      for (let i = 0; i < eff.length; i++) w[i] = noise === 'exact' ? eff[i]! * zs : eff[i]! * zq + slack[i]!;
-      return collapse(w);
-    },
-    release: (values, rng) => addCheckedNoise('gaussian', values, spec, rng, noise),
-  };
+  const mechanism = typeDP === 'pDP' ? 'gaussian-pdp' : analytic ? 'gaussian-analytic' : 'gaussian-classic';
+  return new GaussianPlan({ eps, delta, neighbors: args.neighbors }, mechanism, alloc === undefined ? l2 : collapse(sens), spec, noise, n);
+}
+
+/** sigma by the chosen calibration; in 'exact' mode at least the zCDP sigma (the discrete Gaussian's guarantee is stated in zCDP). */
+function gaussianSigma(calibrate: (eps: number, delta: number, sensitivity: number) => number, noise: NoiseMode, eps: number, delta: number, s: number): number {
+  const sigma = calibrate(eps, delta, s);
+  return noise === 'exact' ? Math.max(sigma, gaussianSigmaZCDP(eps, delta, s)) : sigma;
+}
+
+/**
+ * A planned Gaussian release (a class: its methods live on the prototype, so a plan per scalar
+ * release costs one object). The scales applied and the lattice allowance of 'safe' mode come from
+ * the one noise plan of mechanisms/noise.ts, planned on demand.
+ */
+class GaussianPlan implements MechanismPlan {
+  private planned: { effectiveScale: ArrayLike<number>; slack: ArrayLike<number> } | undefined = undefined;
+  constructor(
+    readonly guarantee: Guarantee,
+    readonly mechanism: string,
+    readonly sensitivity: number | number[],
+    readonly spec: NoiseSpec,
+    readonly noise: NoiseMode,
+    private readonly n: number,
+  ) {}
+
+  private layout(): { effectiveScale: ArrayLike<number>; slack: ArrayLike<number> } {
+    return (this.planned ??= planRelease('gaussian', this.spec, this.n, this.noise));
+  }
+
+  get scale(): number | number[] {
+    return collapse(this.layout().effectiveScale);
+  }
+
+  noiseHalfWidth(alpha = 0.05): number | number[] {
+    checkAlpha(alpha);
+    const { effectiveScale: eff, slack } = this.layout();
+    // Normal: P(|N(0, s^2)| > s PhiInv(1 - alpha/2)) = alpha. The discrete Gaussian on the integers
+    // ('exact') is sub-Gaussian with variance proxy s^2 (CKS 2020): P(|X| >= w) <= 2 exp(-w^2/(2 s^2)).
+    const zq = -normalQuantile(alpha / 2);
+    const zs = Math.sqrt(2 * Math.log(2 / alpha));
+    const w = new Float64Array(eff.length);
+    for (let i = 0; i < eff.length; i++) w[i] = this.noise === 'exact' ? eff[i]! * zs : eff[i]! * zq + slack[i]!;
+    return collapse(w);
+  }
+
+  release(values: Float64Array, rng: Rng): Float64Array {
+    return addCheckedNoise('gaussian', values, this.spec, rng, this.noise);
+  }
 }

@@ -4,10 +4,11 @@
  */
 import { checkOptions, optionSpec, VECTOR_MECHANISM_RULES } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
-import { runRelease, type Release, type ReleaseOptions } from '../release.js';
+import { runSingle, type Guarantee, type NoiseMode, type Release, type ReleaseOptions } from '../release.js';
+import type { Rng } from '../random/rng.js';
 import { checkAlpha, checkEpsilon, checkPositive } from '../validation.js';
 import { addCheckedNoise, type NoiseSpec } from './noise.js';
-import { checkVectorValues, collapse, parseVectorArgs, planRelease, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
+import { checkVectorValues, collapse, parseVectorArgs, planRelease, releaseOf, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
 
 export type LaplaceOptions = ReleaseOptions & CommonMechanismOptions;
 
@@ -69,20 +70,33 @@ export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: nu
   checkOptions('laplaceMechanism', opts, LAPLACE_OPTIONS);
   const args = parseVectorArgs(trueValues, sensitivities, opts);
   const plan = planLaplace(eps, args, args.values.length);
+  const g = plan.guarantee;
   // The values are checked after the budget check: a refusal that depends on them is charged.
-  const out = runRelease(opts, { ...plan.guarantee, mechanism: plan.mechanism, name: 'laplaceMechanism' }, (rng) => {
+  const out = runSingle(opts, { eps: g.eps, delta: g.delta, neighbors: g.neighbors, mechanism: plan.mechanism, name: 'laplaceMechanism' }, (rng) => {
     checkVectorValues('laplace', args, plan.spec);
     return plan.release(args.values, rng);
   });
   // Typed in, typed out: a Float64Array input gets the noisy Float64Array itself (no conversion).
   const value = args.scalar ? out[0]! : args.typed ? out : Array.from(out);
   if (!args.details) return value;
-  return { value, mechanism: plan.mechanism, guarantee: { ...plan.guarantee }, sensitivity: plan.sensitivity, scale: plan.scale, noiseHalfWidth: plan.noiseHalfWidth } as Release<number> | Release<number[]> | Release<Float64Array>;
+  return releaseOf(value, plan) as Release<number> | Release<number[]> | Release<Float64Array>;
 }
 
 /**
  * The data-free plan of {@link laplaceMechanism} for a query of dimension n (see the scales there):
  * eps-DP for the relation `args.neighbors`; validates eps and the scales before any value is read.
+ *
+ * @param eps The privacy parameter eps > 0.
+ * @param args The public parts of the query: the l1 `sensitivities` (one applying to every element, or one per element), `alloc`, `noise` and `neighbors`.
+ * @param n The dimension of the query.
+ * @returns The plan: guarantee, sensitivity, scale b, noise half-widths and the release step.
+ * @throws {@link InvalidArgumentError} when eps or a sensitivity is out of its domain, or a scale is not representable.
+ * @example
+ * ```ts
+ * import { planLaplace } from 'dpkit';
+ * const plan = planLaplace(0.5, { sensitivities: Float64Array.of(1), alloc: undefined, noise: 'safe', neighbors: 'bounded' }, 2);
+ * console.log(plan.scale, plan.noiseHalfWidth(0.05)); // b = 2 x 1 / 0.5 = 4 (l1 sensitivity of 2 elements) and the 95% half-width
+ * ```
  */
 export function planLaplace(eps: number, args: PlanArgs, n: number): MechanismPlan {
   checkEpsilon(eps);
@@ -93,38 +107,56 @@ export function planLaplace(eps: number, args: PlanArgs, n: number): MechanismPl
     let total = 0;
     if (sens.length === 1) total = n * sens[0]!;
     else for (let i = 0; i < n; i++) total += sens[i]!;
-    spec = { scale: total / eps, sensitivity: total };
+    const scale = total / eps;
+    if (!Number.isFinite(scale)) throw new InvalidArgumentError('eps/sensitivities', 'give a Laplace scale that overflows', scale);
+    spec = { scale, sensitivity: total };
   } else {
     const scales = new Float64Array(n);
     for (let i = 0; i < n; i++) scales[i] = sensitivityAt(sens, i) / (alloc[i]! * eps);
+    for (let i = 0; i < n; i++) {
+      if (!Number.isFinite(scales[i]!)) throw new InvalidArgumentError('eps/sensitivities', 'give a Laplace scale that overflows', scales[i]);
+    }
     spec = { scale: scales, sensitivity: sens.length === 1 ? sens[0]! : sens };
   }
-  const scalesCheck = typeof spec.scale === 'number' ? [spec.scale] : spec.scale;
-  for (let i = 0; i < scalesCheck.length; i++) {
-    if (!Number.isFinite(scalesCheck[i]!)) throw new InvalidArgumentError('eps/sensitivities', 'give a Laplace scale that overflows', scalesCheck[i]);
+  return new LaplacePlan({ eps, delta: 0, neighbors: args.neighbors }, alloc === undefined ? (spec.sensitivity as number) : collapse(sens), spec, noise, n);
+}
+
+/**
+ * A planned Laplace release (a class: its methods live on the prototype, so a plan per scalar
+ * release costs one object). The scales applied and the lattice allowance (rounding <= 2^(k-1),
+ * discrete tail <= 1 grid unit, or the integer lattice) come from the one noise plan of
+ * mechanisms/noise.ts, planned on demand.
+ */
+class LaplacePlan implements MechanismPlan {
+  readonly mechanism = 'laplace';
+  private planned: { effectiveScale: ArrayLike<number>; slack: ArrayLike<number> } | undefined = undefined;
+  constructor(
+    readonly guarantee: Guarantee,
+    readonly sensitivity: number | number[],
+    readonly spec: NoiseSpec,
+    readonly noise: NoiseMode,
+    private readonly n: number,
+  ) {}
+
+  private layout(): { effectiveScale: ArrayLike<number>; slack: ArrayLike<number> } {
+    return (this.planned ??= planRelease('laplace', this.spec, this.n, this.noise));
   }
-  // Scales applied and the lattice allowance (rounding <= 2^(k-1), discrete tail <= 1 grid unit, or
-  // the integer lattice), from the one noise plan of mechanisms/noise.ts; planned on demand.
-  let planned: { effectiveScale: ArrayLike<number>; slack: ArrayLike<number> } | undefined;
-  const layout = () => (planned ??= planRelease('laplace', spec, n, noise));
-  return {
-    guarantee: { eps, delta: 0, neighbors: args.neighbors },
-    mechanism: 'laplace',
-    sensitivity: alloc === undefined ? (spec.sensitivity as number) : collapse(sens),
-    spec,
-    noise,
-    get scale() {
-      return collapse(layout().effectiveScale);
-    },
-    noiseHalfWidth(alpha = 0.05) {
-      checkAlpha(alpha);
-      const { effectiveScale: eff, slack } = layout();
-      // P(|Lap(b)| > b ln(1/alpha)) = alpha.
-      const w = new Float64Array(eff.length);
-      for (let i = 0; i < eff.length; i++) w[i] = eff[i]! * Math.log(1 / alpha) + slack[i]!;
-      return collapse(w);
-    },
-    release: (values, rng) => addCheckedNoise('laplace', values, spec, rng, noise),
-  };
+
+  get scale(): number | number[] {
+    return collapse(this.layout().effectiveScale);
+  }
+
+  noiseHalfWidth(alpha = 0.05): number | number[] {
+    checkAlpha(alpha);
+    const { effectiveScale: eff, slack } = this.layout();
+    // P(|Lap(b)| > b ln(1/alpha)) = alpha.
+    const w = new Float64Array(eff.length);
+    for (let i = 0; i < eff.length; i++) w[i] = eff[i]! * Math.log(1 / alpha) + slack[i]!;
+    return collapse(w);
+  }
+
+  release(values: Float64Array, rng: Rng): Float64Array {
+    return addCheckedNoise('laplace', values, this.spec, rng, this.noise);
+  }
 }
 

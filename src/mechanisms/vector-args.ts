@@ -5,7 +5,7 @@
  */
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { Guarantee, NoiseMode } from '../release.js';
+import type { Guarantee, NoiseMode, Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import { checkFiniteArray, checkFiniteValue, checkNeighbors, checkNoiseMode } from '../validation.js';
 import { checkNoiseInputs, fitsNoise, planNoiseLayout, planNoiseSpec, type NoiseKind, type NoiseSpec } from './noise.js';
@@ -189,3 +189,18 @@ export interface MechanismPlan {
 
 /** The public parts of {@link VectorArgs} a mechanism plan depends on. */
 export type PlanArgs = Pick<VectorArgs, 'sensitivities' | 'alloc' | 'noise' | 'neighbors'>;
+
+/**
+ * The {@link Release} of a mechanism plan's value (`details: true`): the guarantee copied, the applied
+ * scale read from the plan, and the noise half-widths bound to it.
+ */
+export function releaseOf<T>(value: T, plan: MechanismPlan): Release<T> {
+  return {
+    value,
+    mechanism: plan.mechanism,
+    guarantee: { ...plan.guarantee },
+    sensitivity: plan.sensitivity,
+    scale: plan.scale,
+    noiseHalfWidth: (alpha?: number) => plan.noiseHalfWidth(alpha),
+  };
+}

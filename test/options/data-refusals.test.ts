@@ -415,7 +415,7 @@ describe('data-dependent refusals are charged; public refusals are free', () => 
     const byName = Object.entries(dpkit)
       .filter(([name, v]) => typeof v === 'function' && /(DP|Mechanism)$/.test(name))
       .map(([name]) => name);
-    const runner = /\brun(Release|Checked|StatPlan|OracleRelease)\b/;
+    const runner = /\brun(Release|Checked|Single|StatPlan|OracleRelease)\b/;
     const source = (v: unknown): string => {
       if (typeof v !== 'function') return '';
       const proto = (v as { prototype?: Record<string, unknown> }).prototype;
@@ -423,7 +423,7 @@ describe('data-dependent refusals are charged; public refusals are free', () => 
       return Function.prototype.toString.call(v) + fit;
     };
     const detected = Object.entries(dpkit)
-      .filter(([name, v]) => runner.test(source(v)) && !['runRelease', 'runChecked', 'runStatPlan', 'runOracleRelease'].includes(name))
+      .filter(([name, v]) => runner.test(source(v)) && !['runRelease', 'runChecked', 'runSingle', 'runStatPlan', 'runOracleRelease'].includes(name))
       .map(([name]) => name);
     expect(detected).toEqual(expect.arrayContaining(['laplaceMechanism', 'opSamp']));
     expect([...byName, ...detected].filter((name) => !listed.has(name))).toEqual([]);
