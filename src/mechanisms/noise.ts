@@ -38,7 +38,7 @@ import {
   planLaplaceGrid,
 } from '../random/lattice.js';
 import type { Rng } from '../random/rng.js';
-import { isSafeScale } from '../validation.js';
+import { checkNoiseMode, isSafeScale } from '../validation.js';
 
 export type { NoiseMode } from '../release.js';
 
@@ -59,11 +59,8 @@ export interface NoiseSpec {
 export type NoiseKind = 'laplace' | 'gaussian';
 type Kind = NoiseKind;
 
-const MODES: readonly NoiseMode[] = ['safe', 'exact', 'float'];
-
 function checkMode(mode: unknown): NoiseMode {
-  if (!MODES.includes(mode as NoiseMode)) throw new InvalidArgumentError('noise', "must be 'safe', 'exact' or 'float'", mode);
-  return mode as NoiseMode;
+  return checkNoiseMode(mode);
 }
 
 function positiveAt(x: number | ArrayLike<number>, i: number, name: string): number {
