@@ -196,7 +196,7 @@ export interface RunSpec<T> {
  * @example
  * ```ts
  * import { planLaplace, runChecked, PrivacyAccountant, seededRng } from 'dpkit';
- * const budget = new PrivacyAccountant({ eps: 1 });
+ * const budget = new PrivacyAccountant({ eps: 1 }, { neighbors: 'unbounded' });
  * const ages = [31, 45, 27];
  * // a custom release: the count of records with Laplace noise (sensitivity 1 under add/remove-one)
  * const plan = planLaplace(0.5, { sensitivities: Float64Array.of(1), alloc: undefined, noise: 'safe', neighbors: 'unbounded' }, 1);

@@ -245,7 +245,25 @@ function epsAtOrder(alpha: number, r: number, logDelta: number, conversion: RdpC
 
 /**
  * The smallest eps over the orders such that RDP values `rdp` (at `orders`) imply
- * (eps, delta)-DP; returns it with the order attaining it.
+ * (eps, delta)-DP; returns it with the order attaining it. 'tight' (default): Balle et al. 2020,
+ * "Hypothesis testing interpretations and Renyi differential privacy", Theorem 21:
+ * eps = r + ln(1 - 1/alpha) - (ln delta + ln alpha)/(alpha - 1); 'classic': Mironov 2017,
+ * Proposition 3: eps = r + ln(1/delta)/(alpha - 1).
+ *
+ * @param orders The Renyi orders alpha > 1.
+ * @param rdp The RDP value (>= 0, +Infinity allowed) at each order.
+ * @param delta The target delta in (0, 1).
+ * @param opts `conversion`: 'tight' (default) or 'classic'.
+ * @returns `{ eps, order }`: the smallest eps and the order attaining it.
+ * @throws {@link InvalidArgumentError} when an order is not > 1, delta is outside (0, 1), the lengths differ or an RDP value is negative or NaN.
+ * @throws {@link UnknownOptionError} for an unknown option key.
+ * @example
+ * ```ts
+ * import { rdpToDp } from 'dpkit';
+ * // the Gaussian mechanism with sigma = 2 (sensitivity 1) has RDP alpha/(2 sigma^2) = alpha/8
+ * const orders = [2, 4, 8, 16, 32];
+ * console.log(rdpToDp(orders, orders.map((a) => a / 8), 1e-5));
+ * ```
  */
 export function rdpToDp(orders: readonly number[], rdp: ArrayLike<number>, delta: number, opts: { conversion?: RdpConversion } = {}): { eps: number; order: number } {
   checkOptions('rdpToDp', opts, { conversion: true });

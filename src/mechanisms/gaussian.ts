@@ -103,7 +103,7 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
  * ```ts
  * import { planGaussian } from 'dpkit';
  * const plan = planGaussian(0.5, 1e-6, { sensitivities: Float64Array.of(1), alloc: undefined, noise: 'safe', neighbors: 'bounded' }, 3);
- * console.log(plan.scale, plan.guarantee); // sigma = sqrt(2 ln(1.25/delta)) / 0.5 ~ 10.6; eps 0.5, delta 1e-6
+ * console.log(plan.scale, plan.guarantee); // sigma = sqrt(3) sqrt(2 ln(1.25/delta)) / 0.5 ~ 18.4 (l2 sensitivity sqrt(3)); eps 0.5, delta 1e-6
  * ```
  */
 export function planGaussian(eps: number, delta: number, args: PlanArgs, n: number, opts?: Pick<GaussianOptions, 'typeDP' | 'analytic'>): MechanismPlan {

@@ -95,7 +95,7 @@ export function laplaceMechanism(trueValues: number | ArrayLike<number>, eps: nu
  * ```ts
  * import { planLaplace } from 'dpkit';
  * const plan = planLaplace(0.5, { sensitivities: Float64Array.of(1), alloc: undefined, noise: 'safe', neighbors: 'bounded' }, 2);
- * console.log(plan.scale, plan.noiseHalfWidth(0.05)); // b = 2 x 1 / 0.5 = 4 (l1 sensitivity of 2 elements) and the 95% half-width
+ * console.log(plan.scale, plan.noiseHalfWidth(0.05)); // b = 2 x 1 / 0.5 = 4 (up to the noise grid; l1 sensitivity of 2 elements) and the 95% half-width
  * ```
  */
 export function planLaplace(eps: number, args: PlanArgs, n: number): MechanismPlan {

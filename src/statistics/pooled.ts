@@ -163,7 +163,23 @@ function withAssumption(rp: ReleasePlan<PooledStatistic, number>, assumption: st
   };
 }
 
-/** The data-free plan of {@link pooledVarDP} for J groups with sizes `g` (see `planPooled`). */
+/**
+ * The data-free plan of {@link pooledVarDP} for J groups with sizes `g`: guarantee, sensitivity
+ * (replace-one: (u - l)^2 (1 - 1/n_max)/D, DPpack; see {@link PooledOptions} for private labels and
+ * approxNMax) and noise per relation. Validates every option before anything is spent.
+ *
+ * @param opts The options of {@link pooledVarDP} (bounds, eps, delta, mechanism, neighbors, n, approxNMax, groupLabels).
+ * @param J The public number of groups.
+ * @param g The group sizes (required under replace-one neighbours; public there).
+ * @returns The data-free plan: one release per relation, taking the {@link PooledStatistic}.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (bounds, eps, delta, J, sizes).
+ * @example
+ * ```ts
+ * import { planPooledVar } from 'dpkit';
+ * const plan = planPooledVar({ lower: 0, upper: 10, eps: 1 }, 2, { J: 2, D: 5, nMax: 4, N: 7 });
+ * console.log(plan.releases[0]!.sensitivity); // 100 (1 - 1/4) / 5 = 15
+ * ```
+ */
 export function planPooledVar(opts: BoundedStatOptions & PooledOptions, J: number, g?: PooledSizes): StatPlan<PooledStatistic, number> {
   const p = parseNoiseOptions(opts);
   const [l, u] = parseBounds(opts);
@@ -173,7 +189,23 @@ export function planPooledVar(opts: BoundedStatOptions & PooledOptions, J: numbe
   return planPooled(p, opts, J, g, (u - l) * (u - l), approx, labels, 1, 1, 'lower/upper', 'pooledVarDP', true);
 }
 
-/** The data-free plan of {@link pooledCovDP} for J groups with sizes `g` (see `planPooled`). */
+/**
+ * The data-free plan of {@link pooledCovDP} for J groups with sizes `g`: guarantee, sensitivity
+ * (replace-one: (u1 - l1)(u2 - l2)(1 - 1/n_max)/D, DPpack; see {@link PooledOptions} for private
+ * labels and approxNMax) and noise per relation. Validates every option before anything is spent.
+ *
+ * @param opts The options of {@link pooledCovDP} (both pairs of bounds, eps, delta, mechanism, neighbors, n, approxNMax, groupLabels).
+ * @param J The public number of groups.
+ * @param g The group sizes (required under replace-one neighbours; public there).
+ * @returns The data-free plan: one release per relation, taking the {@link PooledStatistic}.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (bounds, eps, delta, J, sizes).
+ * @example
+ * ```ts
+ * import { planPooledCov } from 'dpkit';
+ * const plan = planPooledCov({ lower1: 0, upper1: 5, lower2: 0, upper2: 10, eps: 1 }, 2, { J: 2, D: 3, nMax: 3, N: 5 });
+ * console.log(plan.releases[0]!.sensitivity); // 50 (1 - 1/3) / 3
+ * ```
+ */
 export function planPooledCov(opts: CovOptions & PooledOptions, J: number, g?: PooledSizes): StatPlan<PooledStatistic, number> {
   const p = parseNoiseOptions(opts);
   const b1 = parseBounds({ lower: opts.lower1, upper: opts.upper1 }, 'lower1', 'upper1');

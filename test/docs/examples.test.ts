@@ -34,17 +34,6 @@ const PENDING: string[] = [
   'optimizeNoise',
   'compareNoise',
   'permuteAndFlip',
-  'discreteGaussianPld',
-  'discreteLaplacePld',
-  'randomizedResponsePld',
-  'rdpToDp',
-  'planPooledVar',
-  'planPooledCov',
-  'planGaussian',
-  'planLaplace',
-  'planPartitionSelection',
-  'planCharge',
-  'runChecked',
 ];
 
 /** Root classes whose class comment has an `@example` that runs and whose constructor and listed methods are complete. */

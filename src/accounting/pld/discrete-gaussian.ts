@@ -54,7 +54,20 @@ export interface DiscreteGaussianPldOptions extends SubsampledPldOptions {
 
 const SPEC = optionSpec<DiscreteGaussianPldOptions>({ sigma: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
-/** The PLD of one discrete Gaussian release (optionally Poisson-subsampled). */
+/**
+ * The PLD of one discrete Gaussian release (optionally Poisson-subsampled).
+ *
+ * @param opts `sigma` (of the discrete Gaussian), the integer `sensitivity` (default 1), `samplingRate` (Poisson subsampling) and the grid options.
+ * @returns The privacy-loss distribution of one discrete Gaussian release, to compose and convert.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain (sigma <= 0, a non-integer sensitivity, sigma so large that the atoms exceed 2^22).
+ * @throws {@link UnknownOptionError} for an unknown option key.
+ * @example
+ * ```ts
+ * import { discreteGaussianPld } from 'dpkit';
+ * const ten = discreteGaussianPld({ sigma: 4 }).selfCompose(10);
+ * console.log(ten.epsilon(1e-6)); // eps of 10 releases of integer counts with discrete Gaussian noise, sigma 4
+ * ```
+ */
 export function discreteGaussianPld(opts: DiscreteGaussianPldOptions): PrivacyLossDistribution {
   checkOptions('discreteGaussianPld', opts, SPEC, true);
   const { sigma, sensitivity, ...rest } = opts;

@@ -56,7 +56,20 @@ export interface DiscreteLaplacePldOptions extends SubsampledPldOptions {
 
 const SPEC = optionSpec<DiscreteLaplacePldOptions>({ scale: true, sensitivity: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
-/** The PLD of one discrete Laplace release (optionally Poisson-subsampled). */
+/**
+ * The PLD of one discrete Laplace release (optionally Poisson-subsampled).
+ *
+ * @param opts `scale` t (eps = sensitivity / t), the integer `sensitivity` (default 1, at most 1e6), `samplingRate` (Poisson subsampling) and the grid options.
+ * @returns The privacy-loss distribution of one discrete Laplace release, to compose and convert.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain (scale <= 0, a non-integer sensitivity).
+ * @throws {@link UnknownOptionError} for an unknown option key.
+ * @example
+ * ```ts
+ * import { discreteLaplacePld } from 'dpkit';
+ * const one = discreteLaplacePld({ scale: 2 });
+ * console.log(one.epsilon(0), one.selfCompose(5).epsilon(1e-6)); // 0.5 (= 1/2, exact); 5 releases: below 2.5
+ * ```
+ */
 export function discreteLaplacePld(opts: DiscreteLaplacePldOptions): PrivacyLossDistribution {
   checkOptions('discreteLaplacePld', opts, SPEC, true);
   const { scale, sensitivity, ...rest } = opts;

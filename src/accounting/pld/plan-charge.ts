@@ -58,7 +58,21 @@ export interface PlanCharge {
 
 const GAUSSIAN = new Set(['gaussian', 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp']);
 
-/** The charge of a plan of release claims to a ledger (see the module comment). */
+/**
+ * The charge of a plan of release claims to a ledger (see the module comment).
+ *
+ * @param claims The releases' stated guarantees (name, eps, delta, neighbors, mechanism, rho); non-empty.
+ * @param ledger The ledger's `accounting` ('basic' or 'zcdp-filter'), its `neighbors` relation and, optionally, what `remaining` it has.
+ * @returns The basic-composition total, and the one (eps, delta) spend ('basic') or the rho ('zcdp-filter') to charge; with `remaining`, how many more such releases fit.
+ * @throws {@link InvalidArgumentError} when claims is empty, the accounting is unknown, a claim is invalid or cannot be charged (a replace-one claim on an add/remove-one ledger; a release without a zCDP bound on a zCDP filter).
+ * @example
+ * ```ts
+ * import { planCharge } from 'dpkit';
+ * const claims = Array.from({ length: 10 }, (_, i) => ({ name: `mean ${i}`, eps: 0.1, delta: 1e-7, neighbors: 'bounded' as const, mechanism: 'gaussian' }));
+ * const c = planCharge(claims, { accounting: 'basic', neighbors: 'bounded' });
+ * console.log(c.basic, c.charge); // basic composition: eps 1, delta 1e-6; the PLD-composed charge is smaller
+ * ```
+ */
 export function planCharge(claims: readonly ReleaseClaim[], ledger: { accounting: LedgerAccounting; neighbors: Neighbors; remaining?: { eps: number; delta: number } }): PlanCharge {
   if (!Array.isArray(claims) || claims.length === 0) throw new InvalidArgumentError('claims', 'must be a non-empty array of release claims', claims);
   if (ledger.accounting !== 'basic' && ledger.accounting !== 'zcdp-filter') throw new InvalidArgumentError('accounting', "must be 'basic' or 'zcdp-filter'", ledger.accounting);

@@ -33,7 +33,20 @@ export interface RandomizedResponsePldOptions extends SubsampledPldOptions {
 
 const SPEC = optionSpec<RandomizedResponsePldOptions>({ eps: true, categories: true, samplingRate: true, interval: true, tailMass: true, discretization: ['connect-dots', 'round-up'] });
 
-/** The PLD of one randomized-response release (optionally Poisson-subsampled). */
+/**
+ * The PLD of one randomized-response release (optionally Poisson-subsampled).
+ *
+ * @param opts `eps` of the randomized response, the number of `categories` k (default 2), `samplingRate` (Poisson subsampling) and the grid options.
+ * @returns The privacy-loss distribution of one randomized-response release, to compose and convert.
+ * @throws {@link InvalidArgumentError} when an argument is out of its domain (eps <= 0, categories not an integer >= 2).
+ * @throws {@link UnknownOptionError} for an unknown option key.
+ * @example
+ * ```ts
+ * import { randomizedResponsePld } from 'dpkit';
+ * const survey = randomizedResponsePld({ eps: 1, categories: 4 }).selfCompose(3);
+ * console.log(survey.epsilon(1e-6)); // 3 answers: below 3 = the basic composition
+ * ```
+ */
 export function randomizedResponsePld(opts: RandomizedResponsePldOptions): PrivacyLossDistribution {
   checkOptions('randomizedResponsePld', opts, SPEC, true);
   const { eps, categories, ...rest } = opts;
