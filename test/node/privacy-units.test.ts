@@ -1,0 +1,276 @@
+/**
+ * `dpkit run` with a privacy unit: the analysis keys (privacy_unit, max_partitions, max_rows,
+ * per_unit_clamp, by with public levels or private keys, bounds: auto, distinct_units), their typed
+ * and located refusals before any budget is spent, the ledger's one unit, the releases on InstEval
+ * (contribution bounding in DuckDB, the core's calibration) and, with DPKIT_CLICKHOUSE, bit-identical
+ * releases on the two-shard ClickHouse cluster for the same seed.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrivacyAccountant } from '../../src/accounting/accountant.js';
+import { InvalidArgumentError } from '../../src/errors.js';
+import { loadAnalysis, MAX_LEVELS, planCost, SchemaError, type Analysis } from '../../src/node/analysis.js';
+import { main } from '../../src/node/cli.js';
+import { DataEngine } from '../../src/node/data.js';
+import { executePlan, unitSensitivityText } from '../../src/node/execute.js';
+import { FileLedger, readLedger } from '../../src/node/ledger.js';
+import type { ReleaseResult } from '../../src/node/spec.js';
+import { seededRng } from '../../src/random/rng.js';
+import { CH_URL, clusterUrl, dropDistributed, IN_CI, loadCsv } from './engine/cluster.js';
+
+const ROOT = path.resolve(__dirname, '../..');
+const EXAMPLE = path.join(ROOT, 'examples/insteval.analysis.yaml');
+const CSV = path.join(ROOT, 'data/insteval.csv');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-pu-'));
+
+const SCHEMA = `columns:
+  s: { type: id }
+  d: { type: id }
+  dept: { type: categorical, levels: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '14', '15'] }
+  service: { type: categorical, levels: ['0', '1'] }
+  y: { type: numeric, lower: 1, upper: 5 }
+`;
+
+let n = 0;
+/** An analysis file over `data` with the InstEval schema, the given top-level keys and releases. */
+function analysis(top: string, releases: string, data = CSV, schema = SCHEMA): string {
+  const f = path.join(dir, `a${n++}.yaml`);
+  fs.writeFileSync(path.join(dir, `s${n}.yaml`), schema);
+  fs.writeFileSync(f, `data: { path: ${JSON.stringify(data)} }\nschema: s${n}.yaml\nbudget: { eps: 100, delta: 1e-3, neighbors: unbounded }\nledger: ${JSON.stringify(path.join(dir, `l${n}`))}\n${top}releases:\n${releases}`);
+  return f;
+}
+
+function err(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(SchemaError);
+    return (e as Error).message;
+  }
+  throw new Error('expected a SchemaError');
+}
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const er: string[] = [];
+  const code = await main(argv, { out: (s) => out.push(s), err: (s) => er.push(s) });
+  return { code, out: out.join('\n'), err: er.join('\n') };
+}
+
+async function run(a: Analysis, engine: DataEngine, seed: number, acc = new PrivacyAccountant({ eps: a.budget.eps, delta: a.budget.delta }, { neighbors: 'unbounded', privacyUnit: a.privacyUnit })) {
+  const res = await executePlan(a, engine, { rng: seededRng(seed), accountant: acc, alpha: a.alpha });
+  return { res: JSON.parse(JSON.stringify(res)) as ReleaseResult[], spent: acc.spent() };
+}
+
+describe('analysis keys with a privacy unit', () => {
+  it('the bundled example: bounds per release, shares, guarantee and cost per s', () => {
+    const a = loadAnalysis(EXAMPLE);
+    expect(a.privacyUnit).toBe('s');
+    const [students, ratings, dept, lect, hist, service] = a.releases.map((r) => r.unitBounds!);
+    expect(students).toMatchObject({ unit: 's', maxPartitions: 1, maxRows: 1, distinctUnits: true, aggregateEps: 0.5 });
+    expect(ratings).toMatchObject({ maxPartitions: 1, maxRows: 100 });
+    expect(dept).toMatchObject({ maxPartitions: 3, maxRows: 10, aggregateEps: 1 });
+    expect(lect).toMatchObject({ maxPartitions: 3, maxRows: 1, aggregateEps: 1, selectKeys: { eps: 1, delta: 1e-6, method: 'optimal' } });
+    expect(hist).toMatchObject({ maxPartitions: 5, maxRows: 10 });
+    expect(service).toMatchObject({ maxPartitions: 2, maxRows: 10 });
+    // Total: 0.5 + 0.5 + 1 + 2 + 0.5 + 0.5 = 5, delta = the selection's 1e-6.
+    const c = planCost(a.releases, 'unbounded');
+    expect(c.eps).toBeCloseTo(5, 12);
+    expect(c.delta).toBeCloseTo(1e-6, 18);
+  });
+
+  it('dry-run sensitivities from the bounds (golden: count L1 = k m, L2 = sqrt(k) m; centred sum L1 = k m (u - l)/2)', () => {
+    const a = loadAnalysis(EXAMPLE);
+    // department mean: k = 3, m = 10, [1, 5] so h = 2: count L1 30, L2 sqrt(3)*10 = 17.3205; sum L1 60, L2 34.641.
+    expect(unitSensitivityText(a.releases[2]!, a.schema)).toBe('k=3, m=10: count L1 30, L2 17.3205; centred sum L1 60, L2 34.641');
+    expect(unitSensitivityText(a.releases[0]!, a.schema)).toBe('k=1, m=1: count L1 1, L2 1');
+    // histogram over 5 bins with k = 5, m = 10: L1 50, L2 sqrt(5)*10 = 22.3607.
+    expect(unitSensitivityText(a.releases[4]!, a.schema)).toBe('k=5, m=10: count L1 50, L2 22.3607');
+    const f = analysis('privacy_unit: s\nmax_rows: 4\n', '  - { stat: mean, column: y, by: dept, max_partitions: 2, per_unit_clamp: { lower: -3, upper: 7 }, eps: 1 }\n');
+    // per-unit totals clamped to [-3, 7]: L1 = k * 7 = 14, L2 = sqrt(2) * 7 = 9.89949.
+    expect(unitSensitivityText(loadAnalysis(f).releases[0]!, loadAnalysis(f).schema)).toBe('k=2, m=4: count L1 8, L2 5.65685; per-unit total sum L1 14, L2 9.89949');
+  });
+
+  it('bad input: typed, located errors before anything is spent', () => {
+    const u = 'privacy_unit: s\nmax_partitions: 3\nmax_rows: 10\n';
+    const mean = '  - { stat: mean, column: y, by: dept, eps: 1 }\n';
+    expect(err(() => loadAnalysis(analysis('privacy_unit: student\n', mean)))).toMatch(/:\d+:\d+: privacy_unit names column "student", which the schema .* does not declare/);
+    expect(err(() => loadAnalysis(analysis('privacy_unit: s\nmax_partitions: 0\n', mean)))).toMatch(/max_partitions must be an integer in \[1, 1000000\], got 0/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, max_rows: 2.5, eps: 1 }\n')))).toMatch(/releases\[0\]\.max_rows must be an integer/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, per_unit_clamp: { lower: .nan, upper: 5 }, eps: 1 }\n')))).toMatch(/releases\[0\]\.per_unit_clamp\.lower must be a finite number, got NaN/);
+    expect(err(() => loadAnalysis(analysis('', '  - { stat: mean, column: y, max_rows: 3, eps: 1, n: 10 }\n')))).toMatch(/releases\[0\]\.max_rows needs a privacy unit/);
+    expect(err(() => loadAnalysis(analysis('max_rows: 3\n', mean)))).toMatch(/max_rows needs a privacy unit/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], eps: 1 }\n')))).toMatch(/releases\[0\]\.stat is not supported with privacy_unit/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: d, eps: 1 }\n')))).toMatch(/releases\[0\]\.select_delta is required for by: d/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: d, select_eps: 1, select_delta: 1e-6, eps: 1 }\n')))).toMatch(/select_eps leaves no eps for the aggregates/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, select_delta: 1e-6, eps: 1 }\n')))).toMatch(/select_delta is only for private keys/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, neighbors: bounded, eps: 1 }\n')))).toMatch(/neighbors must be unbounded with privacy_unit/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, bounds: [1, 5], eps: 1 }\n')))).toMatch(/bounds must be auto/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: count, by: s, eps: 1 }\n')))).toMatch(/by must not be the privacy unit/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: count, max_partitions: 2, eps: 1 }\n')))).toMatch(/max_partitions is not used by an ungrouped release/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, colour: red, eps: 1 }\n')))).toMatch(/releases\[0\]\.colour is not a known key here/);
+    expect(err(() => loadAnalysis(analysis('privacy_unit: s\n', '  - { stat: count, eps: 1 }\n')))).toMatch(/releases\[0\]\.max_rows is required with privacy_unit/);
+    const many = `columns:\n  s: { type: id }\n  g: { type: categorical, levels: [${Array.from({ length: MAX_LEVELS + 1 }, (_, i) => i).join(', ')}] }\n`;
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: count, by: g, eps: 1 }\n', CSV, many)))).toMatch(/columns\.g\.levels has 100001 levels, more than the limit of 100000/);
+  });
+});
+
+describe('the budget keeps one privacy unit', () => {
+  it('an accountant with a unit refuses a release for another unit before the check', () => {
+    const acc = new PrivacyAccountant({ eps: 1 }, { neighbors: 'unbounded', privacyUnit: 's' });
+    expect(() => acc.check({ eps: 0.1, delta: 0, neighbors: 'unbounded', name: 'x' })).toThrow(InvalidArgumentError);
+    expect(() => acc.spend({ eps: 0.1, delta: 0, neighbors: 'unbounded', name: 'x', privacyUnit: 'd' })).toThrow(/protects the privacy unit 's'/);
+    acc.spend({ eps: 0.1, delta: 0, neighbors: 'unbounded', name: 'ok', privacyUnit: 's' });
+    expect(acc.spent().eps).toBeCloseTo(0.1, 15);
+    // Without a unit the accountant does not check (the library's default).
+    new PrivacyAccountant({ eps: 1 }).check({ eps: 0.1, delta: 0, privacyUnit: 's' });
+  });
+
+  it('the ledger header records the unit; a ledger cannot change it; ledgers without the field are per row', () => {
+    const f = path.join(dir, 'unit-ledger');
+    FileLedger.open(f, { budget: { eps: 1 }, neighbors: 'unbounded', privacyUnit: 's' }).close();
+    expect(readLedger(f).privacyUnit).toBe('s');
+    expect(() => FileLedger.open(f, { privacyUnit: 'row' })).toThrow(/protects the privacy unit 's', but 'row' was requested/);
+    const l = FileLedger.open(f, { privacyUnit: 's' });
+    expect(() => l.accountant().spend({ eps: 0.1, delta: 0, neighbors: 'unbounded', name: 'per row' })).toThrow(/'row'/);
+    l.close();
+    const g = path.join(dir, 'row-ledger');
+    FileLedger.open(g, { budget: { eps: 1 } }).close();
+    expect(fs.readFileSync(g, 'utf8')).not.toContain('privacyUnit');
+    expect(readLedger(g).privacyUnit).toBe('row');
+    expect(() => FileLedger.open(g, { privacyUnit: 's' })).toThrow(/protects the privacy unit 'row'/);
+  });
+});
+
+describe('InstEval per student (DuckDB)', () => {
+  let a: Analysis;
+  let first: { res: ReleaseResult[]; spent: { eps: number; delta: number } };
+  beforeAll(async () => {
+    a = loadAnalysis(EXAMPLE);
+    const e = await DataEngine.open(a.data);
+    first = await run(a, e, 3);
+    e.close();
+  }, 120_000);
+
+  it('releases every statistic with its guarantee per s, its bounds-derived sensitivity and scale', () => {
+    const [students, ratings, dept, lect, hist, service] = first.res;
+    expect(first.spent.eps).toBeCloseTo(5, 12);
+    for (const r of first.res) {
+      expect(r.privacyUnit).toBe('s');
+      expect(r.neighbors).toBe('unbounded');
+      expect(r.guaranteeText).toMatch(/-DP per s \(add\/remove one s\)$/);
+    }
+    // distinct students: sensitivity 1, Laplace b = 1/0.5 = 2; 2,972 students, |noise| < 2 ln(1e7) ~ 32 w.p. 1 - 1e-7.
+    expect(students!.sensitivity).toBe(1);
+    expect(students!.scale as number).toBeCloseTo(2, 6);
+    expect(Math.abs(students!.value! - 2972)).toBeLessThan(33);
+    // ratings: m = 100 >= 92 keeps every row: 73,421 +- Laplace(200).
+    expect(ratings!.sensitivity).toBe(100);
+    expect(Math.abs(ratings!.value! - 73421)).toBeLessThan(200 * Math.log(1e7));
+    // department means: 14 public levels in their order; count part L1 = 30 at eps 1/2 (b = 60), sum L1 = 60 (b = 120).
+    expect(dept!.labels).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '14', '15']);
+    expect(dept!.sensitivity).toEqual([30, 60]);
+    expect((dept!.scale as number[])[0]).toBeCloseTo(60, 6);
+    expect((dept!.scale as number[])[1]).toBeCloseTo(120, 6);
+    for (const [i, v] of dept!.values!.entries()) {
+      expect(v).toBeGreaterThanOrEqual(1);
+      expect(v).toBeLessThanOrEqual(5);
+      const [lo, hi] = dept!.intervals![i]!;
+      expect(lo).toBeLessThanOrEqual(v);
+      expect(hi).toBeGreaterThanOrEqual(v);
+    }
+    // lecturers: private keys, a subset of the 1,128, canonical (sorted) order; delta = the selection's.
+    expect(lect!.delta).toBe(1e-6);
+    expect(lect!.labels!.length).toBeGreaterThan(0);
+    expect(lect!.labels!.length).toBeLessThan(1128);
+    expect([...lect!.labels!].sort()).toEqual(lect!.labels);
+    expect(lect!.mechanism).toBe('per-unit-mean-laplace+partition-selection-optimal');
+    // histogram: 5 bins on [1, 5], L1 = k m = 50.
+    expect(hist!.labels).toEqual(['1–1.8', '1.8–2.6', '2.6–3.4', '3.4–4.2', '4.2–5']);
+    expect(hist!.sensitivity).toBe(50);
+    expect(service!.labels).toEqual(['0', '1']);
+    expect(dept!.notes.join(' ')).toContain('how many rows the bounding dropped is not released');
+  });
+
+  it('is deterministic for a seed and differs across seeds (fresh bounding key and noise)', async () => {
+    const e = await DataEngine.open(a.data);
+    const again = await run(a, e, 3);
+    const other = await run(a, e, 4);
+    e.close();
+    expect(again).toEqual(first);
+    expect(other.res[2]!.values).not.toEqual(first.res[2]!.values);
+  }, 120_000);
+
+  it('refuses the plan on a per-row budget before reading anything', async () => {
+    const e = await DataEngine.open(a.data);
+    const acc = new PrivacyAccountant({ eps: 10, delta: 1e-5 }, { neighbors: 'unbounded', privacyUnit: 'row' });
+    await expect(executePlan(a, e, { rng: seededRng(1), accountant: acc, alpha: 0.05 })).rejects.toThrow(/privacy unit 'row'/);
+    e.close();
+    expect(acc.spent().eps).toBe(0);
+  });
+
+  it('NULL unit ids are dropped (not counted); bounds: auto finds [0.5, 8] for ratings 1..5', async () => {
+    const f = path.join(dir, 'nulls.csv');
+    const lines = ['s,g,y'];
+    for (let i = 0; i < 300; i++) lines.push(`${i % 7 === 0 ? '' : `u${i % 50}`},a,${(i % 5) + 1}`);
+    fs.writeFileSync(f, `${lines.join('\n')}\n`);
+    const schema = `columns:\n  s: { type: id }\n  g: { type: categorical, levels: [a] }\n  y: { type: numeric, lower: 1, upper: 5 }\n`;
+    // The units: u0..u49 minus none (i % 50 covers every residue among the non-null rows).
+    const units = new Set<string>();
+    for (let i = 0; i < 300; i++) if (i % 7 !== 0) units.add(`u${i % 50}`);
+    const b = loadAnalysis(analysis('privacy_unit: s\nmax_rows: 10\n', '  - { stat: count, distinct_units: true, eps: 1.0e+6 }\n  - { stat: mean, column: y, bounds: auto, bounds_eps: 50, eps: 100 }\n', f, schema));
+    const e = await DataEngine.open(b.data);
+    const { res } = await run(b, e, 9, new PrivacyAccountant({ eps: 2e6 }, { neighbors: 'unbounded', privacyUnit: 's' }));
+    e.close();
+    // eps 1e6: Laplace b = 1e-6, so the rounded count is exact w.p. 1 - e^-500000.
+    expect(res[0]!.value).toBe(units.size);
+    expect(res[1]!.notes.join(' ')).toContain('private bounds [0.5, 8]');
+    expect(res[1]!.mechanism).toBe('per-unit-mean-laplace+approx-bounds');
+  }, 60_000);
+
+  it('dpkit run: the table, results.json and the report say per s; --dry-run shows the sensitivities', async () => {
+    const dry = await cli('run', EXAMPLE, '--dry-run', '--ledger', path.join(dir, 'cli-ledger'));
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain('per s, sensitivity from the contribution bounds: k=3, m=10: count L1 30');
+    const out = path.join(dir, 'cli-out');
+    const r = await cli('run', EXAMPLE, '--ledger', path.join(dir, 'cli-ledger'), '--out', out);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('number of students (per s)');
+    const json = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8')) as { results: ReleaseResult[] };
+    expect(json.results.map((x) => x.privacyUnit)).toEqual(new Array(6).fill('s'));
+    const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8');
+    expect(html).toContain('1-DP per s (add/remove one s)');
+    expect(html).toContain('every guarantee protects ALL rows of one s');
+    expect(readLedger(path.join(dir, 'cli-ledger')).privacyUnit).toBe('s');
+  }, 120_000);
+});
+
+const clusterSuite = () => {
+  afterAll(async () => {
+    await dropDistributed('dpkit_pu_insteval').catch(() => undefined);
+  });
+  it('examples/insteval.analysis.yaml gives bit-identical releases on DuckDB and ClickHouse for the same seed', async () => {
+    await loadCsv(CSV, 'dpkit_pu_insteval');
+    const a = loadAnalysis(EXAMPLE);
+    for (const seed of [1, 2]) {
+      const d = await DataEngine.open(a.data);
+      const c = await DataEngine.open({ engine: 'clickhouse', url: clusterUrl(), table: 'dpkit_pu_insteval' });
+      const [rd, rc] = [await run(a, d, seed), await run(a, c, seed)];
+      d.close();
+      c.close();
+      expect(rc).toEqual(rd);
+      expect(rc.res).toHaveLength(6);
+    }
+  }, 240_000);
+};
+const TITLE = 'InstEval per student on the two-shard ClickHouse cluster';
+if (CH_URL !== undefined) describe(TITLE, clusterSuite);
+else if (IN_CI) {
+  describe(TITLE, () => {
+    it('needs the cluster in CI', () => {
+      clusterUrl();
+    });
+  });
+} else describe.skip(TITLE, clusterSuite);
