@@ -50,6 +50,29 @@ export interface ZcdpSpendRequest extends PrivacyCost {
   rho?: number;
 }
 
+/** The fields of a checked request that a failed run's spend request keeps (all but `mechanism`). */
+interface PendingCost {
+  eps: unknown;
+  delta: unknown;
+  rho: unknown;
+  neighbors: unknown;
+  name: unknown;
+  privacyUnit: unknown;
+}
+
+/** The cost fields of a request (delta and neighbours with their defaults: 0 and the filter's). */
+function pendingCost(r: object, neighbors: Neighbors): PendingCost {
+  const x = r as Record<string, unknown>;
+  return { eps: x.eps, delta: x.delta ?? 0, rho: x.rho, neighbors: x.neighbors ?? neighbors, name: x.name, privacyUnit: x.privacyUnit };
+}
+
+function samePendingCost(a: PendingCost, b: PendingCost): boolean {
+  return a.eps === b.eps && a.delta === b.delta && a.rho === b.rho && a.neighbors === b.neighbors && a.name === b.name && a.privacyUnit === b.privacyUnit;
+}
+
+/** Most unspent checks remembered (a check that is never spent is dropped oldest first). */
+const MAX_PENDING = 10_000;
+
 /** One recorded spend. */
 export interface ZcdpFilterEntry extends ZcdpSpendRequest {
   /** The rho charged (in the filter's relation). */
@@ -124,7 +147,13 @@ export class ZcdpFilter {
   private readonly entries: ZcdpFilterEntry[] = [];
   private readonly sink: ((entry: ZcdpFilterEntry) => void) | undefined;
   private spentRho = 0;
-  private lastCheck: { name: string | undefined; rho: number } | undefined;
+  /**
+   * Checks that passed and were not spent yet: the request checked (its identity) and its rho. A
+   * failed run's spend request is the checked request with its mechanism replaced (e.g. by the CLI's
+   * 'failed (charged)'), from which rho can no longer be derived: its rho is carried from the check
+   * (see spend), never looked up by name.
+   */
+  private pending: { request: object; cost: PendingCost; rho: number }[] = [];
 
   /**
    * @param budget The (eps, delta) budget, delta > 0; converted to the largest rho that implies it.
@@ -224,12 +253,13 @@ export class ZcdpFilter {
    */
   check(request: Partial<PrivacyCost> & { rho?: number; mechanism?: string; name?: string; neighbors?: Neighbors }): void {
     const rho = this.rhoOf(request);
-    this.lastCheck = { name: request.name, rho };
     if (!this.canSpendRho(rho)) {
       const asked = zcdpToDp(rho, this.budget.delta).eps;
       const left = zcdpToDp(this.remainingRho(), this.budget.delta).eps;
       throw new BudgetExceededError(`${request.name ?? 'release'} (zCDP filter: rho ${rho} of ${this.remainingRho()} left)`, { eps: asked, delta: this.budget.delta }, { eps: left, delta: this.budget.delta });
     }
+    this.pending.push({ request, cost: pendingCost(request, this.neighbors), rho });
+    if (this.pending.length > MAX_PENDING) this.pending.shift();
   }
 
   /**
@@ -247,9 +277,12 @@ export class ZcdpFilter {
   }
 
   /**
-   * Check, then record the spend (and pass it to the sink). A release that passed check() under its
-   * name is always charged: when the spend request no longer identifies its rho (e.g. a failure mark
-   * replaced the mechanism name after the data were read), the rho of that check is charged.
+   * Check, then record the spend (and pass it to the sink). A release that passed check() is always
+   * charged: when the spend request no longer identifies its rho (a failure label replaced the
+   * mechanism after the data were read), the rho is carried from its check: the checked request itself,
+   * else the pending checks whose request differs from this one at most in `mechanism` (same eps,
+   * delta, rho, neighbours, name and privacy unit); when several match, the largest of their rho is
+   * charged (never less than the run's own). Nothing is looked up by name alone.
    *
    * @param request As {@link check}, with the `mechanism` name.
    * @returns The recorded entry (with its rho).
@@ -258,11 +291,28 @@ export class ZcdpFilter {
    */
   spend(request: ZcdpSpendRequest): ZcdpFilterEntry {
     let rho: number;
-    try {
-      rho = this.rhoOf(request);
-    } catch (e) {
-      if (!(e instanceof InvalidArgumentError) || this.lastCheck?.name !== request.name) throw e;
-      rho = this.lastCheck.rho;
+    const at = this.pending.findIndex((p) => p.request === request);
+    if (at >= 0) {
+      rho = this.pending[at]!.rho;
+      this.pending.splice(at, 1);
+    } else {
+      const cost = pendingCost(request, this.neighbors);
+      const same = (p: { cost: PendingCost }) => samePendingCost(p.cost, cost);
+      try {
+        rho = this.rhoOf(request);
+      } catch (e) {
+        if (!(e instanceof InvalidArgumentError)) throw e;
+        let best = -1;
+        this.pending.forEach((p, i) => {
+          if (same(p) && (best < 0 || p.rho > this.pending[best]!.rho)) best = i;
+        });
+        if (best < 0) throw e;
+        rho = this.pending[best]!.rho;
+      }
+      // The pending check this spend settles (the first of equal cost and rho; none for a spend
+      // without a check, e.g. a replayed entry).
+      const done = this.pending.findIndex((p) => same(p) && p.rho === rho);
+      if (done >= 0) this.pending.splice(done, 1);
     }
     if (!this.canSpendRho(rho)) this.check({ rho, name: request.name });
     const entry: ZcdpFilterEntry = { ...request, rho, neighbors: this.neighbors, time: new Date().toISOString() };
