@@ -102,6 +102,22 @@ export function permuteAndFlipAccuracy(eps: number, effectiveSensitivity: number
  * Returns the chosen index (or candidate); with `details: true` a {@link Release} whose `sensitivity`
  * is the effective sensitivity D g, `scale` c D g / eps, and `noiseHalfWidth(alpha)` the utility
  * gap of {@link permuteAndFlipAccuracy}.
+ *
+ * @param utility The utility of each candidate (a non-empty array of finite numbers; computed from the private data).
+ * @param eps The privacy parameter eps > 0.
+ * @param sensitivity The PUBLIC bound Delta > 0 on the change of every utility between neighbours.
+ * @param options `candidates` (returned instead of the index), `monotone`, `noise` ('exact' or 'float'), `grid`, `neighbors`, `rng`, `accountant`, `details`.
+ * @returns The chosen index, or candidate; with `details: true` the {@link Release}.
+ * @throws {@link InvalidArgumentError} when eps, sensitivity, grid or candidates is out of its domain, before anything is spent;
+ *   after the budget check (charged) when a utility is not a finite number.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay eps; nothing is spent.
+ * @example
+ * ```ts
+ * import { permuteAndFlip, seededRng } from 'dpkit';
+ * const votes = [12, 40, 38]; // one voter changes one count by at most 1
+ * console.log(permuteAndFlip(votes, 1, 1, { candidates: ['red', 'green', 'blue'], monotone: true, rng: seededRng(6) }));
+ * ```
  */
 export function permuteAndFlip(utility: ArrayLike<number>, eps: number, sensitivity: number, options?: PermuteAndFlipOptions<never> & { candidates?: undefined; details?: false }): number;
 export function permuteAndFlip<T>(utility: ArrayLike<number>, eps: number, sensitivity: number, options: PermuteAndFlipOptions<T> & { candidates: readonly T[]; details?: false }): T;

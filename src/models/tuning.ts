@@ -234,6 +234,24 @@ function tuneSelect<F>(
  * Privately selects the best of m classification models (LogisticRegressionDP, SvmDP with the same
  * eps) by the number of errors on a held-out part; see the file comment for the guarantee. Returns
  * the selected model (fitted on its part). Labels 0/1.
+ *
+ * @param models Unfitted candidate models with the same guarantee (e.g. different `gamma`), each fitted on its own part of the data.
+ * @param X The private features.
+ * @param y The private labels, 0 or 1.
+ * @param options `lower`/`upper` (PUBLIC bounds of the features), `addBias`, `weights` and `weightsUpperBound`, `shuffled`, `rng`, `accountant`.
+ * @returns The selected model, fitted on its part.
+ * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (models with different guarantees, too few rows, shapes; nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @throws {@link InfeasibleError} (charged) when a random part comes out empty under add/remove-one neighbours.
+ * @example
+ * ```ts
+ * import { LogisticRegressionDP, seededRng, tuneClassificationModel } from 'dpkit';
+ * const X = Array.from({ length: 200 }, (_, i) => [(i % 20) / 20, ((i * 7) % 20) / 20]);
+ * const y = X.map(([a, b]) => (a! > b! ? 1 : 0));
+ * const best = tuneClassificationModel([0.1, 1].map((gamma) => new LogisticRegressionDP({ eps: 1, gamma })), X, y, { lower: [0, 0], upper: [1, 1], rng: seededRng(8) });
+ * console.log(best.gamma, best.coef);
+ * ```
  */
 export function tuneClassificationModel<M extends TunableModel<TuneClassificationOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options?: TuneClassificationOptions): M {
   checkOptionKeys('tuneClassificationModel', options, TUNE_CLASSIFICATION_OPTIONS);

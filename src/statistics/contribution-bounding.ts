@@ -88,6 +88,20 @@ function identPart(x: Ident): string {
  * Truncation with a given key (exported for tests and audits; real runs use {@link boundContributions},
  * which draws a fresh key). Returns the indices of the kept rows, ascending. `groups` undefined means
  * one group (then only the L-inf bound applies, with k = 1).
+ *
+ * @param units The privacy unit of each row (null/undefined: the row is dropped).
+ * @param groups The group of each row, or undefined for one group.
+ * @param bounds `maxPartitions` (L0, groups kept per unit) and `maxRows` (L-inf, rows kept per unit and group); not re-validated here.
+ * @param key The 128-bit SipHash key (four 32-bit words); a fixed key makes the truncation reproducible, so use it only in tests and audits.
+ * @returns The indices of the kept rows, ascending.
+ * @throws {@link InvalidArgumentError} when groups does not have one entry per row.
+ * @example
+ * ```ts
+ * import { boundContributionsWithKey } from 'dpkit';
+ * const units = ['ann', 'ann', 'ann', 'bob'];
+ * const groups = ['x', 'y', 'z', 'x'];
+ * console.log(boundContributionsWithKey(units, groups, { maxPartitions: 2, maxRows: 1 }, Uint32Array.of(1, 2, 3, 4))); // bob's row and 2 of ann's 3
+ * ```
  */
 export function boundContributionsWithKey(units: ArrayLike<Ident>, groups: ArrayLike<Ident> | undefined, bounds: ContributionBounds, key: HashKey): Uint32Array {
   const n = units.length;
@@ -133,7 +147,25 @@ export function boundContributionsWithKey(units: ArrayLike<Ident>, groups: Array
 
 /**
  * Bounds contributions (see the file comment) with a fresh 128-bit key from `rng`: the indices of the
- * kept rows, ascending. Rows with a null/undefined unit are dropped.
+ * kept rows, ascending. Rows with a null/undefined unit are dropped. After it, one unit changes a
+ * vector of per-group counts by at most maxRows in each of at most maxPartitions groups (L1 = k m,
+ * L2 = sqrt(k) m under add/remove-one-unit neighbours; Wilson et al. 2020). It releases nothing and
+ * spends nothing: the kept rows are private data, to be aggregated by a private release.
+ *
+ * @param units The privacy unit of each row (null/undefined: the row is dropped).
+ * @param groups The group of each row, or undefined for one group (then only maxRows applies).
+ * @param bounds The PUBLIC bounds `maxPartitions` (L0) and `maxRows` (L-inf), integers in [1, 1e6].
+ * @param rng The generator the fresh key is drawn from (e.g. {@link cryptoRng}).
+ * @returns The indices of the kept rows, ascending.
+ * @throws {@link InvalidArgumentError} when a bound is not an integer in [1, 1e6] or groups does not have one entry per row.
+ * @example
+ * ```ts
+ * import { boundContributions, seededRng } from 'dpkit';
+ * const units = ['ann', 'ann', 'ann', 'bob', 'bob'];
+ * const shops = ['x', 'y', 'z', 'x', 'x'];
+ * const kept = boundContributions(units, shops, { maxPartitions: 2, maxRows: 1 }, seededRng(7));
+ * console.log(kept); // 2 of ann's 3 shops, one of bob's 2 rows in x
+ * ```
  */
 export function boundContributions(units: ArrayLike<Ident>, groups: ArrayLike<Ident> | undefined, bounds: ContributionBounds, rng: Rng): Uint32Array {
   const b = checkContributionBounds(bounds);

@@ -265,6 +265,27 @@ function partPlan(p: Parsed, share: number, l1: number, l2: number, maxAbs: numb
  * Grouped private statistic per unit (see the file comment). Returns { keys, values }, or with
  * `details: true` the release with its guarantee (eps + selectKeys.eps, delta + selectKeys.delta,
  * add/remove one unit, per unit), the sensitivity and scale of every noisy part and the intervals.
+ *
+ * @param rows The private rows (objects with the unit, key and value columns).
+ * @param opts `unit`, `by`, `value` (the columns), `statistic`, `eps` (and `delta`, `mechanism`, `typeDP`, `noise`); the PUBLIC
+ *   contribution bounds `maxPartitions` and `maxRows`, the value clamp `lower`/`upper` or `perUnitClamp`; exactly one of the public
+ *   `keys` and `selectKeys` (private selection with its own budget); `bins`, `probs`, `privacyUnit`, `rng`, `accountant`, `details`.
+ * @returns `{ keys, values }` (one value, or one array, per key); with `details: true` the {@link GroupedRelease}.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain or a column name is missing, before anything is spent;
+ *   after the budget check (charged, value-free) when a row, unit, key or value is invalid.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay the aggregates and the selection; nothing is spent.
+ * @example
+ * ```ts
+ * import { groupByDP, seededRng } from 'dpkit';
+ * const rows = [
+ *   { student: 'a', course: 'maths', grade: 4 }, { student: 'a', course: 'art', grade: 5 },
+ *   { student: 'b', course: 'maths', grade: 2 }, { student: 'c', course: 'art', grade: 6 },
+ * ];
+ * const r = groupByDP(rows, { unit: 'student', by: 'course', value: 'grade', statistic: 'mean', lower: 1, upper: 6, eps: 1,
+ *   maxPartitions: 2, maxRows: 1, keys: ['maths', 'art'], rng: seededRng(2) });
+ * console.log(r); // { keys: [ 'maths', 'art' ], values: [ ...two noisy means in [1, 6] ] }
+ * ```
  */
 export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Record<string, unknown>>[], opts: Exact<O, GroupByDPOptions>): O extends { details: true } ? GroupedRelease : GroupedValues {
   checkOptions('groupByDP', opts, OPTIONS, true);

@@ -19,21 +19,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
  * a root function fails the test.
  */
 const PENDING: string[] = [
-  'boundContributions',
-  'boundContributionsWithKey',
-  'groupByDP',
   'opDisc',
   'opDiscClassifier',
   'opSamp',
   'opSampSync',
   'rspmClassifier',
-  'tuneClassificationModel',
   'dataDependentNoiseMechanism',
   'optimizeDataDependentNoise',
   'optimizedNoiseMechanism',
   'optimizeNoise',
   'compareNoise',
-  'permuteAndFlip',
 ];
 
 /** Root classes whose class comment has an `@example` that runs and whose constructor and listed methods are complete. */
