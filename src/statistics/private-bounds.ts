@@ -36,7 +36,7 @@ export interface PrivateBoundsOptions extends ReleaseOptions {
   eps: number;
   /** The unit of each value (same length as the values); omitted: each row is its own unit. */
   units?: ArrayLike<Ident>;
-  /** Rows kept per unit when `units` is given (default 1). */
+  /** Rows kept per unit when `units` is given (default 1); privateBoundsFromCounts: the bound the counts were computed with, required with `privacyUnit`. */
   maxRows?: number;
   /** Name of the privacy unit for the guarantee (default 'row'). */
   privacyUnit?: string;
@@ -131,6 +131,9 @@ function parseBoundsOptions(o: PrivateBoundsOptions, fromCounts: boolean): Parse
   if (typeof beta !== 'number' || !(beta > 0 && beta < 1)) throw new InvalidArgumentError('beta', 'must be in (0, 1)', beta);
   const m = o.maxRows === undefined ? 1 : checkInteger(o.maxRows, 'maxRows', 1, MAX_BOUND);
   if (!fromCounts && o.maxRows !== undefined && o.units === undefined) throw new InvalidArgumentError('maxRows', 'needs units (the privacy unit of each value)');
+  // Counts computed elsewhere per privacy unit: the bound they were computed with is the caller's to
+  // state (a default of 1 would understate the sensitivity of counts bounded at m > 1 rows per unit).
+  if (fromCounts && o.privacyUnit !== undefined && o.maxRows === undefined) throw new InvalidArgumentError('maxRows', 'is required with privacyUnit: the most rows per unit the counts were computed with');
   const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
   const relation: Neighbors = o.neighbors ?? 'unbounded';
   const B = 2 * (b - a) + 1;
