@@ -102,6 +102,15 @@ function text(d: SqlDialect, expr: string): string {
   return d === 'duckdb' ? `CAST(${expr} AS VARCHAR)` : `toString(${expr})`;
 }
 
+/**
+ * The text of a DOUBLE value in the row hashes, the same in both dialects: ClickHouse prints an
+ * integral double without a fraction ('5'), DuckDB with one ('5.0'), so DuckDB prints integral values
+ * (|v| < 2^53) through BIGINT; other values use both engines' shortest round-trip text.
+ */
+function valueText(d: SqlDialect, v: string): string {
+  return d === 'duckdb' ? `(CASE WHEN ${v} = trunc(${v}) AND abs(${v}) < 9007199254740992 THEN CAST(CAST(${v} AS BIGINT) AS VARCHAR) ELSE CAST(${v} AS VARCHAR) END)` : `toString(${v})`;
+}
+
 function concat(d: SqlDialect, parts: string[]): string {
   return d === 'duckdb' ? parts.join(" || '|' || ") : `concat(${parts.join(", '|', ")})`;
 }
@@ -144,7 +153,7 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
   }
   const uT = text(d, 'u');
   const gT = text(d, 'g');
-  const hr = md5(d, concat(d, [k, "'r'", uT, gT, V === undefined ? "''" : text(d, 'v')]));
+  const hr = md5(d, concat(d, [k, "'r'", uT, gT, V === undefined ? "''" : valueText(d, 'v')]));
   const hg = md5(d, concat(d, [k, "'g'", uT, gT]));
   const cv = V === undefined ? '0' : clampExpr(d, 'v', l, u);
   if (d === 'clickhouse') return clickHouseSql(plan, b, { U, G, V, l, u, mid, k, where });
@@ -232,7 +241,7 @@ export function boundedMagnitudeBinsSql(plan: MagnitudeBinsPlan, dialect: SqlDia
   const U = quoteIdent(d, plan.unit);
   const V = quoteIdent(d, plan.value);
   const k = quoteString(d, keyHex(plan.key));
-  const hr = md5(d, concat(d, [k, "'b'", text(d, 'u'), text(d, 'v')]));
+  const hr = md5(d, concat(d, [k, "'b'", text(d, 'u'), valueText(d, 'v')]));
   const small = bExp - a;
   const j0 = `least(greatest(CAST(ceil(log2(mag)) AS INTEGER), ${a + 1}), ${bExp})`;
   // One exact correction step each way (log2 is within an ulp; powers of two are exact doubles).
