@@ -19,11 +19,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
  * a root function fails the test.
  */
 const PENDING: string[] = [
-  'opDisc',
-  'opDiscClassifier',
-  'opSamp',
-  'opSampSync',
-  'rspmClassifier',
   'dataDependentNoiseMechanism',
   'optimizeDataDependentNoise',
   'optimizedNoiseMechanism',

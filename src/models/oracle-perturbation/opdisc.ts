@@ -81,7 +81,31 @@ export interface OpDiscRelease {
 
 /**
  * Generic OPDisc: draws eta ~ N(0, sigma^2 I_{d+1}) and calls the projected oracle once. The oracle
- * encloses the data set; `d` is the dimension of W_tau.
+ * encloses the data set; `d` is the dimension of W_tau. (eps, delta)-DP, replace-one neighbours
+ * (Neel, Roth, Vietri & Wu 2019, Theorem 2), when the oracle is exact and certifies it.
+ *
+ * @param oracle The projected oracle: eta (d + 1 entries) to argmin_{w in W_tau} L(D, w) - <eta, pi(w)>, with its certificate.
+ * @param params `eps`, `delta`, the Lipschitz constant `lipschitz` (G, l2), the `radius` D and separation `tau` of W_tau, its dimension `d`.
+ * @param options `onUncertified` ('throw' or 'return'), `rng`, `accountant`.
+ * @returns The released point `w` of W_tau, sigma, the guarantee (null when uncertified) and the solver status.
+ * @throws {@link InvalidArgumentError} when a parameter or option is out of its domain, before anything is spent.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay (eps, delta); nothing is spent.
+ * @throws {@link UncertifiedOracleError} (charged) when the oracle does not certify optimality and onUncertified is 'throw'; after the budget check (charged) an {@link InvalidArgumentError} when the oracle returns a malformed result.
+ * @example
+ * ```ts
+ * import { opDisc, seededRng, type OracleResult } from 'dpkit';
+ * // W_tau = {-1, -0.5, 0, 0.5, 1} (tau 0.5, radius 1); losses |w - x_i| / 2, 1/2-Lipschitz, in [0, 1]
+ * const x = [0.4, 0.6, 0.5, -0.2, 0.9];
+ * const W = [-1, -0.5, 0, 0.5, 1];
+ * const oracle = async (eta: Float64Array): Promise<OracleResult> => {
+ *   const obj = (w: number) => x.reduce((s, xi) => s + Math.abs(w - xi) / 2, 0) - eta[0]! * w - eta[1]! * Math.sqrt(1 - w * w);
+ *   const best = W.reduce((a, b) => (obj(b) < obj(a) ? b : a));
+ *   return { w: Float64Array.of(best), objective: obj(best), bound: obj(best), alpha: 0, status: 'optimal', certified: true, timeMs: 0, iterations: W.length, solver: 'enumeration' };
+ * };
+ * const r = await opDisc(oracle, { eps: 1, delta: 1e-5, lipschitz: 0.5, radius: 1, tau: 0.5, d: 1 }, { rng: seededRng(9) });
+ * console.log(r.w, r.sigma, r.guarantee);
+ * ```
  */
 export async function opDisc(oracle: ProjectedOracle, params: OpDiscParameters & { d: number }, options: OracleReleaseOptions = {}): Promise<OpDiscRelease> {
   checkOptionKeys('opDisc', options, ORACLE_RELEASE_OPTIONS);
@@ -119,6 +143,24 @@ const OPDISC_CLASSIFIER_OPTIONS = optionSpec<OpDiscClassifierOptions>({ ...RELEA
  * OPDisc for the 0/1 loss of linear classifiers over W_tau = {w in tau Z^d: |w_j| <= B, |w|_2 <= D}:
  * G = 1/tau, so sigma = 7 D^2 sqrt(ln(1/delta)) / (tau^2 eps). (eps, delta)-DP, replace-one
  * neighbours, for ANY rows x_i (the 0/1 loss is bounded whatever the features). Labels {0,1} or {-1,1}.
+ *
+ * @param X The private features (n rows of d values; any finite values).
+ * @param y The private labels, {0, 1} or {-1, 1}.
+ * @param options `eps`, `delta`, the PUBLIC `lattice` (tau, bound, radius), `margin`, `solver` ('mip' with HiGHS, or 'enumeration' for tiny lattices), `mip`, `onUncertified`, `rng`, `accountant`.
+ * @returns The released classifier `w` (a lattice point), sigma, the guarantee (null when uncertified) and the solver status.
+ * @throws {@link InvalidArgumentError} when an option or the shape of X, y is out of its domain (a lattice too large to enumerate included), before anything is spent;
+ *   after the budget check (charged) when a label or feature value is invalid.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay (eps, delta); nothing is spent.
+ * @throws {@link UncertifiedOracleError} (charged) when the solver does not certify optimality and onUncertified is 'throw'.
+ * @example
+ * ```ts
+ * import { opDiscClassifier, seededRng } from 'dpkit';
+ * const X = [[1, 0.2], [0.9, -0.1], [-1, 0.3], [-0.8, 0], [1, 0.5], [-0.9, -0.4]];
+ * const y = [1, 1, 0, 0, 1, 0];
+ * const r = await opDiscClassifier(X, y, { eps: 1, delta: 1e-5, lattice: { tau: 1, bound: 1 }, solver: 'enumeration', rng: seededRng(5) });
+ * console.log(r.w, r.guarantee);
+ * ```
  */
 export async function opDiscClassifier(X: MatrixInput, y: ArrayLike<number>, options: OpDiscClassifierOptions): Promise<OpDiscRelease> {
   checkOptionKeys('opDiscClassifier', options, OPDISC_CLASSIFIER_OPTIONS, true);

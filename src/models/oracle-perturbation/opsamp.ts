@@ -189,7 +189,36 @@ function accept(r: OracleResult, n: number, q: OpSampParameters, d: number, box:
   return r.certified === true && r.alpha / n <= q.alpha;
 }
 
-/** OPSamp with an asynchronous oracle (HiGHS LP, or any {@link LinearOracle}). */
+/**
+ * OPSamp with an asynchronous oracle (HiGHS LP, or any {@link LinearOracle}). (eps, delta)-DP,
+ * replace-one neighbours (Neel, Roth, Vietri & Wu 2019, Theorem 11; see the module comment), when
+ * every oracle call certifies the declared alpha.
+ *
+ * @param oracle The linear oracle: sigma (d entries) to an alpha-approximate argmin_{w in W} L(D, w) - <sigma, w>, with its certificate.
+ * @param params `eps`, `delta`, the public `n` and `d`, the Lipschitz constant `lipschitz` (G, l1), W's diameters `diamInf` and `diam2`, `center`, `alpha`, `beta`, `maxCalls`.
+ * @param options `noise` (the final Laplace noise: 'safe' default, or 'float'), `onUncertified`, `rng`, `accountant`.
+ * @returns The released point `w`, Algorithm 2's parameters (m oracle calls, lambda, the Laplace scale), the guarantee (null when uncertified).
+ * @throws {@link InvalidArgumentError} when a parameter or option is out of its domain, before anything is spent.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay (eps, delta); nothing is spent.
+ * @throws {@link UncertifiedOracleError} (charged) when a call does not certify alpha or leaves W's box and onUncertified is 'throw'.
+ * @example
+ * ```ts
+ * import { opSamp, seededRng, type OracleResult } from 'dpkit';
+ * // W = [-1, 1] (d = 1); losses |w - x_i| / 2 in [0, 1], 1/2-Lipschitz; the objective is piecewise
+ * // linear, so its minimum over W is at a data point or an end: an exact oracle by enumeration
+ * const x = [0.4, 0.6, 0.5, -0.2, 0.9, 0.3, 0.7, 0.1, 0.5, 0.6];
+ * const candidates = [-1, 1, ...x];
+ * const argmin = (sigma: Float64Array): OracleResult => {
+ *   const obj = (w: number) => x.reduce((s, xi) => s + Math.abs(w - xi) / 2, 0) - sigma[0]! * w;
+ *   const best = candidates.reduce((a, b) => (obj(b) < obj(a) ? b : a));
+ *   return { w: Float64Array.of(best), objective: obj(best), bound: obj(best), alpha: 0, status: 'optimal', certified: true, timeMs: 0, iterations: candidates.length, solver: 'enumeration' };
+ * };
+ * const params = { eps: 1, delta: 1e-5, n: x.length, d: 1, lipschitz: 0.5, diamInf: 2, diam2: 2 };
+ * const r = await opSamp(async (sigma) => argmin(sigma), params, { rng: seededRng(3) });
+ * console.log(r.w, r.parameters.m, r.parameters.laplaceScale);
+ * ```
+ */
 export async function opSamp(oracle: LinearOracle, params: OpSampInput, options: OpSampOptions = {}): Promise<OpSampRelease> {
   checkOptionKeys('opSamp', options, OPSAMP_OPTIONS);
   checkOptionKeys('opSamp params', params, OPSAMP_INPUT, true);
@@ -220,6 +249,31 @@ export async function opSamp(oracle: LinearOracle, params: OpSampInput, options:
 /**
  * OPSamp with a synchronous oracle (e.g. `smoothLbfgsSolver` of dpkit/internals); same algorithm and guarantee.
  * An uncertified call throws UncertifiedOracleError (charged, ledger entry marked '(uncertified)').
+ *
+ * @param oracle The synchronous linear oracle: sigma (d entries) to an alpha-approximate argmin_{w in W} L(D, w) - <sigma, w>, with its certificate.
+ * @param params `eps`, `delta`, the public `n` and `d`, the Lipschitz constant `lipschitz` (G, l1), W's diameters `diamInf` and `diam2`, `center`, `alpha`, `beta`, `maxCalls`.
+ * @param options `noise` ('safe' default, or 'float'), `rng`, `accountant`.
+ * @returns The released point `w`, Algorithm 2's parameters and the guarantee.
+ * @throws {@link InvalidArgumentError} when a parameter or option is out of its domain, before anything is spent.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay (eps, delta); nothing is spent.
+ * @throws {@link UncertifiedOracleError} (charged) when a call does not certify alpha or leaves W's box; whatever the oracle throws is rethrown, charged.
+ * @example
+ * ```ts
+ * import { opSampSync, seededRng, type OracleResult } from 'dpkit';
+ * // W = [-1, 1] (d = 1); losses |w - x_i| / 2 in [0, 1], 1/2-Lipschitz; the objective is piecewise
+ * // linear, so its minimum over W is at a data point or an end: an exact oracle by enumeration
+ * const x = [0.4, 0.6, 0.5, -0.2, 0.9, 0.3, 0.7, 0.1, 0.5, 0.6];
+ * const candidates = [-1, 1, ...x];
+ * const argmin = (sigma: Float64Array): OracleResult => {
+ *   const obj = (w: number) => x.reduce((s, xi) => s + Math.abs(w - xi) / 2, 0) - sigma[0]! * w;
+ *   const best = candidates.reduce((a, b) => (obj(b) < obj(a) ? b : a));
+ *   return { w: Float64Array.of(best), objective: obj(best), bound: obj(best), alpha: 0, status: 'optimal', certified: true, timeMs: 0, iterations: candidates.length, solver: 'enumeration' };
+ * };
+ * const params = { eps: 1, delta: 1e-5, n: x.length, d: 1, lipschitz: 0.5, diamInf: 2, diam2: 2 };
+ * const r = opSampSync(argmin, params, { rng: seededRng(3) });
+ * console.log(r.w, r.parameters.m, r.guarantee);
+ * ```
  */
 export function opSampSync(oracle: (sigma: Float64Array) => OracleResult, params: OpSampInput, options: Omit<OpSampOptions, 'onUncertified'> = {}): OpSampRelease {
   checkOptionKeys('opSampSync', options, OPSAMP_SYNC_OPTIONS);

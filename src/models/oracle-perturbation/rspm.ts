@@ -88,7 +88,28 @@ export interface RspmRelease {
   status: OracleStatus;
 }
 
-/** Gaussian RSPM for the 0/1 loss over {-1, 0, 1}^d (see the module comment). Labels {0,1} or {-1,1}. */
+/**
+ * Gaussian RSPM for the 0/1 loss over {-1, 0, 1}^d (see the module comment). Labels {0,1} or {-1,1}.
+ * (eps, delta)-DP, replace-one neighbours, sigma = 7 sqrt(2d ln(1/delta)) / eps (Neel, Roth & Wu 2018).
+ *
+ * @param X The private features (n rows of d values; any finite values).
+ * @param y The private labels, {0, 1} or {-1, 1}.
+ * @param options `eps`, `delta`, `margin`, `solver` ('mip' with HiGHS, or 'enumeration': 3^d points), `mip`, `onUncertified`, `rng`, `accountant`.
+ * @returns The released classifier `w` in {-1, 0, 1}^d, sigma, the separator count m = 2d, the guarantee (null when uncertified) and the solver status.
+ * @throws {@link InvalidArgumentError} when an option or the shape of X, y is out of its domain, before anything is spent;
+ *   after the budget check (charged) when a label or feature value is invalid.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay (eps, delta); nothing is spent.
+ * @throws {@link UncertifiedOracleError} (charged) when the solver does not certify optimality and onUncertified is 'throw'.
+ * @example
+ * ```ts
+ * import { rspmClassifier, seededRng } from 'dpkit';
+ * const X = [[1, 0.2], [0.9, -0.1], [-1, 0.3], [-0.8, 0], [1, 0.5], [-0.9, -0.4]];
+ * const y = [1, 1, 0, 0, 1, 0];
+ * const r = await rspmClassifier(X, y, { eps: 1, delta: 1e-5, solver: 'enumeration', rng: seededRng(5) });
+ * console.log(r.w, r.m, r.guarantee);
+ * ```
+ */
 export async function rspmClassifier(X: MatrixInput, y: ArrayLike<number>, options: RspmOptions): Promise<RspmRelease> {
   checkOptionKeys('rspmClassifier', options, RSPM_OPTIONS, true);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object { eps, delta, ... }', options);
