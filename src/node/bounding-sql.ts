@@ -5,7 +5,8 @@
  * (src/statistics/contribution-bounding.ts), with the same sensitivities:
  * - at most `maxRows` = m rows per (unit, group): ROW_NUMBER() OVER (PARTITION BY unit, group ORDER BY
  *   h_r) <= m;
- * - at most `maxPartitions` = k groups per unit: DENSE_RANK() OVER (PARTITION BY unit ORDER BY h_g) <= k;
+ * - at most `maxPartitions` = k groups per unit: DENSE_RANK() OVER (PARTITION BY unit ORDER BY h_g, group) <= k
+ *   (the group breaks ties, so even two groups colliding in h_g get distinct ranks: never k + 1 groups);
  * where h_r = MD5(key | 'r' | unit | group | value) and h_g = MD5(key | 'g' | unit | group), and key is
  * a fresh 128-bit key (32 hex digits) drawn from the Rng for every run, never derived from the data.
  * With a secret fresh key the hashes of distinct inputs behave as independent uniform values, so the
@@ -14,15 +15,16 @@
  * identified by the columns the release uses (unit, group, value) instead of a row number: rows equal
  * in all three are interchangeable for the release, so a tie between them does not matter, and the
  * query needs no row order (which neither engine guarantees). Distinct groups collide in h_g with
- * probability about 2^-128.
+ * probability about 2^-128, and a collision only ties the order (broken by the group itself).
+ * Within a (unit, group), ROW_NUMBER gives distinct ranks whatever the ties, so m is never exceeded.
  * Rows with a NULL unit, group or (when a value is used) value are dropped before bounding (policy:
  * documented; count them privately if needed). Values are clamped per row to [lower, upper], or the
  * unit's per-group TOTAL is clamped to [lower, upper] with `perUnitClamp` (per-partition sum bounding).
  *
  * Dialects. DuckDB runs the window functions above. ClickHouse runs the same plan with arrays, which
  * also work on servers without window functions (before 21.x): per (unit, group) the values sorted by
- * h_r and sliced to m (arraySort / arraySlice over groupArray), and per unit the k smallest h_g
- * (joined back on the unit); the kept set is identical to the window formulation for the same key.
+ * h_r and sliced to m (arraySort / arraySlice over groupArray), and per unit the k smallest pairs
+ * (h_g, group) (joined back on the unit); the kept set is identical to the window formulation for the same key.
  *
  * {@link boundedPerUnitSql} gives one row per (group, unit): g, u, n (kept rows), s (clamped sum),
  * s2 and sc (rows clamped only: the CENTRED sums sum((c - mid)^2) and sum(c - mid) of the clamped
@@ -168,7 +170,7 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
     `SELECT g, u, ${agg} FROM (`,
     `  SELECT u, g, v,`,
     `    ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${hr}) AS rn,`,
-    `    DENSE_RANK() OVER (PARTITION BY u ORDER BY ${hg}) AS gr`,
+    `    DENSE_RANK() OVER (PARTITION BY u ORDER BY ${hg}, g) AS gr`,
     `  FROM (SELECT ${U} AS u, ${G} AS g, ${V === undefined ? '0' : `CAST(${V} AS DOUBLE)`} AS v FROM ${plan.from} WHERE ${where.join(' AND ')}) AS src`,
     `) AS ranked`,
     `WHERE rn <= ${b.maxRows} AND gr <= ${b.maxPartitions}`,
@@ -196,11 +198,11 @@ function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string
     `  FROM (SELECT u, g, v, ${hr} AS hr, ${hg} AS hg FROM (${src}))`,
     `  GROUP BY u, g, hg`,
     `) ANY INNER JOIN (`,
-    `  SELECT u, arraySlice(arraySort(groupArray(hg)), 1, ${b.maxPartitions}) AS top`,
-    `  FROM (SELECT u, ${hg} AS hg FROM (${src}) GROUP BY u, hg)`,
+    `  SELECT u, arraySlice(arraySort(groupArray((hg, g))), 1, ${b.maxPartitions}) AS top`,
+    `  FROM (SELECT u, g, ${hg} AS hg FROM (${src}) GROUP BY u, g, hg)`,
     `  GROUP BY u`,
     `) USING u`,
-    `WHERE has(top, hg)`,
+    `WHERE has(top, (hg, g))`,
   ].join('\n');
 }
 

@@ -94,8 +94,8 @@ describe('contribution bounding in SQL (DuckDB, InstEval: student s, lecturer d)
     const sql = boundedPerUnitSql({ from: 'db.ratings', unit: 's', by: 'd', value: 'y', lower: 1, upper: 5, maxPartitions: 2, maxRows: 3, key }, 'clickhouse');
     expect(sql).toContain("hex(MD5(concat('03020100070605040b0a09080f0e0d0c', '|', 'r', '|', toString(u), '|', toString(g), '|', toString(v))))");
     expect(sql).toContain('arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, 3) AS vs');
-    expect(sql).toContain('arraySlice(arraySort(groupArray(hg)), 1, 2) AS top');
-    expect(sql).toContain('WHERE has(top, hg)');
+    expect(sql).toContain('arraySlice(arraySort(groupArray((hg, g))), 1, 2) AS top');
+    expect(sql).toContain('WHERE has(top, (hg, g))');
     expect(sql).toContain('`s` IS NOT NULL AND `d` IS NOT NULL AND `y` IS NOT NULL');
     expect(sql).toContain('arraySum(arrayMap(x -> least(greatest(x, 1), 5), vs)) AS s');
   });
