@@ -339,7 +339,26 @@ export function groupedCells(lo: number, beta: number, groups: number[]): number
   return out;
 }
 
-/** Optimise data-dependent noise by cutting planes to the requested relative gap. */
+/**
+ * Optimise data-dependent noise by cutting planes to the requested relative gap: one noise
+ * distribution per cell of the query range, jointly (eps, delta)-DP for queries of sensitivity Delta
+ * (Selvi, Liu & Wiesemann, Appendix G), verified exactly. Data-free: reads no private data and spends
+ * nothing; the release is {@link dataDependentNoiseMechanism}.
+ *
+ * @param o `eps`, `delta`, `sensitivity`, `loss`; the query cells (`range` and `cells`, or `cellEdges`); the noise grid (`beta`, `support`);
+ *   `weights`, `caps`; the stopping rule (`tolerance`, `timeLimit`, `maxIterations`, `maxAddPerIteration`), `onProgress`, `backend`.
+ * @returns The verified per-cell distributions with their objective and its lower bound.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (no range nor cellEdges, edges not increasing, weights of the wrong length, ...).
+ * @throws {@link UnknownOptionError} for an unknown option key.
+ * @throws {@link InfeasibleError} when the support is too small for (eps, delta, sensitivity).
+ * @throws {@link ConvergenceError} when the LP fails or the exact check cannot be met.
+ * @example
+ * ```ts
+ * import { optimizeDataDependentNoise } from 'dpkit';
+ * const noise = await optimizeDataDependentNoise({ eps: 1, delta: 0.2, sensitivity: 1, beta: 0.5, range: [-2, 2], cells: 4, tolerance: 1e-2 });
+ * console.log(noise.eps, noise.delta, noise.sensitivity);
+ * ```
+ */
 export async function optimizeDataDependentNoise(o: DataDependentOptions): Promise<DataDependentNoise> {
   checkOptions('optimizeDataDependentNoise', o, DATA_DEPENDENT_OPTIONS, true);
   if (typeof o !== 'object' || o === null) throw new InvalidArgumentError('options', 'must be an object', o);
@@ -504,6 +523,21 @@ export function dataDependentNoiseMechanism(value: number, noise: DataDependentN
  * [c_m - c_{k+1}, c_{m+1} - c_k]; the discrete profile equals the continuous V_{k,m} at lattice shifts,
  * so `noise.verifySafe()` (exact, every pair, shifts cut to [-(Delta + 2^k), Delta + 2^k]) proves it.
  * 'float': clamp(value) + float draw (simulations only; leaks through low-order bits, Mironov 2012).
+ *
+ * @param value The true value f(D) (computed from the private data), of sensitivity at most noise.sensitivity; clamped to the noise's query range.
+ * @param noise The per-cell distributions from {@link optimizeDataDependentNoise}, verified exactly before the release.
+ * @param opts `neighbors` (the relation of the sensitivity; default 'bounded'), `noise` ('safe' or 'float'), `rng`, `accountant`, `details`.
+ * @returns The noisy value; with `details: true` the {@link Release} (guarantee (noise.eps, noise.delta), sensitivity).
+ * @throws {@link InvalidArgumentError} when an option is out of its domain or the noise fails the exact check, before anything is spent;
+ *   after the budget check (charged) when the value is not finite.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay (noise.eps, noise.delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { dataDependentNoiseMechanism, optimizeDataDependentNoise, seededRng } from 'dpkit';
+ * const noise = await optimizeDataDependentNoise({ eps: 1, delta: 0.2, sensitivity: 1, beta: 0.5, range: [-2, 2], cells: 4, tolerance: 1e-2 });
+ * console.log(dataDependentNoiseMechanism(1, noise, { rng: seededRng(1) })); // 1 + the noise of 1's cell, (1, 0.2)-DP
+ * ```
  */
 export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts: DataDependentOptionsRelease = {}): number | Release<number> {
   checkOptions('dataDependentNoiseMechanism', opts, DATA_DEPENDENT_RELEASE_OPTIONS);

@@ -80,6 +80,21 @@ export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, op
  * the module comment), with `noise: 'float'` in plain floating point. The public inputs (options, noise
  * verified) are validated before the budget check; the value (a function of the private data: finite,
  * representable on the lattice) after it, so a refusal is charged (noise.eps, noise.delta) like a draw.
+ *
+ * @param value The true value f(D) (computed from the private data), of sensitivity at most noise.sensitivity.
+ * @param noise The distribution from {@link optimizeNoise} (or `OptimizedNoise.fromJSON`), verified exactly before the release.
+ * @param opts `neighbors` (the relation of the sensitivity; default 'bounded'), `noise` ('safe' or 'float'), `rng`, `accountant`, `details`.
+ * @returns The noisy value; with `details: true` the {@link Release} (guarantee (noise.eps, noise.delta), sensitivity, noise half-width).
+ * @throws {@link InvalidArgumentError} when an option is out of its domain or the noise fails the exact check, before anything is spent;
+ *   after the budget check (charged) when the value is not finite or not representable on the lattice.
+ * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
+ * @throws {@link BudgetExceededError} when the accountant cannot pay (noise.eps, noise.delta); nothing is spent.
+ * @example
+ * ```ts
+ * import { optimizeNoise, optimizedNoiseMechanism, seededRng } from 'dpkit';
+ * const noise = await optimizeNoise({ eps: 1, delta: 0.2, sensitivity: 1, beta: 0.25, support: 2, certificate: false });
+ * console.log(optimizedNoiseMechanism(10, noise, { rng: seededRng(1) })); // 10 + noise in [-2, 2], (1, 0.2)-DP
+ * ```
  */
 export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts: OptimizedNoiseOptions = {}): number | Release<number> {
   checkOptions('optimizedNoiseMechanism', opts, OPTIMIZED_NOISE_OPTIONS);

@@ -155,7 +155,19 @@ export interface ComparisonResult {
 
 /**
  * Expected losses of the optimised distribution (upper bound, and its certified lower bound) next to
- * the reference mechanisms, for the same (eps, delta, sensitivity, loss).
+ * the reference mechanisms, for the same (eps, delta, sensitivity, loss). Data-free; spends nothing.
+ *
+ * @param o `eps`, `delta`, `sensitivity`, `loss` (default 'l1'), the grid (`beta`, `support`), `backend`, `timeLimit` (seconds).
+ * @returns One row per mechanism (optimised, its lower bound, Laplace, staircase, Gaussian, truncated Laplace) with its expected loss and ratio, the optimised distribution and an aligned text table.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain.
+ * @throws {@link UnknownOptionError} for an unknown option key.
+ * @throws {@link InfeasibleError} when the support is too small; {@link ConvergenceError} when the LP does not finish in time.
+ * @example
+ * ```ts
+ * import { compareNoise } from 'dpkit';
+ * const c = await compareNoise({ eps: 1, delta: 0.2, sensitivity: 1, beta: 0.25, support: 2 });
+ * console.log(c.text);
+ * ```
  */
 export async function compareNoise(o: { eps: number; delta: number; sensitivity: number; loss?: LossSpec; beta?: number; support?: number; backend?: LpBackend; timeLimit?: number }): Promise<ComparisonResult> {
   checkOptions('compareNoise', o, { eps: true, delta: true, sensitivity: true, loss: true, beta: true, support: true, backend: true, timeLimit: true }, true);
