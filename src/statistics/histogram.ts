@@ -20,8 +20,9 @@ export interface HistogramOptions extends NoisyStatOptions {
    */
   breaks?: number | ArrayLike<number>;
   /**
-   * The number of equal-width bins: an alias of a numeric `breaks` (the CLI's word); give one of
-   * `bins` and `breaks`, not both.
+   * Deprecated alias of a numeric `breaks` (the number of equal-width bins): accepted, with a one-time
+   * `console.warn` naming `breaks`, the library's word (R's `hist`); give one of `bins` and `breaks`,
+   * not both.
    */
   bins?: number;
   /** Release proportions summing to 1 instead of counts (default false). */
@@ -124,8 +125,8 @@ export interface HistogramPlan extends StatPlan<Float64Array, Histogram> {
  * search. One pass over x, no allocation per element; the default breaks are public (10 equal bins).
  *
  * @param x The private data (one number per record).
- * @param opts `lower`/`upper` and `breaks` (a number of equal-width bins, default 10, or the edges; `bins` is an alias of a
- *   number of bins): all PUBLIC; `eps` (and `delta`, `mechanism`), `normalize`, `allowNegative`, `rng`, `accountant`, `details`.
+ * @param opts `lower`/`upper` and `breaks` (a number of equal-width bins, default 10, or the edges; `bins`, a deprecated alias of a
+ *   number of bins, warns once): all PUBLIC; `eps` (and `delta`, `mechanism`), `normalize`, `allowNegative`, `rng`, `accountant`, `details`.
  * @returns The private counts per bin with their edges; with `details: true` the {@link Release}.
  * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
  *   after the budget check (charged) when a data value is not a finite number.
@@ -147,6 +148,18 @@ export function histogramDP<O extends HistogramOptions>(x: ArrayLike<number>, op
   return runStatPlan(opts, plan, () => (uniform ? countUniform(data, edges[0]!, edges[K]!, K) : countEdges(data, edges))) as StatResult<Histogram, O>;
 }
 
+let binsWarned = false;
+
+/**
+ * The one-time warning of the `bins` alias (an option name, public: nothing about the data). The
+ * library's word is `breaks` (a number of bins or the edges, as R's `hist`); `bins` keeps working.
+ */
+function warnBinsAlias(): void {
+  if (binsWarned) return;
+  binsWarned = true;
+  console.warn("dpkit: histogramDP's option 'bins' is a deprecated alias; use 'breaks' (a number of equal-width bins, or the edges). This warning is shown once.");
+}
+
 /**
  * The data-free plan of {@link histogramDP}: the public edges, and per relation the count sensitivity
  * and the noise of K counts. Validates every option before anything is spent.
@@ -160,6 +173,7 @@ export function planHistogram(opts: HistogramOptions): HistogramPlan {
   let uniform: boolean;
   if (opts.bins !== undefined && opts.breaks !== undefined) throw new InvalidArgumentError('bins', 'is an alias of breaks (a number of bins): give one of bins and breaks, not both');
   if (opts.bins !== undefined && typeof opts.bins !== 'number') throw new InvalidArgumentError('bins', 'must be an integer number of bins in [1, 1e7] (for explicit edges use breaks)', opts.bins);
+  if (opts.bins !== undefined) warnBinsAlias();
   const breaks = opts.breaks ?? opts.bins ?? 10;
   if (typeof breaks === 'number') {
     if (!Number.isInteger(breaks) || breaks < 1 || breaks > 1e7) throw new InvalidArgumentError('breaks', 'must be an integer number of bins in [1, 1e7] or an array of edges', breaks);
