@@ -34,6 +34,7 @@ import {
   exactGaussianSampler,
   exactLaplaceSampler,
   gridSampler,
+  type GridPlan,
   planGaussianGrid,
   planLaplaceGrid,
 } from '../random/lattice.js';
@@ -105,9 +106,22 @@ export function effectiveNoiseScales(kind: Kind, spec: NoiseSpec, n: number, mod
   return planNoiseSpec(kind, spec, n, mode).effectiveScale;
 }
 
-function planFor(kind: Kind, scale: number, sensitivity: number, dims: number, bits = DEFAULT_GRID_BITS) {
-  return kind === 'laplace' ? planLaplaceGrid(scale, sensitivity, dims, bits) : planGaussianGrid(scale, sensitivity, dims, bits);
+function planFor(kind: Kind, scale: number, sensitivity: number, dims: number, bits = DEFAULT_GRID_BITS): GridPlan {
+  // A release plans its grid twice (the values check, then the noise): the last plan is reused when
+  // every argument is the same (a plan is a pure function of them and is only read).
+  const m = lastGrid;
+  if (m.plan !== undefined && kind === m.kind && scale === m.scale && sensitivity === m.sensitivity && dims === m.dims && bits === m.bits) return m.plan;
+  const p = kind === 'laplace' ? planLaplaceGrid(scale, sensitivity, dims, bits) : planGaussianGrid(scale, sensitivity, dims, bits);
+  m.kind = kind;
+  m.scale = scale;
+  m.sensitivity = sensitivity;
+  m.dims = dims;
+  m.bits = bits;
+  m.plan = p;
+  return p;
 }
+
+const lastGrid: { kind: Kind; scale: number; sensitivity: number; dims: number; bits: number; plan: GridPlan | undefined } = { kind: 'laplace', scale: NaN, sensitivity: NaN, dims: NaN, bits: NaN, plan: undefined };
 
 /**
  * The noise of one release, planned once from public inputs before any data are read: family, mode,

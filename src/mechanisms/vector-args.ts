@@ -51,7 +51,8 @@ export function parseVectorArgs(trueValues: unknown, sensitivities: unknown, opt
   // is checked here; their finiteness is checked after the budget check ({@link checkVectorValues}),
   // so that a refusal that depends on them is charged.
   if (typeof trueValues === 'number') {
-    values = Float64Array.of(trueValues);
+    values = new Float64Array(1);
+    values[0] = trueValues;
     scalar = true;
     valuesUnchecked = !Number.isFinite(trueValues);
   } else if (trueValues instanceof Float64Array && trueValues.length > 0) {
@@ -65,7 +66,10 @@ export function parseVectorArgs(trueValues: unknown, sensitivities: unknown, opt
   }
   const n = values.length;
   let sens: Float64Array;
-  if (typeof sensitivities === 'number') sens = Float64Array.of(sensitivities);
+  if (typeof sensitivities === 'number') {
+    sens = new Float64Array(1);
+    sens[0] = sensitivities;
+  }
   else sens = copyFinite(sensitivities, 'sensitivities');
   if (sens.length !== 1 && sens.length !== n) throw new InvalidArgumentError('sensitivities', `must have length 1 or the length of trueValues (${n})`, sens.length);
   for (let i = 0; i < sens.length; i++) {

@@ -123,6 +123,9 @@ export function planGaussianGrid(sigma: number, l2Sensitivity: number, dims: num
 
 /** Exact integer noise sampler for a plan. */
 export function gridSampler(kind: 'laplace' | 'gaussian', gridScale: number): IntSampler {
+  // The last sampler is kept aside: repeated releases with one scale (scalar releases in a loop) skip
+  // building the cache key.
+  if (kind === lastSampler.kind && gridScale === lastSampler.gridScale) return lastSampler.sampler!;
   const key = `${kind}:${gridScale}`;
   let s = samplerCache.get(key);
   if (s === undefined) {
@@ -130,8 +133,13 @@ export function gridSampler(kind: 'laplace' | 'gaussian', gridScale: number): In
     if (samplerCache.size >= 64) samplerCache.clear();
     samplerCache.set(key, s);
   }
+  lastSampler.kind = kind;
+  lastSampler.gridScale = gridScale;
+  lastSampler.sampler = s;
   return s;
 }
+
+const lastSampler: { kind: string; gridScale: number; sampler: IntSampler | undefined } = { kind: '', gridScale: NaN, sampler: undefined };
 
 /** Samplers are stateless functions of their parameters, so repeated releases reuse them. */
 const samplerCache = new Map<string, IntSampler>();
