@@ -131,11 +131,24 @@ export function planGaussian(eps: number, delta: number, args: PlanArgs, n: numb
     for (let i = 0; i < n; i++) sigmas[i] = gaussianSigma(calibrate, noise, alloc[i]! * eps, alloc[i]! * delta, sensitivityAt(sens, i));
     spec = { scale: sigmas, sensitivity: sens.length === 1 ? sens[0]! : sens };
   }
-  const mechanism = typeDP === 'pDP' ? 'gaussian-pdp' : analytic ? 'gaussian-analytic' : 'gaussian-classic';
+  // 'exact' mode releases the DISCRETE Gaussian, labelled by the guarantee it is charged by: its
+  // (eps, delta) curve is not the continuous Gaussian's (for eps >= 8 it exceeds it at some eps'), so
+  // an accountant must not treat it as a continuous Gaussian (see gaussianSigma).
+  const mechanism = noise === 'exact' ? 'discrete-gaussian-zcdp' : typeDP === 'pDP' ? 'gaussian-pdp' : analytic ? 'gaussian-analytic' : 'gaussian-classic';
   return new GaussianPlan({ eps, delta, neighbors: args.neighbors }, mechanism, alloc === undefined ? l2 : collapse(sens), spec, noise, n);
 }
 
-/** sigma by the chosen calibration; in 'exact' mode at least the zCDP sigma (the discrete Gaussian's guarantee is stated in zCDP). */
+/**
+ * sigma by the chosen calibration; in 'exact' mode at least the zCDP sigma (the discrete Gaussian's
+ * guarantee is stated in zCDP): the release is then rho-zCDP with rho = rho(eps, delta) =
+ * (sqrt(ln(1/delta) + eps) - sqrt(ln(1/delta)))^2 (Canonne, Kamath & Steinke 2020, Theorem 14, with
+ * Bun & Steinke 2016, Proposition 1.3), which is how it is labelled ('discrete-gaussian-zcdp') and
+ * charged. With allocProportions a_i (sum 1) element i is rho(a_i eps, a_i delta)-zCDP, and
+ * rho(a eps, a delta) <= a rho(eps, delta) for a in (0, 1]: sqrt(rho(a eps, a delta)) =
+ * a eps / (sqrt(L_a + a eps) + sqrt(L_a)) with L_a = L + ln(1/a) >= L = ln(1/delta), and
+ * sqrt(a) (sqrt(L + eps) + sqrt(L)) = sqrt(aL + a eps) + sqrt(aL) <= sqrt(L + a eps) + sqrt(L);
+ * so the elements' rho add up to at most rho(eps, delta).
+ */
 function gaussianSigma(calibrate: (eps: number, delta: number, sensitivity: number) => number, noise: NoiseMode, eps: number, delta: number, s: number): number {
   const sigma = calibrate(eps, delta, s);
   return noise === 'exact' ? Math.max(sigma, gaussianSigmaZCDP(eps, delta, s)) : sigma;
