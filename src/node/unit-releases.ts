@@ -258,7 +258,8 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
       if (r.stat === 'variance' || r.stat === 'sd') notes.push('no data-independent interval is shown for a grouped variance (three noisy parts); see the noise scales');
       if (by === undefined) {
         const v = post(vals[0]!);
-        return { ...baseRes, value: v, interval: interval(v, 0) ?? [NaN, NaN] };
+        const iv = interval(v, 0);
+        return { ...baseRes, value: v, ...(iv ? { interval: iv } : {}) };
       }
       const values = vals.map(post);
       return { ...baseRes, labels: keys, values, intervals: values.map((v, i) => interval(v, i)) };

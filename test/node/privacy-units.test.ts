@@ -59,6 +59,14 @@ async function cli(...argv: string[]) {
   return { code, out: out.join('\n'), err: er.join('\n') };
 }
 
+/** More per-unit releases: grouped sd and variance, a per-unit clamp, private bounds (mean, histogram). */
+const MORE = `  - { stat: sd, column: y, by: dept, eps: 1 }
+  - { stat: variance, column: y, eps: 1 }
+  - { stat: mean, column: y, by: service, max_partitions: 2, per_unit_clamp: { lower: 0, upper: 20 }, eps: 1 }
+  - { stat: mean, column: y, bounds: auto, bounds_eps: 0.5, eps: 1 }
+  - { stat: histogram, column: y, bins: 4, bounds: auto, eps: 1 }
+`;
+
 async function run(a: Analysis, engine: DataEngine, seed: number, acc = new PrivacyAccountant({ eps: a.budget.eps, delta: a.budget.delta }, { neighbors: 'unbounded', privacyUnit: a.privacyUnit })) {
   const res = await executePlan(a, engine, { rng: seededRng(seed), accountant: acc, alpha: a.alpha });
   return { res: JSON.parse(JSON.stringify(res)) as ReleaseResult[], spent: acc.spent() };
@@ -230,6 +238,28 @@ describe('InstEval per student (DuckDB)', () => {
     expect(res[1]!.mechanism).toBe('per-unit-mean-laplace+approx-bounds');
   }, 60_000);
 
+  it('grouped sd and variance, per-unit clamp, private bounds: planned, calibrated and released', async () => {
+    const b = loadAnalysis(analysis('privacy_unit: s\nmax_partitions: 3\nmax_rows: 5\n', MORE));
+    const e = await DataEngine.open(b.data);
+    const { res, spent } = await run(b, e, 5);
+    e.close();
+    expect(spent.eps).toBeCloseTo(5, 12);
+    const [sd, variance, clamp, auto, hist] = res;
+    // sd by dept: eps/3 per part; k = 3, m = 5, h = 2: count L1 15, centred sum L1 30, squares L1 60.
+    expect(sd!.sensitivity).toEqual([15, 30, 60]);
+    expect((sd!.scale as number[])[2]).toBeCloseTo(180, 5);
+    expect(sd!.labels).toHaveLength(14);
+    for (const v of sd!.values!) expect(v).toBeGreaterThanOrEqual(0);
+    expect(variance!.interval).toBeUndefined();
+    expect(variance!.value).toBeGreaterThanOrEqual(0);
+    // per-unit totals clamped to [0, 20]: sum L1 = k * 20 = 40 (no m).
+    expect(clamp!.sensitivity).toEqual([10, 40]);
+    expect(auto!.notes.join(' ')).toMatch(/private bounds \[0\.5, 8\]/);
+    // histogram on the private bounds [0.5, 8], 4 equal bins.
+    expect(hist!.edges).toEqual([0.5, 2.375, 4.25, 6.125, 8]);
+    expect(hist!.values).toHaveLength(4);
+  }, 60_000);
+
   it('dpkit run: the table, results.json and the report say per s; --dry-run shows the sensitivities', async () => {
     const dry = await cli('run', EXAMPLE, '--dry-run', '--ledger', path.join(dir, 'cli-ledger'));
     expect(dry.code).toBe(0);
@@ -251,7 +281,7 @@ const clusterSuite = () => {
   afterAll(async () => {
     await dropDistributed('dpkit_pu_insteval').catch(() => undefined);
   });
-  it('examples/insteval.analysis.yaml gives bit-identical releases on DuckDB and ClickHouse for the same seed', async () => {
+  it('examples/insteval.analysis.yaml and more per-unit releases (bounds: auto, sd by group, per-unit clamp) give bit-identical releases on DuckDB and ClickHouse for the same seed', async () => {
     await loadCsv(CSV, 'dpkit_pu_insteval');
     const a = loadAnalysis(EXAMPLE);
     for (const seed of [1, 2]) {
@@ -263,6 +293,13 @@ const clusterSuite = () => {
       expect(rc).toEqual(rd);
       expect(rc.res).toHaveLength(6);
     }
+    const b = loadAnalysis(analysis('privacy_unit: s\nmax_partitions: 3\nmax_rows: 5\n', MORE));
+    const d = await DataEngine.open(b.data);
+    const c = await DataEngine.open({ engine: 'clickhouse', url: clusterUrl(), table: 'dpkit_pu_insteval' });
+    const [rd, rc] = [await run(b, d, 8), await run(b, c, 8)];
+    d.close();
+    c.close();
+    expect(rc).toEqual(rd);
   }, 240_000);
 };
 const TITLE = 'InstEval per student on the two-shard ClickHouse cluster';
