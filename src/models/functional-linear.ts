@@ -226,6 +226,15 @@ const FUNCTIONAL_OPTIONS = optionSpec<FunctionalLinearOptions>({ eps: true, norm
  * is exposed to floating-point attacks (Mironov 2012) and their eps-DP holds for the ideal real-valued
  * mechanism only; no floating-point-safe sampler for those norms is implemented (see
  * kNormMechanism's doc comment), so they accept only `noise: 'float'`.
+ *
+ * @example
+ * ```ts
+ * import { FunctionalLinearRegressionDP, seededRng } from 'dpkit';
+ * const X = Array.from({ length: 500 }, (_, i) => [((i % 21) - 10) / 10]);
+ * const y = X.map(([x]) => 0.5 * x! + 0.1);
+ * const model = new FunctionalLinearRegressionDP({ eps: 1, norm: 'l1' }).fit(X, y, { rng: seededRng(6) });
+ * console.log(model.coef, model.predict([[0.5]])); // intercept first; about [0.1, 0.5] up to the noise
+ * ```
  */
 export class FunctionalLinearRegressionDP {
   readonly eps: number;
@@ -244,6 +253,11 @@ export class FunctionalLinearRegressionDP {
   /** Rejection statistics of the last 'optimal' fit. */
   acceptance: RejectionStats | undefined;
 
+  /**
+   * @param opts `eps`, the K-norm `norm` ('optimal' default, 'linf' or 'l1') and `noise` ('safe', l1 only and its default, or 'float').
+   * @throws {@link InvalidArgumentError} when an option is out of its domain (`noise: 'safe'` with a norm other than 'l1' included).
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(opts: FunctionalLinearOptions) {
     checkOptionKeys('FunctionalLinearRegressionDP', opts, FUNCTIONAL_OPTIONS, true);
     if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object { eps, norm? }', opts);
@@ -263,7 +277,15 @@ export class FunctionalLinearRegressionDP {
    * Fits (see the class comment). Order (check-then-spend): the options and the SHAPES of X and y
    * are validated first, then the budget is checked, then the data are read; a value outside
    * [-1, 1] then throws an {@link InvalidArgumentError} naming only its index and the rule (never the
-   * value), before any noise is drawn, and nothing is charged.
+   * value), before any noise is drawn; the refusal is charged (it depends on the data).
+   *
+   * @param X The private covariates (n rows of p values, each in [-1, 1]); an intercept column is added.
+   * @param y The private responses, each in [-1, 1].
+   * @param opts `rng`, `accountant`, `name`.
+   * @returns This model, fitted (`coeff`, `coef`: intercept first).
+   * @throws {@link InvalidArgumentError} when a shape or option is out of its domain, before anything is spent; after the budget check (charged) when a value is outside [-1, 1].
+   * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+   * @throws {@link BudgetExceededError} when the accountant cannot pay eps; nothing is spent.
    */
   fit(X: ReadonlyArray<ArrayLike<number>>, y: ArrayLike<number>, opts: { rng?: Rng; accountant?: PrivacyAccountant; name?: string } = {}): this {
     checkOptionKeys('FunctionalLinearRegressionDP.fit', opts, RELEASE_OPTION_RULES);
@@ -301,7 +323,13 @@ export class FunctionalLinearRegressionDP {
     return this;
   }
 
-  /** Predictions X beta (with the intercept). */
+  /**
+   * Predictions X beta (with the intercept). Post-processing: spends nothing.
+   *
+   * @param X The rows to predict (p values each, in [-1, 1]).
+   * @returns One prediction per row.
+   * @throws {@link InvalidArgumentError} when the model is not fitted or X does not have p columns.
+   */
   predict(X: ReadonlyArray<ArrayLike<number>>): number[] {
     const coeff = requireFitted(this.coeff, 'model');
     const { data, n, m } = readUnitRows(X, true, false);

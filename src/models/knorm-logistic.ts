@@ -92,6 +92,15 @@ function softplus(z: number): number {
  * perturbation (b_X(theta) - b_X'(theta) is a gradient difference, not a lattice vector, so a lattice
  * b would give some theta probability 0 under one neighbour and > 0 under the other). The output is
  * an L-BFGS iterate in doubles, exposed to floating-point attacks like every continuous mechanism.
+ *
+ * @example
+ * ```ts
+ * import { KNormLogisticRegressionDP, seededRng } from 'dpkit';
+ * const X = Array.from({ length: 300 }, (_, i) => [((i % 21) - 10) / 10, (((i * 7) % 21) - 10) / 10]);
+ * const y = X.map(([a, b]) => (a! > b! ? 1 : 0));
+ * const model = new KNormLogisticRegressionDP({ eps: 1, norm: 'l2' }).fit(X, y, { rng: seededRng(7) });
+ * console.log(model.coef, model.predict([[0.9, -0.5]]));
+ * ```
  */
 export class KNormLogisticRegressionDP {
   readonly eps: number;
@@ -112,6 +121,12 @@ export class KNormLogisticRegressionDP {
   /** Provenance of the last fit. */
   info: KNormLogisticFitInfo | undefined;
 
+  /**
+   * @param opts `eps`, the K-norm `norm` ('linf' default, 'l2' or 'l1'), the share `q` in (0, 1) of eps for the noise (default 1/2),
+   *   a convex `regularizer`, `gradTol` (at most 1e-6).
+   * @throws {@link InvalidArgumentError} when an option is out of its domain.
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(opts: KNormLogisticOptions) {
     checkOptionKeys('KNormLogisticRegressionDP', opts, KNORM_LOGISTIC_OPTIONS, true);
     if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object { eps, norm?, q? }', opts);
@@ -135,11 +150,20 @@ export class KNormLogisticRegressionDP {
    * Order (check-then-spend): options and the SHAPES of X and y are validated first; then the budget
    * is checked; then the data are read. A value outside its range (X not in [-1, 1], y not 0/1) then
    * throws an {@link InvalidArgumentError} naming only its index and the rule (never the value), before
-   * any noise is drawn, and nothing is charged. Once the noise b is drawn, the run is charged whatever
+   * any noise is drawn; the refusal is charged (it depends on the data). Once the noise b is drawn, the run is charged whatever
    * happens: when the minimisation fails to converge, eps is charged and THEN a
    * {@link ConvergenceError} is thrown (the failure is a function of the data and of b, like the
    * minimiser itself, so it is treated as part of the charged release; its message holds only public
    * settings).
+   *
+   * @param X The private features (n rows of m values, each in [-1, 1]).
+   * @param y The private labels, 0 or 1.
+   * @param opts `addBias`, `rng`, `accountant`, `name`.
+   * @returns This model, fitted (`coeff`, `coef`, `info`).
+   * @throws {@link InvalidArgumentError} when a shape or option is out of its domain, before anything is spent; after the budget check (charged) when a value is out of its range.
+   * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+   * @throws {@link BudgetExceededError} when the accountant cannot pay eps; nothing is spent.
+   * @throws {@link ConvergenceError} (charged) when L-BFGS does not reach the gradient tolerance.
    */
   fit(X: ReadonlyArray<ArrayLike<number>>, y: ArrayLike<number>, opts: KNormFitOptions = {}): this {
     checkOptionKeys('KNormLogisticRegressionDP.fit', opts, KNORM_FIT_OPTIONS);
@@ -220,7 +244,14 @@ export class KNormLogisticRegressionDP {
     return this;
   }
 
-  /** Predicted labels (0/1), or with `raw: true` the probabilities sigma(theta.x). */
+  /**
+   * Predicted labels (0/1), or with `raw: true` the probabilities sigma(theta.x). Post-processing: spends nothing.
+   *
+   * @param X The rows to classify (m values each, in [-1, 1]; without the bias column).
+   * @param opts `raw`: probabilities instead of labels.
+   * @returns One label (or probability) per row.
+   * @throws {@link InvalidArgumentError} when the model is not fitted or X has the wrong number of columns.
+   */
   predict(X: ReadonlyArray<ArrayLike<number>>, opts: { raw?: boolean } = {}): number[] {
     const coeff = requireFitted(this.coeff, 'model');
     const { data, n, m } = readUnitRows(X, this.addBias, false);

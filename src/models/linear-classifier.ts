@@ -66,6 +66,19 @@ const LINEAR_CLASSIFIER_FIT_OPTIONS = optionSpec<LinearClassifierFitOptions>({ .
 
 const METHODS: readonly LinearClassifierMethod[] = ['opdisc', 'rspm', 'dpsgd', 'objective'];
 
+/**
+ * One fit/predict API over four private linear classifiers ('opdisc', 'rspm', 'dpsgd', 'objective');
+ * see the module comment for each method's guarantee.
+ *
+ * @example
+ * ```ts
+ * import { LinearClassifierDP, seededRng } from 'dpkit';
+ * const X = [[1, 0.2], [0.9, -0.1], [-1, 0.3], [-0.8, 0], [1, 0.5], [-0.9, -0.4]];
+ * const y = [1, 1, -1, -1, 1, -1];
+ * const model = await new LinearClassifierDP({ method: 'rspm', eps: 1, delta: 1e-5, solver: 'enumeration' }).fit(X, y, { rng: seededRng(5) });
+ * console.log(model.coef, model.guarantee, model.predict([[0.7, 0]])); // labels in the coding of the fit (+-1)
+ * ```
+ */
 export class LinearClassifierDP {
   readonly method: LinearClassifierMethod;
   readonly eps: number;
@@ -87,6 +100,12 @@ export class LinearClassifierDP {
   private dIn = 0;
   private signed = false;
 
+  /**
+   * @param options `method`, `eps`, `delta` (all but 'objective'); 'opdisc': `lattice`; 'opdisc'/'rspm': `margin`, `solver`, `mip`;
+   *   'dpsgd': `dpsgd` (the DP-SGD configuration, sigma calibrated to eps); 'objective': `gamma`.
+   * @throws {@link InvalidArgumentError} when an option is out of its domain (an unknown method, a missing delta or dpsgd configuration).
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(options: LinearClassifierOptions) {
     checkOptionKeys('LinearClassifierDP', options, LINEAR_CLASSIFIER_OPTIONS, true);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', "must be an object { method, eps, delta?, ... }", options);
@@ -107,7 +126,18 @@ export class LinearClassifierDP {
     return { eps: this.eps, delta: this.delta, neighbors: this.method === 'dpsgd' ? 'unbounded' : 'bounded' };
   }
 
-  /** Fit privately (see the module comment for each method's guarantee). */
+  /**
+   * Fit privately (see the module comment for each method's guarantee); the method's release charges the accountant.
+   *
+   * @param X The private features (n rows of d values).
+   * @param y The private labels, {0, 1} or {-1, +1}.
+   * @param options `addBias`, the PUBLIC column bounds `lower`/`upper` (required by 'objective'), `onUncertified`, `rng`, `accountant`, `name`.
+   * @returns A Promise of this model, fitted (`coeff`, `coef`; `certified` and `oracleStatus` for 'opdisc'/'rspm').
+   * @throws {@link InvalidArgumentError} when a shape or option is out of its domain, before anything is spent; after the method's budget check (charged) when a data value is invalid.
+   * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+   * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+   * @throws {@link UncertifiedOracleError} (charged) when the oracle of 'opdisc'/'rspm' does not certify optimality; {@link ConvergenceError} (charged) when DP-SGD diverges.
+   */
   async fit(X: MatrixInput, y: ArrayLike<number>, options: LinearClassifierFitOptions = {}): Promise<this> {
     checkOptionKeys('LinearClassifierDP.fit', options, LINEAR_CLASSIFIER_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
@@ -157,7 +187,13 @@ export class LinearClassifierDP {
     return this;
   }
 
-  /** Raw scores x . coeff (post-processing: no privacy cost). */
+  /**
+   * Raw scores x . coeff (post-processing: no privacy cost).
+   *
+   * @param X The rows to score (the d columns of the fit, without the bias column).
+   * @returns One score per row.
+   * @throws {@link InvalidArgumentError} when the model is not fitted or X does not have d columns.
+   */
   decisionFunction(X: MatrixInput): Float64Array {
     assertFitted(this.coeff !== undefined, 'LinearClassifierDP');
     const { n, d } = matrixShape(X, 'X');
@@ -176,6 +212,11 @@ export class LinearClassifierDP {
   /**
    * Predicted labels: 1 when x . coeff > 0 (>= 0 for the logistic methods), else 0 (or -1 when the
    * fit labels were +-1). OPDisc and RSPM count a score of 0 as an error for both classes (margin).
+   * Post-processing: spends nothing.
+   *
+   * @param X The rows to classify (the d columns of the fit).
+   * @returns One label per row, in the coding of the fit's labels.
+   * @throws {@link InvalidArgumentError} when the model is not fitted or X does not have d columns.
    */
   predict(X: MatrixInput): number[] {
     const z = this.decisionFunction(X);

@@ -24,6 +24,14 @@ const DOCUMENTED_CLASSES: Record<string, string[]> = {
   NaiveBayesDP: ['constructor', 'fit'],
   ZcdpFilter: ['constructor', 'check', 'spend'],
   RdpAccountant: ['constructor', 'composeSubsampledGaussian', 'getEpsilon'],
+  ProximalCoordinateDescentDP: ['constructor', 'fit', 'predictProba', 'predict'],
+  DpSgdClassifier: ['constructor', 'fit', 'predict'],
+  // fit and predict of DpSgdRegressor are DpSgdClassifier's.
+  DpSgdRegressor: ['constructor'],
+  LaplaceSgdDP: ['constructor', 'fit', 'predict'],
+  FunctionalLinearRegressionDP: ['constructor', 'fit', 'predict'],
+  KNormLogisticRegressionDP: ['constructor', 'fit', 'predict'],
+  LinearClassifierDP: ['constructor', 'fit', 'decisionFunction', 'predict'],
 };
 
 /** Methods inherited from an abstract root class, documented there. */

@@ -151,7 +151,18 @@ function checkOptions(o: unknown): DpSgdOptions {
 
 /**
  * A linear model trained with DP-SGD and accounted with the RDP accountant. See the module comment
- * for the algorithm and its guarantee.
+ * for the algorithm and its guarantee ((eps, delta)-DP for add/remove-one neighbours, Abadi et al.
+ * 2016 with the RDP accountant of Mironov, Talwar & Zhang 2019; eps is public and known at construction).
+ *
+ * @example
+ * ```ts
+ * import { DpSgdClassifier, seededRng } from 'dpkit';
+ * const X = Array.from({ length: 200 }, (_, i) => [(i % 20) / 20, ((i * 7) % 20) / 20]);
+ * const y = X.map(([a, b]) => (a! > b! ? 1 : 0));
+ * const model = new DpSgdClassifier({ loss: 'logistic', q: 0.1, epochs: 5, targetEps: 1, delta: 1e-5, clip: 1, learningRate: 0.5, expectedBatchSize: 20 });
+ * model.fit(X, y, { addBias: true, rng: seededRng(3) });
+ * console.log(model.privacy.eps, model.privacy.sigma, model.coef, model.predict([[0.9, 0.1]]));
+ * ```
  */
 export class DpSgdClassifier {
   readonly loss: DpSgdLoss;
@@ -174,6 +185,12 @@ export class DpSgdClassifier {
   private addBias = false;
   private dIn = 0;
 
+  /**
+   * @param options `loss` ('logistic' or 'squared'), the sampling rate `q`, `steps` or `epochs`, `sigma` or `targetEps` (sigma calibrated
+   *   to it), `delta`, the clipping norm `clip`, `learningRate`, `l2`, the PUBLIC normaliser `expectedBatchSize` or `normalizer`, `noise`, `orders`, `conversion`.
+   * @throws {@link InvalidArgumentError} when an option is out of its domain or a pair of alternatives (steps/epochs, sigma/targetEps) is given both or neither.
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(options: DpSgdOptions) {
     checkOptionKeys(new.target.name, options, DPSGD_OPTIONS, true);
     const o = checkOptions(options);
@@ -237,6 +254,15 @@ export class DpSgdClassifier {
    * Trains with DP-SGD and stores `coeff`. Validation of the public inputs first, then the budget
    * check (eps, delta of {@link DpSgdClassifier.privacy}), then the data are touched: their values
    * are checked (a refusal is charged), and the run is charged whether it succeeds or diverges.
+   *
+   * @param X The private features (n rows of d values).
+   * @param y The private labels: 0/1 for 'logistic', numbers for 'squared'.
+   * @param options `addBias`, the PUBLIC column bounds `lower`/`upper`, `initialCoeff`, `rdpAccountant` (also recorded there), `rng`, `accountant`.
+   * @returns This model, fitted (`coeff`, `coef`).
+   * @throws {@link InvalidArgumentError} when a shape, bound or option is out of its domain, before anything is spent; after the budget check (charged) when a data value is invalid.
+   * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+   * @throws {@link BudgetExceededError} when the accountant cannot pay (eps, delta); nothing is spent.
+   * @throws {@link ConvergenceError} (charged) when the run diverges.
    */
   fit(X: MatrixInput, y: ArrayLike<number>, options: DpSgdFitOptions = {}): this {
     checkOptionKeys(`${this.constructor.name}.fit`, options, DPSGD_FIT_OPTIONS);
@@ -283,14 +309,39 @@ export class DpSgdClassifier {
     return this;
   }
 
-  /** Predictions: 0/1 labels (probabilities with raw) for 'logistic', fitted values for 'squared'. */
+  /**
+   * Predictions: 0/1 labels (probabilities with raw) for 'logistic', fitted values for 'squared'. Post-processing: spends nothing.
+   *
+   * @param X The rows to predict (the columns of the fit, without the bias column).
+   * @param options `raw`: probabilities instead of labels ('logistic').
+   * @returns One prediction per row.
+   * @throws {@link InvalidArgumentError} when the model is not fitted or X has the wrong number of columns.
+   */
   predict(X: MatrixInput, options: { raw?: boolean } = {}): number[] {
     return predictFromScores(this.loss, linearScores(X, requireFitted(this.coeff, 'DpSgdClassifier'), this.addBias, this.dIn), options.raw === true);
   }
 }
 
-/** DP-SGD for least squares: {@link DpSgdClassifier} with loss 'squared'. */
+/**
+ * DP-SGD for least squares: {@link DpSgdClassifier} with loss 'squared' (same guarantee; `fit` and
+ * `predict` are the classifier's).
+ *
+ * @example
+ * ```ts
+ * import { DpSgdRegressor, seededRng } from 'dpkit';
+ * const X = Array.from({ length: 200 }, (_, i) => [(i % 20) / 20]);
+ * const y = X.map(([x]) => 0.5 * x! + 0.2);
+ * const model = new DpSgdRegressor({ q: 0.1, steps: 50, targetEps: 1, delta: 1e-5, clip: 1, learningRate: 0.5, expectedBatchSize: 20 });
+ * model.fit(X, y, { addBias: true, rng: seededRng(5) });
+ * console.log(model.privacy.eps, model.coef, model.predict([[0.5]]));
+ * ```
+ */
 export class DpSgdRegressor extends DpSgdClassifier {
+  /**
+   * @param options The options of {@link DpSgdClassifier} without `loss` (or with `loss: 'squared'`).
+   * @throws {@link InvalidArgumentError} when an option is out of its domain.
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(options: Omit<DpSgdOptions, 'loss'> & { loss?: 'squared' }) {
     super({ ...options, loss: 'squared' });
   }

@@ -132,6 +132,18 @@ export function laplaceSgdNoiseScales(opts: { eps: number; steps: number; rho?: 
 
 /**
  * The lecture-notes DP-SGD (batch size 1, Laplace noise) for linear models; see the module comment.
+ * Only the final iterate is released: (eps a_N)-DP for replace-one neighbours (Theorem 36).
+ *
+ * @example
+ * ```ts
+ * import { LaplaceSgdDP, seededRng } from 'dpkit';
+ * const X = Array.from({ length: 200 }, (_, i) => [(i % 20) / 20, ((i * 7) % 20) / 20]);
+ * const y = X.map(([a, b]) => (a! > b! ? 1 : 0));
+ * // with a_h = 1 (the default) the noise grows with h (see the module comment): few, short steps
+ * const model = new LaplaceSgdDP({ loss: 'logistic', eps: 1, steps: 10, learningRateScale: 0.5, clip: 1 });
+ * model.fit(X, y, { addBias: true, rng: seededRng(4) });
+ * console.log(model.guarantee, model.coef, model.predict([[0.9, 0.1]]));
+ * ```
  */
 export class LaplaceSgdDP {
   readonly loss: DpSgdLoss;
@@ -156,6 +168,12 @@ export class LaplaceSgdDP {
   private addBias = false;
   private dIn = 0;
 
+  /**
+   * @param options `loss` ('logistic' or 'squared'), `eps` (of Theorem 36), `steps` N, the learning rate's `rho` and `learningRateScale`,
+   *   the l1 clipping norm `clip` (sensitivity 2C), the `schedule` a_h (default 1), `noiseMode` ('safe' or 'float').
+   * @throws {@link InvalidArgumentError} when an option is out of its domain (a schedule value not finite and > 0 included).
+   * @throws {@link UnknownOptionError} for an unknown option key.
+   */
   constructor(options: LaplaceSgdOptions) {
     checkOptionKeys('LaplaceSgdDP', options, LAPLACE_SGD_OPTIONS, true);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('LaplaceSgdDP options', 'must be an object { loss, eps, steps, clip, ... }', options);
@@ -181,7 +199,18 @@ export class LaplaceSgdDP {
     return { eps: this.privacy.eps, delta: 0, neighbors: 'bounded' };
   }
 
-  /** Runs the N iterations and releases the final iterate; charges eps a_N on success. */
+  /**
+   * Runs the N iterations and releases the final iterate; charges eps a_N (also when it diverges).
+   *
+   * @param X The private features (n rows of d values).
+   * @param y The private labels: 0/1 for 'logistic', numbers for 'squared'.
+   * @param options `addBias`, the PUBLIC column bounds `lower`/`upper`, `rng`, `accountant`.
+   * @returns This model, fitted (`coeff`, `coef`).
+   * @throws {@link InvalidArgumentError} when a shape, bound or the step sizes are out of their domain, before anything is spent; after the budget check (charged) when a data value is invalid.
+   * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
+   * @throws {@link BudgetExceededError} when the accountant cannot pay eps a_N; nothing is spent.
+   * @throws {@link ConvergenceError} (charged) when an iterate is not finite.
+   */
   fit(X: MatrixInput, y: ArrayLike<number>, options: LaplaceSgdFitOptions = {}): this {
     checkOptionKeys('LaplaceSgdDP.fit', options, LAPLACE_SGD_FIT_OPTIONS);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
@@ -243,7 +272,14 @@ export class LaplaceSgdDP {
     return this;
   }
 
-  /** Predictions as {@link DpSgdClassifier.predict}. */
+  /**
+   * Predictions as {@link DpSgdClassifier.predict}. Post-processing: spends nothing.
+   *
+   * @param X The rows to predict (the columns of the fit, without the bias column).
+   * @param options `raw`: probabilities instead of labels ('logistic').
+   * @returns One prediction per row.
+   * @throws {@link InvalidArgumentError} when the model is not fitted or X has the wrong number of columns.
+   */
   predict(X: MatrixInput, options: { raw?: boolean } = {}): number[] {
     return predictFromScores(this.loss, linearScores(X, requireFitted(this.coeff, 'LaplaceSgdDP'), this.addBias, this.dIn), options.raw === true);
   }
