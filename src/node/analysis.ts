@@ -423,6 +423,10 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema,
    */
   const unitBoundsFor = (g: ColumnSchema | undefined, opts: { value: boolean; bins?: number }): UnitBounds | undefined => {
     if (!unit) return undefined;
+    // The bounding SQL drops rows with a missing unit, group or value; an imputation policy would be ignored.
+    for (const [key, c] of [['by', g], ['column', opts.value ? schema.columns.get(String(o.column)) : undefined]] as const) {
+      if (c && c.missing !== 'drop') loc.fail([...at, key], `names "${c.name}", whose schema policy imputes missing values; per-unit releases drop rows with a missing value (set missing: drop)`);
+    }
     if (r.has('distinct_units') && (s !== 'count' || g !== undefined)) loc.fail([...at, 'distinct_units'], 'applies to an ungrouped count only');
     const distinct = r.bool('distinct_units', false);
     if (distinct && r.has('max_rows')) loc.fail([...at, 'max_rows'], 'is not used by a count of distinct units (each unit counts once)');

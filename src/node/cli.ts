@@ -32,7 +32,7 @@ import { loadAnalysis, loadSchema, planColumns, planCost, releaseClaim, releaseC
 import type { Neighbors } from '../accounting/accountant.js';
 import { checkSource, DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
 import { executePlan, unitSensitivityText, validatePlanNoise, type ReleaseResult } from './execute.js';
-import { checkLedgerAnchor, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
+import { checkLedgerAnchor, checkPrivacyUnitOf, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
 import { LockError } from './lock.js';
 import { fmt, renderReport, resultsCsv, type NoiseDensityPlot } from './report.js';
 import { makeProgress, resultsTable, safeText, wrapCell } from './terminal.js';
@@ -322,7 +322,10 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     // The ledger's relation decides what each release is charged: the existing ledger's (it must
     // agree with the analysis), or the analysis's budget.neighbors for a ledger still to be created.
     const existing = fs.existsSync(a.ledger) ? readLedger(a.ledger) : undefined;
-    if (existing) checkRelation(a.ledger, existing.neighbors, a.budget.neighbors);
+    if (existing) {
+      checkRelation(a.ledger, existing.neighbors, a.budget.neighbors);
+      checkPrivacyUnitOf(a.ledger, existing.privacyUnit, a.privacyUnit ?? 'row');
+    }
     const ledgerRel = existing?.neighbors ?? a.budget.neighbors;
     const cost = planCost(a.releases, ledgerRel);
     const remainingNow = existing ? existing.remaining : a.budget;

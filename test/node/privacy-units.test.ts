@@ -120,6 +120,8 @@ describe('analysis keys with a privacy unit', () => {
     expect(err(() => loadAnalysis(analysis(u, '  - { stat: count, max_partitions: 2, eps: 1 }\n')))).toMatch(/max_partitions is not used by an ungrouped release/);
     expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, colour: red, eps: 1 }\n')))).toMatch(/releases\[0\]\.colour is not a known key here/);
     expect(err(() => loadAnalysis(analysis('privacy_unit: s\n', '  - { stat: count, eps: 1 }\n')))).toMatch(/releases\[0\]\.max_rows is required with privacy_unit/);
+    const imputed = SCHEMA.replace('y: { type: numeric, lower: 1, upper: 5 }', 'y: { type: numeric, lower: 1, upper: 5, missing: { impute: 3 } }');
+    expect(err(() => loadAnalysis(analysis(u, mean, CSV, imputed)))).toMatch(/releases\[0\]\.column names "y", whose schema policy imputes missing values/);
     const many = `columns:\n  s: { type: id }\n  g: { type: categorical, levels: [${Array.from({ length: MAX_LEVELS + 1 }, (_, i) => i).join(', ')}] }\n`;
     expect(err(() => loadAnalysis(analysis(u, '  - { stat: count, by: g, eps: 1 }\n', CSV, many)))).toMatch(/columns\.g\.levels has 100001 levels, more than the limit of 100000/);
   });
@@ -274,6 +276,17 @@ describe('InstEval per student (DuckDB)', () => {
     expect(html).toContain('1-DP per s (add/remove one s)');
     expect(html).toContain('every guarantee protects ALL rows of one s');
     expect(readLedger(path.join(dir, 'cli-ledger')).privacyUnit).toBe('s');
+    // A per-row plan on the per-s ledger: refused before anything is read (dry run and run).
+    const rowPlan = analysis('', '  - { stat: count, neighbors: unbounded, eps: 0.1 }\n');
+    const dryRow = await cli('run', rowPlan, '--dry-run', '--ledger', path.join(dir, 'cli-ledger'));
+    expect(dryRow.code).toBe(4);
+    expect(dryRow.err).toMatch(/protects the privacy unit 's', but 'row' was requested/);
+    const sLedger = path.join(dir, 's-ledger');
+    FileLedger.open(sLedger, { budget: { eps: 100, delta: 1e-3 }, neighbors: 'unbounded', privacyUnit: 's' }).close();
+    const runRow = await cli('run', rowPlan, '--ledger', sLedger, '--out', path.join(dir, 'row-out'));
+    expect(runRow.code).toBe(4);
+    expect(runRow.err).toMatch(/protects the privacy unit 's', but 'row' was requested/);
+    expect(readLedger(sLedger).spent.eps).toBe(0);
   }, 120_000);
 });
 
