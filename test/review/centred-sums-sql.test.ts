@@ -44,6 +44,20 @@ describe('bounded SQL aggregates: centred sums (DuckDB)', () => {
     expect(Math.abs(sc! - s1)).toBeLessThan(1e-6);
   });
 
+  it('a negative centre is a valid literal (bounds [-1e6 - 2, -1e6], values mirrored)', async () => {
+    let s1 = 0;
+    let s2 = 0;
+    for (let i = 0; i < N; i++) {
+      s1 -= dev(i);
+      s2 += dev(i) * dev(i);
+    }
+    const plan = { from: '(SELECT s, g, -y AS y FROM far)', unit: 's', by: 'g', value: 'y', lower: -U, upper: -L, maxPartitions: 1, maxRows: 1, key: freshHashKey(seededRng(4)) };
+    const [row] = await rows(boundedGroupsSql(plan, 'duckdb'));
+    const [, , , , sq, sc] = row as number[];
+    expect(Math.abs(sq! - s2)).toBeLessThan(1e-6);
+    expect(Math.abs(sc! - s1)).toBeLessThan(1e-6);
+  });
+
   it('the released variance from the SQL aggregates is the variance of the clamped rows (eps 1e4: noise ~1e-8)', async () => {
     const plan = { from: 'far', unit: 's', by: 'g', value: 'y', lower: L, upper: U, maxPartitions: 1, maxRows: 1, key: freshHashKey(seededRng(2)) };
     const got = await rows(boundedGroupsSql(plan, 'duckdb'));
