@@ -85,7 +85,7 @@ const SLACK = 1e-12;
  * import { PrivacyAccountant, meanDP, seededRng } from 'dpkit';
  * const budget = new PrivacyAccountant({ eps: 1, delta: 1e-6 });
  * meanDP([3, 5, 8], { lower: 0, upper: 10, eps: 0.4, accountant: budget, rng: seededRng(1) });
- * budget.spend({ eps: 0.1, delta: 0, neighbors: 'bounded', mechanism: 'manual' });
+ * budget.spend({ name: 'a count released elsewhere', eps: 0.1, delta: 0, neighbors: 'bounded', mechanism: 'manual' });
  * console.log(budget.remaining()); // { eps: 0.5, delta: 1e-6 }
  * ```
  */

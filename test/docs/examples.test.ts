@@ -2,8 +2,9 @@
  * The API reference holds: EVERY function exported by the package root (the list is derived from
  * src/index.ts's exports, so a new export without complete comments fails) has `@param` for each
  * parameter, `@returns`, `@throws` and an `@example` whose code runs (written under test/.examples/,
- * ignored by git, with `dpkit` resolved to src/index.ts, and imported; it must print). The listed
- * classes have the same for their constructor and main methods, and a running class `@example`.
+ * ignored by git, with `dpkit` resolved to src/index.ts, and imported; it must print) and that
+ * typechecks (strict), as a user's file would. The listed classes have the same for their
+ * constructor and main methods, and a running class `@example`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -32,6 +33,16 @@ const DOCUMENTED_CLASSES: Record<string, string[]> = {
   FunctionalLinearRegressionDP: ['constructor', 'fit', 'predict'],
   KNormLogisticRegressionDP: ['constructor', 'fit', 'predict'],
   LinearClassifierDP: ['constructor', 'fit', 'decisionFunction', 'predict'],
+};
+
+/**
+ * Examples that run but do not typecheck, each for a reason to fix in the library (the test fails
+ * when one of them typechecks again, so the entry is removed with the fix).
+ */
+const TYPE_ERRORS_KNOWN: Record<string, string> = {
+  // Release options type `accountant` as PrivacyAccountant, so a ZcdpFilter (accepted at run time,
+  // "a drop-in accountant") needs a cast in TypeScript.
+  ZcdpFilter: "Type 'ZcdpFilter' is missing the following properties from type 'PrivacyAccountant'",
 };
 
 /** Methods inherited from an abstract root class, documented there. */
@@ -80,8 +91,12 @@ function exampleCode(what: string, d: Doc): string {
 const dir = join(root, 'test', '.examples');
 mkdirSync(dir, { recursive: true });
 
+/** The example files written by this run (typechecked at the end). */
+const written = new Map<string, string>();
+
 async function runs(name: string, code: string): Promise<void> {
   const file = join(dir, `${name}.ts`);
+  written.set(name, file);
   writeFileSync(file, `${code.replace(/from 'dpkit'/g, `from '${join(root, 'src/index.ts')}'`)}\nexport {};\n`);
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
   try {
@@ -135,4 +150,16 @@ describe('API reference: @param, @returns, @throws and a running @example', () =
       }
     });
   }
+
+  it('the examples typecheck (strict), as a user would compile them', () => {
+    expect(written.size).toBeGreaterThan(50);
+    const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, allowImportingTsExtensions: true, skipLibCheck: true, types: [] };
+    const examples = ts.createProgram([...written.values()], options, undefined, program);
+    for (const [name, file] of written) {
+      const diags = ts.getPreEmitDiagnostics(examples, examples.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      const known = TYPE_ERRORS_KNOWN[name];
+      if (known === undefined) expect(diags, `${name}: the example typechecks`).toEqual([]);
+      else expect(diags.join('\n'), `${name}: the known type error (remove the entry when it is fixed)`).toContain(known);
+    }
+  });
 });
