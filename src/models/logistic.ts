@@ -93,7 +93,14 @@ export class LogisticRegressionDP extends CmsClassifier {
     return linearScores(X, this.coeff!, this.addBias);
   }
 
-  /** Predicted labels 0/1 (or probabilities P(y = 1 | x) with raw). Post-processing: no privacy cost. */
+  /**
+   * Predicted labels 0/1 (or probabilities P(y = 1 | x) with raw). Post-processing: no privacy cost.
+   *
+   * @param X The rows to classify (the columns of the fit, without the bias column).
+   * @param options `raw`: probabilities instead of labels.
+   * @returns One label (or probability) per row.
+   * @throws {@link InvalidArgumentError} when the model is not fitted or X has the wrong number of columns.
+   */
   predict(X: MatrixInput, options: ClassifierPredictOptions = {}): number[] {
     this.checkFitted(X);
     const z = this.scores(X);

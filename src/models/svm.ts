@@ -207,7 +207,14 @@ export class SvmDP extends CmsClassifier {
     return z;
   }
 
-  /** Predicted labels 0/1 (or raw scores with raw). Post-processing: no privacy cost. */
+  /**
+   * Predicted labels 0/1 (or raw scores with raw). Post-processing: no privacy cost.
+   *
+   * @param X The rows to classify (the columns of the fit, without the bias column).
+   * @param options `raw`: the scores instead of labels.
+   * @returns One label (or score) per row.
+   * @throws {@link InvalidArgumentError} when the model is not fitted or X has the wrong number of columns.
+   */
   predict(X: MatrixInput, options: ClassifierPredictOptions = {}): number[] {
     this.checkFitted(X);
     const z = this.scores(X);

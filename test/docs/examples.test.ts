@@ -19,9 +19,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DOCUMENTED_CLASSES: Record<string, string[]> = {
   PrivacyAccountant: ['constructor', 'spend', 'check', 'remaining'],
   LinearRegressionDP: ['constructor', 'fit', 'predict'],
-  LogisticRegressionDP: ['constructor'],
+  LogisticRegressionDP: ['constructor', 'predict'],
   // fit of the CMS classifiers (LogisticRegressionDP, SvmDP) is CmsClassifier's.
-  SvmDP: ['constructor'],
+  SvmDP: ['constructor', 'predict'],
   NaiveBayesDP: ['constructor', 'fit'],
   ZcdpFilter: ['constructor', 'check', 'spend'],
   RdpAccountant: ['constructor', 'composeSubsampledGaussian', 'getEpsilon'],
@@ -74,6 +74,14 @@ function docOf(node: ts.Node): Doc {
   return { params, tags };
 }
 
+/** The public constructor and method names a class declares itself. */
+function publicMembers(s: ts.Symbol): string[] {
+  const cls = s.declarations!.find(ts.isClassDeclaration)!;
+  return cls.members
+    .filter((m) => (ts.isMethodDeclaration(m) || ts.isConstructorDeclaration(m)) && !(ts.getCombinedModifierFlags(m) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)))
+    .map((m) => (ts.isConstructorDeclaration(m) ? 'constructor' : m.name!.getText()));
+}
+
 function checkComplete(what: string, d: Doc, needsReturns: boolean): void {
   expect(d.tags.get('param') ?? [], `${what}: @param for every parameter`).toEqual(d.params);
   if (needsReturns) expect(d.tags.has('returns'), `${what}: @returns`).toBe(true);
@@ -110,6 +118,16 @@ async function runs(name: string, code: string): Promise<void> {
 describe('API reference: @param, @returns, @throws and a running @example', () => {
   it('finds the root functions (every one is checked below)', () => {
     expect(ROOT_FUNCTIONS.length).toBeGreaterThan(50);
+  });
+
+  it('lists every root model class (a public fit, or a name ending in DP, Classifier or Regressor) with its constructor and fit', () => {
+    const models = [...exported].filter(([n, s]) => s.flags & ts.SymbolFlags.Class && (/(DP|Classifier|Regressor)$/.test(n) || publicMembers(s).includes('fit')));
+    expect(models.length).toBeGreaterThan(10);
+    for (const [n, s] of models) {
+      const listed = DOCUMENTED_CLASSES[n] ?? DOCUMENTED_METHODS[n];
+      expect(listed, `${n}: a root model class is in DOCUMENTED_CLASSES`).toBeDefined();
+      for (const m of publicMembers(s).filter((x) => x === 'constructor' || x === 'fit')) expect(listed, `${n}.${m}`).toContain(m);
+    }
     // (printed for the record)
     console.info(`documented: ${ROOT_FUNCTIONS.length} root functions, ${Object.keys(DOCUMENTED_CLASSES).length} classes`);
   });
