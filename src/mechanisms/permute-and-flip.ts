@@ -115,8 +115,8 @@ export function permuteAndFlipAccuracy(eps: number, effectiveSensitivity: number
  * @example
  * ```ts
  * import { permuteAndFlip, seededRng } from 'dpkit';
- * const votes = [12, 40, 38]; // one voter changes one count by at most 1
- * console.log(permuteAndFlip(votes, 1, 1, { candidates: ['red', 'green', 'blue'], monotone: true, rng: seededRng(6) }));
+ * const votes = [12, 40, 38]; // adding or removing one voter moves one count by 1: sensitivity 1, monotone
+ * console.log(permuteAndFlip(votes, 1, 1, { candidates: ['red', 'green', 'blue'], monotone: true, neighbors: 'unbounded', rng: seededRng(6) }));
  * ```
  */
 export function permuteAndFlip(utility: ArrayLike<number>, eps: number, sensitivity: number, options?: PermuteAndFlipOptions<never> & { candidates?: undefined; details?: false }): number;
