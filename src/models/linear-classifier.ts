@@ -12,7 +12,10 @@
  * - 'objective': logistic regression by CMS objective perturbation ({@link LogisticRegressionDP});
  *   eps-DP (delta = 0), replace-one neighbours; needs public column bounds `lower`/`upper`.
  *
- * Labels are {0, 1} or {-1, +1}; predict returns labels in the coding seen at fit. `coeff` has the
+ * Labels are coded {0, 1} (default) or {-1, +1}: the coding is a PUBLIC fit option (`labels: '01' |
+ * 'pm1'`), never read from the data (the coding of predictions would otherwise reveal whether a -1
+ * label occurs); a label outside the declared coding is refused after the budget check (charged).
+ * predict returns labels in the declared coding. `coeff` has the
  * intercept first when `addBias`. fit is asynchronous (the MIP oracles run in HiGHS); with
  * `mip.backend = workerLpBackend()` (dpkit/node) the solves run in a worker thread. The privacy
  * accounting of each method is its own (see the linked implementations); an uncertified oracle
@@ -59,10 +62,12 @@ export interface LinearClassifierFitOptions extends OracleReleaseOptions {
   /** Public column bounds (required by 'objective', optional for 'dpsgd'). */
   lower?: ArrayLike<number>;
   upper?: ArrayLike<number>;
+  /** The public label coding: '01' (default, labels 0 and 1) or 'pm1' (labels -1 and +1). */
+  labels?: '01' | 'pm1';
 }
 
 const LINEAR_CLASSIFIER_OPTIONS = optionSpec<LinearClassifierOptions>({ method: true, eps: true, delta: true, lattice: true, margin: true, solver: true, mip: true, dpsgd: true, gamma: true });
-const LINEAR_CLASSIFIER_FIT_OPTIONS = optionSpec<LinearClassifierFitOptions>({ ...RELEASE_OPTION_RULES, onUncertified: true, addBias: 'boolean', lower: true, upper: true });
+const LINEAR_CLASSIFIER_FIT_OPTIONS = optionSpec<LinearClassifierFitOptions>({ ...RELEASE_OPTION_RULES, onUncertified: true, addBias: 'boolean', lower: true, upper: true, labels: true });
 
 const METHODS: readonly LinearClassifierMethod[] = ['opdisc', 'rspm', 'dpsgd', 'objective'];
 
@@ -75,8 +80,8 @@ const METHODS: readonly LinearClassifierMethod[] = ['opdisc', 'rspm', 'dpsgd', '
  * import { LinearClassifierDP, seededRng } from 'dpkit';
  * const X = [[1, 0.2], [0.9, -0.1], [-1, 0.3], [-0.8, 0], [1, 0.5], [-0.9, -0.4]];
  * const y = [1, 1, -1, -1, 1, -1];
- * const model = await new LinearClassifierDP({ method: 'rspm', eps: 1, delta: 1e-5, solver: 'enumeration' }).fit(X, y, { rng: seededRng(5) });
- * console.log(model.coef, model.guarantee, model.predict([[0.7, 0]])); // labels in the coding of the fit (+-1)
+ * const model = await new LinearClassifierDP({ method: 'rspm', eps: 1, delta: 1e-5, solver: 'enumeration' }).fit(X, y, { rng: seededRng(5), labels: 'pm1' });
+ * console.log(model.coef, model.guarantee, model.predict([[0.7, 0]])); // labels in the declared coding (+-1)
  * ```
  */
 export class LinearClassifierDP {
@@ -146,12 +151,14 @@ export class LinearClassifierDP {
     // them after its budget check (a refusal that depends on the data is charged).
     const { n, d: dIn } = checkMatrixShape(X, 'X');
     checkVectorShape(y, 'y', n);
-    let signed = false;
+    if (options.labels !== undefined && options.labels !== '01' && options.labels !== 'pm1') throw new InvalidArgumentError('labels', "must be '01' or 'pm1'", options.labels);
+    const signed = options.labels === 'pm1';
+    // Recode to {0, 1} by the declared coding only; a label outside it becomes the invalid label 2,
+    // which the method's fit refuses after its budget check (charged, value-free).
     const y01 = new Array<number>(n);
     for (let i = 0; i < n; i++) {
       const v = y[i];
-      if (v === -1) signed = true;
-      y01[i] = v === 1 ? 1 : v === 0 || v === -1 ? 0 : (v as number);
+      y01[i] = v === 1 ? 1 : v === (signed ? -1 : 0) ? 0 : 2;
     }
     if (options.addBias !== undefined && typeof options.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', options.addBias);
     const addBias = options.addBias ?? false;

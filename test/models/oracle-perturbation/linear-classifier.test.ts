@@ -26,13 +26,20 @@ describe('LinearClassifierDP facade', () => {
     expect(acc(b.predict(X), y)).toBeGreaterThan(0.9);
     expect(b.guarantee).toEqual({ eps: 5000, delta: 1e-6, neighbors: 'bounded' });
   });
-  it("'rspm' with a bias column and +-1 labels predicts in the +-1 coding", async () => {
+  it("'rspm' with a bias column and declared +-1 labels predicts in the +-1 coding", async () => {
     const ys = y.map((v) => (v ? 1 : -1));
-    const m = await new LinearClassifierDP({ method: 'rspm', eps: 5000, delta: 1e-6 }).fit(X, ys, { rng: seededRng(2), addBias: true });
+    const m = await new LinearClassifierDP({ method: 'rspm', eps: 5000, delta: 1e-6 }).fit(X, ys, { rng: seededRng(2), addBias: true, labels: 'pm1' });
     expect(m.coeff).toHaveLength(3);
     const p = m.predict(X);
     expect(new Set(p).has(0)).toBe(false);
     expect(acc(p, ys)).toBeGreaterThan(0.9);
+  });
+  it('the label coding is public: a -1 label under the default 0/1 coding is refused after the budget check (charged), never read as a coding', async () => {
+    const ys = y.map((v, i) => (i === 0 ? -1 : v));
+    const accountant = new PrivacyAccountant({ eps: 100, delta: 1e-3 });
+    await expect(new LinearClassifierDP({ method: 'objective', eps: 1, gamma: 0.01 }).fit(X, ys, { rng: seededRng(9), accountant, lower: [-1, -1], upper: [1, 1] })).rejects.toThrow();
+    expect(accountant.remaining().eps).toBeLessThan(100);
+    await expect(new LinearClassifierDP({ method: 'objective', eps: 1 }).fit(X, y, { labels: 'signed' as never })).rejects.toThrow(/labels/);
   });
   it("'dpsgd' and 'objective' delegate to DpSgdClassifier and LogisticRegressionDP (the accountant is passed through)", async () => {
     const accountant = new PrivacyAccountant({ eps: 100, delta: 1e-3 });
