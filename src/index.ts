@@ -82,6 +82,7 @@ export type { NoiseSpec } from './mechanisms/noise.js';
 export type { LpBackend, LpProblem, LpResult, LpSession, LpSolveOptions, LpStatus, NewColumns, SparseRows } from './optimize/lp.js';
 
 // Accountants, composition and privacy-loss distributions
+export type { Accountant } from './accounting/accountant-interface.js';
 export { PrivacyAccountant, type AccountantOptions, type LedgerEntry, type Neighbors, type PrivacyCost, type SpendRequest } from './accounting/accountant.js';
 export { spendParallel, sequentialComposition, parallelComposition, advancedComposition, optimalComposition } from './accounting/composition.js';
 export { discreteGaussianPld, type DiscreteGaussianPldOptions } from './accounting/pld/discrete-gaussian.js';

@@ -2,7 +2,8 @@
  * What every release function shares: the options `{ rng, accountant }`, the statement of the
  * guarantee, and {@link runRelease}, the check-then-spend wrapper.
  */
-import type { Neighbors, PrivacyAccountant, SpendRequest } from './accounting/accountant.js';
+import type { Neighbors, SpendRequest } from './accounting/accountant.js';
+import type { Accountant } from './accounting/accountant-interface.js';
 import { InvalidArgumentError } from './errors.js';
 import { resolveRng, type Rng } from './random/rng.js';
 
@@ -24,12 +25,12 @@ export interface ReleaseOptions {
    * When omitted, the default accountant of {@link setDefaultAccountant} is used, if one is set;
    * `null` means no accountant even then (for releases that are accounted for by their caller).
    */
-  accountant?: PrivacyAccountant | null;
+  accountant?: Accountant | null;
   /** A name for the ledger entry. */
   name?: string;
 }
 
-let defaultAccountant: PrivacyAccountant | undefined;
+let defaultAccountant: Accountant | undefined;
 
 /**
  * Sets the accountant every release of this module instance uses when its options give no
@@ -57,11 +58,11 @@ let defaultAccountant: PrivacyAccountant | undefined;
  * setDefaultAccountant(previous);
  * ```
  */
-export function setDefaultAccountant(accountant: PrivacyAccountant | undefined): PrivacyAccountant | undefined {
+export function setDefaultAccountant(accountant: Accountant | undefined): Accountant | undefined {
   if (accountant !== undefined) {
     const a = accountant as { check?: unknown; spend?: unknown; costOf?: unknown } | null;
     if (typeof a !== 'object' || a === null || typeof a.check !== 'function' || typeof a.spend !== 'function' || typeof a.costOf !== 'function') {
-      throw new InvalidArgumentError('accountant', 'must be a PrivacyAccountant or undefined', accountant);
+      throw new InvalidArgumentError('accountant', 'must be an accountant (PrivacyAccountant, ZcdpFilter) or undefined', accountant);
     }
   }
   const previous = defaultAccountant;
@@ -80,12 +81,12 @@ export function setDefaultAccountant(accountant: PrivacyAccountant | undefined):
  * console.log(getDefaultAccountant()); // undefined unless setDefaultAccountant was called
  * ```
  */
-export function getDefaultAccountant(): PrivacyAccountant | undefined {
+export function getDefaultAccountant(): Accountant | undefined {
   return defaultAccountant;
 }
 
 /** The accountant a release charges: its `accountant` option, else the default (none for `null`). */
-export function resolveAccountant(opts: { accountant?: PrivacyAccountant | null } | undefined): PrivacyAccountant | undefined {
+export function resolveAccountant(opts: { accountant?: Accountant | null } | undefined): Accountant | undefined {
   const a = opts?.accountant;
   if (a === null) return undefined;
   return a ?? defaultAccountant;
@@ -234,7 +235,7 @@ export function runSingle<T>(opts: ReleaseOptions | undefined, request: SpendReq
 const NO_MARKS: Pick<RunSpec<unknown>, 'failureMark' | 'failedMechanism' | 'resultMark'> = Object.freeze({});
 
 /** Steps 2-4 of {@link runChecked}: check the total, compute, spend (module-level steps, no closure per release). */
-function runRequests<T>(accountant: PrivacyAccountant | undefined, rng: Rng, label: string, requests: SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism' | 'resultMark'>, compute: (rng: Rng) => T): T {
+function runRequests<T>(accountant: Accountant | undefined, rng: Rng, label: string, requests: SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism' | 'resultMark'>, compute: (rng: Rng) => T): T {
   if (accountant) {
     if (requests.length === 1) accountant.check(requests[0]!);
     else {
@@ -266,13 +267,13 @@ function runRequests<T>(accountant: PrivacyAccountant | undefined, rng: Rng, lab
 }
 
 /** Spends every request, marked `mechanism (mark)` when a mark is given. */
-function spendAll(accountant: PrivacyAccountant | undefined, requests: readonly SpendRequest[], mark: string | undefined): void {
+function spendAll(accountant: Accountant | undefined, requests: readonly SpendRequest[], mark: string | undefined): void {
   if (!accountant) return;
   for (const r of requests) accountant.spend(mark === undefined ? r : { ...r, mechanism: `${r.mechanism ?? r.name} (${mark})` });
 }
 
 /** A failure after the check: charged (marked), then rethrown value-free. */
-function failRun<T>(accountant: PrivacyAccountant | undefined, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism'>, e: unknown): never {
+function failRun<T>(accountant: Accountant | undefined, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism'>, e: unknown): never {
   if (spec.failedMechanism !== undefined) {
     if (accountant) for (const r of requests) accountant.spend({ ...r, mechanism: spec.failedMechanism });
   } else spendAll(accountant, requests, spec.failureMark ? spec.failureMark(e) : 'failed');
@@ -280,7 +281,7 @@ function failRun<T>(accountant: PrivacyAccountant | undefined, requests: readonl
 }
 
 /** A success: charged (with the result's mark, if any) and returned. */
-function finishRun<T>(accountant: PrivacyAccountant | undefined, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'resultMark'>, result: Awaited<T>): Awaited<T> {
+function finishRun<T>(accountant: Accountant | undefined, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'resultMark'>, result: Awaited<T>): Awaited<T> {
   spendAll(accountant, requests, spec.resultMark?.(result));
   return result;
 }

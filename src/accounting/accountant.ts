@@ -22,6 +22,7 @@ import { checkOptions, optionSpec } from '../options.js';
 import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
 import { checkDelta, checkEpsilon, checkNeighbors, checkNonNegative } from '../validation.js';
 import { checkPrivacyUnit } from '../privacy-unit.js';
+import type { Accountant } from './accountant-interface.js';
 
 /** Neighbouring relation of a guarantee: replace one record (bounded) or add/remove one (unbounded). */
 export type Neighbors = 'bounded' | 'unbounded';
@@ -89,7 +90,7 @@ const SLACK = 1e-12;
  * console.log(budget.remaining()); // { eps: 0.5, delta: 1e-6 }
  * ```
  */
-export class PrivacyAccountant {
+export class PrivacyAccountant implements Accountant {
   readonly budget: PrivacyCost;
   /** The neighbour relation of the budget; releases for the other relation are converted (see above). */
   readonly neighbors: Neighbors;

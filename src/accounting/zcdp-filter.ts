@@ -36,6 +36,7 @@ import { analyticGaussianSigma } from '../mechanisms/gaussian-calibration.js';
 import { checkOptions, optionSpec } from '../options.js';
 import { checkDelta, checkEpsilon, checkNeighbors, checkNonNegative } from '../validation.js';
 import type { Neighbors, PrivacyCost } from './accountant.js';
+import type { Accountant } from './accountant-interface.js';
 import { zcdpToDp } from './zcdp.js';
 
 /** What a release asks the filter for. */
@@ -138,7 +139,7 @@ export function zcdpBudget(eps: number, delta: number): number {
  * console.log(budget.spent()); // ten releases of eps 0.3 fit a budget of eps 1
  * ```
  */
-export class ZcdpFilter {
+export class ZcdpFilter implements Accountant {
   /** The (eps, delta) budget. */
   readonly budget: PrivacyCost;
   /** The rho budget derived from it. */

@@ -4,7 +4,7 @@
  * the normal equations by post-processing with the Moore-Penrose pseudo-inverse (their Equation 4).
  */
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
-import type { PrivacyAccountant } from '../accounting/accountant.js';
+import type { Accountant } from '../accounting/accountant-interface.js';
 import { InvalidArgumentError } from '../errors.js';
 import { requireFitted } from './fitted.js';
 import { symmetricPinv } from '../math/symmetric-eigen.js';
@@ -287,7 +287,7 @@ export class FunctionalLinearRegressionDP {
    * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
    * @throws {@link BudgetExceededError} when the accountant cannot pay eps; nothing is spent.
    */
-  fit(X: ReadonlyArray<ArrayLike<number>>, y: ArrayLike<number>, opts: { rng?: Rng; accountant?: PrivacyAccountant; name?: string } = {}): this {
+  fit(X: ReadonlyArray<ArrayLike<number>>, y: ArrayLike<number>, opts: { rng?: Rng; accountant?: Accountant; name?: string } = {}): this {
     checkOptionKeys('FunctionalLinearRegressionDP.fit', opts, RELEASE_OPTION_RULES);
     if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object', opts);
     const shape = checkRowShape(X, false);

@@ -3,7 +3,7 @@
  * Algorithm 2 and Section 4.1, with any of the l1, l2 or l-infinity K-norm mechanisms.
  */
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
-import type { PrivacyAccountant } from '../accounting/accountant.js';
+import type { Accountant } from '../accounting/accountant-interface.js';
 import { ConvergenceError, InvalidArgumentError } from '../errors.js';
 import { requireFitted } from './fitted.js';
 import { sampleKNormNoise } from '../mechanisms/knorm/sample.js';
@@ -29,7 +29,7 @@ export interface KNormLogisticOptions {
 
 export interface KNormFitOptions {
   rng?: Rng;
-  accountant?: PrivacyAccountant;
+  accountant?: Accountant;
   name?: string;
   /** Prepend a column of 1s (an intercept; it is in [-1, 1] and counts in m). Default false. */
   addBias?: boolean;

@@ -40,9 +40,6 @@ const DOCUMENTED_CLASSES: Record<string, string[]> = {
  * when one of them typechecks again, so the entry is removed with the fix).
  */
 const TYPE_ERRORS_KNOWN: Record<string, string> = {
-  // Release options type `accountant` as PrivacyAccountant, so a ZcdpFilter (accepted at run time,
-  // "a drop-in accountant") needs a cast in TypeScript.
-  ZcdpFilter: "Type 'ZcdpFilter' is missing the following properties from type 'PrivacyAccountant'",
 };
 
 /** Methods inherited from an abstract root class, documented there. */
