@@ -72,6 +72,18 @@ class Located {
     }
     throw new SchemaError(this.file, 0, 0, keyName(p), message);
   }
+
+  /** A warning located like {@link Located.fail}'s errors (`file:line:col: key message`), not thrown. */
+  note(p: KeyPath, message: string): string {
+    for (let i = p.length; i >= 0; i--) {
+      const node = (i === 0 ? this.doc.contents : this.doc.getIn(p.slice(0, i), true)) as YamlNode | null | undefined;
+      if (node && typeof node === 'object' && node.range) {
+        const pos = this.lc.linePos(node.range[0]);
+        return `${this.file}:${pos.line}:${pos.col}: ${keyName(p)} ${message}`;
+      }
+    }
+    return `${this.file}: ${keyName(p)} ${message}`;
+  }
 }
 
 function show(v: unknown): string {
@@ -301,7 +313,7 @@ const RELEASE_KEYS: Record<StatName, readonly string[]> = {
   sd: ['column', 'by', 'n'],
   cov: ['columns', 'n'],
   quantile: ['column', 'probs'],
-  histogram: ['column', 'bins', 'edges', 'normalize'],
+  histogram: ['column', 'breaks', 'bins', 'edges', 'normalize'],
   table: ['columns'],
   logistic_regression: ['features', 'label', 'positive', 'gamma', 'perturbation'],
   svm: ['features', 'label', 'positive', 'gamma', 'perturbation'],
@@ -342,7 +354,7 @@ const MAX_BOUND = 1_000_000;
 export const DEFAULT_SELECT_SHARE = 0.5;
 export const DEFAULT_BOUNDS_SHARE = 0.1;
 
-function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema, unit?: UnitDefaults): ReleaseSpec {
+function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema, unit: UnitDefaults | undefined, warn: (message: string) => void): ReleaseSpec {
   const at: KeyPath = ['releases', i];
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) loc.fail(at, `must be a mapping with a "stat", got ${show(raw)}`);
   const o = raw as Record<string, unknown>;
@@ -538,15 +550,21 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema,
     case 'histogram': {
       const column = r.string('column');
       const c = needColumn(loc, schema, column, [...at, 'column'], 'numeric') as NumericColumn;
-      const edges = r.numbers('edges', { min: 2, increasing: true });
-      const bins = r.has('bins') ? r.int('bins', 1, 10000) : undefined;
-      if (edges && bins !== undefined) loc.fail([...at, 'bins'], 'cannot be given together with edges');
+      // `breaks`: a number of equal-width bins or the list of edges (the library's histogramDP word);
+      // `bins` and `edges` are deprecated aliases that still work, with a warning.
+      const given = (['breaks', 'bins', 'edges'] as const).filter((k) => r.has(k));
+      if (given.length > 1) loc.fail([...at, given[1]!], `cannot be given together with ${given[0]}`);
+      const key = given[0] ?? 'breaks';
+      if (key !== 'breaks') warn(loc.note([...at, key], `is deprecated; use breaks (a number of equal-width bins, or the list of edges)`));
+      const asEdges = key === 'edges' || (key === 'breaks' && Array.isArray(r.obj.breaks));
+      const edges = asEdges ? r.numbers(key, { min: 2, increasing: true }) : undefined;
+      const bins = !asEdges && r.has(key) ? r.int(key, 1, 10000) : undefined;
       if (edges && (edges[0] !== c.lower || edges[edges.length - 1] !== c.upper)) {
-        loc.fail([...at, 'edges'], `must start at the public lower bound ${c.lower} and end at the upper bound ${c.upper} of "${column}"`);
+        loc.fail([...at, key], `must start at the public lower bound ${c.lower} and end at the upper bound ${c.upper} of "${column}"`);
       }
       const normalize = r.bool('normalize', false);
       if (unit && normalize) loc.fail([...at, 'normalize'], 'is not supported with privacy_unit');
-      if (unit && edges && r.has('bounds')) loc.fail([...at, 'edges'], 'cannot be given with bounds: auto (the bins are equal-width on the private bounds)');
+      if (unit && edges && r.has('bounds')) loc.fail([...at, key], 'cannot be given with bounds: auto (the bins are equal-width on the private bounds)');
       const unitBounds = unitBoundsFor(undefined, { value: true, bins: edges ? edges.length - 1 : (bins ?? c.bins) });
       return { ...base, stat: s, name: r.string('name', `histogram(${column})`), column, bins, edges, normalize, mechanism, ...(unitBounds ? { unitBounds } : {}) };
     }
@@ -671,7 +689,8 @@ export function loadAnalysis(file: string): Analysis {
   } else {
     for (const k of ['max_partitions', 'max_rows']) if (top.has(k)) loc.fail([k], 'needs a privacy unit: declare privacy_unit: <column>');
   }
-  const releases = (rel as unknown[]).map((x, i) => parseRelease(loc, x, i, schemaOk, unit));
+  const warnings: string[] = [];
+  const releases = (rel as unknown[]).map((x, i) => parseRelease(loc, x, i, schemaOk, unit, (m) => warnings.push(m)));
   releases.forEach((r, i) => {
     if (budget.neighbors === 'unbounded' && r.neighbors === 'bounded') {
       loc.fail(
@@ -685,7 +704,7 @@ export function loadAnalysis(file: string): Analysis {
     if (names.has(r.name)) loc.fail(['releases', i, 'name'], `repeats the name "${r.name}" of releases[${names.get(r.name)}]; give each release a distinct name`);
     names.set(r.name, i);
   });
-  return { file, title: top.string('title', path.basename(file)), data, schema: schemaOk, budget, ...(unit ? { privacyUnit: unit.column } : {}), ledger, outDir, alpha, releases };
+  return { file, title: top.string('title', path.basename(file)), data, schema: schemaOk, budget, ...(unit ? { privacyUnit: unit.column } : {}), ledger, outDir, alpha, releases, ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /**

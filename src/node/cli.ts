@@ -900,6 +900,7 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     )
     .action(async (file: string, opts: { dryRun?: boolean; ledger?: string; out?: string; quiet?: boolean; json?: boolean; wide?: boolean; reuse?: boolean }) => {
       const a = loadAnalysis(file);
+      for (const w of a.warnings ?? []) io.err(`dpkit: warning: ${w}`);
       setCode(await execute(a, { ...opts, debug: Boolean(program.opts().debug), outSetting: opts.out ? '--out' : 'output.dir' }, io));
     });
 

@@ -67,7 +67,7 @@ export function analysisSkeleton(dataFromAnalysis: string, schemaFromAnalysis: s
   ];
   if (num) {
     lines.push(`  - { stat: mean, column: ${yamlText(num.name)}, eps: 0.3 }`);
-    lines.push(`  - { stat: histogram, column: ${yamlText(num.name)}, bins: 10, eps: 0.3 }`);
+    lines.push(`  - { stat: histogram, column: ${yamlText(num.name)}, breaks: 10, eps: 0.3 }`);
   }
   if (cat) lines.push(`  - { stat: table, columns: [${yamlText(cat.name)}], eps: 0.3 }`);
   return `${lines.join('\n')}\n`;

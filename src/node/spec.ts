@@ -122,6 +122,8 @@ export interface Analysis {
   /** Level of the accuracy intervals: (1 - alpha). */
   alpha: number;
   releases: ReleaseSpec[];
+  /** Warnings about the file itself (deprecated keys), located `file:line:col: key ...`; printed on stderr. */
+  warnings?: string[];
 }
 
 /** One private result, as printed, written to results.json and drawn in the report. */

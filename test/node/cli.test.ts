@@ -48,7 +48,7 @@ const SMALL = `  - stat: mean
     eps: 0.3
   - stat: histogram
     column: hours_per_week
-    bins: 4
+    breaks: 4
     eps: 0.2
 `;
 
@@ -228,7 +228,7 @@ describe('dpkit run: neighbour relations (the ledger holds one; releases for the
     eps: 0.1
   - stat: histogram
     column: hours_per_week
-    bins: 4
+    breaks: 4
     eps: 0.2
 `;
   const withDelta = (file: string) => fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('  eps: 1\n', '  eps: 1\n  delta: 1.0e-6\n'));
@@ -575,5 +575,53 @@ describe('dpkit run: --debug', () => {
     expect(r.err.join('\n')).toMatch(/dpkit: debug: original error \(stderr only, never written to a file\): age needs at least 2 non-missing values/);
     expect(r.out).not.toMatch(/debug/);
     expect(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8')).not.toMatch(/debug|stack|at execute/);
+  });
+});
+
+describe('dpkit run: histogram breaks (bins and edges are deprecated aliases)', () => {
+  const hist = (key: string, value: string) => `  - stat: histogram
+    column: hours_per_week
+    ${key}: ${value}
+    eps: 0.2
+`;
+  /** The dry-run plan (--json) and stderr of one histogram release written with `key: value`. */
+  async function plan(dir: string, key: string, value: string) {
+    const file = analysis(dir, hist(key, value));
+    const r = await cli('run', file, '--dry-run', '--json');
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    return { plan: r.out, err: r.err };
+  }
+
+  it('breaks: a number plans the same release as bins:, which warns once on stderr naming breaks', async () => {
+    const dir = tmpDir();
+    const withBreaks = await plan(dir, 'breaks', '4');
+    const withBins = await plan(dir, 'bins', '4');
+    expect(withBreaks.err).toEqual([]);
+    expect(withBins.plan).toBe(withBreaks.plan);
+    expect(withBins.err).toEqual([`dpkit: warning: ${path.join(dir, 'a.analysis.yaml')}:13:11: releases[0].bins is deprecated; use breaks (a number of equal-width bins, or the list of edges)`]);
+    expect(withBreaks.plan).toMatch(/"bins": 4/);
+  });
+
+  it('breaks: a list of edges plans the same release as edges:, which warns once on stderr naming breaks', async () => {
+    const dir = tmpDir();
+    const withBreaks = await plan(dir, 'breaks', '[1, 20, 35, 40, 45, 60, 99]');
+    const withEdges = await plan(dir, 'edges', '[1, 20, 35, 40, 45, 60, 99]');
+    expect(withBreaks.err).toEqual([]);
+    expect(withEdges.plan).toBe(withBreaks.plan);
+    expect(withEdges.err).toEqual([`dpkit: warning: ${path.join(dir, 'a.analysis.yaml')}:13:12: releases[0].edges is deprecated; use breaks (a number of equal-width bins, or the list of edges)`]);
+    expect(withBreaks.plan).toMatch(/"edges": \[\s*1,/);
+  });
+
+  it('breaks with bins or edges, or edges off the public bounds, is a located error (exit 2, nothing spent)', async () => {
+    const dir = tmpDir();
+    const both = analysis(dir, `${hist('breaks', '4')}    bins: 4\n`);
+    const r = await cli('run', both, '--dry-run');
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err.join('\n')).toMatch(/releases\[0\]\.bins cannot be given together with breaks/);
+    const off = analysis(dir, hist('breaks', '[0, 50, 99]'));
+    const r2 = await cli('run', off, '--dry-run');
+    expect(r2.code).toBe(EXIT.usage);
+    expect(r2.err.join('\n')).toMatch(/releases\[0\]\.breaks must start at the public lower bound 1 and end at the upper bound 99/);
+    expect(fs.existsSync(path.join(dir, 'ledger'))).toBe(false);
   });
 });
