@@ -99,7 +99,15 @@ export interface GroupByDPOptions extends ReleaseOptions {
   keys?: readonly GroupKey[];
   /** Private key selection with its own budget. */
   selectKeys?: GroupKeySelection;
-  /** Histogram/quantile bins on [lower, upper] (default 10 for histogram, 100 for quantile). */
+  /**
+   * The number of equal-width histogram/quantile bins on [lower, upper] (default 10 for histogram,
+   * 100 for quantile); the word of histogramDP (explicit edges are not supported here).
+   */
+  breaks?: number;
+  /**
+   * Deprecated alias of `breaks`: accepted, with a one-time `console.warn` naming `breaks`; give one
+   * of `bins` and `breaks`, not both.
+   */
   bins?: number;
   /** Quantile probabilities (default 0.5). */
   probs?: number | readonly number[];
@@ -160,11 +168,21 @@ const OPTIONS = optionSpec<GroupByDPOptions>({
   perUnitClamp: 'object',
   keys: true,
   selectKeys: 'object',
+  breaks: true,
   bins: true,
   probs: true,
   privacyUnit: 'string',
   details: 'boolean',
 });
+
+let binsWarned = false;
+
+/** The one-time warning of the `bins` alias (an option name, public: nothing about the data). */
+function warnBinsAlias(): void {
+  if (binsWarned) return;
+  binsWarned = true;
+  console.warn("dpkit: groupByDP's option 'bins' is a deprecated alias; use 'breaks' (the number of equal-width bins), as histogramDP. This warning is shown once.");
+}
 
 /** Most public keys, bins and quantile probabilities accepted (a sanity limit). */
 export const MAX_KEYS = 1_000_000;
@@ -223,8 +241,14 @@ function parse(o: GroupByDPOptions, valueColumn = true): Parsed {
   } else if ((valueColumn && o.value !== undefined) || o.lower !== undefined || o.upper !== undefined || o.perUnitClamp !== undefined) {
     throw new InvalidArgumentError('value/lower/upper/perUnitClamp', "are not used by statistic 'count'");
   }
-  if (stat === 'histogram' || stat === 'quantile') out.bins = o.bins === undefined ? (stat === 'histogram' ? 10 : 100) : checkInteger(o.bins, 'bins', 1, MAX_BINS);
-  else if (o.bins !== undefined) throw new InvalidArgumentError('bins', `is not used by statistic '${stat}'`);
+  if (o.bins !== undefined && o.breaks !== undefined) throw new InvalidArgumentError('bins', 'is an alias of breaks (a number of bins): give one of bins and breaks, not both');
+  const binsKey = o.bins !== undefined ? 'bins' : 'breaks';
+  const nBins = o.bins ?? o.breaks;
+  if (stat === 'histogram' || stat === 'quantile') {
+    if (o.breaks !== undefined && typeof o.breaks !== 'number') throw new InvalidArgumentError('breaks', 'must be an integer number of equal-width bins (groupByDP does not take explicit edges)', o.breaks);
+    out.bins = nBins === undefined ? (stat === 'histogram' ? 10 : 100) : checkInteger(nBins, binsKey, 1, MAX_BINS);
+    if (o.bins !== undefined) warnBinsAlias();
+  } else if (nBins !== undefined) throw new InvalidArgumentError(binsKey, `is not used by statistic '${stat}'`);
   if (stat === 'quantile') {
     const ps = o.probs === undefined ? [0.5] : typeof o.probs === 'number' ? [o.probs] : Array.isArray(o.probs) ? (o.probs as number[]) : undefined;
     if (ps === undefined || ps.length === 0 || ps.length > MAX_BINS) throw new InvalidArgumentError('probs', 'must be a number or a non-empty array of numbers in [0, 1]', o.probs);
@@ -269,7 +293,7 @@ function partPlan(p: Parsed, share: number, l1: number, l2: number, maxAbs: numb
  * @param rows The private rows (objects with the unit, key and value columns).
  * @param opts `unit`, `by`, `value` (the columns), `statistic`, `eps` (and `delta`, `mechanism`, `typeDP`, `noise`); the PUBLIC
  *   contribution bounds `maxPartitions` and `maxRows`, the value clamp `lower`/`upper` or `perUnitClamp`; exactly one of the public
- *   `keys` and `selectKeys` (private selection with its own budget); `bins`, `probs`, `privacyUnit`, `rng`, `accountant`, `details`.
+ *   `keys` and `selectKeys` (private selection with its own budget); `breaks` (`bins`, a deprecated alias), `probs`, `privacyUnit`, `rng`, `accountant`, `details`.
  * @returns `{ keys, values }` (one value, or one array, per key); with `details: true` the {@link GroupedRelease}.
  * @throws {@link InvalidArgumentError} when an option is out of its domain or a column name is missing, before anything is spent;
  *   after the budget check (charged, value-free) when a row, unit, key or value is invalid.
@@ -591,7 +615,7 @@ export interface GroupAggregateInput {
   sc?: ArrayLike<number>;
 }
 
-export type GroupAggregateOptions = Omit<GroupByDPOptions, 'unit' | 'by' | 'value' | 'statistic' | 'bins' | 'probs' | 'privacyUnit'> & {
+export type GroupAggregateOptions = Omit<GroupByDPOptions, 'unit' | 'by' | 'value' | 'statistic' | 'breaks' | 'bins' | 'probs' | 'privacyUnit'> & {
   statistic: 'count' | 'sum' | 'mean' | 'variance' | 'sd';
   /** The privacy unit the aggregates were bounded by (stated in the guarantee). */
   privacyUnit: string;

@@ -133,9 +133,9 @@ describe('groupByDP: accuracy and intervals', () => {
     const sd = Math.sqrt(ys.reduce((a, x) => a + (x - mean) ** 2, 0) / ys.length);
     expect(Math.abs((groupByDP(rows, { ...o, statistic: 'sum' }).values as number[])[0]! - mean * ys.length)).toBeLessThan(3);
     expect(Math.abs((groupByDP(rows, { ...o, statistic: 'sd' }).values as number[])[0]! - sd)).toBeLessThan(0.05);
-    const h = groupByDP(rows, { ...o, statistic: 'histogram', bins: 6 }).values as number[][];
+    const h = groupByDP(rows, { ...o, statistic: 'histogram', breaks: 6 }).values as number[][];
     expect(h[0]).toEqual([0, 80, 80, 80, 80, 80]);
-    const q = groupByDP(rows, { ...o, statistic: 'quantile', bins: 60, probs: [0.1, 0.5, 0.9] }).values as number[][];
+    const q = groupByDP(rows, { ...o, statistic: 'quantile', breaks: 60, probs: [0.1, 0.5, 0.9] }).values as number[][];
     expect(q[0]![1]).toBeGreaterThan(2.9);
     expect(q[0]![1]).toBeLessThan(3.2);
   });
