@@ -15,6 +15,7 @@ import { PrivacyAccountant, type Neighbors, type PrivacyCost } from '../accounti
 import type { ClickHouseSourceSpec, DataSourceSpec, MissingPolicy } from './data.js';
 import { checkClickHouseSpec } from './engine/clickhouse.js';
 import { checkSqlText } from './engine/duckdb.js';
+import { releaseClaim } from './claim.js';
 import { modelGuarantee, type ModelParams } from './models.js';
 import { checkPrivacyUnit } from '../privacy-unit.js';
 import type { Analysis, CategoricalColumn, ColumnSchema, DataSchema, NoiseMechanism, NumericColumn, ReleaseSpec, StatName, UnitBounds } from './spec.js';
@@ -707,19 +708,8 @@ export function loadAnalysis(file: string): Analysis {
   return { file, title: top.string('title', path.basename(file)), data, schema: schemaOk, budget, ...(unit ? { privacyUnit: unit.column } : {}), ledger, outDir, alpha, releases, ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
-/**
- * The guarantee a release claims: its own (eps, delta) and neighbour relation; for a model, the
- * guarantee its class states (`model.guarantee`, see models.ts), whatever the spec says.
- */
-export function releaseClaim(r: ReleaseSpec): PrivacyCost & { neighbors: Neighbors; name: string; privacyUnit?: string } {
-  if (r.stat === 'linear_regression' || r.stat === 'logistic_regression' || r.stat === 'svm') {
-    const g = modelGuarantee(r);
-    return { name: r.name, eps: g.eps, delta: g.delta, neighbors: g.neighbors };
-  }
-  // A per-unit release: its eps includes the key-selection and bounds shares; its delta the selection's.
-  if (r.unitBounds) return { name: r.name, eps: r.eps, delta: r.delta + (r.unitBounds.selectKeys?.delta ?? 0), neighbors: 'unbounded', privacyUnit: r.unitBounds.unit };
-  return { name: r.name, eps: r.eps, delta: r.delta, neighbors: r.neighbors };
-}
+/** The guarantee a release claims (claim.ts, browser-safe so the studio shares it). */
+export { releaseClaim };
 
 /**
  * The privacy cost of a release as charged to a ledger whose budget is for `ledger` neighbours

@@ -1,10 +1,10 @@
 /**
  * The studio's plan: the releases of the CLI's analysis files (the same fields, the same defaults)
  * restricted to what the studio offers (count, mean, sd, variance, quantile, histogram, table,
- * grouped count and mean), planned with the core's data-free plans (src/statistics) and applied to
- * the sufficient statistics of ./data.ts. Each spec kind is planned as `dpkit run` plans it
- * (src/node/execute.ts, which is Node-side), so a plan gives the same values in the page and with
- * the CLI for the same random stream; the end-to-end test checks this value for value.
+ * grouped count and mean and the two regressions). A release is planned and run by the CLI's own
+ * spec-to-plan code (src/node/spec-plans.ts, browser-safe) on the sufficient statistics of ./data.ts,
+ * so a plan gives the same values in the page and with `dpkit run` for the same random stream; the
+ * end-to-end tests check this value for value.
  *
  * Everything a preview shows (mechanism, sensitivity, noise scale, 95% half-width) comes from the
  * plans' public inputs: eps, delta, the neighbour relation, the declared bounds and levels, and
@@ -13,22 +13,22 @@
  */
 import type { Neighbors } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { gridMaxAbs, gridWidth } from '../../src/node/engine/engine.js';
-import { fitModel, modelGuarantee, type ModelParams } from '../../src/node/models.js';
+import { modelGuarantee, type ModelParams } from '../../src/node/models.js';
 import type { DataEngine } from '../../src/node/data.js';
+import { equalEdges, gridRange, groupSumsPlans, noiseOptions, noiseOpts, planRelease } from '../../src/node/spec-plans.js';
 import type { DataSchema, ReleaseSpec as CliReleaseSpec } from '../../src/node/spec.js';
 import type { Rng } from '../../src/random/rng.js';
-import type { Release } from '../../src/release.js';
 import type { ReportRelease } from '../../src/report/release.js';
-import { parseNoiseOptions, type ParsedNoise } from '../../src/statistics/common.js';
 import { countsPlan, planHistogram } from '../../src/statistics/histogram.js';
 import { planMean } from '../../src/statistics/mean.js';
-import { planNoise, scalarPlan, vectorPlan } from '../../src/statistics/noise.js';
-import type { ClampedRange, ReleasePlan } from '../../src/statistics/plan.js';
+import { planNoise, scalarPlan } from '../../src/statistics/noise.js';
+import type { ReleasePlan } from '../../src/statistics/plan.js';
 import { planQuantile } from '../../src/statistics/quantile.js';
 import { planTable } from '../../src/statistics/table.js';
 import { planVariance } from '../../src/statistics/variance.js';
 import type { CategoricalSpec, Dataset, Missing, NumericSpec } from './data.js';
+
+export { equalEdges };
 
 export type Mechanism = 'laplace' | 'gaussian' | 'analytic';
 export type ModelStat = 'linear_regression' | 'logistic_regression';
@@ -108,13 +108,6 @@ export interface Preview {
 /** The public sizes the bounded plans use: the non-missing count of each numeric column. */
 export type PublicSizes = (column: string, missing: Missing) => number;
 
-function noiseOptions(r: ReleaseSpec) {
-  return { eps: r.eps, mechanism: r.mechanism, ...(r.mechanism === 'laplace' ? {} : { delta: r.delta }), neighbors: r.neighbors, noise: 'safe' as const };
-}
-function noiseOpts(r: ReleaseSpec): ParsedNoise {
-  return parseNoiseOptions(noiseOptions(r));
-}
-
 export function numericCol(schema: Schema, column: string | undefined, what = 'column'): NumericSpec & { bins: number } {
   const c = column === undefined ? undefined : schema.get(column);
   if (!c || c.type !== 'numeric') throw new InvalidArgumentError(what, `"${column ?? ''}" must be a numeric column with declared bounds`);
@@ -125,37 +118,6 @@ export function categoricalCol(schema: Schema, column: string | undefined, what 
   if (!c || c.type !== 'categorical') throw new InvalidArgumentError(what, `"${column ?? ''}" must be a categorical column with declared levels`);
   if (c.levels.length === 0) throw new InvalidArgumentError(what, `"${column}" has no declared levels`);
   return { column: column!, levels: c.levels, missing: c.missing };
-}
-
-function gridRange(q: NumericSpec): ClampedRange {
-  return { width: gridWidth(q.lower, q.upper), maxAbs: gridMaxAbs(q.lower, q.upper) };
-}
-
-/** Equal-width public edges from the bounds (never from the data). */
-export function equalEdges(lower: number, upper: number, bins: number): number[] {
-  const e: number[] = [];
-  for (let i = 0; i <= bins; i++) e.push(i === bins ? upper : lower + ((upper - lower) * i) / bins);
-  return e;
-}
-
-/**
- * The noise plans of a grouped mean (as the CLI's): a noisy count and a noisy clamped sum per public
- * level, (eps/2, delta/2) each over the whole partition (sequential composition gives (eps, delta)).
- * With M = max |g(x)| of the grid-rounded clamped values and w the grid width: counts have l1
- * sensitivity 2 (l2 sqrt 2) under replace-one (a record may leave one group and join another) and 1
- * under add/remove-one; sums 2M (l2 max(sqrt 2 M, w)) under replace-one and M under add/remove-one.
- */
-function groupSumsPlans(r: ReleaseSpec, q: NumericSpec, groups: number) {
-  const p = parseNoiseOptions({ ...noiseOptions(r), eps: r.eps / 2, ...(r.mechanism === 'laplace' ? {} : { delta: r.delta / 2 }) });
-  const M = gridMaxAbs(q.lower, q.upper);
-  const bounded = r.neighbors === 'bounded';
-  const countsL1 = bounded ? 2 : 1;
-  const sumsL1 = bounded ? 2 * M : M;
-  return {
-    counts: vectorPlan(p, r.neighbors, planNoise(p, countsL1, bounded ? Math.SQRT2 : 1), groups),
-    sums: vectorPlan(p, r.neighbors, planNoise(p, sumsL1, bounded ? Math.max(Math.SQRT2 * M, gridWidth(q.lower, q.upper)) : M), groups),
-    l1: [countsL1, sumsL1] as const,
-  };
 }
 
 /** The size a bounded plan uses (the column's non-missing count; public under replace-one neighbours). */
@@ -207,7 +169,7 @@ export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSize
       const q = numericCol(schema, r.column);
       if (r.by) {
         const g = categoricalCol(schema, r.by);
-        const pl = groupSumsPlans(r, q, g.levels.length);
+        const pl = groupSumsPlans({ ...r, lower: q.lower, upper: q.upper }, g.levels.length);
         return {
           mechanism: pl.counts.mechanism,
           sensitivity: [...pl.l1],
@@ -258,144 +220,89 @@ export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSize
   }
 }
 
-function base(r: ReleaseSpec, columns: string[], alpha: number): Pick<Result, 'name' | 'stat' | 'columns' | 'eps' | 'delta' | 'neighbors' | 'level' | 'notes'> {
-  return { name: r.name, stat: r.stat, columns, eps: r.eps, delta: r.delta, neighbors: r.neighbors, level: 1 - alpha, notes: [] };
+/** The CLI's schema of the studio's columns (the same declarations, named). */
+function cliSchema(schema: Schema): DataSchema {
+  return { file: 'studio', columns: new Map([...schema].map(([name, c]) => [name, { ...c, name }])) } as unknown as DataSchema;
 }
 
-function scalarFields(rel: Release<number>, alpha: number) {
-  const w = rel.noiseHalfWidth(alpha) as number;
-  return { mechanism: rel.mechanism, sensitivity: rel.sensitivity as number, scale: rel.scale as number, value: rel.value, interval: [rel.value - w, rel.value + w] as [number, number] };
+/** The analysis-file spec of a studio release, with the CLI's defaults (probs [0.5], normalize false, gamma 1). */
+function cliSpec(r: ReleaseSpec): CliReleaseSpec {
+  const b = { name: r.name, eps: r.eps, delta: r.delta, neighbors: r.neighbors, line: 0 };
+  const noisy = { ...b, mechanism: r.mechanism };
+  const by = r.by ? { by: r.by } : {};
+  const n = r.n !== undefined ? { n: r.n } : {};
+  switch (r.stat) {
+    case 'count':
+      return { ...noisy, stat: 'count', ...(r.column ? { column: r.column } : {}), ...by };
+    case 'mean':
+      return { ...noisy, stat: 'mean', column: r.column!, ...by, ...n };
+    case 'sd':
+    case 'variance':
+      return { ...noisy, stat: r.stat, column: r.column!, ...n };
+    case 'quantile':
+      return { ...b, stat: 'quantile', column: r.column!, probs: r.probs ?? [0.5] };
+    case 'histogram':
+      return { ...noisy, stat: 'histogram', column: r.column!, ...(r.bins !== undefined ? { bins: r.bins } : {}), ...(r.edges !== undefined ? { edges: r.edges } : {}), normalize: r.normalize ?? false };
+    case 'table':
+      return { ...noisy, stat: 'table', columns: r.columns ?? [] };
+    case 'linear_regression':
+    case 'logistic_regression': {
+      const claim = releaseClaim(r);
+      return (
+        r.stat === 'linear_regression'
+          ? { ...b, stat: r.stat, neighbors: claim.neighbors, features: r.features!, label: r.label!, gamma: r.gamma ?? 1 }
+          : { ...b, stat: r.stat, delta: 0, neighbors: claim.neighbors, features: r.features!, label: r.label!, positive: r.positive!, gamma: r.gamma ?? 1, perturbation: 'objective' }
+      ) as CliReleaseSpec;
+    }
+  }
 }
 
-function countFields(rel: Release<Float64Array>, alpha: number, normalize: boolean) {
-  const w = rel.noiseHalfWidth(alpha) as number;
-  const values = Array.from(rel.value);
-  return {
-    mechanism: rel.mechanism,
-    sensitivity: rel.sensitivity as number,
-    scale: rel.scale as number,
-    values,
-    intervals: normalize ? values.map(() => null) : values.map((v): [number, number] => [Math.max(0, v - w - 0.5), v + w + 0.5]),
+/** The studio's checks of a release's columns (located errors naming the field), before it is planned. */
+function checkColumns(r: ReleaseSpec, schema: Schema): void {
+  switch (r.stat) {
+    case 'count':
+      if (r.by) categoricalCol(schema, r.by);
+      else if (r.column && !schema.has(r.column)) throw new InvalidArgumentError('column', `"${r.column}" has no declared bounds or levels`);
+      return;
+    case 'mean':
+      numericCol(schema, r.column);
+      if (r.by) categoricalCol(schema, r.by);
+      return;
+    case 'table':
+      (r.columns ?? []).forEach((c, i) => categoricalCol(schema, c, `columns[${i}]`));
+      return;
+    case 'linear_regression':
+    case 'logistic_regression':
+      modelColumns(r, schema);
+      return;
+    default:
+      numericCol(schema, r.column);
+  }
+}
+
+/** The CLI's data engine over the page's data set: the same sufficient statistics (data.ts), computed in the page. */
+function datasetEngine(ds: Dataset): DataEngine {
+  const engine = {
+    rowCount: async () => ds.rows,
+    moments: async (reqs: readonly NumericSpec[]) => reqs.map((q) => ds.moments(q)),
+    groupedMoments: async (g: CategoricalSpec, q: NumericSpec) => ds.groupedMoments(g, q),
+    histograms: async (reqs: readonly (NumericSpec & { edges: number[]; uniform: boolean })[]) => reqs.map((h) => ds.histogram(h, h.edges, h.uniform)),
+    table: async (cols: readonly CategoricalSpec[]) => ds.table(cols),
+    sortedValues: async (q: NumericSpec) => ds.sortedValues(q),
+    numericColumns: async (reqs: readonly NumericSpec[]) => ds.numericColumns(reqs),
+    rowsWithLabel: async (reqs: readonly NumericSpec[], l: { column: string; positive: string; missing: Missing }) => ds.rowsWithLabel(reqs, l),
   };
-}
-
-function fmtEdge(x: number): string {
-  return Number.isInteger(x) ? String(x) : String(+x.toPrecision(4));
-}
-
-function crossLabels(levels: readonly (readonly string[])[]): string[] {
-  let out = [''];
-  for (const ls of levels) out = out.flatMap((p) => ls.map((l) => (p === '' ? l : `${p} × ${l}`)));
-  return out;
+  return engine as unknown as DataEngine;
 }
 
 /**
- * Applies a release to the data (after the page charged it): computes its sufficient statistic and
- * applies the plan, exactly as the CLI does for the same spec.
+ * Applies a release to the data (after the page charged it): the CLI's own plan of the spec
+ * (src/node/spec-plans.ts) run on the page's sufficient statistics, so the values are those of
+ * `dpkit run` for the same spec and random stream.
  */
 export async function runRelease(r: ReleaseSpec, schema: Schema, ds: Dataset, rng: Rng, alpha: number): Promise<Result> {
-  switch (r.stat) {
-    case 'linear_regression':
-    case 'logistic_regression':
-      return runModel(r, schema, ds, rng, alpha);
-    case 'count': {
-      const { grouped, plan } = countPlan(r, schema);
-      if (grouped) {
-        const counts = ds.table([grouped]);
-        const rel = (plan as ReleasePlan<Float64Array, Float64Array>).release(Float64Array.from(counts), rng);
-        return { ...base(r, [grouped.column], alpha), ...countFields(rel, alpha, false), labels: [...grouped.levels], notes: ['one count per public level (a partition: one budget for all cells)'] };
-      }
-      let n: number;
-      if (r.column) {
-        const c = schema.get(r.column);
-        if (!c) throw new InvalidArgumentError('column', `"${r.column}" has no declared bounds or levels`);
-        n = c.type === 'numeric' ? ds.moments({ column: r.column, lower: c.lower, upper: c.upper, missing: c.missing }).n : ds.table([{ column: r.column, levels: c.levels, missing: c.missing }]).reduce((a, b) => a + b, 0);
-      } else n = ds.rows;
-      return { ...base(r, r.column ? [r.column] : [], alpha), ...scalarFields((plan as ReleasePlan<number, number>).release(n, rng), alpha) };
-    }
-    case 'mean': {
-      const q = numericCol(schema, r.column);
-      if (r.by) return groupedMean(r, q, categoricalCol(schema, r.by), ds, rng, alpha);
-      const m = ds.moments(q);
-      if (m.n < 1) throw new InvalidArgumentError(q.column, 'has no non-missing values');
-      const plan = meanPlan(r, q, r.neighbors === 'bounded' ? m.n : undefined);
-      return { ...base(r, [q.column], alpha), ...scalarFields(plan.release({ sum: m.sum, count: m.n, mean: m.mean }, rng), alpha) };
-    }
-    case 'sd':
-    case 'variance': {
-      const q = numericCol(schema, r.column);
-      const m = ds.moments(q);
-      if (m.n < 2) throw new InvalidArgumentError(q.column, 'needs at least 2 non-missing values for a variance');
-      const rel = variancePlan(r, q, r.neighbors === 'bounded' ? m.n : undefined).releaseNoisy!({ variance: m.variance, count: m.n }, rng);
-      const raw = rel.value;
-      const w = rel.noiseHalfWidth(alpha) as number;
-      const lo = Math.max(0, raw - w);
-      const hi = Math.max(0, raw + w);
-      const v = Math.max(0, raw);
-      return {
-        ...base(r, [q.column], alpha),
-        mechanism: rel.mechanism,
-        sensitivity: rel.sensitivity as number,
-        scale: rel.scale as number,
-        value: r.stat === 'sd' ? Math.sqrt(v) : v,
-        interval: r.stat === 'sd' ? [Math.sqrt(lo), Math.sqrt(hi)] : [lo, hi],
-        notes: [r.stat === 'sd' ? 'square root of the private variance (clamped at 0)' : 'clamped at 0 (post-processing)'],
-      };
-    }
-    case 'quantile': {
-      const q = numericCol(schema, r.column);
-      const probs = r.probs ?? [0.5];
-      const epsEach = r.eps / probs.length;
-      const plans = probs.map((pr) => planQuantile({ eps: epsEach, lower: q.lower, upper: q.upper, neighbors: r.neighbors }, pr).releases[0]!);
-      const sorted = ds.sortedValues(q);
-      if (sorted.length < 1) throw new InvalidArgumentError(q.column, 'has no non-missing values');
-      const values = plans.map((plan) => plan.release(sorted, rng).value);
-      const res: Result = {
-        ...base(r, [q.column], alpha),
-        mechanism: 'exponential',
-        sensitivity: 1,
-        scale: 2 / epsEach,
-        labels: probs.map((pr) => `q${+(pr * 100).toFixed(2)}`),
-        values,
-        intervals: values.map(() => null),
-        notes: [
-          `Smith (2011) exponential mechanism, eps ${+epsEach.toPrecision(6)} per quantile (utility sensitivity 1); its error depends on the gaps in the data, so no data-independent interval is shown`,
-        ],
-      };
-      if (probs.length === 1) {
-        res.value = values[0]!;
-        delete res.labels;
-        delete res.values;
-        delete res.intervals;
-      }
-      return res;
-    }
-    case 'histogram': {
-      const q = numericCol(schema, r.column);
-      const { edges, plan } = histogramPlan(r, q);
-      const counts = ds.histogram(q, edges, r.edges === undefined);
-      const rel = plan.release(Float64Array.from(counts), rng);
-      return {
-        ...base(r, [q.column], alpha),
-        ...countFields({ ...rel, value: rel.value.counts }, alpha, r.normalize ?? false),
-        labels: counts.map((_, i) => `${fmtEdge(edges[i]!)}–${fmtEdge(edges[i + 1]!)}`),
-        edges,
-        notes: [r.normalize ? 'proportions of the clamped noisy counts' : 'bins (a, b] (the first includes its lower edge); negative counts clamped to 0 and rounded half-to-even; intervals are per bin'],
-      };
-    }
-    case 'table': {
-      const cols = (r.columns ?? []).map((c, i) => categoricalCol(schema, c, `columns[${i}]`));
-      const plan = planTable({ ...noiseOptions(r), levels: cols.map((c) => c.levels) }, cols.length).releases[0]!;
-      const counts = ds.table(cols);
-      const rel = plan.release({ levels: cols.map((c) => [...c.levels]), dims: cols.map((c) => c.levels.length), counts: Float64Array.from(counts) }, rng);
-      return {
-        ...base(r, cols.map((c) => c.column), alpha),
-        ...countFields({ ...rel, value: rel.value.counts }, alpha, false),
-        labels: crossLabels(cols.map((c) => c.levels)),
-        notes: ['every cell of the cross product of the public levels is released (zero cells included); rows with undeclared levels are not counted'],
-      };
-    }
-  }
+  checkColumns(r, schema);
+  return (await planRelease(cliSpec(r), cliSchema(schema)).run(datasetEngine(ds), rng, alpha)) as Result;
 }
 
 /** The numeric features and the label of a regression (numeric for linear, categorical for logistic). */
@@ -406,76 +313,6 @@ function modelColumns(r: ReleaseSpec, schema: Schema) {
   const label = categoricalCol(schema, r.label, 'label');
   if (r.positive === undefined || !label.levels.includes(r.positive)) throw new InvalidArgumentError('positive', `must be one of the levels of "${label.column}"`);
   return { features, label };
-}
-
-/**
- * A regression, fitted by the CLI's own model code (src/node/models.ts: KST objective perturbation
- * for linear regression, CMS objective perturbation for logistic regression) on the rows of the
- * data set in the engine's canonical order; result fields as `dpkit run` gives them.
- */
-async function runModel(r: ReleaseSpec, schema: Schema, ds: Dataset, rng: Rng, alpha: number): Promise<Result> {
-  const { features, label } = modelColumns(r, schema);
-  const claim = releaseClaim(r);
-  const cliSchema: DataSchema = { file: 'studio', columns: new Map([...schema].map(([name, c]) => [name, { ...c, name }])) } as unknown as DataSchema;
-  const engine = {
-    numericColumns: async (reqs: NumericSpec[]) => ds.numericColumns(reqs),
-    rowsWithLabel: async (reqs: NumericSpec[], l: { column: string; positive: string; missing: Missing }) => ds.rowsWithLabel(reqs, l),
-  } as unknown as DataEngine;
-  const spec = (
-    r.stat === 'linear_regression'
-      ? { stat: r.stat, name: r.name, eps: r.eps, delta: r.delta, neighbors: claim.neighbors, line: 0, features: r.features!, label: r.label!, gamma: r.gamma ?? 1 }
-      : { stat: r.stat, name: r.name, eps: r.eps, delta: 0, neighbors: claim.neighbors, line: 0, features: r.features!, label: r.label!, positive: r.positive!, gamma: r.gamma ?? 1, perturbation: 'objective' }
-  ) as Extract<CliReleaseSpec, { stat: 'linear_regression' | 'logistic_regression' }>;
-  const reqs = features.map((q) => ({ column: q.column, lower: q.lower, upper: q.upper, missing: q.missing, col: { ...schema.get(q.column)!, name: q.column } }));
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { guarantee, ...fit } = await fitModel(spec, reqs as never, cliSchema, engine, rng, alpha);
-  return {
-    name: r.name,
-    stat: r.stat,
-    columns: [...features.map((f) => f.column), label.column],
-    eps: claim.eps,
-    delta: claim.delta,
-    neighbors: claim.neighbors,
-    level: 1 - alpha,
-    ...fit,
-  } as Result;
-}
-
-/** Mean by group: noisy counts and clamped sums per public level (see groupSumsPlans); mean = sum/count clamped to the bounds. */
-function groupedMean(r: ReleaseSpec, q: NumericSpec, g: CategoricalSpec, ds: Dataset, rng: Rng, alpha: number): Result {
-  const ms = ds.groupedMoments(g, q);
-  const plans = groupSumsPlans(r, q, g.levels.length);
-  const vec = (plan: ReleasePlan<ArrayLike<number>, Float64Array>, values: number[]) => {
-    const rel = plan.release(values, rng);
-    return { raw: Array.from(rel.value), w: rel.noiseHalfWidth(alpha / 2) as number, scale: rel.scale as number, mechanism: rel.mechanism };
-  };
-  const nc = vec(plans.counts, ms.map((m) => m.n));
-  const ns = vec(plans.sums, ms.map((m) => m.sum));
-  const values: number[] = [];
-  const intervals: [number, number][] = [];
-  const clamp = (x: number) => Math.min(q.upper, Math.max(q.lower, x));
-  for (let i = 0; i < ms.length; i++) {
-    const c = nc.raw[i]!;
-    const s = ns.raw[i]!;
-    values.push(c >= 1 ? clamp(s / c) : (q.lower + q.upper) / 2);
-    const cLo = c - nc.w;
-    const cHi = c + nc.w;
-    if (cLo <= 0) intervals.push([q.lower, q.upper]);
-    else {
-      const cands = [(s - ns.w) / cLo, (s - ns.w) / cHi, (s + ns.w) / cLo, (s + ns.w) / cHi];
-      intervals.push([clamp(Math.min(...cands)), clamp(Math.max(...cands))]);
-    }
-  }
-  return {
-    ...base(r, [q.column, g.column], alpha),
-    mechanism: nc.mechanism,
-    sensitivity: [plans.l1[0], plans.l1[1]],
-    scale: [nc.scale, ns.scale],
-    labels: [...g.levels],
-    values,
-    intervals,
-    notes: [`per group: noisy count (eps ${+(r.eps / 2).toPrecision(6)}) and noisy clamped sum (eps ${+(r.eps / 2).toPrecision(6)}) over the partition; mean = sum/count clamped to [${q.lower}, ${q.upper}]`],
-  };
 }
 
 /** The default name of a release (the CLI's defaults). */
