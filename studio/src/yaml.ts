@@ -46,8 +46,9 @@ export function planToYaml(p: StudioPlan): string {
     if (r.columns !== undefined) o.columns = [...r.columns];
     if (r.by !== undefined) o.by = r.by;
     if (r.stat === 'quantile') o.probs = [...(r.probs ?? [0.5])];
-    if (r.bins !== undefined) o.bins = r.bins;
-    if (r.edges !== undefined) o.edges = [...r.edges];
+    // The CLI's word is `breaks` (a number of equal-width bins, or the edges); bins/edges are its deprecated aliases.
+    if (r.bins !== undefined) o.breaks = r.bins;
+    if (r.edges !== undefined) o.breaks = [...r.edges];
     if (r.normalize) o.normalize = true;
     if (r.n !== undefined) o.n = r.n;
     if (isModel(r.stat)) {
@@ -158,7 +159,7 @@ export function yamlToPlan(text: string): StudioPlan {
     if (o.stat === 'median') o.stat = 'quantile';
     if (!STUDIO_STATS.includes(o.stat as StudioStat)) throw new PlanFileError(`${at}.stat must be one of ${STUDIO_STATS.join(', ')} in the studio (got ${JSON.stringify(String(o.stat))})`);
     const stat = o.stat as StudioStat;
-    keys(o, at, ['stat', 'name', 'eps', 'delta', 'neighbors', 'mechanism', 'column', 'columns', 'by', 'probs', 'bins', 'edges', 'normalize', 'n', 'features', 'label', 'positive', 'gamma', 'perturbation']);
+    keys(o, at, ['stat', 'name', 'eps', 'delta', 'neighbors', 'mechanism', 'column', 'columns', 'by', 'probs', 'breaks', 'bins', 'edges', 'normalize', 'n', 'features', 'label', 'positive', 'gamma', 'perturbation']);
     if (isModel(stat)) {
       if (o.perturbation !== undefined && o.perturbation !== 'objective') throw new PlanFileError(`${at}.perturbation: the studio fits objective perturbation only`);
       if (!Array.isArray(o.features) || o.features.length === 0) throw new PlanFileError(`${at}.features must be a non-empty list of numeric columns`);
@@ -212,6 +213,11 @@ export function yamlToPlan(text: string): StudioPlan {
       if (!Array.isArray(o.probs) || o.probs.some((x) => typeof x !== 'number' || !(x > 0 && x < 1))) throw new PlanFileError(`${at}.probs must be a list of numbers in (0, 1)`);
       r.probs = o.probs as number[];
     } else if (stat === 'quantile') r.probs = [0.5];
+    if ([o.breaks, o.bins, o.edges].filter((v) => v !== undefined).length > 1) throw new PlanFileError(`${at}: give one of breaks, bins, edges`);
+    if (o.breaks !== undefined) {
+      if (Array.isArray(o.breaks)) o.edges = o.breaks;
+      else o.bins = o.breaks;
+    }
     if (o.bins !== undefined) r.bins = num(o, 'bins', at, (x) => Number.isInteger(x) && x >= 1 && x <= 10000, 'an integer in [1, 10000]');
     if (o.edges !== undefined) {
       if (!Array.isArray(o.edges) || o.edges.length < 2 || o.edges.some((x, j) => typeof x !== 'number' || (j > 0 && !(x > (o.edges as number[])[j - 1]!)))) throw new PlanFileError(`${at}.edges must be an increasing list of numbers`);
