@@ -6,7 +6,7 @@ const nodeBuiltins = ['assert', 'buffer', 'child_process', 'cluster', 'crypto', 
   'worker_threads', 'zlib'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'out/**', 'coverage/**', 'studio/dist/**', 'test-artifacts/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'out/**', 'coverage/**', 'studio/dist/**', 'test-artifacts/**', 'docs/api/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
