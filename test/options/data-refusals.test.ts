@@ -341,6 +341,7 @@ const MODELS: Record<string, Cases> = {
     data: {
       ...classifierData((X, y, accountant) => new DpSgdClassifier(dpsgd).fit(X, y, { accountant }), false),
       'no rows (n is private under add/remove)': (accountant) => new DpSgdClassifier(dpsgd).fit([], [], { ...fit2, accountant }),
+      'no rows and no public bounds (nothing public gives d)': (accountant) => new DpSgdClassifier(dpsgd).fit([], [], { accountant }),
     },
     public: { 'X with no column': (accountant) => new DpSgdClassifier(dpsgd).fit([[]], [0], { accountant }) },
   },

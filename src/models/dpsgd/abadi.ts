@@ -55,7 +55,7 @@ import { gridSampler, planGaussianGrid } from '../../random/lattice.js';
 import type { Rng } from '../../random/rng.js';
 import { runRelease, type Guarantee, type ReleaseOptions } from '../../release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkPositive, checkSafeScale } from '../../validation.js';
-import type { MatrixInput } from '../matrix.js';
+import { lengthOf, type MatrixInput } from '../matrix.js';
 import { addClippedGradient, checkDesignInputs, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorm2, type Design, type DpSgdLoss } from './common.js';
 import { checkVectorShape } from '../matrix.js';
 
@@ -269,10 +269,19 @@ export class DpSgdClassifier {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
     // Public inputs only before the budget check (shapes, bounds, options): the values of X and y
     // are checked inside the release (a refusal that depends on them is charged).
-    const { n, d } = checkDesignInputs(X, options);
+    // The row count is private (add/remove-one): an empty X with no public bounds (nothing public
+    // gives d) is checked on a one-row placeholder here and refused after the budget check, charged.
+    const empty = Array.isArray(X) && X.length === 0 && lengthOf(options.lower) === undefined;
+    const { n, d } = empty ? { n: 0, d: checkDesignInputs([[0]], options).d } : checkDesignInputs(X, options);
     checkVectorShape(y, 'y', n);
     let design: Design | undefined;
     const theta = new Float64Array(d);
+    if (empty) {
+      const { eps, delta } = this.privacy;
+      runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, () => {
+        throw new InvalidArgumentError('X', 'must have at least one row (public lower/upper bounds fix the number of columns)');
+      });
+    }
     if (options.initialCoeff !== undefined) {
       const init = options.initialCoeff;
       if (init.length !== d) throw new InvalidArgumentError('initialCoeff', `must have ${d} entries`, init.length);
