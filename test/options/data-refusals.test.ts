@@ -65,29 +65,10 @@ import {
   tuneLinearRegressionModel,
   varDP,
   type OracleResult,
-  type SpendRequest,
 } from '../../src/index.js';
 import { releaseGroupAggregates } from '../../src/statistics/group-by.js';
+import { SpyAccountant } from '../helpers/spy-accountant.js';
 
-/** An accountant that records every question asked of it. */
-class SpyAccountant extends PrivacyAccountant {
-  calls: string[] = [];
-  constructor() {
-    super({ eps: 1000, delta: 0.5 });
-  }
-  override check(r: Parameters<PrivacyAccountant['check']>[0]): void {
-    this.calls.push('check');
-    super.check(r);
-  }
-  override costOf(r: Parameters<PrivacyAccountant['costOf']>[0]) {
-    this.calls.push('costOf');
-    return super.costOf(r);
-  }
-  override spend(r: SpendRequest) {
-    this.calls.push('spend');
-    return super.spend(r);
-  }
-}
 
 type Run = (accountant: PrivacyAccountant) => unknown;
 /** The cases of one release: data sets with a bad value, and calls with a bad public input. */

@@ -60,29 +60,10 @@ import {
   tuneLinearRegressionModel,
   varDP,
   type OracleResult,
-  type SpendRequest,
 } from '../../src/index.js';
 import { editDistance, suggestKey } from '../../src/options.js';
+import { SpyAccountant } from '../helpers/spy-accountant.js';
 
-/** An accountant that records every question asked of it. */
-class SpyAccountant extends PrivacyAccountant {
-  calls: string[] = [];
-  constructor(eps = 100) {
-    super({ eps, delta: 0.5 });
-  }
-  override check(r: Parameters<PrivacyAccountant['check']>[0]): void {
-    this.calls.push('check');
-    super.check(r);
-  }
-  override costOf(r: Parameters<PrivacyAccountant['costOf']>[0]) {
-    this.calls.push('costOf');
-    return super.costOf(r);
-  }
-  override spend(r: SpendRequest) {
-    this.calls.push('spend');
-    return super.spend(r);
-  }
-}
 
 type Opts = Record<string, unknown>;
 /** One public entry: `run(extra)` calls it with `extra` merged into its options object. */
@@ -247,7 +228,7 @@ describe('strict options over every exported release', () => {
 
   for (const [name, entry] of Object.entries(FUNCTIONS)) {
     it(`${name}: an unknown key throws UnknownOptionError before the budget check`, async () => {
-      const acc = new SpyAccountant();
+      const acc = new SpyAccountant(100);
       const before = acc.remaining();
       const err = await outcome(() => entry.run({ rng: seededRng(1), accountant: acc, acountant: acc }));
       expect(err).toBeInstanceOf(UnknownOptionError);
@@ -291,7 +272,7 @@ describe('strict options over every exported release', () => {
       expect((c as UnknownOptionError).key).toBe('epz');
       // The constructor's own keys are accepted.
       expect(await outcome(() => m.construct({}))).toBeUndefined();
-      const acc = new SpyAccountant();
+      const acc = new SpyAccountant(100);
       const f = await outcome(() => m.fit({ rng: seededRng(1), accountant: acc, acountant: acc }));
       expect(f).toBeInstanceOf(UnknownOptionError);
       expect((f as UnknownOptionError).fn).toBe(`${name}.fit`);
@@ -311,7 +292,7 @@ describe('strict options over every exported release', () => {
     });
   }
   it('spendParallel: an unknown option throws before anything is charged', () => {
-    const acc = new SpyAccountant();
+    const acc = new SpyAccountant(100);
     expect(() => dpkit.spendParallel(acc, 'parts', [{ eps: 0.1, delta: 0 }], { recordMayMve: true } as never)).toThrow(/did you mean "recordMayMove"/);
     expect(acc.calls).toEqual([]);
   });
