@@ -6,12 +6,12 @@
  */
 import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedPerUnitSql, type BoundingPlan } from '../../src/node/bounding-sql.js';
 import { magnitudeBin } from '../../src/statistics/private-bounds.js';
 import { freshHashKey } from '../../src/random/siphash.js';
 import { seededRng } from '../../src/random/rng.js';
-import { CH_URL, IN_CI, chExec, clusterUrl, createDistributed, dropDistributed, insertRows, loadCsv } from './engine/cluster.js';
+import { chExec, clusterUrl, createDistributed, dropDistributed, insertRows, loadCsv, describeCluster } from './engine/cluster.js';
 
 const CSV = resolve(__dirname, '../../data/insteval.csv');
 const TABLE = 'dpkit_bounding_insteval';
@@ -107,12 +107,4 @@ const clusterSuite = (): void => {
   }, 120_000);
 };
 const TITLE = 'contribution bounding SQL on ClickHouse (Distributed table, 2 shards)';
-// Outside CI the suite is skipped when DPKIT_CLICKHOUSE is unset; in CI its absence fails.
-if (CH_URL !== undefined) describe(TITLE, clusterSuite);
-else if (IN_CI) {
-  describe(TITLE, () => {
-    it('needs the cluster in CI', () => {
-      clusterUrl();
-    });
-  });
-} else describe.skip(TITLE, clusterSuite);
+describeCluster(TITLE, clusterSuite);

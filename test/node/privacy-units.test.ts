@@ -18,7 +18,7 @@ import { executePlan, unitSensitivityText } from '../../src/node/execute.js';
 import { FileLedger, readLedger } from '../../src/node/ledger.js';
 import type { ReleaseResult } from '../../src/node/spec.js';
 import { seededRng } from '../../src/random/rng.js';
-import { CH_URL, clusterUrl, dropDistributed, IN_CI, loadCsv } from './engine/cluster.js';
+import { clusterUrl, dropDistributed, loadCsv, describeCluster } from './engine/cluster.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLE = path.join(ROOT, 'examples/insteval.analysis.yaml');
@@ -316,11 +316,4 @@ const clusterSuite = () => {
   }, 240_000);
 };
 const TITLE = 'InstEval per student on the two-shard ClickHouse cluster';
-if (CH_URL !== undefined) describe(TITLE, clusterSuite);
-else if (IN_CI) {
-  describe(TITLE, () => {
-    it('needs the cluster in CI', () => {
-      clusterUrl();
-    });
-  });
-} else describe.skip(TITLE, clusterSuite);
+describeCluster(TITLE, clusterSuite);

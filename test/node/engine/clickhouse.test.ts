@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { PrivacyAccountant } from '../../../src/accounting/accountant.js';
 import { seededRng } from '../../../src/random/rng.js';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import { clickhouseDialect } from '../../../src/node/engine/clickhouse.js';
-import { CH_URL, chExec, clusterUrl, createDistributed, dropDistributed, IN_CI, insertRows, loadAdult, loadCsv, SHARDS, type ChType, type Value } from './cluster.js';
+import { chExec, clusterUrl, createDistributed, dropDistributed, insertRows, loadAdult, loadCsv, SHARDS, type ChType, type Value, describeCluster } from './cluster.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADULT = path.join(ROOT, 'data/adult.csv');
@@ -380,11 +380,4 @@ const clusterSuite = () => {
 // Skipped only outside CI when no cluster is configured; in CI a missing cluster is one failing
 // test (never a skip), and with a cluster every test runs.
 const TITLE = 'ClickHouse engine on the two-shard loopback cluster';
-if (CH_URL !== undefined) describe(TITLE, clusterSuite);
-else if (IN_CI) {
-  describe(TITLE, () => {
-    it('needs the cluster in CI', () => {
-      clusterUrl();
-    });
-  });
-} else describe.skip(TITLE, clusterSuite);
+describeCluster(TITLE, clusterSuite);

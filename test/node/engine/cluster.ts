@@ -6,11 +6,27 @@
  * correctly rounded parser) with insert_distributed_sync=1.
  */
 import fs from 'node:fs';
+import { describe, it } from 'vitest';
 
 export const CH_URL = process.env.DPKIT_CLICKHOUSE;
 export const IN_CI = process.env.CI === 'true';
 /** The HTTP URLs of the shards (for DDL and per-shard counts). */
 export const SHARDS = (process.env.DPKIT_CLICKHOUSE_SHARDS ?? 'http://127.0.0.1:18123,http://127.0.0.1:18124').split(',').map((s) => s.trim());
+
+/**
+ * A suite that needs the cluster: it runs when DPKIT_CLICKHOUSE is set; in CI without it, it is one
+ * failing test (never a skip); outside CI without it, it is skipped.
+ */
+export function describeCluster(title: string, suite: () => void): void {
+  if (CH_URL !== undefined) describe(title, suite);
+  else if (IN_CI) {
+    describe(title, () => {
+      it('needs the cluster in CI', () => {
+        clusterUrl();
+      });
+    });
+  } else describe.skip(title, suite);
+}
 
 /** The cluster URL; throws (fails the test) when it is not configured. */
 export function clusterUrl(): string {
