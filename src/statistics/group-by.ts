@@ -150,12 +150,9 @@ export interface GroupedRelease {
   noiseHalfWidth(alpha?: number): number | number[];
 }
 
-const OPTIONS = optionSpec<GroupByDPOptions>({
+/** The options shared by groupByDP (rows) and releaseGroupAggregates (SQL aggregates). */
+const SHARED_RULES = {
   ...RELEASE_OPTION_RULES,
-  unit: 'string',
-  by: 'string',
-  value: 'string',
-  statistic: ['count', 'sum', 'mean', 'variance', 'sd', 'quantile', 'histogram'],
   eps: true,
   delta: true,
   mechanism: ['laplace', 'gaussian', 'analytic'],
@@ -168,11 +165,19 @@ const OPTIONS = optionSpec<GroupByDPOptions>({
   perUnitClamp: 'object',
   keys: true,
   selectKeys: 'object',
+  privacyUnit: 'string',
+  details: 'boolean',
+} as const;
+
+const OPTIONS = optionSpec<GroupByDPOptions>({
+  ...SHARED_RULES,
+  unit: 'string',
+  by: 'string',
+  value: 'string',
+  statistic: ['count', 'sum', 'mean', 'variance', 'sd', 'quantile', 'histogram'],
   breaks: true,
   bins: true,
   probs: true,
-  privacyUnit: 'string',
-  details: 'boolean',
 });
 
 let binsWarned = false;
@@ -621,24 +626,7 @@ export type GroupAggregateOptions = Omit<GroupByDPOptions, 'unit' | 'by' | 'valu
   privacyUnit: string;
 };
 
-const AGG_OPTIONS = optionSpec<GroupAggregateOptions>({
-  ...RELEASE_OPTION_RULES,
-  statistic: ['count', 'sum', 'mean', 'variance', 'sd'],
-  eps: true,
-  delta: true,
-  mechanism: ['laplace', 'gaussian', 'analytic'],
-  typeDP: ['aDP', 'pDP'],
-  noise: ['safe', 'exact', 'float'],
-  maxPartitions: true,
-  maxRows: true,
-  lower: true,
-  upper: true,
-  perUnitClamp: 'object',
-  keys: true,
-  selectKeys: 'object',
-  privacyUnit: 'string',
-  details: 'boolean',
-});
+const AGG_OPTIONS = optionSpec<GroupAggregateOptions>({ ...SHARED_RULES, statistic: ['count', 'sum', 'mean', 'variance', 'sd'] });
 
 /**
  * The grouped release of {@link groupByDP} from per-key aggregates of data that were ALREADY

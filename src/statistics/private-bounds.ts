@@ -89,20 +89,7 @@ const COUNT_RULES = {
 } as const;
 const COUNT_OPTIONS = optionSpec<Omit<PrivateBoundsOptions, 'units'>>(COUNT_RULES);
 
-const OPTIONS = optionSpec<PrivateBoundsOptions>({
-  ...RELEASE_OPTION_RULES,
-  eps: true,
-  units: true,
-  maxRows: true,
-  privacyUnit: 'string',
-  neighbors: ['bounded', 'unbounded'],
-  lowerPercentile: true,
-  upperPercentile: true,
-  minExponent: true,
-  maxExponent: true,
-  beta: true,
-  details: 'boolean',
-});
+const OPTIONS = optionSpec<PrivateBoundsOptions>({ ...COUNT_RULES, units: true });
 
 interface ParsedBounds {
   eps: number;
