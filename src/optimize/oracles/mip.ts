@@ -28,6 +28,27 @@
  * - When the coordinate box alone is the space (D >= tau K sqrt(d)) and h = 0, the one-hot
  *   encodings are omitted and k_j are plain integer variables.
  *
+ * Strengthening (`strengthen`, default true; each step leaves the objective as a function of w
+ * unchanged on W_tau, so the exact argmin, and with it every privacy proof that assumes it, is
+ * unaffected):
+ * - Identical rows merged: examples with the same (x_i, y_i) share one indicator whose weight is the
+ *   sum of their weights (sum_i p_i 1[...] is unchanged term by term); rows of total weight 0 vanish.
+ * - Per-example big-M from the public box and ball: c_i = margin + M_i with
+ *   M_i = max { sum_j |x_ij| v_j : 0 <= v_j <= tau K, |v|_2 <= D } (>= max_{w in W_tau} -y_i <w, x_i>),
+ *   computed exactly by water-filling (v_j = min(tau K, lambda |x_ij|), lambda fixed by |v|_2 = D or
+ *   the box); it never exceeds the min(tau K |x_i|_1, D |x_i|_2) used without strengthening.
+ * - Conflict cuts: when x occurs with both labels (both weights > 0), e_+ + e_- >= 1. Valid: with
+ *   margin > 0, <w, x> >= margin and <w, x> <= -margin cannot both hold, so at every w at least one
+ *   of the two true indicators is 1, and the true indicators (which the minimisation selects) satisfy
+ *   the cut.
+ *
+ * MIP starts: none (the LP bridge takes no start). Which optimum HiGHS returns matters only on ties;
+ * the perturbed objectives of two distinct lattice points differ by a non-degenerate Gaussian linear
+ * form (<eta, pi(w) - pi(w')>, pi injective; or the separator weights for RSPM), so ties have
+ * probability 0 and the exact argmin is unique almost surely: a start (data-dependent or not) could
+ * change the running time but not the certified point, except inside the 1e-6 tolerance discussed
+ * under Certificate.
+ *
  * Certificate: HiGHS runs with mip_rel_gap = 0 and mip_abs_gap = 1e-9 (an ABSOLUTE stopping gap:
  * OPDisc and RSPM assume an exact argmin, and a relative gap would allow ~1e-2 on Adult-size
  * objectives). The returned w is rounded to the lattice and its objective recomputed exactly.
@@ -56,6 +77,8 @@ export interface ZeroOneMipOptions {
   backend?: LpBackend;
   /** Extra HiGHS options (snake_case), e.g. { threads: 1 }. */
   highsOptions?: Record<string, boolean | number | string>;
+  /** Merge identical rows, water-filling big-M, conflict cuts (default true; see the module comment). */
+  strengthen?: boolean;
 }
 
 /** The objective's perturbation terms: -<a, w> - h sqrt(D^2 - |w|^2). */
@@ -78,6 +101,9 @@ interface Checked {
   highsOptions: Record<string, boolean | number | string>;
   /** 'highs-mip', or '<solver>-mip' for a backend that names its solver (e.g. dpkit/node's cbcLpBackend). */
   solverName: string;
+  strengthen: boolean;
+  /** The merged rows (built once per oracle, when strengthen is on). */
+  merged?: ClassificationData;
 }
 
 function checkOptions(data: ClassificationData, o: ZeroOneMipOptions): Checked {
@@ -91,7 +117,78 @@ function checkOptions(data: ClassificationData, o: ZeroOneMipOptions): Checked {
   if (typeof alphaTol !== 'number' || !(alphaTol >= 0) || !Number.isFinite(alphaTol)) throw new InvalidArgumentError('alphaTolerance', 'must be a finite number >= 0', alphaTol);
   const backend = o.backend ?? inProcessLpBackend;
   const solver = (backend as { solver?: unknown }).solver;
-  return { data, lat, margin, timeLimit, alphaTol, backend, highsOptions: o.highsOptions ?? {}, solverName: `${typeof solver === 'string' ? solver : 'highs'}-mip` };
+  const strengthen = o.strengthen ?? true;
+  if (typeof strengthen !== 'boolean') throw new InvalidArgumentError('strengthen', 'must be a boolean', strengthen);
+  return { data, lat, margin, timeLimit, alphaTol, backend, highsOptions: o.highsOptions ?? {}, solverName: `${typeof solver === 'string' ? solver : 'highs'}-mip`, strengthen };
+}
+
+/** The key of row i (its x values and label), exact: equal keys iff bitwise-equal rows up to -0 = 0. */
+function rowKey(X: Float64Array, d: number, i: number, label?: number): string {
+  let k = label === undefined ? '' : label > 0 ? '+' : '-';
+  for (let j = 0; j < d; j++) k += `${X[i * d + j]! === 0 ? 0 : X[i * d + j]!},`;
+  return k;
+}
+
+/**
+ * Identical (x_i, y_i) rows merged into one row whose weight is the sum of theirs (weights default
+ * to 1; rows of total weight 0 are dropped). sum_i p_i l_i(w) is unchanged for every w. Rows keep the
+ * order of their first occurrence.
+ */
+export function mergeIdenticalRows(data: ClassificationData): ClassificationData {
+  const { n, d, X, y, weights } = data;
+  const index = new Map<string, number>();
+  const first: number[] = [];
+  const sum: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const key = rowKey(X, d, i, y[i]!);
+    const p = weights ? weights[i]! : 1;
+    const at = index.get(key);
+    if (at === undefined) {
+      index.set(key, first.length);
+      first.push(i);
+      sum.push(p);
+    } else sum[at]! += p;
+  }
+  const keep: number[] = [];
+  for (let r = 0; r < first.length; r++) if (sum[r] !== 0) keep.push(r);
+  const m = keep.length;
+  const Xm = new Float64Array(m * d);
+  const ym = new Float64Array(m);
+  const wm = new Float64Array(m);
+  for (let r = 0; r < m; r++) {
+    const i = first[keep[r]!]!;
+    Xm.set(X.subarray(i * d, (i + 1) * d), r * d);
+    ym[r] = y[i]!;
+    wm[r] = sum[keep[r]!]!;
+  }
+  return { n: m, d, X: Xm, y: ym, weights: wm };
+}
+
+/**
+ * max { sum_j a_j v_j : 0 <= v_j <= b, |v|_2 <= D } for a_j >= 0 (water-filling: v_j = min(b, lambda a_j),
+ * the largest a_j saturate the box first). Bounds max_{w in W_tau} |<w, x>| with a = |x|, b = tau K.
+ */
+export function boxBallSupport(a: ArrayLike<number>, b: number, D: number): number {
+  const v = Array.from(a, Math.abs).filter((t) => t > 0).sort((p, q) => q - p);
+  let l1 = 0;
+  let l2 = 0;
+  for (const t of v) {
+    l1 += t;
+    l2 += t * t;
+  }
+  let saturated = 0; // b * (sum of the s largest)
+  let rest2 = l2; // sum of the squares of the others
+  for (let s = 0; s < v.length; s++) {
+    const left = D * D - s * b * b;
+    if (left < 0) break; // unreachable (the previous step had lambda a_{s-1} > b, so left > 0); kept as a guard
+    const lambda = Math.sqrt(left / rest2);
+    if (lambda * v[s]! <= b) return saturated + lambda * rest2;
+    saturated += b * v[s]!;
+    rest2 -= v[s]! * v[s]!;
+    if (rest2 <= 0) break;
+  }
+  if (v.length * b * b <= D * D) return b * l1; // the whole box lies in the ball
+  return Math.min(b * l1, D * Math.sqrt(l2));
 }
 
 /** The objective sum_i p_i l_i(w) - <a, w> - h sqrt(D^2 - |w|^2), evaluated exactly. */
@@ -106,8 +203,12 @@ export function zeroOneObjective(data: ClassificationData, w: ArrayLike<number>,
   return v;
 }
 
-/** Build the MIP (exported for tests and benchmarks). Column layout: k (d), then z, u, e. */
-export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: number, obj: ZeroOneObjective): { builder: LpBuilder; kIndex: number } {
+/**
+ * Build the MIP (exported for tests and benchmarks). Column layout: k (d), then z, u, e. With
+ * `strengthen`, the big-M constants come from {@link boxBallSupport} and conflict cuts are added
+ * (merging identical rows is done by the caller, {@link mergeIdenticalRows}).
+ */
+export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: number, obj: ZeroOneObjective, strengthen = false): { builder: LpBuilder; kIndex: number } {
   const { n, d, X, y, weights } = data;
   const { tau, K, radius: D, T } = lat;
   const h = obj.sphere ?? 0;
@@ -170,6 +271,7 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
   }
   const idx = new Array<number>(d + 1);
   const val = new Array<number>(d + 1);
+  const positiveRows = new Map<string, { e: number; label: number }>();
   for (let i = 0; i < n; i++) {
     const p = weights ? weights[i]! : 1;
     if (p === 0) continue;
@@ -181,8 +283,16 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
       l1 += Math.abs(x);
       l2 += x * x;
     }
-    const M = Math.min(tau * K * l1, D * Math.sqrt(l2)) * (1 + 1e-9);
+    const loose = Math.min(tau * K * l1, D * Math.sqrt(l2));
+    const M = (strengthen ? Math.min(loose, boxBallSupport(X.subarray(o, o + d), tau * K, D)) : loose) * (1 + 1e-9) + 1e-12;
     const e = b.addVariable({ lower: 0, upper: 1, integer: true, cost: p });
+    if (strengthen && p > 0) {
+      // conflict cut with the same x under the other label (both weights > 0): e_+ + e_- >= 1
+      const key = rowKey(X, d, i);
+      const other = positiveRows.get(key);
+      if (other !== undefined && other.label !== y[i]) b.addRow([other.e, e], [1, 1], 1, Infinity);
+      else if (other === undefined) positiveRows.set(key, { e, label: y[i]! });
+    }
     let q = 0;
     for (let j = 0; j < d; j++) {
       const x = X[o + j]!;
@@ -236,7 +346,8 @@ export async function solveZeroOneMip(data: ClassificationData, options: ZeroOne
 
 async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleResult> {
   const { data, lat, margin } = c;
-  const { builder, kIndex } = buildZeroOneMip(data, lat, margin, obj);
+  if (c.strengthen) c.merged ??= mergeIdenticalRows(data);
+  const { builder, kIndex } = buildZeroOneMip(c.merged ?? data, lat, margin, obj, c.strengthen);
   const r = await solveLp(
     builder.build(),
     {

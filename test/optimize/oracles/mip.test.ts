@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import { enumerateLattice, enumerateProblem, enumeratedArgmin, enumerationProjectedOracle } from '../../../src/optimize/oracles/enumeration.js';
-import { solveZeroOneMip, zeroOneObjective, zeroOneProjectedOracle, weightedZeroOneOracle } from '../../../src/optimize/oracles/mip.js';
-import { makeLattice, projectToSphere, type ClassificationData, type LatticeSpec } from '../../../src/optimize/oracles/types.js';
+import { boxBallSupport, mergeIdenticalRows, solveZeroOneMip, zeroOneObjective, zeroOneProjectedOracle, weightedZeroOneOracle } from '../../../src/optimize/oracles/mip.js';
+import { makeLattice, projectToSphere, zeroOneLoss, type ClassificationData, type LatticeSpec } from '../../../src/optimize/oracles/types.js';
 import { fillNormal } from '../../../src/random/continuous.js';
 import { seededRng, type Rng } from '../../../src/random/rng.js';
 
@@ -150,5 +150,102 @@ describe('0/1 MIP oracles agree with brute-force enumeration (d <= 3, n <= 30)',
     await expect(solveZeroOneMip({ ...data, y: new Float64Array(5) }, { lattice: { tau: 1, bound: 1 } })).rejects.toThrow(/data\.y\[0\]/);
     expect(() => zeroOneProjectedOracle(data, { lattice: { tau: 1, bound: 1 }, timeLimit: -1 })).toThrow(/timeLimit/);
     await expect(zeroOneProjectedOracle(data, { lattice: { tau: 1, bound: 1 } })(new Float64Array(2))).rejects.toThrow(/eta/);
+  });
+});
+
+describe('MIP strengthening (merged rows, water-filling big-M, conflict cuts)', () => {
+  it('boxBallSupport: golden values (derived by hand) and the bounds it must respect', () => {
+    // a = (1, 1), box 1, ball 1: v = (1, 1)/sqrt 2, value sqrt 2
+    expect(boxBallSupport([1, 1], 1, 1)).toBeCloseTo(Math.SQRT2, 14);
+    // a = (3, 1), box 1, ball sqrt 2: the whole box is in the ball, value 3 + 1
+    expect(boxBallSupport([3, -1], 1, Math.SQRT2)).toBeCloseTo(4, 14);
+    // a = (3, 1), box 1, ball 1.2: v_1 = 1 (saturated), v_2 = sqrt(1.44 - 1), value 3 + sqrt 0.44
+    expect(boxBallSupport([3, 1], 1, 1.2)).toBeCloseTo(3 + Math.sqrt(0.44), 14);
+    expect(boxBallSupport([0, 0], 2, 3)).toBe(0);
+    const rng = seededRng('wf');
+    for (let rep = 0; rep < 200; rep++) {
+      const d = 1 + Math.floor(rng.nextDouble() * 5);
+      const a = fillNormal(rng, new Float64Array(d));
+      const b = 0.5 + 2 * rng.nextDouble();
+      const D = 0.5 + 4 * rng.nextDouble();
+      const v = boxBallSupport(a, b, D);
+      let l1 = 0;
+      let l2 = 0;
+      for (const t of a) {
+        l1 += Math.abs(t);
+        l2 += t * t;
+      }
+      expect(v).toBeLessThanOrEqual(Math.min(b * l1, D * Math.sqrt(l2)) * (1 + 1e-12));
+      // no feasible point beats it (random points of the box scaled into the ball)
+      for (let k = 0; k < 50; k++) {
+        const u = Array.from({ length: d }, () => b * rng.nextDouble());
+        const nu = Math.hypot(...u);
+        const s = nu > D ? D / nu : 1;
+        let val = 0;
+        for (let j = 0; j < d; j++) val += Math.abs(a[j]!) * u[j]! * s;
+        expect(val).toBeLessThanOrEqual(v * (1 + 1e-12));
+      }
+    }
+  });
+
+  it('mergeIdenticalRows keeps sum_i p_i l_i(w) at every w and merges exactly the equal rows', () => {
+    const rng = seededRng('merge');
+    const base = randomData(rng, 10, 2);
+    // 25 rows drawn from the 10 base rows (duplicates), with some labels flipped
+    const n = 25;
+    const X = new Float64Array(n * 2);
+    const y = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const r = Math.floor(rng.nextDouble() * base.n);
+      X.set(base.X.subarray(r * 2, r * 2 + 2), i * 2);
+      y[i] = rng.nextDouble() < 0.3 ? -base.y[r]! : base.y[r]!;
+    }
+    const data: ClassificationData = { n, d: 2, X, y };
+    const m = mergeIdenticalRows(data);
+    const keys = new Set<string>();
+    for (let i = 0; i < n; i++) keys.add(`${X[2 * i]},${X[2 * i + 1]},${y[i]}`);
+    expect(m.n).toBe(keys.size);
+    expect(Array.from(m.weights!).reduce((s, t) => s + t, 0)).toBe(n);
+    for (let k = 0; k < 30; k++) {
+      const w = fillNormal(rng, new Float64Array(2));
+      expect(zeroOneLoss(m, w, 1e-4)).toBe(zeroOneLoss(data, w, 1e-4));
+    }
+  });
+
+  it('agrees with brute force, strengthened and not, on data with duplicates and both labels of one x', async () => {
+    const rng = seededRng('mip-dup');
+    const base = randomData(rng, 12, 3);
+    const n = 40;
+    const X = new Float64Array(n * 3);
+    const y = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const r = Math.floor(rng.nextDouble() * base.n);
+      X.set(base.X.subarray(r * 3, r * 3 + 3), i * 3);
+      y[i] = rng.nextDouble() < 0.4 ? -base.y[r]! : base.y[r]!;
+    }
+    const data: ClassificationData = { n, d: 3, X, y };
+    expect(mergeIdenticalRows(data).n).toBeLessThan(n);
+    for (const lattice of [{ tau: 1, bound: 2, radius: 2 }, { tau: 1, bound: 1 }]) {
+      const enumd = enumerateProblem(data, lattice);
+      const D = enumd.lattice.radius;
+      for (let rep = 0; rep < 3; rep++) {
+        const eta = fillNormal(rng, new Float64Array(4), 3);
+        const linear = new Float64Array(3);
+        for (let j = 0; j < 3; j++) linear[j] = eta[j]! / D;
+        const h = lattice.radius === undefined ? 0 : eta[3]! / D;
+        const ref = enumeratedArgmin(enumd, linear, h);
+        for (const strengthen of [true, false]) {
+          const r = await solveZeroOneMip(data, { lattice, strengthen }, { linear, sphere: h });
+          expect(r.certified).toBe(true);
+          expect(Math.abs(r.objective - ref.value)).toBeLessThan(1e-6);
+          if (ref.second - ref.value > 1e-6) expect(Array.from(r.w)).toEqual(Array.from(enumd.points.slice(ref.index * 3, ref.index * 3 + 3)));
+        }
+      }
+    }
+  });
+
+  it('refuses a non-boolean strengthen', () => {
+    const data = randomData(seededRng(2), 5, 2);
+    expect(() => zeroOneProjectedOracle(data, { lattice: { tau: 1, bound: 1 }, strengthen: 1 as unknown as boolean })).toThrow(/strengthen/);
   });
 });
