@@ -54,6 +54,18 @@
  * charged at face value) is converted when the ledger is replayed, so the history is counted at
  * what it really cost; the file itself is never rewritten. Any other mismatch is corruption.
  *
+ * Accounting. The header's budget states how the ledger adds up its spends:
+ * `budget: { eps, delta, accounting }` with accounting 'basic' (basic composition: the spends' eps
+ * and delta are summed, Dwork & Roth 2014, Theorem 3.16) or 'zcdp-filter' (a fully adaptive zCDP
+ * filter: every spend records its zCDP parameter `rho`, and a spend is refused when the summed rho
+ * would exceed rho_B, the largest rho whose zCDP-to-DP conversion at budget.delta is at most
+ * budget.eps; Feldman & Zrnic 2021, Whitehouse, Ramdas, Rogers & Wu 2023, conversion of Canonne,
+ * Kamath & Steinke 2020: see src/accounting/zcdp-filter.ts). Both rules stay valid when each spend
+ * is chosen after seeing the results of the earlier ones. Ledgers written before the field existed
+ * have no `accounting` and are read as 'basic'. In a 'zcdp-filter' ledger a spend's `rho` is what
+ * was charged; its eps and delta are the release's stated guarantee (informational), and the
+ * summary's spent/remaining eps are the eps implied by the spent rho at budget.delta (display only).
+ *
  * Anything else (a checksum mismatch, an unparsable complete line, fewer records than the head
  * records, a missing head for a ledger with spends, a head without its ledger, more than one record
  * beyond the head) is corruption or truncation: the ledger is refused with {@link LedgerError} and
@@ -64,7 +76,10 @@ import path from 'node:path';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { DpkitError, InvalidArgumentError, BudgetExceededError } from '../errors.js';
 import { PrivacyAccountant, type LedgerEntry, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
-import { checkDelta, checkEpsilon } from '../validation.js';
+import type { LedgerAccounting } from '../accounting/pld/plan-charge.js';
+import { ZcdpFilter, zcdpBudget, type ZcdpFilterEntry } from '../accounting/zcdp-filter.js';
+import { zcdpToDp } from '../accounting/zcdp.js';
+import { checkDelta, checkEpsilon, checkNonNegative } from '../validation.js';
 import { checkPrivacyUnit } from '../privacy-unit.js';
 import { FileLock, type LockOptions } from './lock.js';
 
@@ -82,7 +97,8 @@ interface HeaderBody {
   seq: 0;
   id: string;
   created: string;
-  budget: PrivacyCost;
+  /** The total budget and how spends are added up (`accounting` absent in older ledgers: 'basic'). */
+  budget: PrivacyCost & { accounting?: LedgerAccounting };
   /** The relation of the budget; absent in ledgers written before it existed (read as 'bounded'). */
   neighbors?: Neighbors;
   /** The ONE privacy unit the budget protects; absent in ledgers written before it existed (read as 'row'). */
@@ -91,10 +107,21 @@ interface HeaderBody {
   key?: { alg: 'hmac-sha256'; id: string };
 }
 
+/** A recorded spend: the charged (eps, delta) and, in a 'zcdp-filter' ledger, the charged rho. */
+export interface LedgerSpend extends LedgerEntry {
+  /** The zCDP parameter charged ('zcdp-filter' ledgers only, where it is required). */
+  rho?: number;
+}
+
+/** The total budget of a ledger and how it adds up spends (see the module comment). */
+export interface LedgerBudget extends PrivacyCost {
+  accounting: LedgerAccounting;
+}
+
 interface SpendBody {
   type: 'spend';
   seq: number;
-  entry: LedgerEntry;
+  entry: LedgerSpend;
 }
 
 type Body = HeaderBody | SpendBody;
@@ -116,6 +143,13 @@ function relationOf(h: HeaderBody): Neighbors {
   return h.neighbors ?? 'bounded';
 }
 
+/** How a ledger adds up spends (header field; 'basic' for ledgers that predate it). */
+function accountingOf(h: HeaderBody): LedgerAccounting {
+  return h.budget.accounting ?? 'basic';
+}
+
+const isAccounting = (v: unknown): v is LedgerAccounting => v === 'basic' || v === 'zcdp-filter';
+
 /** The privacy unit of a ledger (header field; 'row' for ledgers that predate it). */
 function unitOf(h: HeaderBody): string {
   return h.privacyUnit ?? 'row';
@@ -127,7 +161,7 @@ function unitOf(h: HeaderBody): string {
  * 'bounded' ledger is converted to (2 eps, (1 + e^eps) delta) with the recorded values as `claimed`.
  * Returns null for anything inconsistent.
  */
-function replayEntry(e: LedgerEntry, rel: Neighbors): { entry: LedgerEntry; legacy: boolean } | null {
+function replayEntry(e: LedgerSpend, rel: Neighbors): { entry: LedgerSpend; legacy: boolean } | null {
   if (!isRelation(e.neighbors)) return null;
   if (e.claimed !== undefined) {
     const c = e.claimed as unknown as { eps?: unknown; delta?: unknown; neighbors?: unknown } | null;
@@ -364,7 +398,7 @@ function fsyncDir(dir: string): void {
 /** Result of reading and verifying a ledger file. */
 interface Parsed {
   header: HeaderBody;
-  entries: LedgerEntry[];
+  entries: LedgerSpend[];
   lastHash: string;
   lastSeq: number;
   /** Byte length of the verified complete records. */
@@ -481,7 +515,7 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null, key: Ledg
   }
   let prev = '';
   let header: HeaderBody | undefined;
-  const entries: LedgerEntry[] = [];
+  const entries: LedgerSpend[] = [];
   let legacyConverted = 0;
   const hashes: string[] = [];
   const k = key === null ? null : key.bytes;
@@ -506,6 +540,10 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null, key: Ledg
       if (typeof b !== 'object' || b === null || !isAmount(b.eps) || !isAmount(b.delta)) {
         throw new LedgerError(`ledger ${file} is corrupt: its header has a malformed budget (eps and delta must be finite numbers >= 0); refusing to use it`);
       }
+      const acc = (b as { accounting?: unknown }).accounting;
+      if (acc !== undefined && (!isAccounting(acc) || (acc === 'zcdp-filter' && !(b.delta > 0 && b.delta < 1 && b.eps > 0)))) {
+        throw new LedgerError(`ledger ${file} is corrupt: its header has an unknown or unusable budget accounting ${JSON.stringify(acc)}; refusing to use it`);
+      }
       if (body.neighbors !== undefined && !isRelation(body.neighbors)) throw new LedgerError(`ledger ${file} is corrupt: its header has an unknown neighbour relation ${JSON.stringify(body.neighbors)}`);
       if (body.privacyUnit !== undefined && (typeof body.privacyUnit !== 'string' || body.privacyUnit === '')) throw new LedgerError(`ledger ${file} is corrupt: its header has a malformed privacy unit`);
       header = body;
@@ -514,6 +552,10 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null, key: Ledg
       const e = body.entry;
       if (typeof e !== 'object' || e === null || !isAmount(e.eps) || !isAmount(e.delta) || typeof e.name !== 'string') {
         throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (malformed spend: eps and delta must be finite numbers >= 0, name a string); refusing to use it`);
+      }
+      const rho = (e as { rho?: unknown }).rho;
+      if (accountingOf(header!) === 'zcdp-filter' ? !isAmount(rho) : rho !== undefined) {
+        throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (a spend ${accountingOf(header!) === 'zcdp-filter' ? 'without a finite rho >= 0 in a zcdp-filter ledger' : 'with a rho in a basic ledger'}); refusing to use it`);
       }
       const r = replayEntry(e, relationOf(header!));
       if (r === null) throw new LedgerError(`ledger ${file} is corrupt at line ${i + 1} (a spend whose neighbour relation does not match the ledger's '${relationOf(header!)}')`);
@@ -569,8 +611,12 @@ function parseLedger(file: string, buf: Buffer, head: HeadInfo | null, key: Ledg
 }
 
 export interface LedgerOpenOptions extends LockOptions {
-  /** Budget for a new ledger; when the ledger exists it must agree (or be omitted). */
-  budget?: { eps: number; delta?: number };
+  /**
+   * Budget for a new ledger; when the ledger exists it must agree (or be omitted). `accounting`
+   * (default 'basic') is how spends are added up ('zcdp-filter' needs delta > 0); when the ledger
+   * exists and it is given, it must agree.
+   */
+  budget?: { eps: number; delta?: number; accounting?: LedgerAccounting };
   /**
    * The neighbour relation of the budget of a new ledger (default 'bounded'); when the ledger exists
    * and this is given, it must agree (a ledger's relation cannot be changed).
@@ -603,15 +649,22 @@ export interface LedgerSummary {
   path: string;
   id: string;
   created: string;
-  budget: PrivacyCost;
+  /** The total budget and its accounting ('basic' for ledgers that predate the field). */
+  budget: LedgerBudget;
+  /**
+   * 'zcdp-filter' ledgers: the rho budget (rho_B), the rho spent and the rho left. spent/remaining
+   * (eps) are then the eps implied by the spent rho at budget.delta and the rest of budget.eps
+   * (display only: the filter checks rho).
+   */
+  rho?: { budget: number; spent: number; remaining: number };
   /** The neighbour relation the budget is a guarantee for ('bounded' for ledgers that predate the field). */
   neighbors: Neighbors;
   /** The privacy unit the budget protects ('row' for ledgers that predate the field). */
   privacyUnit: string;
   spent: PrivacyCost;
   remaining: PrivacyCost;
-  /** Spends as charged (eps, delta in the ledger's relation; `claimed` when converted). */
-  entries: LedgerEntry[];
+  /** Spends as charged (eps, delta in the ledger's relation; `claimed` when converted; `rho` in a zcdp-filter ledger). */
+  entries: LedgerSpend[];
   /** Number of spends written before conversion existed and converted on replay. */
   legacyConverted: number;
   /** True when a torn (never acknowledged) last write is present; it will be discarded by the next writer. */
@@ -701,23 +754,38 @@ export function checkLedgerAnchor(file: string, anchor: string, opts: LedgerRead
   });
 }
 
-function summarize(file: string, p: Parsed): LedgerSummary {
+/** The spent (eps, delta) and, for a zcdp-filter ledger, the rho figures (see {@link LedgerSummary.rho}). */
+function spentOf(p: Parsed): { spent: PrivacyCost; remaining: PrivacyCost; rho?: { budget: number; spent: number; remaining: number } } {
+  const b = p.header.budget;
+  if (accountingOf(p.header) === 'zcdp-filter') {
+    let rho = 0;
+    for (const e of p.entries) rho += e.rho!;
+    const rhoB = zcdpBudget(b.eps, b.delta);
+    const spent = rho > 0 ? { eps: Math.min(zcdpToDp(rho, b.delta).eps, rho <= rhoB ? b.eps : Infinity), delta: b.delta } : { eps: 0, delta: 0 };
+    return { spent, remaining: { eps: Math.max(0, b.eps - spent.eps), delta: rho < rhoB ? b.delta : 0 }, rho: { budget: rhoB, spent: rho, remaining: Math.max(0, rhoB - rho) } };
+  }
   let eps = 0;
   let delta = 0;
   for (const e of p.entries) {
     eps += e.eps;
     delta += e.delta;
   }
+  return { spent: { eps, delta }, remaining: { eps: Math.max(0, b.eps - eps), delta: Math.max(0, b.delta - delta) } };
+}
+
+function summarize(file: string, p: Parsed): LedgerSummary {
   const b = p.header.budget;
+  const { spent, remaining, rho } = spentOf(p);
   return {
     path: file,
     id: p.header.id,
     created: p.header.created,
-    budget: { ...b },
+    budget: { eps: b.eps, delta: b.delta, accounting: accountingOf(p.header) },
+    ...(rho !== undefined ? { rho } : {}),
     neighbors: relationOf(p.header),
     privacyUnit: unitOf(p.header),
-    spent: { eps, delta },
-    remaining: { eps: Math.max(0, b.eps - eps), delta: Math.max(0, b.delta - delta) },
+    spent,
+    remaining,
     entries: p.entries.slice(),
     legacyConverted: p.legacyConverted,
     interruptedWrite: p.tornBytes > 0,
@@ -756,11 +824,14 @@ export class FileLedger {
   static open(file: string, opts: LedgerOpenOptions = {}): FileLedger {
     if (typeof file !== 'string' || file === '') throw new InvalidArgumentError('ledger', 'must be a file path', file);
     let budget: PrivacyCost | undefined;
+    const accounting = opts.budget?.accounting;
     if (opts.budget !== undefined) {
       budget = {
         eps: checkEpsilon(opts.budget.eps, 'budget.eps'),
         delta: opts.budget.delta === undefined ? 0 : checkDelta(opts.budget.delta, 'budget.delta', { allowZero: true }),
       };
+      if (accounting !== undefined && !isAccounting(accounting)) throw new InvalidArgumentError('budget.accounting', "must be 'basic' or 'zcdp-filter'", accounting);
+      if (accounting === 'zcdp-filter' && !(budget.delta > 0)) throw new InvalidArgumentError('budget.delta', "must be > 0 with accounting 'zcdp-filter' (rho-zCDP gives no pure eps-DP for rho > 0)", budget.delta);
     }
     const create = opts.create ?? budget !== undefined;
     if (opts.neighbors !== undefined && !isRelation(opts.neighbors)) throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", opts.neighbors);
@@ -775,7 +846,7 @@ export class FileLedger {
         if (!fs.existsSync(real)) {
           if (fs.existsSync(`${real}.head`)) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
           if (!create || budget === undefined) throw new LedgerError(`ledger ${file} does not exist (give a budget to create it)`);
-          FileLedger.create(real, budget, opts.neighbors ?? 'bounded', keyPathFor(real, opts.keyFile).file, unit);
+          FileLedger.create(real, { ...budget, accounting: accounting ?? 'basic' }, opts.neighbors ?? 'bounded', keyPathFor(real, opts.keyFile).file, unit);
         }
         const { parsed, size } = loadVerified(file, real, opts.keyFile);
         if (budget !== undefined) {
@@ -784,6 +855,9 @@ export class FileLedger {
             throw new LedgerError(
               `ledger ${file} was created with a total budget of eps=${b.eps}, delta=${b.delta}, but eps=${budget.eps}, delta=${budget.delta} was requested; a ledger's budget cannot be changed`,
             );
+          }
+          if (accounting !== undefined && accounting !== accountingOf(parsed.header)) {
+            throw new LedgerError(`ledger ${file} adds up its spends by '${accountingOf(parsed.header)}' accounting, but '${accounting}' was requested; a ledger's accounting cannot be changed (use a new ledger)`);
           }
         }
         checkRelation(file, relationOf(parsed.header), opts.neighbors);
@@ -807,7 +881,7 @@ export class FileLedger {
    * Creates a new ledger at `file` (canonical): the key file when missing (mode 0600), the header
    * record, then the head. On failure everything this call created is removed again.
    */
-  private static create(file: string, budget: PrivacyCost, neighbors: Neighbors, keyFile: string, privacyUnit?: string): void {
+  private static create(file: string, budget: LedgerBudget, neighbors: Neighbors, keyFile: string, privacyUnit?: string): void {
     const made: string[] = [];
     try {
       let key = readKey(keyFile);
@@ -875,9 +949,15 @@ export class FileLedger {
     return unitOf(this.parsed.header);
   }
 
-  /** The total budget recorded when the ledger was created. */
-  get budget(): PrivacyCost {
-    return { ...this.parsed.header.budget };
+  /** The total budget recorded when the ledger was created, with its accounting ('basic' for ledgers that predate the field). */
+  get budget(): LedgerBudget {
+    const b = this.parsed.header.budget;
+    return { eps: b.eps, delta: b.delta, accounting: accountingOf(this.parsed.header) };
+  }
+
+  /** How the ledger adds up spends ('basic' for ledgers that predate the field). */
+  get accounting(): LedgerAccounting {
+    return accountingOf(this.parsed.header);
   }
 
   summary(): LedgerSummary {
@@ -885,7 +965,7 @@ export class FileLedger {
   }
 
   /** Spends recorded so far (oldest first). */
-  entries(): LedgerEntry[] {
+  entries(): LedgerSpend[] {
     return this.parsed.entries.slice();
   }
 
@@ -895,29 +975,40 @@ export class FileLedger {
 
   /**
    * Durably append a spend: verifies that the lock is still ours and that the file is unchanged
-   * since we read it, checks the budget against the file, writes one line, fsyncs, then advances
-   * the head. Throws {@link BudgetExceededError} (nothing written) when the spend does not fit, and
-   * a one-line {@link LedgerError} on a file-system error (the partial record is cut off again).
+   * since we read it, checks the budget against the file (basic: the summed eps and delta;
+   * zcdp-filter: the summed rho against rho_B, and `rho` is required), writes one line, fsyncs,
+   * then advances the head. Throws {@link BudgetExceededError} (nothing written) when the spend does
+   * not fit, and a one-line {@link LedgerError} on a file-system error (the partial record is cut
+   * off again).
    */
-  append(entry: LedgerEntry): void {
+  append(entry: LedgerSpend): void {
     fsGuard(this.path, 'record the spend', () => this.appendUnguarded(entry));
   }
 
-  private appendUnguarded(entry: LedgerEntry): void {
+  private appendUnguarded(entry: LedgerSpend): void {
     const lock = this.lock;
     if (lock === null) throw new LedgerError(`ledger ${this.path} is closed`);
     if (!lock.stillHeld()) throw new LedgerError(`lost the lock on ledger ${this.path} (the lock file was removed or taken); refusing to record`);
     const st = fs.statSync(this.real);
     if (st.size !== this.size) throw new LedgerError(`ledger ${this.path} was changed by another process while locked; refusing to record`);
     const s = this.summary();
-    const fitsEps = s.spent.eps + entry.eps <= s.budget.eps * (1 + SLACK);
-    const fitsDelta = s.spent.delta + entry.delta <= s.budget.delta * (1 + SLACK) + 1e-300;
-    if (!fitsEps || !fitsDelta) throw new BudgetExceededError(entry.name, { eps: entry.eps, delta: entry.delta }, s.remaining);
+    if (s.rho !== undefined) {
+      const rho = checkNonNegative(entry.rho, 'rho');
+      if (!(s.rho.spent + rho <= s.rho.budget * (1 + SLACK))) {
+        throw new BudgetExceededError(`${entry.name} (zCDP filter: rho ${rho} of ${s.rho.remaining} left)`, { eps: zcdpToDp(rho, s.budget.delta).eps, delta: s.budget.delta }, { eps: zcdpToDp(s.rho.remaining, s.budget.delta).eps, delta: s.budget.delta });
+      }
+    } else {
+      if (entry.rho !== undefined) throw new InvalidArgumentError('rho', `of the spend "${entry.name}" applies to a 'zcdp-filter' ledger only (this one is 'basic')`, entry.rho);
+      const fitsEps = s.spent.eps + entry.eps <= s.budget.eps * (1 + SLACK);
+      const fitsDelta = s.spent.delta + entry.delta <= s.budget.delta * (1 + SLACK) + 1e-300;
+      if (!fitsEps || !fitsDelta) throw new BudgetExceededError(entry.name, { eps: entry.eps, delta: entry.delta }, s.remaining);
+    }
     const rel = this.neighbors;
     if (entry.neighbors !== rel) throw new InvalidArgumentError('neighbors', `of the spend "${entry.name}" must be the ledger's relation '${rel}' (the accountant converts releases for the other relation)`, entry.neighbors);
     const seq = this.parsed.lastSeq + 1;
-    const clean: LedgerEntry = { name: entry.name, eps: entry.eps, delta: entry.delta, neighbors: entry.neighbors, time: entry.time };
+    const clean: LedgerSpend = { name: entry.name, eps: entry.eps, delta: entry.delta, neighbors: entry.neighbors, time: entry.time };
     if (entry.mechanism !== undefined) clean.mechanism = entry.mechanism;
+    if (s.rho !== undefined) clean.rho = entry.rho;
     if (entry.claimed !== undefined) clean.claimed = { eps: entry.claimed.eps, delta: entry.claimed.delta, neighbors: entry.claimed.neighbors };
     if (replayEntry(clean, rel) === null) throw new InvalidArgumentError('claimed', `of the spend "${entry.name}" must be a guarantee for the other relation than the ledger's '${rel}'`, entry.claimed);
     const body: SpendBody = { type: 'spend', seq, entry: clean };
@@ -952,11 +1043,30 @@ export class FileLedger {
   }
 
   /**
-   * A {@link PrivacyAccountant} over this ledger: its history is the recorded spends, its total
-   * budget the ledger's, and each spend is appended durably (inside `spend()`, before it returns).
+   * A {@link PrivacyAccountant} over this 'basic' ledger: its history is the recorded spends, its
+   * total budget the ledger's, and each spend is appended durably (inside `spend()`, before it
+   * returns). A 'zcdp-filter' ledger is refused (use {@link FileLedger.filter}).
    */
   accountant(): PrivacyAccountant {
-    return new PrivacyAccountant(this.parsed.header.budget, { history: this.parsed.entries, sink: (e) => this.append(e), neighbors: this.neighbors, privacyUnit: this.privacyUnit });
+    if (this.accounting !== 'basic') throw new LedgerError(`ledger ${this.path} adds up its spends by a zCDP filter; use its filter() (rho), not a basic-composition accountant`);
+    const b = this.parsed.header.budget;
+    return new PrivacyAccountant({ eps: b.eps, delta: b.delta }, { history: this.parsed.entries, sink: (e) => this.append(e), neighbors: this.neighbors, privacyUnit: this.privacyUnit });
+  }
+
+  /**
+   * A {@link ZcdpFilter} over this 'zcdp-filter' ledger: its history is the recorded spends (their
+   * rho), its budget the ledger's, and each spend is appended durably with the rho the filter
+   * charged (inside `spend()`, before it returns). A 'basic' ledger is refused.
+   */
+  filter(): ZcdpFilter {
+    if (this.accounting !== 'zcdp-filter') throw new LedgerError(`ledger ${this.path} adds up its spends by basic composition; use its accountant(), not a zCDP filter`);
+    const b = this.parsed.header.budget;
+    const history: ZcdpFilterEntry[] = this.parsed.entries.map((e) => ({ name: e.name, eps: e.eps, delta: e.delta, neighbors: e.neighbors, rho: e.rho!, time: e.time, ...(e.mechanism !== undefined ? { mechanism: e.mechanism } : {}) }));
+    return new ZcdpFilter({ eps: b.eps, delta: b.delta }, {
+      neighbors: this.neighbors,
+      history,
+      sink: (e) => this.append({ name: e.name, eps: e.eps, delta: e.delta, neighbors: this.neighbors, time: e.time, rho: e.rho, ...(e.mechanism !== undefined ? { mechanism: e.mechanism } : {}) }),
+    });
   }
 
   /** Release the lock. The ledger cannot be written afterwards. */
