@@ -106,3 +106,70 @@ export function choleskySolve(L: Float64Array, d: number, b: ArrayLike<number>, 
 export function solveSpd(A: Float64Array, d: number, b: ArrayLike<number>): Float64Array {
   return choleskySolve(cholesky(A, d), d, b);
 }
+
+/**
+ * Accumulates the upper triangle of B^T B into G (d x d row-major; entries a <= b only) and, when
+ * `v`/`vOut` are given, B^T v into vOut, for a COLUMN-major block B of `len` rows whose column j
+ * starts at `j * stride` (so a whole column-major n x d matrix is one block with stride = len = n,
+ * and a streaming pass reuses one small block buffer). Blocked and unrolled: for each column a the
+ * partial dot products with four columns b..b+3 are formed in one sweep over the block (one load of
+ * x_a per four products), so the block stays in cache and every pass is a contiguous stream.
+ * Summation within a block runs in row order; blocks add their partial sums to G.
+ */
+export function accumulateGramColumns(B: Float64Array, stride: number, len: number, d: number, G: Float64Array, v?: ArrayLike<number>, vOut?: Float64Array): void {
+  for (let a = 0; a < d; a++) {
+    const oa = a * stride;
+    const row = a * d;
+    let b = a;
+    for (; b + 3 < d; b += 4) {
+      const o0 = b * stride;
+      const o1 = o0 + stride;
+      const o2 = o1 + stride;
+      const o3 = o2 + stride;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (let i = 0; i < len; i++) {
+        const xa = B[oa + i]!;
+        s0 += xa * B[o0 + i]!;
+        s1 += xa * B[o1 + i]!;
+        s2 += xa * B[o2 + i]!;
+        s3 += xa * B[o3 + i]!;
+      }
+      G[row + b] = G[row + b]! + s0;
+      G[row + b + 1] = G[row + b + 1]! + s1;
+      G[row + b + 2] = G[row + b + 2]! + s2;
+      G[row + b + 3] = G[row + b + 3]! + s3;
+    }
+    for (; b < d; b++) {
+      const ob = b * stride;
+      let s = 0;
+      for (let i = 0; i < len; i++) s += B[oa + i]! * B[ob + i]!;
+      G[row + b] = G[row + b]! + s;
+    }
+    if (v !== undefined && vOut !== undefined) {
+      let s = 0;
+      for (let i = 0; i < len; i++) s += B[oa + i]! * v[i]!;
+      vOut[a] = vOut[a]! + s;
+    }
+  }
+}
+
+/** Copies the upper triangle of a row-major d x d matrix to its lower triangle (in place). */
+export function symmetrizeUpper(G: Float64Array, d: number): Float64Array {
+  for (let a = 0; a < d; a++) for (let b = 0; b < a; b++) G[a * d + b] = G[b * d + a]!;
+  return G;
+}
+
+/** G = X^T X (d x d, row-major, symmetric) of a COLUMN-major n x d matrix, by {@link accumulateGramColumns} over row blocks. */
+export function gramColumnMajor(X: Float64Array, n: number, d: number, out?: Float64Array): Float64Array {
+  checkDims(X, n, d);
+  const G = outOf(out, d * d).fill(0);
+  const blk = 2048;
+  for (let start = 0; start < n; start += blk) {
+    const len = Math.min(blk, n - start);
+    accumulateGramColumns(X.subarray(start), n, len, d, G);
+  }
+  return symmetrizeUpper(G, d);
+}

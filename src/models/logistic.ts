@@ -78,11 +78,12 @@ export class LogisticRegressionDP extends CmsClassifier {
   }
 
   protected prepare(X: MatrixInput, o: ClassifierFitOptions, _rng: Rng): PreparedDesign {
-    const s = scaleDesign(X, o.lower, o.upper, o.addBias ?? false, true);
+    const s = scaleDesign(X, o.lower, o.upper, o.addBias ?? false, true, 'columns');
     return {
       n: s.n,
       d: s.d,
       X: s.X,
+      layout: s.layout,
       finish: (theta) => {
         for (let j = 0; j < s.d; j++) theta[j] = theta[j]! / s.divisor[j]!;
       },

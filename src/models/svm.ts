@@ -170,11 +170,12 @@ export class SvmDP extends CmsClassifier {
   protected prepare(X: MatrixInput, o: ClassifierFitOptions, rng: Rng): PreparedDesign {
     const addBias = o.addBias ?? false;
     if (this.kernel === 'linear') {
-      const s = scaleDesign(X, o.lower, o.upper, addBias, true);
+      const s = scaleDesign(X, o.lower, o.upper, addBias, true, 'columns');
       return {
         n: s.n,
         d: s.d,
         X: s.X,
+        layout: s.layout,
         finish: (theta) => {
           for (let j = 0; j < s.d; j++) theta[j] = theta[j]! / s.divisor[j]!;
         },

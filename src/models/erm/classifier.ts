@@ -94,6 +94,8 @@ export interface PreparedDesign {
   n: number;
   d: number;
   X: Float64Array;
+  /** The layout of X (default 'rows'; 'columns' for the column-major kernel). */
+  layout?: 'rows' | 'columns';
   finish(theta: Float64Array): void;
 }
 
@@ -209,6 +211,7 @@ export abstract class CmsClassifier {
         n,
         d: prep.d,
         X: prep.X,
+        layout: prep.layout ?? 'rows',
         y: labels,
         weights,
         loss: this.lossKind,

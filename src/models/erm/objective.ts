@@ -8,15 +8,19 @@
  *
  *   J_b(theta) = J(theta) + (b . theta)/n + (Delta/2) ||theta||^2.
  *
- * X is row-major (n rows of d entries) and the objective and its gradient are computed in a single
- * pass over X; evaluation allocates nothing. {@link minimizeErm} minimises with dpkit's L-BFGS (or
+ * X is row-major (n rows of d entries) or, with layout 'columns', column-major (the kernel of
+ * kernel.ts: loss and gradient together, one sweep, no per-row allocation); with the least-squares
+ * `moments` (moments.ts) of the squared loss an evaluation costs O(d^2) and X is not read. Evaluation
+ * allocates nothing. {@link minimizeErm} minimises with dpkit's L-BFGS (or
  * the projected variant over a convex set) to an ABSOLUTE gradient tolerance 1e-9 max(1, W), W a
  * public bound on the data term's gradient, and reports only whether it was met. These are internal
  * building blocks (not exported from the package root): the releases are the models.
  */
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import { minimizeLbfgs } from '../../optimize/lbfgs.js';
+import { columnDataTerm } from './kernel.js';
 import type { LossKind } from './losses.js';
+import type { LeastSquaresMoments } from './moments.js';
 
 /**
  * A user regularizer ADD-ON G with its gradient: the models use R(theta) = ||theta||^2/2 + G(theta),
@@ -37,8 +41,18 @@ export type Regularizer = 'l2' | CustomRegularizer;
 export interface ErmProblem {
   n: number;
   d: number;
-  /** Row-major n x d design (already preprocessed so that the model's norm assumption holds). */
+  /**
+   * The n x d design (already preprocessed so that the model's norm assumption holds): row-major,
+   * or column-major when `layout` is 'columns'. Not read when `moments` is given.
+   */
   X: Float64Array;
+  /** 'rows' (default): X[i d + j]; 'columns': X[j n + i]. */
+  layout?: 'rows' | 'columns';
+  /**
+   * Loss 'squared' without weights only: G = X^T X, X^T y and y^T y of the design (moments.ts), so
+   * J(theta) = (theta^T G theta / 2 - theta . X^T y + y^T y / 2)/n + ... is evaluated in O(d^2).
+   */
+  moments?: LeastSquaresMoments | undefined;
   y: Float64Array;
   /** Optional per-row weights multiplying the losses. */
   weights?: Float64Array | undefined;
@@ -87,11 +101,37 @@ export function ermObjective(p: ErmProblem, perturb: ErmPerturbation = {}): (the
   const regGrad = reg === 'l2' ? undefined : new Float64Array(d);
   const invN = 1 / n;
   const kind = p.loss;
+  const mom = p.moments;
+  if (mom !== undefined && (kind !== 'squared' || w !== undefined || mom.p !== d || mom.n !== n)) {
+    throw new InvalidArgumentError('moments', "are for the unweighted 'squared' loss of the same n x d design", `${kind}, ${mom.n} x ${mom.p}`);
+  }
+  const columns = mom === undefined && p.layout === 'columns' ? columnDataTerm(X, n, d, y, w, kind, h) : undefined;
   const data = (theta: Float64Array, grad: Float64Array): number => {
-    grad.fill(0);
     let f = 0;
+    if (mom !== undefined) {
+      // n F(theta) = theta^T G theta / 2 - theta . X^T y + y^T y / 2, n grad F = G theta - X^T y.
+      const G = mom.G;
+      let q = 0;
+      let lin = 0;
+      for (let a = 0; a < d; a++) {
+        const row = a * d;
+        let s = 0;
+        for (let b = 0; b < d; b++) s += G[row + b]! * theta[b]!;
+        const ta = theta[a]!;
+        q += ta * s;
+        lin += ta * mom.xty[a]!;
+        grad[a] = s - mom.xty[a]!;
+      }
+      f = 0.5 * q - lin + 0.5 * mom.yty;
+    } else if (columns !== undefined) {
+      f = columns(theta, grad);
+    } else {
+      grad.fill(0);
+    }
     // One pass over X: score, loss, derivative, gradient accumulation.
-    if (kind === 'logistic') {
+    if (mom !== undefined || columns !== undefined) {
+      // done above
+    } else if (kind === 'logistic') {
       for (let i = 0; i < n; i++) {
         const off = i * d;
         let z = 0;

@@ -18,19 +18,24 @@ export interface ScaledDesign {
   dIn: number;
   /** Columns after the optional bias column. */
   d: number;
-  /** Row-major n x d scaled design. */
+  /** The n x d scaled design: row-major, or column-major (X[j n + i]) with layout 'columns'. */
   X: Float64Array;
+  /** The layout of X. */
+  layout: 'rows' | 'columns';
   /** Column divisors: scaled x_ij = x_ij / divisor_j (bias included), so coeff_j = theta_j / divisor_j. */
   divisor: Float64Array;
 }
 
-/** Validates bounds (length dIn), clips and scales X as described above. */
-export function scaleDesign(X: MatrixInput, lower: unknown, upper: unknown, addBias: boolean, normaliseRows: boolean): ScaledDesign {
+/**
+ * Validates bounds (length dIn), clips and scales X as described above. With layout 'columns' the
+ * result is column-major and X is read ONCE: the finiteness check (the errors of toRowMajor, naming
+ * X[i][j]), the clipping and the scaling are fused into the copy.
+ */
+export function scaleDesign(X: MatrixInput, lower: unknown, upper: unknown, addBias: boolean, normaliseRows: boolean, layout: 'rows' | 'columns' = 'rows'): ScaledDesign {
   const { d: dIn } = matrixShape(X, 'X');
   if (lower === undefined || upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for each of the ${dIn} columns of X`);
   const bounds = checkColumnBounds(lower, upper, dIn);
   const off = addBias ? 1 : 0;
-  const { n, data } = toRowMajor(X, 'X', off);
   const d = dIn + off;
   const rowScale = normaliseRows ? Math.sqrt(d) : 1;
   const divisor = new Float64Array(d);
@@ -41,6 +46,11 @@ export function scaleDesign(X: MatrixInput, lower: unknown, upper: unknown, addB
   }
   const inv = new Float64Array(d);
   for (let j = 0; j < d; j++) inv[j] = 1 / divisor[j]!;
+  if (layout === 'columns') {
+    const { n, data } = toColumnMajorScaled(X, dIn, off, bounds.lower, bounds.upper, inv);
+    return { n, dIn, d, X: data, layout, divisor };
+  }
+  const { n, data } = toRowMajor(X, 'X', off);
   for (let i = 0; i < n; i++) {
     const base = i * d;
     if (addBias) data[base] = inv[0]!;
@@ -52,7 +62,50 @@ export function scaleDesign(X: MatrixInput, lower: unknown, upper: unknown, addB
       data[k] = (v < lo ? lo : v > hi ? hi : v) * inv[off + j]!;
     }
   }
-  return { n, dIn, d, X: data, divisor };
+  return { n, dIn, d, X: data, layout, divisor };
+}
+
+/**
+ * The column-major n x (off + dIn) copy of X with column off + j = clip(x_j, lo_j, hi_j) inv_{off+j}
+ * (and column 0 = inv_0 when off = 1), every entry checked finite on the way (one read of X).
+ */
+function toColumnMajorScaled(X: MatrixInput, dIn: number, off: number, lo: Float64Array, hi: Float64Array, inv: Float64Array): { n: number; data: Float64Array } {
+  const { n } = matrixShape(X, 'X');
+  const out = new Float64Array(n * (dIn + off));
+  if (off === 1) out.fill(inv[0]!, 0, n);
+  const cm = X as { data?: unknown };
+  if (!Array.isArray(X) && cm.data instanceof Float64Array) {
+    const src = cm.data;
+    for (let j = 0; j < dIn; j++) {
+      const s = j * n;
+      const o = (off + j) * n;
+      const l = lo[j]!;
+      const u = hi[j]!;
+      const m = inv[off + j]!;
+      for (let i = 0; i < n; i++) {
+        const v = src[s + i]!;
+        if (!(v - v === 0)) throw new InvalidArgumentError(`X[${i}][${j}]`, 'must be a finite number', v);
+        out[o + i] = (v < l ? l : v > u ? u : v) * m;
+      }
+    }
+    return { n, data: out };
+  }
+  const rows = X as ReadonlyArray<ArrayLike<number>>;
+  for (let i = 0; i < n; i++) {
+    const r = rows[i] as unknown;
+    if (!(Array.isArray(r) || (ArrayBuffer.isView(r) && !(r instanceof DataView))) || (r as ArrayLike<number>).length !== dIn) {
+      throw new InvalidArgumentError(`X[${i}]`, `must be an array of ${dIn} numbers (like row 0)`, r);
+    }
+    const row = r as ArrayLike<number>;
+    for (let j = 0; j < dIn; j++) {
+      const v = row[j];
+      if (typeof v !== 'number' || !(v - v === 0)) throw new InvalidArgumentError(`X[${i}][${j}]`, 'must be a finite number', v);
+      const l = lo[j]!;
+      const u = hi[j]!;
+      out[(off + j) * n + i] = (v < l ? l : v > u ? u : v) * inv[off + j]!;
+    }
+  }
+  return { n, data: out };
 }
 
 /** Binary labels in {0, 1}; returns them mapped to {0, 1} (or {-1, +1} with `signed`). */
