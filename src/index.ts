@@ -67,6 +67,7 @@ export { optimizeNoise, type NoiseProgress, type OptimizeNoiseOptions } from './
 export { compareNoise, type ComparisonResult, type ComparisonRow } from './mechanisms/optimal-noise/reference.js';
 export { selectPartitions, type KeepRule, type PartitionSelectionMethod, type PartitionSelectionOptions, type PartitionSelectionPlan } from './mechanisms/partition-selection.js';
 export { permuteAndFlip, type PermuteAndFlipOptions } from './mechanisms/permute-and-flip.js';
+export { base2ExponentialMechanism, type Base2ExponentialOptions, type Base2Parameters } from './mechanisms/base2-exponential.js';
 export { reportNoisyMax, type NoisyMaxNoise, type ReportNoisyMaxOptions } from './mechanisms/report-noisy-max.js';
 export { truncatedLaplaceMechanism, type SafeTruncatedLaplacePlan, type TruncatedLaplaceOptions, type TruncatedLaplaceParameters } from './mechanisms/truncated-laplace.js';
 export type { CommonMechanismOptions, MechanismPlan, PlanArgs, VectorArgs } from './mechanisms/vector-args.js';

@@ -18,6 +18,7 @@ export {
   noisyArgmax, type NoisyMaxNoise, reportNoisyMax, reportNoisyMaxAccuracy, type ReportNoisyMaxOptions, reportNoisyMaxScale,
 } from './report-noisy-max.js';
 export { permuteAndFlip, permuteAndFlipAccuracy, type PermuteAndFlipOptions, permuteAndFlipProbabilities } from './permute-and-flip.js';
+export { base2ExponentialMechanism, type Base2ExponentialOptions, type Base2Parameters, planBase2Exponential } from './base2-exponential.js';
 export { laplaceMechanism, type LaplaceOptions, laplaceScale, planLaplace } from './laplace.js';
 export {
   analyticGaussianSigma, gaussianDelta, gaussianMechanism, type GaussianOptions, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP,
