@@ -22,8 +22,10 @@ export {
   type Sensitivities, unitTotalSensitivities,
 } from './contribution-bounding.js';
 export {
-  binEdges, magnitudeBin, privateBounds, type PrivateBounds, privateBoundsFromCounts, type PrivateBoundsOptions, type PrivateBoundsRelease,
+  binEdges, magnitudeBin, privateBounds, type PrivateBounds, privateBoundsFromCounts, type PrivateBoundsCountOptions, privateBoundsFromValueCounts, type PrivateBoundsOptions,
+  type PrivateBoundsRelease, type QuantileBoundsCountOptions,
 } from './private-bounds.js';
+export { quantileFromCounts } from './quantile-counts.js';
 export {
   type GroupAggregateInput, type GroupAggregateOptions, groupByDP, type GroupByDPOptions, type GroupedRelease, type GroupedValues, type GroupKey,
   type GroupKeySelection, type GroupPart, type GroupStatistic, MAX_BINS, MAX_KEYS, quantilesFromHistogram, releaseGroupAggregates,

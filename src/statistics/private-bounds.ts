@@ -21,6 +21,23 @@
  *   the total kept count, upper = the right edge of the first bin where it reaches upperPercentile.
  * If no bin passes the threshold the public range [-2^b, 2^b] is returned (and `found` is false):
  * a post-processing outcome, not an error, so nothing data-derived escapes besides the noisy output.
+ *
+ * `method: 'quantiles'` (the alternative of Tumult's get_bounds and OpenDP's private quantiles): the
+ * lower and upper percentiles are released directly by Smith's (2011) exponential mechanism over a
+ * wide PUBLIC range [lo, hi] (`range`), eps/2 each (basic composition, Dwork & Roth 2014, Thm 3.16).
+ * The utility of a point x for the q-quantile is -|c(x) - q n| with c(x) the number of (kept) rows
+ * <= x and n the number of kept rows. Sensitivity with at most m rows per unit (m = 1 without units):
+ * - add/remove one unit with a <= m rows, j of them <= x: c(x) - q n moves by j - q a, and
+ *   -q m <= j - q a <= (1 - q) m, so by at most m;
+ * - replace one unit (a rows out, a' rows in, each <= m): the change is (j' - q a') - (j - q a), a
+ *   difference of two numbers in [-q m, (1 - q) m], so at most (1 - q) m + q m = m.
+ * So Delta_u = m under both relations, and sampling with exp((eps/2) u / (2 m)) is eps/2-DP per
+ * percentile (McSherry & Talwar 2007); the pair is eps-DP, and ordering the two draws (lower =
+ * the smaller) is post-processing. The draws use the floating-point sampler of quantileDP (its
+ * default; a lattice sampler over a wide range would need up to 2^20+ rejection proposals), so the
+ * guarantee carries quantileDP's floating-point caveat. Caveat of the method: with discrete data (ties
+ * at the percentile) and a wide range, the mechanism can pick the empty gap next to the atom, up to
+ * the range's end; the histogram method is the robust default.
  */
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -31,9 +48,16 @@ import { checkEpsilon, checkInteger } from '../validation.js';
 import type { ParsedNoise } from './common.js';
 import { boundContributions, MAX_BOUND, type Ident } from './contribution-bounding.js';
 import { applyNoise, planNoise, type NoisePlan } from './noise.js';
+import { quantileFromSorted } from './quantile.js';
+import { quantileFromCounts } from './quantile-counts.js';
+import { sortFloat64 } from '../math/sort-float64.js';
 
 export interface PrivateBoundsOptions extends ReleaseOptions {
   eps: number;
+  /** 'histogram' (default): ApproxBounds; 'quantiles': private percentiles over the public `range`. */
+  method?: 'histogram' | 'quantiles';
+  /** method 'quantiles': the wide PUBLIC range [lo, hi] the percentiles are searched in (values are clipped to it). */
+  range?: readonly [number, number];
   /** The unit of each value (same length as the values); omitted: each row is its own unit. */
   units?: ArrayLike<Ident>;
   /** Rows kept per unit when `units` is given (default 1); privateBoundsFromCounts: the bound the counts were computed with, required with `privacyUnit`. */
@@ -64,14 +88,14 @@ export interface PrivateBounds {
 
 export interface PrivateBoundsRelease {
   value: PrivateBounds;
-  mechanism: 'approx-bounds-laplace';
+  mechanism: 'approx-bounds-laplace' | 'quantile-bounds-exponential';
   guarantee: Guarantee;
-  /** L1 sensitivity of the histogram (m, or 2m for replace-one). */
+  /** L1 sensitivity of the histogram (m, or 2m for replace-one); method 'quantiles': of the rank utility (m). */
   sensitivity: number;
-  /** Laplace scale applied per bin. */
+  /** Laplace scale applied per bin; method 'quantiles': the temperature 2 m / (eps/2) of each percentile's draw. */
   scale: number;
-  /** The threshold tau on the noisy counts. */
-  threshold: number;
+  /** The threshold tau on the noisy counts (histogram method only). */
+  threshold?: number;
 }
 
 const COUNT_RULES = {
@@ -87,9 +111,11 @@ const COUNT_RULES = {
   beta: true,
   details: 'boolean',
 } as const;
-const COUNT_OPTIONS = optionSpec<Omit<PrivateBoundsOptions, 'units'>>(COUNT_RULES);
+/** The options of {@link privateBoundsFromCounts} (the histogram method, from bin counts). */
+export type PrivateBoundsCountOptions = Omit<PrivateBoundsOptions, 'units' | 'method' | 'range'>;
+const COUNT_OPTIONS = optionSpec<PrivateBoundsCountOptions>(COUNT_RULES);
 
-const OPTIONS = optionSpec<PrivateBoundsOptions>({ ...COUNT_RULES, units: true });
+const OPTIONS = optionSpec<PrivateBoundsOptions>({ ...COUNT_RULES, units: true, method: ['histogram', 'quantiles'], range: true });
 
 interface ParsedBounds {
   eps: number;
@@ -192,6 +218,8 @@ function checkPercentile(p: unknown, name: string, dflt: number): number {
 export function privateBounds<O extends PrivateBoundsOptions>(x: ArrayLike<number>, opts: Exact<O, PrivateBoundsOptions>): O extends { details: true } ? PrivateBoundsRelease : PrivateBounds {
   checkOptions('privateBounds', opts, OPTIONS, true);
   const o = opts as PrivateBoundsOptions;
+  if (o.method === 'quantiles') return quantileBounds(x, o) as never;
+  if (o.range !== undefined) throw new InvalidArgumentError('range', "applies to method 'quantiles' only (the histogram method searches powers of two from minExponent to maxExponent)", o.range);
   const c = parseBoundsOptions(o, false);
   const { a, b, m, plan, tau, pL, pU } = c;
   // The data's shape before the budget check (x an array, units parallel to it); its values (a
@@ -240,7 +268,7 @@ function readBounds(noisy: Float64Array, tau: number, pL: number, pU: number, a:
  * unit holds at most `maxRows` rows (the caller's contract; src/node/bounding-sql.ts computes it).
  * Same calibration, guarantee and post-processing.
  */
-export function privateBoundsFromCounts<O extends Omit<PrivateBoundsOptions, 'units'>>(counts: ArrayLike<number>, opts: Exact<O, Omit<PrivateBoundsOptions, 'units'>>): O extends { details: true } ? PrivateBoundsRelease : PrivateBounds {
+export function privateBoundsFromCounts<O extends PrivateBoundsCountOptions>(counts: ArrayLike<number>, opts: Exact<O, PrivateBoundsCountOptions>): O extends { details: true } ? PrivateBoundsRelease : PrivateBounds {
   checkOptions('privateBoundsFromCounts', opts, COUNT_OPTIONS, true);
   const o = opts as PrivateBoundsOptions;
   const c = parseBoundsOptions(o, true);
@@ -255,4 +283,127 @@ export function privateBoundsFromCounts<O extends Omit<PrivateBoundsOptions, 'un
     return readBounds(applyNoise(Float64Array.from(counts), c.plan, rng).out, c.tau, c.pL, c.pU, c.a, c.b);
   });
   return (o.details ? boundsRelease(result, c) : result) as never;
+}
+
+// ---------------------------------------------------------------------------------------------
+// method 'quantiles'
+
+/** The options of {@link privateBoundsFromValueCounts}: the quantile method from distinct values and counts. */
+export type QuantileBoundsCountOptions = Omit<PrivateBoundsOptions, 'units' | 'method' | 'minExponent' | 'maxExponent' | 'beta'> & { range: readonly [number, number] };
+
+const VALUE_COUNT_OPTIONS = optionSpec<QuantileBoundsCountOptions>({
+  ...RELEASE_OPTION_RULES,
+  eps: true,
+  range: true,
+  maxRows: true,
+  privacyUnit: 'string',
+  neighbors: ['bounded', 'unbounded'],
+  lowerPercentile: true,
+  upperPercentile: true,
+  details: 'boolean',
+});
+
+interface ParsedQuantileBounds {
+  eps: number;
+  lo: number;
+  hi: number;
+  pL: number;
+  pU: number;
+  m: number;
+  unit: string | undefined;
+  relation: Neighbors;
+}
+
+/** The public options of the quantile method (see the file comment); data-free. */
+function parseQuantileOptions(o: PrivateBoundsOptions, fromCounts: boolean): ParsedQuantileBounds {
+  const eps = checkEpsilon(o.eps);
+  for (const k of ['minExponent', 'maxExponent', 'beta'] as const) {
+    if (o[k] !== undefined) throw new InvalidArgumentError(k, "applies to method 'histogram' only", o[k]);
+  }
+  const r = o.range as unknown;
+  if (!Array.isArray(r) || r.length !== 2) throw new InvalidArgumentError('range', "is required for method 'quantiles': [lo, hi], the public range searched", r);
+  const [lo, hi] = r as [unknown, unknown];
+  if (typeof lo !== 'number' || typeof hi !== 'number' || !Number.isFinite(lo) || !Number.isFinite(hi) || !(lo < hi) || !Number.isFinite(hi - lo)) {
+    throw new InvalidArgumentError('range', 'must be [lo, hi] with finite lo < hi (and a finite width)', r);
+  }
+  const pL = checkPercentile(o.lowerPercentile, 'lowerPercentile', 0.01);
+  const pU = checkPercentile(o.upperPercentile, 'upperPercentile', 0.99);
+  if (!(pL < pU)) throw new InvalidArgumentError('lowerPercentile/upperPercentile', 'must satisfy lowerPercentile < upperPercentile', `${pL} >= ${pU}`);
+  const m = o.maxRows === undefined ? 1 : checkInteger(o.maxRows, 'maxRows', 1, MAX_BOUND);
+  if (!fromCounts && o.maxRows !== undefined && o.units === undefined) throw new InvalidArgumentError('maxRows', 'needs units (the privacy unit of each value)');
+  if (fromCounts && o.privacyUnit !== undefined && o.maxRows === undefined) throw new InvalidArgumentError('maxRows', 'is required with privacyUnit: the most rows per unit the counts were computed with');
+  const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
+  return { eps, lo, hi, pL, pU, m, unit, relation: o.neighbors ?? 'unbounded' };
+}
+
+function quantileRelease(value: PrivateBounds, c: ParsedQuantileBounds): PrivateBoundsRelease {
+  return {
+    value,
+    mechanism: 'quantile-bounds-exponential',
+    guarantee: { eps: c.eps, delta: 0, neighbors: c.relation, ...(c.unit ? { privacyUnit: c.unit } : {}) },
+    sensitivity: c.m,
+    scale: (2 * c.m) / (c.eps / 2),
+  };
+}
+
+/** The two draws, eps/2 each with utility sensitivity m, ordered (post-processing). */
+function drawBounds(draw: (q: number, epsOverSens: number) => number, c: ParsedQuantileBounds): PrivateBounds {
+  const e = c.eps / 2 / c.m;
+  const a = draw(c.pL, e);
+  const b = draw(c.pU, e);
+  return { lower: Math.min(a, b), upper: Math.max(a, b), found: true };
+}
+
+function quantileBounds(x: ArrayLike<number>, o: PrivateBoundsOptions): PrivateBounds | PrivateBoundsRelease {
+  const c = parseQuantileOptions(o, false);
+  if (!(Array.isArray(x) || ArrayBuffer.isView(x))) throw new InvalidArgumentError('x', 'must be an array or typed array of finite numbers', x);
+  if (o.units !== undefined && (o.units as ArrayLike<Ident>).length !== x.length) throw new InvalidArgumentError('units', 'must have one entry per value', (o.units as ArrayLike<Ident>).length);
+  const result = runRelease(o, { name: 'privateBounds', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'quantile-bounds-exponential', ...(c.unit ? { privacyUnit: c.unit } : {}) }, (rng) => {
+    for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'number' || !Number.isFinite(x[i])) throw new InvalidArgumentError(`x[${i}]`, 'must be a finite number');
+    const rows = o.units === undefined ? undefined : boundContributions(o.units, undefined, { maxPartitions: 1, maxRows: c.m }, rng);
+    const n = rows === undefined ? x.length : rows.length;
+    const kept = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = x[rows === undefined ? i : rows[i]!]!;
+      kept[i] = v < c.lo ? c.lo : v > c.hi ? c.hi : v;
+    }
+    const sorted = sortFloat64(kept);
+    return drawBounds((q, e) => quantileFromSorted(sorted, q, e, c.lo, c.hi, rng), c);
+  });
+  return o.details ? quantileRelease(result, c) : result;
+}
+
+/**
+ * {@link privateBounds} with `method: 'quantiles'` from the data aggregated elsewhere (e.g. by SQL in a
+ * data engine): `values` the distinct values of the kept rows clipped to `range`, strictly increasing,
+ * and `counts` their numbers of rows, over data where each unit holds at most `maxRows` rows (the
+ * caller's contract; src/node/bounding-sql.ts keeps them). Same calibration, guarantee and result
+ * as the row version (the same numbers for the same generator: src/statistics/quantile-counts.ts).
+ */
+export function privateBoundsFromValueCounts<O extends QuantileBoundsCountOptions>(
+  values: ArrayLike<number>,
+  counts: ArrayLike<number>,
+  opts: Exact<O, QuantileBoundsCountOptions>,
+): O extends { details: true } ? PrivateBoundsRelease : PrivateBounds {
+  checkOptions('privateBoundsFromValueCounts', opts, VALUE_COUNT_OPTIONS, true);
+  const o = opts as PrivateBoundsOptions;
+  const c = parseQuantileOptions(o, true);
+  if (!(Array.isArray(values) || ArrayBuffer.isView(values))) throw new InvalidArgumentError('values', 'must be an array of numbers', values);
+  if (!(Array.isArray(counts) || ArrayBuffer.isView(counts)) || counts.length !== values.length) throw new InvalidArgumentError('counts', 'must be an array with one count per value', counts);
+  const result = runRelease(o, { name: 'privateBoundsFromValueCounts', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'quantile-bounds-exponential', ...(c.unit ? { privacyUnit: c.unit } : {}) }, (rng) => {
+    // Functions of the private data: checked after the budget check (a refusal is charged, value-free).
+    const D = values.length;
+    const v = new Float64Array(D);
+    const k = new Float64Array(D);
+    for (let i = 0; i < D; i++) {
+      const x = values[i];
+      const n = counts[i];
+      if (typeof x !== 'number' || !(x >= c.lo && x <= c.hi) || (i > 0 && !(x > v[i - 1]!))) throw new InvalidArgumentError(`values[${i}]`, 'must be strictly increasing numbers inside range');
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`counts[${i}]`, 'must be a positive integer');
+      v[i] = x;
+      k[i] = n;
+    }
+    return drawBounds((q, e) => quantileFromCounts(v, k, q, e, c.lo, c.hi, rng), c);
+  });
+  return (o.details ? quantileRelease(result, c) : result) as never;
 }

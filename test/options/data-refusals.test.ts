@@ -186,6 +186,13 @@ const RELEASES: Record<string, Cases> = {
     },
     public: { 'not one count per bin': (accountant) => exported('privateBoundsFromCounts')(new Array<number>(120).fill(3), { eps: 1, accountant }) },
   },
+  privateBoundsFromValueCounts: {
+    data: {
+      'values not increasing': (accountant) => exported('privateBoundsFromValueCounts')([1, 3, 2], [1, 1, 1], { eps: 1, range: [0, 10], accountant }),
+      'a zero count': (accountant) => exported('privateBoundsFromValueCounts')([1, 2, 3], [1, 0, 1], { eps: 1, range: [0, 10], accountant }),
+    },
+    public: { 'no range': (accountant) => exported('privateBoundsFromValueCounts')([1, 2], [1, 1], { eps: 1, accountant }) },
+  },
   groupByDP: {
     data: {
       'a missing unit': (accountant) =>

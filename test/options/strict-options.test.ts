@@ -108,6 +108,7 @@ const FUNCTIONS: Record<string, Entry> = {
   smoothMedianDP: { release: true, run: (e) => smoothMedianDP(x, 1, opt({ ...bounds, delta: 1e-6 }, e)) },
   privateBounds: { release: true, run: (e) => dpkit.privateBounds(x, opt({ eps: 1 }, e)) },
   privateBoundsFromCounts: { release: true, run: (e) => dpkit.privateBoundsFromCounts(new Array<number>(121).fill(3), opt({ eps: 1 }, e)) },
+  privateBoundsFromValueCounts: { release: true, run: (e) => dpkit.privateBoundsFromValueCounts([1, 2], [3, 4], opt({ eps: 1, range: [0, 10] as [number, number] }, e)) },
   groupByDP: {
     release: true,
     run: (e) => dpkit.groupByDP([{ s: 'a', d: 'g0' }, { s: 'b', d: 'g1' }], opt({ unit: 's', by: 'd', statistic: 'count', eps: 1, maxPartitions: 2, maxRows: 2, keys: ['g0', 'g1'] }, e)),
