@@ -269,3 +269,56 @@ export function boundedMagnitudeBinsSql(plan: MagnitudeBinsPlan, dialect: SqlDia
     `) GROUP BY bin ORDER BY bin`,
   ].join('\n');
 }
+
+/**
+ * The kept rows themselves, one row per kept row: g, u, c (the value clamped to [lower, upper], 0
+ * without a value), for releases that need more than per-(group, unit) sums (per-group histograms
+ * and quantiles, the quantile method of private bounds). The same keyed ranking, bounds, NULL policy
+ * and validation as {@link boundedPerUnitSql} (which it calls to validate the plan); `perUnitClamp`
+ * does not apply (rows are returned, not totals). The caller aggregates the result in the engine.
+ */
+export function boundedRowsSql(plan: BoundingPlan, dialect: SqlDialect): string {
+  boundedPerUnitSql(plan, dialect); // validation (dialect, keys, bounds, names, levels)
+  if (plan.perUnitClamp) throw new InvalidArgumentError('perUnitClamp', 'does not apply to the kept rows (it clamps per-unit totals)');
+  const d = dialect;
+  const b = checkContributionBounds(plan);
+  const U = quoteIdent(d, plan.unit);
+  const G = plan.by === undefined ? `'all'` : quoteIdent(d, plan.by);
+  const V = plan.value === undefined ? undefined : quoteIdent(d, plan.value);
+  const where = [`${U} IS NOT NULL`];
+  if (plan.by !== undefined) where.push(`${G} IS NOT NULL`);
+  if (V !== undefined) where.push(`${V} IS NOT NULL`);
+  if (plan.levels !== undefined) where.push(`${text(d, G)} IN (${plan.levels.map((x) => quoteString(d, String(x))).join(', ')})`);
+  const k = quoteString(d, keyHex(plan.key));
+  const cv = V === undefined ? '0' : clampExpr(d, 'v', num(plan.lower as number, 'lower'), num(plan.upper as number, 'upper'));
+  if (d === 'duckdb') {
+    const hr = md5(d, concat(d, [k, "'r'", text(d, 'u'), text(d, 'g'), V === undefined ? "''" : valueText(d, 'v')]));
+    const hg = md5(d, concat(d, [k, "'g'", text(d, 'u'), text(d, 'g')]));
+    return [
+      `SELECT g, u, ${cv} AS c FROM (`,
+      `  SELECT u, g, v,`,
+      `    ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${hr}) AS rn,`,
+      `    DENSE_RANK() OVER (PARTITION BY u ORDER BY ${hg}, g) AS gr`,
+      `  FROM (SELECT ${U} AS u, ${G} AS g, ${V === undefined ? '0' : `CAST(${V} AS DOUBLE)`} AS v FROM ${plan.from} WHERE ${where.join(' AND ')}) AS src`,
+      `) AS ranked`,
+      `WHERE rn <= ${b.maxRows} AND gr <= ${b.maxPartitions}`,
+    ].join('\n');
+  }
+  const src = `SELECT assumeNotNull(${U}) AS u, ${plan.by === undefined ? "'all'" : `assumeNotNull(${G})`} AS g, ${V === undefined ? 'toFloat64(0)' : `toFloat64(assumeNotNull(${V}))`} AS v FROM ${plan.from} WHERE ${where.join(' AND ')}`;
+  const hr = md5(d, concat(d, [k, "'r'", 'toString(u)', 'toString(g)', V === undefined ? "''" : 'toString(v)']));
+  const hg = md5(d, concat(d, [k, "'g'", 'toString(u)', 'toString(g)']));
+  return [
+    `SELECT g, u, ${cv} AS c FROM (`,
+    `  SELECT g, u, vs FROM (`,
+    `    SELECT u, g, hg, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, ${b.maxRows}) AS vs`,
+    `    FROM (SELECT u, g, v, ${hr} AS hr, ${hg} AS hg FROM (${src}))`,
+    `    GROUP BY u, g, hg`,
+    `  ) ANY INNER JOIN (`,
+    `    SELECT u, arraySlice(arraySort(groupArray((hg, g))), 1, ${b.maxPartitions}) AS top`,
+    `    FROM (SELECT u, g, ${hg} AS hg FROM (${src}) GROUP BY u, g, hg)`,
+    `    GROUP BY u`,
+    `  ) USING u`,
+    `  WHERE has(top, (hg, g))`,
+    `) ARRAY JOIN vs AS v`,
+  ].join('\n');
+}
