@@ -8,10 +8,11 @@
 import { runBench } from './harness.js';
 import { opDiscClassifier } from '../src/models/oracle-perturbation/opdisc.js';
 import { opSampSync } from '../src/models/oracle-perturbation/opsamp.js';
-import { rspmClassifier } from '../src/models/oracle-perturbation/rspm.js';
+import { rspmClassifier, rspmWeightedData } from '../src/models/oracle-perturbation/rspm.js';
 import { convexLossConstants, smoothLbfgsSolver } from '../src/optimize/oracles/convex.js';
 import { enumerateProblem, enumeratedArgmin } from '../src/optimize/oracles/enumeration.js';
-import { solveZeroOneMip } from '../src/optimize/oracles/mip.js';
+import { solveZeroOneMip, weightedZeroOneOracle } from '../src/optimize/oracles/mip.js';
+import { fillNormal } from '../src/random/continuous.js';
 import { zeroOneLoss, type ClassificationData } from '../src/optimize/oracles/types.js';
 import { seededRng } from '../src/random/rng.js';
 
@@ -61,6 +62,18 @@ export default async function (): Promise<void> {
   for (let k = 0; k < 3; k++) await solveZeroOneMip(dt, { lattice });
   let s = 0;
   await timeAsync('OPDisc MIP n=100 d=6 eps=1', 'non-private 0/1 MIP (same W)', () => opDiscClassifier(rows, labels, { eps: 1, delta: 1e-4, lattice, rng: seededRng(s++), onUncertified: 'return' }), () => solveZeroOneMip(dt, { lattice }));
+  // the MIP strengthening (merged rows, water-filling big-M, conflict cuts) against the plain MIP, same
+  // weighted RSPM instance (rows drawn with repetition from 60 distinct ones, so merging has work to do)
+  const dup = data(60, 6, 'bench-dup');
+  const rep: ClassificationData = { n: 150, d: 6, X: new Float64Array(150 * 6), y: new Float64Array(150) };
+  const pick = seededRng('bench-dup-pick');
+  for (let i = 0; i < 150; i++) {
+    const r = Math.floor(pick.nextDouble() * 60);
+    rep.X.set(dup.X.subarray(r * 6, r * 6 + 6), i * 6);
+    rep.y[i] = dup.y[r]!;
+  }
+  const wd = rspmWeightedData(rep, fillNormal(seededRng('bench-dup-eta'), new Float64Array(12), 40));
+  await timeAsync('RSPM weighted MIP n=150 (60 distinct) strengthened', 'same MIP, strengthen: false', () => weightedZeroOneOracle(wd, { lattice: { tau: 1, bound: 1 } }), () => weightedZeroOneOracle(wd, { lattice: { tau: 1, bound: 1 }, strengthen: false }));
   await timeAsync('RSPM MIP n=100 d=6 eps=1', 'non-private 0/1 MIP on {-1,0,1}^6', () => rspmClassifier(rows, labels, { eps: 1, delta: 1e-4, rng: seededRng(s++), onUncertified: 'return' }), () => solveZeroOneMip(dt, { lattice: { tau: 1, bound: 1 } }));
 
   const small = data(200, 3, 'bench-enum');
