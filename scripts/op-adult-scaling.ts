@@ -198,7 +198,7 @@ async function scaling(ns: number[], timeLimit: number, eps: number): Promise<vo
 async function accuracyRun(nOp: number, nRs: number, runs: number, epsGrid: number[], timeLimit: number): Promise<void> {
   const backend = workerLpBackend();
   const series: Record<string, { n: number; acc: number[][]; uncertified: number[] }> = {};
-  const add = (name: string, n: number) => (series[name] = { n, acc: epsGrid.map(() => []), uncertified: epsGrid.map(() => 0) });
+  const add = (name: string, n: number) => (series[name] = { n, acc: epsGrid.map((): number[] => []), uncertified: epsGrid.map(() => 0) });
   for (const [method, n] of [['OPDisc', nOp], ['RSPM', nRs]] as const) {
     const { train, test } = split(n);
     const delta = 1 / (n * n);
