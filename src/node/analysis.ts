@@ -343,7 +343,7 @@ interface UnitDefaults {
 }
 
 /** Release keys of contribution bounding (only with a privacy unit). */
-const UNIT_KEYS = ['max_partitions', 'max_rows', 'per_unit_clamp', 'select_eps', 'select_delta', 'select_method', 'bounds', 'bounds_eps', 'distinct_units'] as const;
+const UNIT_KEYS = ['max_partitions', 'max_rows', 'per_unit_clamp', 'select_eps', 'select_delta', 'select_method', 'bounds', 'bounds_eps', 'bounds_method', 'bounds_range', 'distinct_units'] as const;
 
 /** Statistics released per privacy unit (contribution bounding in SQL, src/node/bounding-sql.ts). */
 const UNIT_STATS: ReadonlySet<StatName> = new Set(['count', 'mean', 'variance', 'sd', 'histogram']);
@@ -467,8 +467,15 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema,
       if (out.perUnitClamp) loc.fail([...at, 'bounds'], 'cannot be combined with per_unit_clamp (which gives the public bounds of the totals)');
       const be = r.has('bounds_eps') ? r.number('bounds_eps', 'positive') : eps * DEFAULT_BOUNDS_SHARE;
       out.autoBounds = { eps: be };
+      // bounds_method: ApproxBounds' log-scale histogram (default), or private percentiles over the public bounds_range.
+      if (r.oneOf<'histogram' | 'quantiles'>('bounds_method', ['histogram', 'quantiles'], 'histogram') === 'quantiles') {
+        const range = r.numbers('bounds_range', { min: 2, increasing: true }) ?? loc.fail([...at, 'bounds_range'], 'is required with bounds_method: quantiles ([lo, hi], the wide public range the percentiles are searched in)');
+        if (range.length !== 2) loc.fail([...at, 'bounds_range'], `must be [lo, hi] (two numbers), got ${range.length} numbers`);
+        out.autoBounds = { eps: be, method: 'quantiles', range: [range[0]!, range[1]!] };
+      } else if (r.has('bounds_range')) loc.fail([...at, 'bounds_range'], 'is used by bounds_method: quantiles only');
       share += be;
     } else if (r.has('bounds_eps')) loc.fail([...at, 'bounds_eps'], 'is the budget share of bounds: auto; add bounds: auto or remove it');
+    else for (const k of ['bounds_method', 'bounds_range']) if (r.has(k)) loc.fail([...at, k], 'needs bounds: auto');
     if (g?.type === 'id') {
       const se = r.has('select_eps') ? r.number('select_eps', 'positive') : eps * DEFAULT_SELECT_SHARE;
       if (!r.has('select_delta')) loc.fail([...at, 'select_delta'], `is required for by: ${g.name} without public levels (private key selection is (eps, delta)-DP: a number in (0, 1), e.g. 1e-6)`);

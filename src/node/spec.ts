@@ -65,8 +65,11 @@ export interface UnitBounds {
   perUnitClamp?: { lower: number; upper: number };
   /** Private group keys (`by` without levels): partition selection with this share of the budget. */
   selectKeys?: { eps: number; delta: number; method: 'optimal' | 'laplace' | 'gaussian' };
-  /** Private clipping bounds (`bounds: auto`) with this share of eps. */
-  autoBounds?: { eps: number };
+  /**
+   * Private clipping bounds (`bounds: auto`) with this share of eps: ApproxBounds' log-scale histogram
+   * (default), or `method: 'quantiles'` (private 1st/99th percentiles over the public `range`).
+   */
+  autoBounds?: { eps: number; method?: 'histogram' | 'quantiles'; range?: [number, number] };
   /** count: the number of distinct units (each unit counted once) instead of rows. */
   distinctUnits?: boolean;
   /** The eps of the noisy aggregates (the release's eps minus the selection and bounds shares). */

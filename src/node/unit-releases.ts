@@ -21,7 +21,10 @@
  * (select_eps, select_delta) of the release's budget. Private bounds (`bounds: auto`): Google's
  * ApproxBounds, a thresholded noisy histogram of log2 magnitudes over at most m rows per unit
  * ({@link boundedMagnitudeBinsSql} + {@link privateBoundsFromCounts}), L1 = m, with `bounds_eps` of the
- * release's eps; the release then clamps to the private bounds. The release's guarantee is the sum
+ * release's eps; or with `bounds_method: quantiles` the private 1st and 99th percentiles over the
+ * public `bounds_range` (Smith's exponential mechanism, bounds_eps/2 each, rank-utility sensitivity m;
+ * the engine returns the distinct kept values with their counts: {@link boundedRowsSql} +
+ * {@link privateBoundsFromValueCounts}); the release then clamps to the private bounds. The release's guarantee is the sum
  * (basic composition, Dwork & Roth 2014, Theorem 3.16) of its parts: (eps, delta + select_delta)-DP per
  * unit under add/remove-one-unit neighbours.
  *
@@ -36,8 +39,8 @@ import { freshHashKey } from '../random/siphash.js';
 import { seededRng, type Rng } from '../random/rng.js';
 import { rowSensitivities, unitTotalSensitivities } from '../statistics/contribution-bounding.js';
 import { releaseGroupAggregates, type GroupAggregateOptions, type GroupedRelease } from '../statistics/group-by.js';
-import { privateBoundsFromCounts } from '../statistics/private-bounds.js';
-import { boundedGroupsSql, boundedMagnitudeBinsSql } from './bounding-sql.js';
+import { privateBoundsFromCounts, privateBoundsFromValueCounts, type PrivateBoundsRelease } from '../statistics/private-bounds.js';
+import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedRowsSql } from './bounding-sql.js';
 import type { DataEngine } from './data.js';
 import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec, UnitBounds } from './spec.js';
 
@@ -103,7 +106,11 @@ export function unitSensitivityText(r: ReleaseSpec, schema: DataSchema): string 
   const part = (name: string, s: { l1: number; l2: number }) => `${name} L1 ${fmt(s.l1)}, L2 ${fmt(s.l2)}`;
   const head = `k=${k}, m=${m}`;
   const sel = b.selectKeys ? `; keys: ${b.selectKeys.method} partition selection (eps ${fmt(b.selectKeys.eps)}, delta ${b.selectKeys.delta}, split over k)` : '';
-  const auto = b.autoBounds ? `; bounds: private (eps ${fmt(b.autoBounds.eps)}, histogram L1 ${m})` : '';
+  const auto = !b.autoBounds
+    ? ''
+    : b.autoBounds.method === 'quantiles'
+      ? `; bounds: private percentiles in [${b.autoBounds.range![0]}, ${b.autoBounds.range![1]}] (eps ${fmt(b.autoBounds.eps)}, ${fmt(b.autoBounds.eps / 2)} each, rank-utility sensitivity ${m})`
+      : `; bounds: private (eps ${fmt(b.autoBounds.eps)}, histogram L1 ${m})`;
   const count = part('count', rowSensitivities(bounds, 1));
   if (r.stat === 'count' || r.stat === 'histogram') return `${head}: ${count}${auto}${sel}`;
   if (r.stat !== 'mean' && r.stat !== 'variance' && r.stat !== 'sd') return undefined;
@@ -123,7 +130,8 @@ export function unitSensitivityText(r: ReleaseSpec, schema: DataSchema): string 
 function mechanismOf(r: UnitSpec): string {
   const b = r.unitBounds;
   const m = 'mechanism' in r ? r.mechanism : 'laplace';
-  return `per-unit-${r.stat}-${m}${b.selectKeys ? `+partition-selection-${b.selectKeys.method}` : ''}${b.autoBounds ? '+approx-bounds' : ''}`;
+  const bounds = !b.autoBounds ? '' : b.autoBounds.method === 'quantiles' ? '+quantile-bounds' : '+approx-bounds';
+  return `per-unit-${r.stat}-${m}${b.selectKeys ? `+partition-selection-${b.selectKeys.method}` : ''}${bounds}`;
 }
 
 /** The core options of the release's aggregates (clamp [lower, upper] given). */
@@ -175,14 +183,13 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
       let upper = valueCol?.upper;
       const parts: string[] = [];
       if (b.autoBounds) {
-        const sql = boundedMagnitudeBinsSql({ from: engine.relation, unit: b.unit, value: valueCol!.name, maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, key: freshHashKey(rng) }, dialect);
-        const counts = new Array<number>(2 * (MAX_EXP - MIN_EXP) + 1).fill(0);
-        for (const row of await engine.sql(sql)) counts[Number(row[0])] = Number(row[1]);
-        const pb = privateBoundsFromCounts(counts, { eps: b.autoBounds.eps, maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, privacyUnit: b.unit, rng, accountant: null, details: true });
+        const pb = await unitPrivateBounds(engine, b, valueCol!.name, rng);
         lower = pb.value.lower;
         upper = pb.value.upper;
         notes.push(
-          `private bounds [${lower}, ${upper}] (ApproxBounds: noisy log2-magnitude histogram over at most ${b.maxRows} rows per ${b.unit}, Laplace scale ${+pb.scale.toPrecision(6)}, eps ${+b.autoBounds.eps.toPrecision(6)}${pb.value.found ? '' : '; no bin passed the threshold: the widest public range is used'})`,
+          b.autoBounds.method === 'quantiles'
+            ? `private bounds [${lower}, ${upper}] (private 1st/99th percentiles in [${b.autoBounds.range![0]}, ${b.autoBounds.range![1]}] over at most ${b.maxRows} rows per ${b.unit}: exponential mechanism, eps ${+(b.autoBounds.eps / 2).toPrecision(6)} each, rank-utility sensitivity ${b.maxRows})`
+            : `private bounds [${lower}, ${upper}] (ApproxBounds: noisy log2-magnitude histogram over at most ${b.maxRows} rows per ${b.unit}, Laplace scale ${+pb.scale.toPrecision(6)}, eps ${+b.autoBounds.eps.toPrecision(6)}${pb.value.found ? '' : '; no bin passed the threshold: the widest public range is used'})`,
         );
         parts.push(`bounds eps ${+b.autoBounds.eps.toPrecision(6)}`);
       }
@@ -265,6 +272,43 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
       return { ...baseRes, labels: keys, values, intervals: values.map((v, i) => interval(v, i)) };
     },
   };
+}
+
+/**
+ * The private bounds of a per-unit release (after the budget check, inside its charge): the
+ * magnitude histogram or the distinct kept values with their counts of at most m rows per unit,
+ * computed by the engine with a fresh key, released by the core. Two equal bounds (possible only
+ * for the quantile method's two draws) are widened by one unit of the last place of the range, so
+ * the later clamp has lower < upper (post-processing).
+ */
+async function unitPrivateBounds(engine: DataEngine, b: UnitBounds, value: string, rng: Rng): Promise<PrivateBoundsRelease> {
+  const dialect = engine.dialect.name;
+  const ab = b.autoBounds!;
+  if (ab.method === 'quantiles') {
+    const [lo, hi] = ab.range!;
+    const kept = boundedRowsSql({ from: engine.relation, unit: b.unit, value, lower: lo, upper: hi, maxPartitions: 1, maxRows: b.maxRows, key: freshHashKey(rng) }, dialect);
+    const values: number[] = [];
+    const counts: number[] = [];
+    for (const row of await engine.sql(`SELECT c, count(*) AS n FROM (${kept}) AS kept GROUP BY c ORDER BY c`)) {
+      const v = Number(row[0]);
+      // -0 and 0 may come back as two groups: one value (post-processing of the aggregate).
+      if (values.length > 0 && values[values.length - 1] === v) counts[counts.length - 1]! += Number(row[1]);
+      else {
+        values.push(v);
+        counts.push(Number(row[1]));
+      }
+    }
+    const pb = privateBoundsFromValueCounts(values, counts, { eps: ab.eps, range: [lo, hi], maxRows: b.maxRows, privacyUnit: b.unit, rng, accountant: null, details: true });
+    if (!(pb.value.lower < pb.value.upper)) {
+      const w = Math.max(Number.EPSILON * Math.max(Math.abs(lo), Math.abs(hi)), Number.MIN_VALUE);
+      pb.value = { ...pb.value, upper: Math.min(hi, pb.value.lower + w), lower: Math.min(pb.value.lower, hi - w) };
+    }
+    return pb;
+  }
+  const sql = boundedMagnitudeBinsSql({ from: engine.relation, unit: b.unit, value, maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, key: freshHashKey(rng) }, dialect);
+  const counts = new Array<number>(2 * (MAX_EXP - MIN_EXP) + 1).fill(0);
+  for (const row of await engine.sql(sql)) counts[Number(row[0])] = Number(row[1]);
+  return privateBoundsFromCounts(counts, { eps: ab.eps, maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, privacyUnit: b.unit, rng, accountant: null, details: true });
 }
 
 function fmtEdge(x: number): string {
