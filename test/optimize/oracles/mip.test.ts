@@ -244,6 +244,25 @@ describe('MIP strengthening (merged rows, water-filling big-M, conflict cuts)', 
     }
   });
 
+  it('the convex form of the sphere term (h > 0) and the one-hot form (h < 0) both match brute force', async () => {
+    const rng = seededRng('mip-sphere-sign');
+    for (const lattice of [{ tau: 1, bound: 2, radius: 2 }, { tau: 0.5, bound: 1, radius: 1 }, { tau: 1, bound: 2, radius: 2.5 }, { tau: 1, bound: 1, radius: 1.5 }]) {
+      const data = randomData(rng, 20, 3);
+      const enumd = enumerateProblem(data, lattice);
+      for (const sign of [1, -1]) {
+        for (const size of [0.7, 6]) {
+          const linear = fillNormal(rng, new Float64Array(3), size);
+          const h = sign * (0.5 + Math.abs(fillNormal(rng, new Float64Array(1), size)[0]!));
+          const ref = enumeratedArgmin(enumd, linear, h);
+          const r = await solveZeroOneMip(data, { lattice }, { linear, sphere: h });
+          expect(r.certified).toBe(true);
+          expect(Math.abs(r.objective - ref.value)).toBeLessThan(1e-6);
+          if (ref.second - ref.value > 1e-6) expect(Array.from(r.w)).toEqual(Array.from(enumd.points.slice(ref.index * 3, ref.index * 3 + 3)));
+        }
+      }
+    }
+  });
+
   it('refuses a non-boolean strengthen', () => {
     const data = randomData(seededRng(2), 5, 2);
     expect(() => zeroOneProjectedOracle(data, { lattice: { tau: 1, bound: 1 }, strengthen: 1 as unknown as boolean })).toThrow(/strengthen/);
