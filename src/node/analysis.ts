@@ -313,8 +313,8 @@ const RELEASE_KEYS: Record<StatName, readonly string[]> = {
   variance: ['column', 'by', 'n'],
   sd: ['column', 'by', 'n'],
   cov: ['columns', 'n'],
-  quantile: ['column', 'probs'],
-  histogram: ['column', 'breaks', 'bins', 'edges', 'normalize'],
+  quantile: ['column', 'probs', 'by', 'breaks'],
+  histogram: ['column', 'breaks', 'bins', 'edges', 'normalize', 'by'],
   table: ['columns'],
   logistic_regression: ['features', 'label', 'positive', 'gamma', 'perturbation'],
   svm: ['features', 'label', 'positive', 'gamma', 'perturbation'],
@@ -346,7 +346,7 @@ interface UnitDefaults {
 const UNIT_KEYS = ['max_partitions', 'max_rows', 'per_unit_clamp', 'select_eps', 'select_delta', 'select_method', 'bounds', 'bounds_eps', 'bounds_method', 'bounds_range', 'distinct_units'] as const;
 
 /** Statistics released per privacy unit (contribution bounding in SQL, src/node/bounding-sql.ts). */
-const UNIT_STATS: ReadonlySet<StatName> = new Set(['count', 'mean', 'variance', 'sd', 'histogram']);
+const UNIT_STATS: ReadonlySet<StatName> = new Set(['count', 'mean', 'variance', 'sd', 'histogram', 'quantile']);
 
 /** Most rows per unit and group, and groups per unit (a sanity limit of the integers). */
 const MAX_BOUND = 1_000_000;
@@ -552,8 +552,14 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema,
       const column = r.string('column');
       needColumn(loc, schema, column, [...at, 'column'], 'numeric');
       const probs = r.numbers('probs', { unit: true }) ?? loc.fail([...at, 'probs'], 'is required (a list of probabilities in (0, 1))');
+      if (!unit) for (const k of ['by', 'breaks']) if (r.has(k)) loc.fail([...at, k], 'is supported for quantile with privacy_unit only (quantiles from a noisy histogram of the contribution-bounded rows)');
+      // Per unit: the quantiles of a noisy equal-width histogram on [lower, upper] (`breaks` bins, default 100), per group with `by`.
+      const g = groupColumn();
+      const by = g?.name;
+      const bins = unit && r.has('breaks') ? r.int('breaks', 1, 10000) : undefined;
+      const unitBounds = unitBoundsFor(g, { value: true });
       const label = probs.length === 1 && probs[0] === 0.5 ? `median(${column})` : `quantiles(${column})`;
-      return { ...base, stat: s, name: r.string('name', label), column, probs };
+      return { ...base, stat: s, name: r.string('name', `${label}${by ? ` by ${by}` : ''}`), column, probs, ...(by ? { by } : {}), ...(bins !== undefined ? { bins } : {}), ...(unitBounds ? { unitBounds } : {}) };
     }
     case 'histogram': {
       const column = r.string('column');
@@ -573,8 +579,12 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema,
       const normalize = r.bool('normalize', false);
       if (unit && normalize) loc.fail([...at, 'normalize'], 'is not supported with privacy_unit');
       if (unit && edges && r.has('bounds')) loc.fail([...at, key], 'cannot be given with bounds: auto (the bins are equal-width on the private bounds)');
-      const unitBounds = unitBoundsFor(undefined, { value: true, bins: edges ? edges.length - 1 : (bins ?? c.bins) });
-      return { ...base, stat: s, name: r.string('name', `histogram(${column})`), column, bins, edges, normalize, mechanism, ...(unitBounds ? { unitBounds } : {}) };
+      if (!unit && r.has('by')) loc.fail([...at, 'by'], 'is supported for histogram with privacy_unit only (one histogram per group of the contribution-bounded rows)');
+      // Per group (`by`, per unit): k = max_partitions groups per unit, m rows each, spread over the bins.
+      const g = groupColumn();
+      const by = g?.name;
+      const unitBounds = by !== undefined ? unitBoundsFor(g, { value: true }) : unitBoundsFor(undefined, { value: true, bins: edges ? edges.length - 1 : (bins ?? c.bins) });
+      return { ...base, stat: s, name: r.string('name', `histogram(${column})${by ? ` by ${by}` : ''}`), column, bins, edges, normalize, mechanism, ...(by ? { by } : {}), ...(unitBounds ? { unitBounds } : {}) };
     }
     case 'table': {
       const columns = r.strings('columns', { required: true, min: 1 })!;
@@ -672,8 +682,11 @@ export function loadAnalysis(file: string): Analysis {
   const schemaOk: DataSchema = schema ?? loc.fail(['schema'], `is required (a schema file path or a mapping with columns), got ${show(o.schema)}`);
 
   const b = top.map('budget') ?? loc.fail(['budget'], 'is required (the total budget { eps, delta } of the ledger)');
-  const br = new Reader(loc, b, ['budget'], ['eps', 'delta', 'neighbors']);
-  const budget = { eps: br.number('eps', 'positive'), delta: br.number('delta', 'delta', 0), neighbors: br.oneOf<Neighbors>('neighbors', ['bounded', 'unbounded'], 'bounded') };
+  const br = new Reader(loc, b, ['budget'], ['eps', 'delta', 'neighbors', 'accounting']);
+  const budget: Analysis['budget'] = { eps: br.number('eps', 'positive'), delta: br.number('delta', 'delta', 0), neighbors: br.oneOf<Neighbors>('neighbors', ['bounded', 'unbounded'], 'bounded') };
+  // How the ledger adds up plans (absent: the ledger's own, 'basic' for a new one); zcdp-filter needs delta > 0.
+  if (b.accounting !== undefined) budget.accounting = br.oneOf<'basic' | 'zcdp-filter'>('accounting', ['basic', 'zcdp-filter'], 'basic');
+  if (budget.accounting === 'zcdp-filter' && !(budget.delta > 0)) loc.fail(['budget', 'delta'], 'must be > 0 with accounting: zcdp-filter (rho-zCDP gives no pure eps-DP for rho > 0)');
 
   const ledger = resolveFrom(file, top.string('ledger', 'out/ledger'));
   const outSpec = top.map('output');

@@ -33,6 +33,10 @@ import type { Neighbors } from '../accounting/accountant.js';
 import { checkSource, DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
 import { executePlan, unitSensitivityText, validatePlanNoise, type ReleaseResult } from './execute.js';
 import { checkLedgerAnchor, checkPrivacyUnitOf, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
+import { planCostSummary, type LedgerView, type PlanCostSummary } from './plan-accounting.js';
+import { zcdpBudget } from '../accounting/zcdp-filter.js';
+import { zcdpToDp } from '../accounting/zcdp.js';
+import { PrepaidPlan } from './prepaid-plan.js';
 import { LockError } from './lock.js';
 import { fmt, renderReport, resultsCsv, type NoiseDensityPlot } from './report.js';
 import { makeProgress, resultsTable, safeText, wrapCell } from './terminal.js';
@@ -85,6 +89,42 @@ function planLines(r: ReleaseSpec, ledgerRel: Neighbors): string[] {
   const line = planLine(r, ledgerRel);
   if ([...line].length <= 100) return [line];
   return wrapCell(line.trimStart().replace(/ {3,}/g, '  '), 94).map((l, i) => (i === 0 ? '  ' : '      ') + l);
+}
+
+/** What a plan sees of an existing ledger (plan-accounting.ts). */
+function ledgerViewOf(s: LedgerSummary): LedgerView {
+  return { accounting: s.budget.accounting, neighbors: s.neighbors, budget: s.budget, remaining: s.remaining, ...(s.rho ? { rho: { budget: s.rho.budget, spent: s.rho.spent } } : {}) };
+}
+
+/** What a plan sees of a ledger still to be created from an analysis's budget. */
+function newLedgerView(b: Analysis['budget']): LedgerView {
+  const accounting = b.accounting ?? 'basic';
+  const budget = { eps: b.eps, delta: b.delta };
+  return { accounting, neighbors: b.neighbors, budget, remaining: budget, ...(accounting === 'zcdp-filter' ? { rho: { budget: zcdpBudget(b.eps, b.delta), spent: 0 } } : {}) };
+}
+
+/**
+ * The cost block of a plan (--dry-run): basic, PLD and zCDP composition, which one the ledger is
+ * charged, and how many more releases like the last would fit after it. Data-independent figures.
+ */
+export function planCostLines(c: PlanCostSummary, lastName: string): string[] {
+  const out: string[] = [];
+  out.push(`Cost of this plan (${c.releases} release(s), in the ledger's ${REL_TEXT[c.neighbors]} relation):`);
+  out.push(`  basic composition: ${budgetText(c.basic)}`);
+  out.push(`  PLD composition:   ${budgetText(c.pld)} (the releases are fixed before any data are read)`);
+  out.push('zcdp' in c && 'rho' in c.zcdp ? `  zCDP:              rho ${fmt(c.zcdp.rho)} (eps=${fmt(c.zcdp.eps)} at delta=${fmt(c.zcdp.delta)})` : `  zCDP:              none (${(c.zcdp as { unavailable: string }).unavailable})`);
+  const how =
+    c.charged === 'pld'
+      ? `PLD composition, ${budgetText(c.charge)}, once for the whole plan before any data are read (basic ledger)`
+      : c.charged === 'zcdp'
+        ? `rho ${fmt(c.charge.rho!)} to the zCDP filter, once for the whole plan before any data are read (zcdp-filter ledger)`
+        : `basic composition, ${budgetText(c.charge)}, each release as it runs (basic ledger${c.releases >= 2 ? '; PLD is not smaller' : ''})`;
+  out.push(`  charged: ${how}`);
+  const m = c.more;
+  const more = c.accounting === 'zcdp-filter' ? `${m.zcdp} by zCDP` : `${m.basic} by basic composition, ${m.pld} by PLD composition`;
+  out.push(`  more releases like "${lastName}" that would fit in the remaining budget after this plan: ${more}${c.fits ? '' : ' (the plan itself does not fit)'}`);
+  // At most 100 columns: long lines continue, indented, on the next lines.
+  return out.flatMap((l) => (l.startsWith('  ') ? wrapCell(l.slice(2), 92).map((x, i) => (i === 0 ? `  ${x}` : `      ${x}`)) : [l]));
 }
 
 function budgetText(c: { eps: number; delta: number }): string {
@@ -199,7 +239,7 @@ function writeOutputs(
   a: Analysis & { dataDescription: string },
   results: ReleaseResult[],
   ledger: { path: string; before: LedgerSummary; after: LedgerSummary },
-  extra: { failed?: FailedRelease; warnings: string[]; densities?: NoiseDensityPlot[]; notRun?: readonly ReleaseSpec[] },
+  extra: { failed?: FailedRelease; warnings: string[]; densities?: NoiseDensityPlot[]; notRun?: readonly ReleaseSpec[]; planCost?: PlanCostSummary },
 ): { written: string[]; errors: string[]; json: string; doc: unknown } {
   const generated = new Date().toISOString();
   const json = path.join(outDir, 'results.json');
@@ -213,6 +253,8 @@ function writeOutputs(
     budget: { total: ledger.after.budget, neighbors: ledger.after.neighbors, spentThisRun: spentThisRun(ledger), spentTotal: ledger.after.spent, remaining: ledger.after.remaining },
     ledger: ledger.path,
     ledgerAnchor: ledger.after.anchor,
+    // The plan's cost under basic, PLD and zCDP composition and which one was charged (data-independent).
+    ...(extra.planCost ? { planCost: extra.planCost } : {}),
     completed: results.length,
     planned: a.releases.length,
     failed: extra.failed ?? null,
@@ -237,6 +279,7 @@ function writeOutputs(
       // Only the value-free record of a failure reaches the report (the same as in results.json).
       failed: extra.failed ? { name: extra.failed.name, status: extra.failed.status, error: extra.failed.error, charged: extra.failed.charged } : undefined,
       notRun: (extra.notRun ?? a.releases.slice(results.length + (extra.failed ? 1 : 0))).map((r) => ({ name: r.name, ...releaseCost(r, ledger.after.neighbors) })),
+      ...(extra.planCost ? { planCost: extra.planCost } : {}),
       warnings: extra.warnings,
       densities: extra.densities,
       assumptions: doc.assumptions,
@@ -329,7 +372,12 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     const ledgerRel = existing?.neighbors ?? a.budget.neighbors;
     const cost = planCost(a.releases, ledgerRel);
     const remainingNow = existing ? existing.remaining : a.budget;
-    const fitsNow = fits(cost, remainingNow, a.budget);
+    if (existing && a.budget.accounting !== undefined && a.budget.accounting !== existing.budget.accounting) {
+      throw new LedgerError(`ledger ${a.ledger} adds up its spends by '${existing.budget.accounting}' accounting, but the analysis asks for '${a.budget.accounting}'; a ledger's accounting cannot be changed (use a new ledger)`);
+    }
+    const view = existing ? ledgerViewOf(existing) : newLedgerView(a.budget);
+    const planned = a.releases.length > 0 ? planCostSummary(a.releases, a.schema, view) : undefined;
+    const fitsNow = planned ? planned.fits : fits(cost, remainingNow, a.budget);
     if (o.json) {
       io.out(
         JSON.stringify(
@@ -338,9 +386,10 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
             data: dataDescription,
             releases: a.releases.map((r) => ({ ...withoutLine(r), charged: releaseCost(r, ledgerRel), ...(r.unitBounds ? { sensitivity: unitSensitivityText(r, a.schema) } : {}) })),
             cost,
-            ledger: { path: rel(a.ledger), exists: Boolean(existing), neighbors: ledgerRel, budget: existing?.budget ?? { eps: a.budget.eps, delta: a.budget.delta }, remaining: remainingNow },
+            ...(planned ? { planCost: planned } : {}),
+            ledger: { path: rel(a.ledger), exists: Boolean(existing), neighbors: ledgerRel, budget: existing?.budget ?? { eps: a.budget.eps, delta: a.budget.delta, accounting: view.accounting }, remaining: remainingNow, ...(view.rho ? { rho: view.rho } : {}) },
             fits: fitsNow,
-            ...(fitsNow ? {} : { hints: fitHints(a.releases, ledgerRel, remainingNow, a.budget) }),
+            ...(fitsNow || view.accounting !== 'basic' ? {} : { hints: fitHints(a.releases, ledgerRel, remainingNow, a.budget) }),
           },
           null,
           2,
@@ -357,17 +406,18 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       const sens = unitSensitivityText(r, a.schema);
       if (sens !== undefined) for (const l of wrapCell(`per ${r.unitBounds!.unit}, sensitivity from the contribution bounds: ${sens}`, 92)) io.out(`      ${l}`);
     }
-    io.out(`This plan spends ${budgetText(cost)} (sequential composition, charged in the ledger's ${REL_TEXT[ledgerRel]} relation).`);
+    if (planned === undefined || planned.charged === 'basic') io.out(`This plan spends ${budgetText(cost)} (sequential composition, charged in the ledger's ${REL_TEXT[ledgerRel]} relation).`);
+    if (planned) for (const l of planCostLines(planned, a.releases[a.releases.length - 1]!.name)) io.out(l);
     let remaining: { eps: number; delta: number } = a.budget;
     if (existing) {
       remaining = existing.remaining;
-      io.out(`Ledger ${rel(a.ledger)} (${REL_TEXT[existing.neighbors]} neighbours): total ${budgetText(existing.budget)}, spent ${budgetText(existing.spent)}, remaining ${budgetText(existing.remaining)}.`);
+      io.out(`Ledger ${rel(a.ledger)} (${REL_TEXT[existing.neighbors]} neighbours, ${existing.budget.accounting} accounting): total ${budgetText(existing.budget)}, spent ${budgetText(existing.spent)}, remaining ${budgetText(existing.remaining)}${existing.rho ? ` (rho ${fmt(existing.rho.spent)} of ${fmt(existing.rho.budget)} spent)` : ''}.`);
     } else {
-      io.out(`Ledger ${rel(a.ledger)} does not exist yet; it will be created with the total budget ${budgetText(a.budget)} for ${REL_TEXT[a.budget.neighbors]} neighbours.`);
+      io.out(`Ledger ${rel(a.ledger)} does not exist yet; it will be created with the total budget ${budgetText(a.budget)} for ${REL_TEXT[a.budget.neighbors]} neighbours (${view.accounting} accounting).`);
     }
-    if (!fits(cost, remaining, a.budget)) {
+    if (!fitsNow) {
       io.out(`The plan does NOT fit in the remaining budget: a run would be refused before reading any data.`);
-      for (const h of fitHints(a.releases, ledgerRel, remaining, a.budget)) io.out(`  ${h}`);
+      if (view.accounting === 'basic') for (const h of fitHints(a.releases, ledgerRel, remaining, a.budget)) io.out(`  ${h}`);
       return EXIT.budget;
     }
     io.out('Dry run: no data were read and nothing was spent.');
@@ -393,21 +443,50 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   const toRun = a.releases.map((_, i) => i).filter((i) => !reused.has(i));
   const p: Analysis = { ...a, releases: toRun.map((i) => a.releases[i]!) };
   const warnings = [...(o.warnings ?? [])];
-  const ledger = FileLedger.open(a.ledger, { budget: a.budget, neighbors: a.budget.neighbors, privacyUnit: a.privacyUnit ?? 'row', warn: (m) => warnings.push(m), timeoutMs: 30_000 });
+  const ledger = FileLedger.open(a.ledger, { budget: { eps: a.budget.eps, delta: a.budget.delta, ...(a.budget.accounting !== undefined ? { accounting: a.budget.accounting } : {}) }, neighbors: a.budget.neighbors, privacyUnit: a.privacyUnit ?? 'row', warn: (m) => warnings.push(m), timeoutMs: 30_000 });
   const results: ReleaseResult[] = [];
   const progress = makeProgress();
   let engine: DataEngine | undefined;
   let failure: unknown;
   let checked = false;
   let failed: FailedRelease | undefined;
+  let planned: PlanCostSummary | undefined;
+  let prepaid: PrepaidPlan | undefined;
   const before = ledger.summary();
   try {
     try {
-      // The whole plan, at the costs the ledger's accountant will charge (converted to its relation),
-      // must fit before any data are read.
-      const cost = planCost(p.releases, ledger.neighbors);
-      if (!fits(cost, before.remaining, before.budget)) {
-        throw new PlanBudgetError(`plan of ${p.releases.length} release(s)`, cost, before.remaining, fitHints(p.releases, ledger.neighbors, before.remaining, before.budget));
+      // The whole plan, at the cost the ledger will charge (converted to its relation), must fit
+      // before any data are read. A plan charged as a whole (its PLD-composed cost on a basic ledger,
+      // its rho on a zcdp-filter ledger; plan-accounting.ts) is charged here, once, before the data
+      // are read; its releases then run under a PrepaidPlan that admits exactly them.
+      planned = p.releases.length > 0 ? planCostSummary(p.releases, a.schema, ledgerViewOf(before)) : undefined;
+      if (planned === undefined || planned.charged === 'basic') {
+        const cost = planCost(p.releases, ledger.neighbors);
+        if (!fits(cost, before.remaining, before.budget)) {
+          throw new PlanBudgetError(`plan of ${p.releases.length} release(s)`, cost, before.remaining, fitHints(p.releases, ledger.neighbors, before.remaining, before.budget));
+        }
+      } else {
+        const label = `plan "${a.title}" (${p.releases.length} releases, ${planned.charged === 'pld' ? 'PLD-composed' : 'zCDP'})`;
+        if (!planned.fits) {
+          if (planned.charged === 'pld') throw new PlanBudgetError(label, planned.charge, before.remaining, []);
+          // zCDP: the plan's rho and the rho left, each stated as the eps it implies at the budget's delta.
+          const left = before.rho!.remaining > 0 ? zcdpToDp(before.rho!.remaining, before.budget.delta).eps : 0;
+          throw new PlanBudgetError(`${label}: rho ${fmt(planned.charge.rho!)}, ${fmt(before.rho!.remaining)} left`, planned.charge, { eps: left, delta: before.budget.delta }, []);
+        }
+        ledger.append({
+          name: label,
+          eps: planned.charged === 'pld' ? planned.charge.eps : planned.basic.eps,
+          delta: planned.charged === 'pld' ? planned.charge.delta : planned.basic.delta,
+          neighbors: ledger.neighbors,
+          time: new Date().toISOString(),
+          mechanism: planned.charged === 'pld' ? 'plan (PLD composition)' : 'plan (zCDP)',
+          ...(planned.charged === 'zcdp' ? { rho: planned.charge.rho! } : {}),
+        });
+        prepaid = new PrepaidPlan(
+          p.releases.map((r) => releaseClaim(r)),
+          ledger.neighbors,
+          `plan "${a.title}"`,
+        );
       }
       checked = true;
       if (p.releases.length === 0) throw new NothingToRun();
@@ -427,7 +506,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
         engine,
         {
           rng: cryptoRng(),
-          accountant: ledger.accountant(),
+          accountant: prepaid ?? ledger.accountant(),
           alpha: a.alpha,
           onRelease: (i, n, name) => {
             label = `${i + 1}/${n} ${name}`;
@@ -445,7 +524,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
     if (failure !== undefined && !checked) throw failure; // refused before the check: nothing read, nothing spent
     if (failure !== undefined) {
       debugOriginal(io, o.debug, failure);
-      failed = chargeFailure(p, ledger, before, results.length, failure, io, o.debug);
+      failed = prepaid ? prepaidFailure(p, prepaid, results.length, failure) : chargeFailure(p, ledger, before, results.length, failure, io, o.debug);
     }
   } finally {
     if (failure !== undefined && !checked) ledger.close();
@@ -496,7 +575,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   say(`Spent this run: ${budgetText(spentThisRun(ledgers))}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
   // 2. results.json, 3. report.html.
   if (reused.size > 0) say(`Reused ${reused.size} release(s) from ${rel(storeDir(a.outDir))}: released by an earlier run on the same data, not charged again.`);
-  const files = writeOutputs(a.outDir, { ...a, dataDescription }, results, ledgers, { failed, warnings, notRun });
+  const files = writeOutputs(a.outDir, { ...a, dataDescription }, results, ledgers, { failed, warnings, notRun, planCost: planned });
   if (o.json) io.out(JSON.stringify(files.doc, null, 2));
   if (files.written.length > 0) say(`Wrote ${files.written.map(rel).join(' and ')}.`);
   if (files.errors.length > 0) {
@@ -512,6 +591,18 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   if (files.errors.length > 0) return EXIT.output;
   if (failed) return failed.charged ? EXIT.failed : exitCodeOf(failure);
   return EXIT.ok;
+}
+
+/**
+ * A failure after a plan was charged as a whole: nothing more is charged (the plan, the failed
+ * release and those after it included, was paid before any data were read). Returns the value-free
+ * record of the failure, with the failed release's share of the plan as what it is charged.
+ */
+function prepaidFailure(a: Analysis, plan: PrepaidPlan, completed: number, failure: unknown): FailedRelease {
+  const error = `${publicFailureText(failure, publicNames(a))} (the plan was charged as a whole before any data were read)`;
+  if (completed >= a.releases.length) return { name: '(after the last release)', status: 'failed (charged)', error, charged: null };
+  const spec = a.releases[completed]!;
+  return { name: spec.name, status: 'failed (charged)', error, charged: plan.costOf(releaseClaim(spec)) };
 }
 
 /**

@@ -5,7 +5,7 @@
  * release specs of an analysis file, and the released results.
  */
 import type { Neighbors } from '../accounting/accountant.js';
-import type { PrivacyAccountant } from '../accounting/accountant.js';
+import type { Accountant } from '../accounting/accountant-interface.js';
 import type { Rng } from '../random/rng.js';
 import type { DataSourceSpec, MissingPolicy } from './data.js';
 
@@ -92,8 +92,8 @@ export type ReleaseSpec =
   | (ReleaseBase & { stat: 'count'; column?: string; by?: string; mechanism: NoiseMechanism })
   | (ReleaseBase & { stat: 'mean' | 'variance' | 'sd'; column: string; by?: string; mechanism: NoiseMechanism; n?: number })
   | (ReleaseBase & { stat: 'cov'; columns: [string, string]; mechanism: NoiseMechanism; n?: number })
-  | (ReleaseBase & { stat: 'quantile'; column: string; probs: number[] })
-  | (ReleaseBase & { stat: 'histogram'; column: string; bins?: number; edges?: number[]; normalize: boolean; mechanism: NoiseMechanism })
+  | (ReleaseBase & { stat: 'quantile'; column: string; probs: number[]; by?: string; bins?: number })
+  | (ReleaseBase & { stat: 'histogram'; column: string; by?: string; bins?: number; edges?: number[]; normalize: boolean; mechanism: NoiseMechanism })
   | (ReleaseBase & { stat: 'table'; columns: string[]; mechanism: NoiseMechanism })
   | (ReleaseBase & {
       stat: 'logistic_regression' | 'svm';
@@ -115,9 +115,10 @@ export interface Analysis {
   /**
    * Total budget of the ledger (recorded when the ledger is created) and the neighbour relation it
    * is a guarantee for (default 'bounded'); releases for the other relation are converted when
-   * charged (see {@link releaseCost}).
+   * charged (see {@link releaseCost}). `accounting` (analysis key `budget.accounting`): how the
+   * ledger adds up plans, 'basic' or 'zcdp-filter' (absent: the existing ledger's, 'basic' for a new one).
    */
-  budget: { eps: number; delta: number; neighbors: Neighbors };
+  budget: { eps: number; delta: number; neighbors: Neighbors; accounting?: 'basic' | 'zcdp-filter' };
   /** The privacy unit column (`privacy_unit`), or undefined: one row. The ledger keeps one unit. */
   privacyUnit?: string;
   ledger: string;
@@ -171,7 +172,8 @@ export interface ReleaseResult {
 
 export interface ExecuteOptions {
   rng: Rng;
-  accountant: PrivacyAccountant;
+  /** The ledger's accountant, or the plan's own when the plan was charged as a whole (prepaid-plan.ts). */
+  accountant: Accountant & { readonly neighbors: Neighbors };
   alpha: number;
   /** Called before each release (index, total, name). */
   onRelease?: (i: number, total: number, name: string) => void;

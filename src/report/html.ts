@@ -61,13 +61,48 @@ export interface ReportInput {
    * `charged` is what the ledger was charged for it (a failed release is still charged).
    */
   failed?: { name: string; error: string; status?: string; charged?: { eps: number; delta: number } | null };
-  /** Releases of the plan that were not run (after a failure): not charged; their cost as it would have been charged. */
+  /**
+   * Releases of the plan that were not run (after a failure): not charged (unless the plan was
+   * charged as a whole, see `planCost`); their cost as it would have been charged.
+   */
   notRun?: { name: string; eps: number; delta: number }[];
+  /**
+   * The plan's cost under basic, PLD and zCDP composition, which one the ledger was charged, and how
+   * many more releases like the last would fit after it (data-independent figures).
+   */
+  planCost?: ReportPlanCost;
   warnings?: string[];
   /** Free-text paragraphs shown under the title. */
   notes?: string[];
   densities?: NoiseDensityPlot[];
   assumptions?: ReportAssumptions;
+}
+
+/** The cost block of a plan (the CLI's PlanCostSummary). */
+export interface ReportPlanCost {
+  releases: number;
+  accounting: 'basic' | 'zcdp-filter';
+  basic: { eps: number; delta: number };
+  pld: { eps: number; delta: number };
+  zcdp: { rho: number; eps: number; delta: number } | { unavailable: string };
+  charged: 'basic' | 'pld' | 'zcdp';
+  charge: { eps: number; delta: number; rho?: number };
+  more: { basic?: number; pld?: number; zcdp?: number };
+}
+
+/** The "Cost of this plan" table: one row per composition rule, the charged one marked. */
+function planCostSection(c: ReportPlanCost): string {
+  const pair = (x: { eps: number; delta: number }) => `ε = ${num(x.eps)}${x.delta ? `, δ = ${num(x.delta)}` : ''}`;
+  const mark = (k: ReportPlanCost['charged']) => (c.charged === k ? ' <b>(charged)</b>' : '');
+  const z = 'rho' in c.zcdp ? `ρ = ${num(c.zcdp.rho)} (ε = ${num(c.zcdp.eps)} at δ = ${num(c.zcdp.delta)})` : esc(c.zcdp.unavailable);
+  const more = c.accounting === 'zcdp-filter' ? `${c.more.zcdp ?? 0} by zCDP` : `${c.more.basic ?? 0} by basic composition, ${c.more.pld ?? 0} by PLD composition`;
+  return (
+    `<h3>Cost of this plan (${c.releases} release(s), ${esc(c.accounting)} ledger)</h3><table class="results"><tr><th>rule</th><th>cost</th></tr>` +
+    `<tr><td>basic composition</td><td>${pair(c.basic)}${mark('basic')}</td></tr>` +
+    `<tr><td>PLD composition (fixed plan)</td><td>${pair(c.pld)}${mark('pld')}</td></tr>` +
+    `<tr><td>zCDP</td><td>${z}${mark('zcdp')}</td></tr></table>` +
+    `<p class="note">${c.charged === 'basic' ? 'Each release was charged as it ran.' : 'The plan was charged once, as a whole, before any data were read: its releases were fixed in advance, so their privacy losses compose as one distribution; the next plan is added by the ledger’s ' + (c.accounting === 'zcdp-filter' ? 'zCDP filter' : 'basic composition') + ', valid when plans are chosen adaptively.'} More releases like the last one that would fit in the remaining budget after this plan: ${more}.</p>`
+  );
 }
 
 /** A number in the report: thousands separators, 4 significant digits, HTML-escaped. */
@@ -260,12 +295,18 @@ export function renderReport(input: ReportInput): string {
   for (const n of input.notes ?? []) parts.push(`<p>${esc(n)}</p>`);
   if (input.failed) parts.push(`<p class="flag">The run stopped at "${esc(input.failed.name)}": ${esc(input.failed.error)}. The releases above it were completed and charged.</p>`);
   if (input.notRun?.length) {
-    parts.push(`<p class="warn">Not run (nothing charged): ${input.notRun.map((x) => `${esc(x.name)} (ε ${num(x.eps)}${x.delta ? `, δ ${num(x.delta)}` : ''})`).join(', ')}.</p>`);
+    parts.push(`<p class="warn">Not run (${input.planCost && input.planCost.charged !== 'basic' ? 'charged with the plan' : 'nothing charged'}): ${input.notRun.map((x) => `${esc(x.name)} (ε ${num(x.eps)}${x.delta ? `, δ ${num(x.delta)}` : ''})`).join(', ')}.</p>`);
   }
 
   if (hasRun || input.ledger) {
     parts.push('<h2>Budget</h2><div class="card">');
-    parts.push(`<p>This run: <b>ε = ${num(runEps)}</b>${runDelta ? `, δ = ${num(runDelta)}` : ''} over ${r.length} release(s)${input.failed?.charged ? ' and one failed release (charged)' : ''} (sequential composition; grouped releases use one budget for the whole partition).</p>`);
+    const pc = input.planCost;
+    if (pc && pc.charged !== 'basic') {
+      parts.push(`<p>This run: the plan was charged <b>${pc.charged === 'zcdp' ? `ρ = ${num(pc.charge.rho ?? 0)}` : `ε = ${num(pc.charge.eps)}`}</b>${pc.charged === 'pld' && pc.charge.delta ? `, δ = ${num(pc.charge.delta)}` : ''} for its ${pc.releases} release(s) (${pc.charged === 'pld' ? 'PLD composition' : 'zCDP'}; the table shows each release's own guarantee).</p>`);
+    } else {
+      parts.push(`<p>This run: <b>ε = ${num(runEps)}</b>${runDelta ? `, δ = ${num(runDelta)}` : ''} over ${r.length} release(s)${input.failed?.charged ? ' and one failed release (charged)' : ''} (sequential composition; grouped releases use one budget for the whole partition).</p>`);
+    }
+    if (pc) parts.push(planCostSection(pc));
     if (converted.length > 0) {
       parts.push(
         `<p class="note">${converted.length} release(s) hold their guarantee for add/remove-one neighbours and were charged to this replace-one ledger at (2ε, (1 + e^ε)δ) (group privacy: a replacement is a removal and an addition); the table shows what each release claims and what was charged.</p>`,

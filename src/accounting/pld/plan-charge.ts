@@ -59,6 +59,27 @@ export interface PlanCharge {
 const GAUSSIAN = new Set(['gaussian', 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp']);
 
 /**
+ * The PLD release a claim is charged as on a ledger for `neighbors` (see the module comment: a plain
+ * Gaussian becomes the analytically calibrated Gaussian, anything else the (eps, delta)-DP dominating
+ * pair; a claim for the other relation is converted).
+ *
+ * @param claim The release's stated guarantee.
+ * @param neighbors The ledger's neighbour relation.
+ * @returns The {@link PlanRelease} (in the ledger's relation) that {@link planCharge} composes.
+ * @throws {@link InvalidArgumentError} for a replace-one claim on an add/remove-one ledger.
+ */
+export function claimPlanRelease(claim: ReleaseClaim, neighbors: Neighbors): PlanRelease {
+  const acc = new PrivacyAccountant({ eps: 1 }, { neighbors });
+  const base = claim.mechanism?.replace(/ \([^()]*\)$/, '');
+  const cost = acc.costOf(claim);
+  if (base !== undefined && GAUSSIAN.has(base) && claim.delta > 0 && claim.eps > 0) {
+    const sigma = analyticGaussianSigma(claim.eps, claim.delta, 1);
+    return { mechanism: 'gaussian', eps: cost.eps, delta: cost.delta, sigma, sensitivity: claim.neighbors !== neighbors ? 2 : 1, name: claim.name };
+  }
+  return { mechanism: 'pure-dp', eps: cost.eps, delta: cost.delta, name: claim.name };
+}
+
+/**
  * The charge of a plan of release claims to a ledger (see the module comment).
  *
  * @param claims The releases' stated guarantees (name, eps, delta, neighbors, mechanism, rho); non-empty.
@@ -91,17 +112,7 @@ export function planCharge(claims: readonly ReleaseClaim[], ledger: { accounting
     for (const c of claims) rho += filter.rhoOf(c);
     return { accounting: 'zcdp-filter', basic, rho };
   }
-  const releases: PlanRelease[] = claims.map((c) => {
-    const base = c.mechanism?.replace(/ \([^()]*\)$/, '');
-    const converted = c.neighbors !== ledger.neighbors;
-    if (base !== undefined && GAUSSIAN.has(base) && c.delta > 0 && c.eps > 0) {
-      const sigma = analyticGaussianSigma(c.eps, c.delta, 1);
-      const cost = acc.costOf(c);
-      return { mechanism: 'gaussian', eps: cost.eps, delta: cost.delta, sigma, sensitivity: converted ? 2 : 1, name: c.name };
-    }
-    const cost = acc.costOf(c);
-    return { mechanism: 'pure-dp', eps: cost.eps, delta: cost.delta, name: c.name };
-  });
+  const releases: PlanRelease[] = claims.map((c) => claimPlanRelease(c, ledger.neighbors));
   const zeroEps = releases.filter((r) => !(r.eps > 0));
   if (zeroEps.length > 0) throw new InvalidArgumentError('claims', 'must all have eps > 0', zeroEps[0]!.name);
   const more = (): { basic: number; pld: number } | undefined => {
