@@ -47,6 +47,8 @@
  *   (the secant lines of a convex f lie below it at every other integer). Since f is increasing, the
  *   minimum over (a, q, s) at a fixed k is exactly f(|k|^2), and k is feasible iff |k|^2 <= T: the
  *   objective over W_tau is unchanged. (h < 0 makes f concave and decreasing: the one-hot form stays.)
+ * - Bound tightening: |k_j| <= Kb = min(K, floor(sqrt T)) (k_j^2 <= |k|^2 <= T on W_tau); the
+ *   big-M above and the convex form below use Kb.
  * - Conflict cuts: when x occurs with both labels (both weights > 0), e_+ + e_- >= 1. Valid: with
  *   margin > 0, <w, x> >= margin and <w, x> <= -margin cannot both hold, so at every w at least one
  *   of the two true indicators is 1, and the true indicators (which the minimisation selects) satisfy
@@ -225,9 +227,16 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
   const b = new LpBuilder();
   // convex form (strengthen, h >= 0): the sphere term and the ball through |k_j|, piecewise-linear k_j^2
   // and secants of the convex f(t) = -h sqrt(D^2 - tau^2 t); no one-hot encodings (see the module comment)
-  const convex = strengthen && h >= 0 && (h > 0 || T < K * K * d);
+  // bound tightening: every point of W_tau has k_j^2 <= |k|^2 <= T, so |k_j| <= Kb = min(K, floor(sqrt T))
+  let Kb = K;
+  if (strengthen) {
+    Kb = Math.min(K, Math.floor(Math.sqrt(T)));
+    while ((Kb + 1) * (Kb + 1) <= T && Kb < K) Kb++;
+    while (Kb * Kb > T) Kb--;
+  }
+  const convex = strengthen && h >= 0 && (h > 0 || T < Kb * Kb * d);
   const needOneHot = !convex && (h !== 0 || T < K * K * d);
-  const k0 = b.addVariables(d, { lower: -K, upper: K, integer: !needOneHot });
+  const k0 = b.addVariables(d, { lower: -Kb, upper: Kb, integer: !needOneHot });
   for (let j = 0; j < d; j++) {
     const a = obj.linear ? obj.linear[j]! : 0;
     if (!Number.isFinite(a)) throw new InvalidArgumentError(`linear[${j}]`, 'must be finite', a);
@@ -235,22 +244,22 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
   }
   if (!Number.isFinite(h)) throw new InvalidArgumentError('sphere', 'must be finite', h);
   if (convex) {
-    const a0 = b.addVariables(d, { lower: 0, upper: K }); // a_j >= |k_j|
-    const q0 = b.addVariables(d, { lower: 0, upper: K * K }); // q_j >= k_j^2 at integers (chords of v^2)
+    const a0 = b.addVariables(d, { lower: 0, upper: Kb }); // a_j >= |k_j|
+    const q0 = b.addVariables(d, { lower: 0, upper: Kb * Kb }); // q_j >= k_j^2 at integers (chords of v^2)
     for (let j = 0; j < d; j++) {
       b.addRow([a0 + j, k0 + j], [1, -1], 0, Infinity);
       b.addRow([a0 + j, k0 + j], [1, 1], 0, Infinity);
       // q_j >= (2v + 1) a_j - v (v + 1), v = 0..K-1: the chord of a^2 through v and v + 1
-      for (let v = 0; v < K; v++) b.addRow([q0 + j, a0 + j], [1, -(2 * v + 1)], -v * (v + 1), Infinity);
+      for (let v = 0; v < Kb; v++) b.addRow([q0 + j, a0 + j], [1, -(2 * v + 1)], -v * (v + 1), Infinity);
     }
     const qIdx = Array.from({ length: d }, (_, j) => q0 + j);
-    if (T < K * K * d) b.addRow(qIdx, new Array<number>(d).fill(1), -Infinity, T); // sum_j q_j <= T
+    if (T < Kb * Kb * d) b.addRow(qIdx, new Array<number>(d).fill(1), -Infinity, T); // sum_j q_j <= T
     if (h > 0) {
       // s >= f(t0) + (f(t0 + 1) - f(t0)) (sum_j q_j - t0), t0 = 0..T-1 (secants of the convex increasing f); s >= f(0)
       const f = (t: number) => -h * Math.sqrt(Math.max(0, D * D - tau * tau * t));
       const s0 = b.addVariable({ lower: -Infinity, upper: Infinity, cost: 1 });
       b.addRow([s0], [1], f(0), Infinity);
-      const tMax = Math.min(T, K * K * d);
+      const tMax = Math.min(T, Kb * Kb * d);
       for (let t0 = 0; t0 < tMax; t0++) {
         const slope = f(t0 + 1) - f(t0);
         b.addRow([s0, ...qIdx], [1, ...new Array<number>(d).fill(-slope)], f(t0) - slope * t0, Infinity);
@@ -319,7 +328,7 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
       l2 += x * x;
     }
     const loose = Math.min(tau * K * l1, D * Math.sqrt(l2));
-    const M = (strengthen ? Math.min(loose, boxBallSupport(X.subarray(o, o + d), tau * K, D)) : loose) * (1 + 1e-9) + 1e-12;
+    const M = (strengthen ? Math.min(loose, boxBallSupport(X.subarray(o, o + d), tau * Kb, D)) : loose) * (1 + 1e-9) + 1e-12;
     const e = b.addVariable({ lower: 0, upper: 1, integer: true, cost: p });
     if (strengthen && p > 0) {
       // conflict cut with the same x under the other label (both weights > 0): e_+ + e_- >= 1
