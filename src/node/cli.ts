@@ -919,6 +919,11 @@ function showLedger(file: string, json: boolean, io: CliIO): number {
   }
   io.out(`Ledger ${file} (id ${s.id}, created ${s.created})`);
   io.out(`Total budget ${budgetText(s.budget)} for ${REL_TEXT[s.neighbors]} (${s.neighbors}) neighbours; spent ${budgetText(s.spent)}; remaining ${budgetText(s.remaining)}.`);
+  if (s.rho) {
+    io.out(`Accounting: zcdp-filter (a fully adaptive zCDP filter): rho budget ${fmt(s.rho.budget)}, spent ${fmt(s.rho.spent)}, remaining ${fmt(s.rho.remaining)}; spent eps is the eps the spent rho implies at delta=${fmt(s.budget.delta)}.`);
+  } else {
+    io.out('Accounting: basic (spends add up by basic composition; a plan fixed in advance may be one spend at its PLD-composed cost).');
+  }
   io.out(`Anchor ${s.anchor}${s.keyed ? '' : ' (unkeyed ledger of an older dpkit: its hash chain detects accidents, not deliberate edits)'}`);
   const converted = s.entries.filter((e) => e.claimed !== undefined).length;
   if (converted > 0) {
@@ -937,10 +942,12 @@ function showLedger(file: string, json: boolean, io: CliIO): number {
   io.out('');
   // The mechanism column as wide as its longest entry (at most 34), so the table stays narrow.
   const mw = Math.min(34, Math.max('mechanism'.length, ...s.entries.map((e) => (e.mechanism ?? '').length)));
-  io.out(`${'#'.padStart(4)}  ${'time (UTC)'.padEnd(24)}  ${'eps'.padStart(8)}  ${'delta'.padStart(8)}  ${'neighbours'.padEnd(10)}  ${'mechanism'.padEnd(mw)}  release`);
+  const rhoCol = s.rho ? `  ${'rho'.padStart(8)}` : '';
+  io.out(`${'#'.padStart(4)}  ${'time (UTC)'.padEnd(24)}  ${'eps'.padStart(8)}  ${'delta'.padStart(8)}${rhoCol}  ${'neighbours'.padEnd(10)}  ${'mechanism'.padEnd(mw)}  release`);
   s.entries.forEach((e, i) => {
     const claimed = e.claimed ? `  (claimed eps ${fmt(e.claimed.eps)}${e.claimed.delta ? `, delta ${fmt(e.claimed.delta)}` : ''}, ${e.claimed.neighbors}; converted)` : '';
-    io.out(`${String(i + 1).padStart(4)}  ${e.time.padEnd(24)}  ${fmt(e.eps).padStart(8)}  ${fmt(e.delta).padStart(8)}  ${e.neighbors.padEnd(10)}  ${(e.mechanism ?? '').padEnd(mw)}  ${e.name}${claimed}`);
+    const rho = s.rho ? `  ${fmt(e.rho).padStart(8)}` : '';
+    io.out(`${String(i + 1).padStart(4)}  ${e.time.padEnd(24)}  ${fmt(e.eps).padStart(8)}  ${fmt(e.delta).padStart(8)}${rho}  ${e.neighbors.padEnd(10)}  ${(e.mechanism ?? '').padEnd(mw)}  ${e.name}${claimed}`);
   });
   return EXIT.ok;
 }

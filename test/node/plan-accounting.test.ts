@@ -200,6 +200,10 @@ describe('a zcdp-filter ledger (budget.accounting: zcdp-filter)', () => {
     expect(refused.err.join('\n')).toMatch(/zCDP/);
     expect(readLedger(path.join(dir, 'ledger')).entries).toHaveLength(plans);
     expect((await cli('run', file, '--dry-run')).code).toBe(EXIT.budget);
+    const shown = await cli('ledger', path.join(dir, 'ledger'));
+    expect(shown.out).toContain(`Accounting: zcdp-filter (a fully adaptive zCDP filter): rho budget ${+rhoB.toPrecision(3)}, spent ${+(plans * 10 * rhoEach).toPrecision(3)}`);
+    expect(shown.out).toMatch(/ {5}rho {2}neighbours/);
+    expect(shown.out).toContain(`${+(10 * rhoEach).toPrecision(3)}  bounded     plan (zCDP)  plan "twenty counts" (10 releases, zCDP)`);
   });
 
   it('refuses, before any data are read, a plan with an (eps, delta) release that has no zCDP bound', async () => {
