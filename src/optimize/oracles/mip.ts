@@ -38,7 +38,7 @@
  *   computed exactly by water-filling (v_j = min(tau K, lambda |x_ij|), lambda fixed by |v|_2 = D or
  *   the box); it never exceeds the min(tau K |x_i|_1, D |x_i|_2) used without strengthening.
  * - Convex form of the sphere term and the ball when h >= 0 (no one-hot encodings): k_j integer,
- *   a_j >= |k_j| (two rows), q_j >= (2v + 1) a_j - v (v + 1) for v = 0..K-1 (the chords of a^2 between
+ *   a_j >= |k_j| (two rows), q_j >= (2v + 1) a_j - v (v + 1) for v = 0..Kb-1 (the chords of a^2 between
  *   consecutive integers, so q_j >= k_j^2 with equality attainable at every integer k_j),
  *   sum_j q_j <= T (the ball), and for h > 0 a variable s with cost 1 and s >= f(0),
  *   s >= f(t0) + (f(t0 + 1) - f(t0)) (sum_j q_j - t0), t0 = 0..T-1, where f(t) = -h sqrt(D^2 - tau^2 t)
@@ -216,17 +216,16 @@ export function zeroOneObjective(data: ClassificationData, w: ArrayLike<number>,
 }
 
 /**
- * Build the MIP (exported for tests and benchmarks). Column layout: k (d), then z, u, e. With
- * `strengthen`, the big-M constants come from {@link boxBallSupport} and conflict cuts are added
- * (merging identical rows is done by the caller, {@link mergeIdenticalRows}).
+ * Build the MIP (exported for tests and benchmarks). Column layout: k (d), then z, u (one-hot form) or
+ * a, q, s (convex form), then e. With `strengthen`: bound tightening, the convex form when h >= 0,
+ * big-M constants from {@link boxBallSupport} and conflict cuts (merging identical rows is done by the
+ * caller, {@link mergeIdenticalRows}).
  */
 export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: number, obj: ZeroOneObjective, strengthen = false): { builder: LpBuilder; kIndex: number } {
   const { n, d, X, y, weights } = data;
   const { tau, K, radius: D, T } = lat;
   const h = obj.sphere ?? 0;
   const b = new LpBuilder();
-  // convex form (strengthen, h >= 0): the sphere term and the ball through |k_j|, piecewise-linear k_j^2
-  // and secants of the convex f(t) = -h sqrt(D^2 - tau^2 t); no one-hot encodings (see the module comment)
   // bound tightening: every point of W_tau has k_j^2 <= |k|^2 <= T, so |k_j| <= Kb = min(K, floor(sqrt T))
   let Kb = K;
   if (strengthen) {
@@ -234,6 +233,8 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
     while ((Kb + 1) * (Kb + 1) <= T && Kb < K) Kb++;
     while (Kb * Kb > T) Kb--;
   }
+  // convex form (strengthen, h >= 0): the sphere term and the ball through |k_j|, piecewise-linear k_j^2
+  // and secants of the convex f(t) = -h sqrt(D^2 - tau^2 t); no one-hot encodings (see the module comment)
   const convex = strengthen && h >= 0 && (h > 0 || T < Kb * Kb * d);
   const needOneHot = !convex && (h !== 0 || T < K * K * d);
   const k0 = b.addVariables(d, { lower: -Kb, upper: Kb, integer: !needOneHot });
@@ -249,7 +250,7 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
     for (let j = 0; j < d; j++) {
       b.addRow([a0 + j, k0 + j], [1, -1], 0, Infinity);
       b.addRow([a0 + j, k0 + j], [1, 1], 0, Infinity);
-      // q_j >= (2v + 1) a_j - v (v + 1), v = 0..K-1: the chord of a^2 through v and v + 1
+      // q_j >= (2v + 1) a_j - v (v + 1), v = 0..Kb-1: the chord of a^2 through v and v + 1
       for (let v = 0; v < Kb; v++) b.addRow([q0 + j, a0 + j], [1, -(2 * v + 1)], -v * (v + 1), Infinity);
     }
     const qIdx = Array.from({ length: d }, (_, j) => q0 + j);
