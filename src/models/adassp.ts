@@ -43,6 +43,7 @@ import { addGaussianNoise } from '../mechanisms/noise.js';
 import type { Rng } from '../random/rng.js';
 import { InvalidArgumentError } from '../errors.js';
 import { toRowMajor, toVector, type MatrixInput } from './matrix.js';
+import { leastSquaresMoments, type LeastSquaresMoments } from './erm/moments.js';
 
 /** The noise plan of AdaSSP for p columns (data-free). */
 export interface AdasspParameters {
@@ -155,7 +156,15 @@ export interface AdasspStatistics {
 /** The noisy sufficient statistics (steps 1-3), each through the safe lattice Gaussian. */
 export function adasspStatistics(design: AdasspDesign, params: AdasspParameters, rng: Rng): AdasspStatistics {
   const { n, p, X, y } = design;
-  const G = gram(X, n, p);
+  return adasspStatisticsOf(gram(X, n, p), xtv(X, n, p, y), params, rng);
+}
+
+/**
+ * Steps 1-3 from the exact statistics G = X~^T X~ (p x p, symmetric) and X~^T y~ of the scaled
+ * design (however they were computed): the releases of {@link adasspStatistics}.
+ */
+export function adasspStatisticsOf(G: Float64Array, xty: Float64Array, params: AdasspParameters, rng: Rng): AdasspStatistics {
+  const p = params.p;
   const { values } = symmetricEigen(G, p);
   let lamMin = Infinity;
   for (let i = 0; i < p; i++) lamMin = Math.min(lamMin, values[i]!);
@@ -168,8 +177,46 @@ export function adasspStatistics(design: AdasspDesign, params: AdasspParameters,
   const d = params.sensitivity;
   const eigen = addGaussianNoise(Float64Array.of(lamMin), { scale: s.eigen, sensitivity: d.eigen }, rng, 'safe')[0]!;
   const gramNoisy = addGaussianNoise(upper, { scale: s.gram, sensitivity: d.gram }, rng, 'safe');
-  const xtyNoisy = addGaussianNoise(xtv(X, n, p, y), { scale: s.xty, sensitivity: d.xty }, rng, 'safe');
+  const xtyNoisy = addGaussianNoise(xty, { scale: s.xty, sensitivity: d.xty }, rng, 'safe');
   return { eigen, gram: gramNoisy, xty: xtyNoisy };
+}
+
+/**
+ * The scaled design's statistics G = X~^T X~ and X~^T y~ of {@link adasspDesign}, in ONE blocked
+ * pass over the input without copying X (src/models/erm/moments.ts: validation of X, then of y, as
+ * adasspDesign; clipping, centring and scaling fused), with the same map back to user units.
+ */
+export function adasspMoments(X: MatrixInput, y: ArrayLike<number>, lo: Float64Array, hi: Float64Array, addBias: boolean): { moments: LeastSquaresMoments; unscale(theta: ArrayLike<number>): Float64Array } {
+  const dIn = lo.length - 1;
+  const centre = new Float64Array(dIn + 1);
+  const half = new Float64Array(dIn + 1);
+  const scale = new Float64Array(dIn + 1);
+  for (let j = 0; j <= dIn; j++) {
+    const l = lo[j]!;
+    const u = hi[j]!;
+    centre[j] = addBias ? (l + u) / 2 : 0;
+    const h = addBias ? (u - l) / 2 : Math.max(Math.abs(l), Math.abs(u));
+    half[j] = h > 0 ? h : 1;
+    scale[j] = 1 / half[j]!;
+  }
+  const moments = leastSquaresMoments(X, y, { lower: lo, upper: hi, centre, scale, biasValue: addBias ? 1 : undefined }, false);
+  const off = addBias ? 1 : 0;
+  const p = dIn + off;
+  const hy = half[dIn]!;
+  return {
+    moments,
+    unscale(theta) {
+      const out = new Float64Array(p);
+      let intercept = addBias ? centre[dIn]! + hy * theta[0]! : 0;
+      for (let j = 0; j < dIn; j++) {
+        const slope = (hy * theta[off + j]!) / half[j]!;
+        out[off + j] = slope;
+        intercept -= slope * centre[j]!;
+      }
+      if (addBias) out[0] = intercept;
+      return out;
+    },
+  };
 }
 
 /** Step 4 (post-processing of the released statistics): the ridge and the scaled coefficients. */

@@ -44,8 +44,9 @@ import { checkColumnBounds, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf,
 import { kstObjectivePerturbation } from './erm/kst.js';
 import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './erm/objective.js';
 import { checkOptionsObject, scaleDesign } from './erm/preprocess.js';
+import { leastSquaresMoments } from './erm/moments.js';
 import { linearScores } from './logistic.js';
-import { adasspDesign, adasspParameters, adasspSolve, adasspStatistics } from './adassp.js';
+import { adasspMoments, adasspParameters, adasspSolve, adasspStatisticsOf } from './adassp.js';
 
 function checkOpenUnitRho(x: unknown): number {
   if (typeof x !== 'number' || !(x > 0 && x < 1)) throw new InvalidArgumentError('rho', 'must be in (0, 1) (the failure probability of the ridge choice)', x);
@@ -157,6 +158,49 @@ export function prepareLinearRegression(X: MatrixInput, y: ArrayLike<number>, o:
 }
 
 /**
+ * The KST problem of {@link prepareLinearRegression} with the design replaced by its least-squares
+ * moments (G = X~^T X~, X~^T y~, y~^T y~; src/models/erm/moments.ts), computed in ONE blocked pass
+ * over the input that also validates (y first, then X, as prepareLinearRegression), clips and
+ * scales; no copy of X is made. The objective J_b is the same function of theta (the squared loss
+ * summed over the rows equals theta^T G theta / 2 - theta . X~^T y~ + y~^T y~ / 2), so the mechanism
+ * and its guarantee are unchanged; each solver evaluation then costs O(p^2) instead of O(n p).
+ */
+export function prepareLinearRegressionMoments(X: MatrixInput, y: ArrayLike<number>, o: LinearFitOptions, gamma: number, regularizer: Regularizer): LinearDesign {
+  const { dIn, lo, hi } = checkLinearRegressionInput(X, y, o);
+  const ly = lo[dIn]!;
+  const uy = hi[dIn]!;
+  const addBias = o.addBias ?? false;
+  const p = dIn + (addBias ? 1 : 0);
+  const centre = new Float64Array(dIn + 1);
+  const scale = new Float64Array(dIn + 1);
+  const divisor = new Float64Array(p);
+  if (addBias) divisor[0] = 1;
+  for (let j = 0; j < dIn; j++) {
+    const s = Math.max(Math.abs(lo[j]!), Math.abs(hi[j]!));
+    divisor[j + (addBias ? 1 : 0)] = s > 0 ? s : 1;
+    scale[j] = 1 / (s > 0 ? s : 1);
+  }
+  const yCentre = addBias ? (ly + uy) / 2 : 0;
+  const half = addBias ? (uy - ly) / 2 : Math.max(Math.abs(ly), Math.abs(uy));
+  const yScale = p / half;
+  centre[dIn] = yCentre;
+  scale[dIn] = yScale;
+  const moments = leastSquaresMoments(X, y, { lower: lo, upper: hi, centre, scale, biasValue: addBias ? 1 : undefined }, true);
+  const problem: ErmProblem = { n: moments.n, d: p, X: new Float64Array(0), y: new Float64Array(0), moments, loss: 'squared', gamma, regularizer };
+  return {
+    problem,
+    p,
+    zeta: 2 * Math.pow(p, 1.5),
+    lambda: p,
+    radius: Math.sqrt(p),
+    unscale: (theta) => {
+      for (let j = 0; j < p; j++) theta[j] = theta[j]! / (yScale * divisor[j]!);
+      if (addBias) theta[0] = theta[0]! + yCentre;
+    },
+  };
+}
+
+/**
  * Private linear regression (DPpack's LinearRegressionDP): KST objective perturbation (default) or
  * AdaSSP; see the module comment for the objective, the sensitivity and the guarantee.
  *
@@ -263,7 +307,7 @@ export class LinearRegressionDP {
     const mechanism = this.delta === 0 ? 'kst-objective-perturbation-gamma' : 'kst-objective-perturbation-gaussian';
     let zeta = 0;
     const theta = runRelease(o, { eps: this.eps, delta: this.delta, neighbors: 'unbounded', mechanism, name: 'LinearRegressionDP.fit' }, (rng) => {
-      const design = prepareLinearRegression(X, y, o, this.gamma, this.regularizer);
+      const design = prepareLinearRegressionMoments(X, y, o, this.gamma, this.regularizer);
       zeta = design.zeta;
       const fit = kstObjectivePerturbation(
         design.problem,
@@ -292,8 +336,8 @@ export class LinearRegressionDP {
     const addBias = o.addBias ?? false;
     const params = adasspParameters(this.eps, this.delta, dIn + (addBias ? 1 : 0), this.rho);
     const coeff = runRelease(o, { eps: this.eps, delta: this.delta, neighbors: 'unbounded', mechanism: 'adassp', name: 'LinearRegressionDP.fit' }, (rng) => {
-      const design = adasspDesign(X, y, lo, hi, addBias);
-      return design.unscale(adasspSolve(adasspStatistics(design, params, rng), params).theta);
+      const { moments, unscale } = adasspMoments(X, y, lo, hi, addBias);
+      return unscale(adasspSolve(adasspStatisticsOf(moments.G, moments.xty, params, rng), params).theta);
     });
     this.addBias = addBias;
     this.dIn = dIn;

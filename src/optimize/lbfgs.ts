@@ -33,6 +33,14 @@ export interface LbfgsOptions {
   project?: (x: Float64Array) => void;
   /** Maximum number of function evaluations per line search (default 40). */
   maxLineSearch?: number;
+  /**
+   * A fixed symmetric positive-definite approximation M^{-1} of the inverse Hessian, applied to v
+   * in place (e.g. a Cholesky solve with the Hessian at the start). The two-loop recursion then
+   * starts from gamma_k M^{-1} with gamma_k = (s . y)/(y . M^{-1} y) instead of the scalar
+   * (s . y)/(y . y) (Nocedal & Wright, Sec. 7.2, preconditioned L-BFGS), and the first step is 1.
+   * Changes the path only: the stopping test and the result's meaning are the same.
+   */
+  precondition?: (v: Float64Array) => void;
 }
 
 export interface LbfgsResult {
@@ -117,6 +125,9 @@ export function minimizeLbfgs(fg: ObjectiveGradient, x0: Float64Array, opts?: Lb
   let head = 0; // next slot to write
   let count = 0; // stored pairs
   let evaluations = 0;
+  const pre = opts?.precondition;
+  if (pre !== undefined && typeof pre !== 'function') throw new InvalidArgumentError('precondition', 'must be a function applying M^{-1} to v in place', pre);
+  const yPre = pre === undefined ? undefined : new Float64Array(n);
 
   let f = fg(x, g);
   evaluations++;
@@ -147,6 +158,7 @@ export function minimizeLbfgs(fg: ObjectiveGradient, x0: Float64Array, opts?: Lb
       alpha[k] = a;
       for (let i = 0; i < n; i++) dir[i] = dir[i]! - a * Y[off + i]!;
     }
+    if (pre !== undefined) pre(dir);
     for (let i = 0; i < n; i++) dir[i] = dir[i]! * hScale;
     for (let j = 0; j < count; j++) {
       const off = k * n;
@@ -161,11 +173,13 @@ export function minimizeLbfgs(fg: ObjectiveGradient, x0: Float64Array, opts?: Lb
     if (!(d0 < 0)) {
       // Not a descent direction (numerically): restart from steepest descent.
       count = 0;
-      hScale = 1 / Math.max(gNorm, 1e-300);
-      for (let i = 0; i < n; i++) dir[i] = -g[i]! * hScale;
+      hScale = pre === undefined ? 1 / Math.max(gNorm, 1e-300) : 1;
+      for (let i = 0; i < n; i++) dir[i] = -g[i]!;
+      if (pre !== undefined) pre(dir);
+      for (let i = 0; i < n; i++) dir[i] = dir[i]! * hScale;
       d0 = dot(g, dir, n);
     }
-    const step0 = count === 0 && iter === 0 ? Math.min(1, 1 / gNorm) : 1;
+    const step0 = count === 0 && iter === 0 && pre === undefined ? Math.min(1, 1 / gNorm) : 1;
 
     // Strong-Wolfe line search (Nocedal & Wright Alg. 3.5 / 3.6).
     const f0 = f;
@@ -244,7 +258,7 @@ export function minimizeLbfgs(fg: ObjectiveGradient, x0: Float64Array, opts?: Lb
         accepted = true;
       } else if (!lastWasSteepest && count > 0) {
         count = 0;
-        hScale = 1 / Math.max(gNorm, 1e-300);
+        hScale = pre === undefined ? 1 / Math.max(gNorm, 1e-300) : 1;
         lastWasSteepest = true;
         continue;
       } else {
@@ -269,7 +283,14 @@ export function minimizeLbfgs(fg: ObjectiveGradient, x0: Float64Array, opts?: Lb
     f = fA;
     if (sy > Number.EPSILON * yy && sy > 0) {
       rho[head] = 1 / sy;
-      hScale = sy / yy;
+      if (yPre === undefined) {
+        hScale = sy / yy;
+      } else {
+        for (let i = 0; i < n; i++) yPre[i] = Y[off + i]!;
+        pre!(yPre);
+        const yHy = dot(Y.subarray(off, off + n), yPre, n);
+        hScale = yHy > 0 && Number.isFinite(yHy) ? sy / yHy : 1;
+      }
       head = (head + 1) % m;
       if (count < m) count++;
     }
@@ -309,7 +330,7 @@ export function minimizeProjected(fg: ObjectiveGradient, x0: Float64Array, proje
   if (!Number.isFinite(f0)) throw new InvalidArgumentError('fg', 'must return a finite value at P(x0)', f0);
   const tol = gradTol * Math.max(1, residual(start, g));
 
-  const un = minimizeLbfgs(fg, start, { gradTol, maxIter, memory: opts?.memory ?? 10, maxLineSearch: opts?.maxLineSearch ?? 40 });
+  const un = minimizeLbfgs(fg, start, { gradTol, maxIter, memory: opts?.memory ?? 10, maxLineSearch: opts?.maxLineSearch ?? 40, ...(opts?.precondition !== undefined ? { precondition: opts.precondition } : {}) });
   let evaluations = un.evaluations + 1;
   // Feasible unconstrained minimiser?
   tmp.set(un.x);

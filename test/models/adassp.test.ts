@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { normalCdf } from '../../src/math/special.js';
-import { adasspDesign, adasspParameters, adasspSolve, adasspStatistics } from '../../src/models/adassp.js';
+import { adasspDesign, adasspMoments, adasspParameters, adasspSolve, adasspStatistics } from '../../src/models/adassp.js';
+import { gram, xtv } from '../../src/math/linalg.js';
 import { LinearRegressionDP } from '../../src/models/linear.js';
 import { seededRng } from '../../src/random/rng.js';
 import { ksTest } from '../helpers/gof.js';
@@ -111,6 +112,26 @@ describe('LinearRegressionDP({ method: "adassp" })', () => {
     // eps = 1 on n = 20640: the income slope within 10% of least squares.
     expect(Math.abs(m.coeff![1]! - ols[1]!)).toBeLessThan(0.1 * Math.abs(ols[1]!));
     expect(m.predict([[5, 20]])[0]).toBeCloseTo(m.coeff![0]! + 5 * m.coeff![1]! + 20 * m.coeff![2]!, 6);
+  });
+
+  it('the fit streams the statistics (adasspMoments): they equal the explicit design\'s X^T X and X^T y, and the release matches the per-row path', () => {
+    const lo = Float64Array.from(LOWER);
+    const hi = Float64Array.from(UPPER);
+    for (const addBias of [true, false]) {
+      const design = adasspDesign(X, y, lo, hi, addBias);
+      const { moments, unscale } = adasspMoments(X, y, lo, hi, addBias);
+      const G = gram(design.X, design.n, design.p);
+      const v = xtv(design.X, design.n, design.p, design.y);
+      for (let k = 0; k < G.length; k++) expect(Math.abs(moments.G[k]! - G[k]!)).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(G[k]!)));
+      for (let j = 0; j < v.length; j++) expect(Math.abs(moments.xty[j]! - v[j]!)).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(v[j]!)));
+      expect(Array.from(unscale(Float64Array.of(0.3, -0.2, 0.1).subarray(0, design.p)))).toEqual(Array.from(design.unscale(Float64Array.of(0.3, -0.2, 0.1).subarray(0, design.p))));
+      // The release through the fit equals the per-row path with the same seed (the lattice rounds
+      // the two statistics, equal to ~1e-15, to the same grid points except with negligible probability).
+      const params = adasspParameters(1, 1e-5, design.p);
+      const old = design.unscale(adasspSolve(adasspStatistics(design, params, seededRng(`same${addBias}`)), params).theta);
+      const m = new LinearRegressionDP({ method: 'adassp', eps: 1, delta: 1e-5 }).fit(X, y, { lower: LOWER, upper: UPPER, addBias, rng: seededRng(`same${addBias}`) });
+      for (let j = 0; j < design.p; j++) expect(Math.abs(m.coeff![j]! - old[j]!)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(old[j]!)));
+    }
   });
 
   it('the solve is defined for every noise draw (pseudo-inverse), including tiny data and tiny eps', () => {

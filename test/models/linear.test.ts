@@ -4,6 +4,8 @@ import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
 import { LinearRegressionDP, prepareLinearRegression } from '../../src/models/linear.js';
 import { columnMajor } from '../../src/models/matrix.js';
 import { seededRng } from '../../src/random/rng.js';
+import { kstObjectivePerturbation } from '../../src/models/erm/kst.js';
+import { ballProjection } from '../../src/optimize/projections.js';
 import { loadHousing } from './data.js';
 import { nonPrivateLinear, predictLinear } from './helpers.js';
 
@@ -80,6 +82,21 @@ describe('LinearRegressionDP', () => {
     }
     for (let k = 1; k < errs.length; k++) expect(errs[k]!).toBeLessThan(errs[k - 1]!);
     expect(errs[3]!).toBeLessThan(errs[1]! / 10);
+  });
+
+  it('the fit streams the least-squares moments: same release as the per-row design (KST on prepareLinearRegression), same seed', () => {
+    const Xs = X.slice(0, 3000);
+    const ys = y.slice(0, 3000);
+    for (const delta of [0, 1e-6]) {
+      for (const addBias of [true, false]) {
+        const m = new LinearRegressionDP({ eps: 0.7, delta, gamma: 1 }).fit(Xs, ys, { lower: LOWER, upper: UPPER, addBias, rng: seededRng(`m${delta}${addBias}`) });
+        const des = prepareLinearRegression(Xs, ys, { lower: LOWER, upper: UPPER, addBias }, 1, 'l2');
+        const fit = kstObjectivePerturbation(des.problem, { eps: 0.7, delta, zeta: des.zeta, lambda: des.lambda, project: ballProjection(des.radius) }, seededRng(`m${delta}${addBias}`));
+        expect(fit.converged).toBe(true);
+        des.unscale(fit.theta);
+        for (let j = 0; j < fit.theta.length; j++) expect(Math.abs(m.coeff![j]! - fit.theta[j]!)).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(fit.theta[j]!)));
+      }
+    }
   });
 
   it('charges (eps, delta) with unbounded (add/remove) neighbours, as KST prove, and accepts a column-major matrix', () => {

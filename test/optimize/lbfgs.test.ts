@@ -126,6 +126,27 @@ describe('minimizeLbfgs', () => {
     expect(r.x[0]! + r.x[1]!).toBeCloseTo(Math.log(12 / 28), 8);
   });
 
+  it('with a preconditioner M^{-1} = A^{-1} (the exact inverse Hessian) a quadratic is solved in one step; a rough one still converges to the same minimiser', () => {
+    const { A, b, fg } = randomQuadratic(12, 17);
+    const exact = solve(A, b);
+    const inv = (v: Float64Array) => {
+      const x = solve(A, Array.from(v));
+      for (let i = 0; i < v.length; i++) v[i] = x[i]!;
+    };
+    const r = minimizeLbfgs(fg, new Float64Array(12), { precondition: inv });
+    expect(r.converged).toBe(true);
+    expect(r.iterations).toBe(1);
+    for (let i = 0; i < 12; i++) expect(Math.abs(r.x[i]! - exact[i]!)).toBeLessThan(1e-6 * (1 + Math.abs(exact[i]!)));
+    // diagonal (Jacobi) preconditioner
+    const jac = (v: Float64Array) => {
+      for (let i = 0; i < v.length; i++) v[i] = v[i]! / A[i]![i]!;
+    };
+    const rj = minimizeLbfgs(fg, new Float64Array(12), { precondition: jac });
+    expect(rj.converged).toBe(true);
+    for (let i = 0; i < 12; i++) expect(Math.abs(rj.x[i]! - exact[i]!)).toBeLessThan(1e-6 * (1 + Math.abs(exact[i]!)));
+    expect(() => minimizeLbfgs(fg, new Float64Array(12), { precondition: 3 as never })).toThrow(/precondition/);
+  });
+
   it('reports converged = false when maxIter is too small', () => {
     const r = minimizeLbfgs(rosenbrock, Float64Array.of(-1.2, 1), { maxIter: 3 });
     expect(r.converged).toBe(false);

@@ -4,12 +4,14 @@
  *
  *   F(theta) = sum_i w_i l(z_i, y_i),   grad F = sum_i w_i l'(z_i, y_i) x_i,   z = X theta,
  *
- * (unnormalised; the caller divides by n and adds the regulariser and the perturbation). The score
- * vector z is formed column by column (two columns per sweep, added in column order, so z_i is the
- * same floating-point sum as the row-major dot product x_i . theta), the per-row loss and derivative
- * c_i = w_i l'(z_i) are computed in one loop over contiguous arrays, and grad_j = sum_i c_i x_ij is
- * a dot product of two contiguous vectors (four columns per sweep, each accumulated in row order,
- * so it equals the row-major accumulation bit for bit).
+ * (unnormalised; the caller divides by n and adds the regulariser and the perturbation). The scores
+ * z are formed column by column (four columns per sweep, added in column order, so z_i is the same
+ * floating-point sum as the row-major dot product x_i . theta), the per-row loss and derivative
+ * c_i = w_i l'(z_i) in one loop over contiguous arrays, then grad_j = sum_i c_i x_ij (four columns
+ * per sweep, each accumulated in row order, so it equals the row-major accumulation bit for bit).
+ * Every loop runs over whole columns (views of X) with i < n, which lets the engine drop the bounds
+ * checks (measured: twice as fast as offset indexing); blocking the rows for cache gained nothing
+ * (the sweeps are compute-bound).
  *
  * Losses (src/models/erm/losses.ts; Chaudhuri, Monteleoni & Sarwate 2011, Sec. 3-4):
  * - 'logistic', y in {0, 1}: l = log1p(e^{-|z|}) + max(z, 0) - y z, l' = sigma(z) - y with
@@ -29,107 +31,150 @@ export type DataTerm = (theta: Float64Array, grad: Float64Array) => number;
  * and loss `kind` (Huber parameter h). Allocates its two n-vectors of scratch once.
  */
 export function columnDataTerm(X: Float64Array, n: number, d: number, y: Float64Array, w: Float64Array | undefined, kind: LossKind, h: number): DataTerm {
+  // One view per column: the loops index them by i < n, which lets the engine drop bounds checks.
+  const col: Float64Array[] = [];
+  for (let j = 0; j < d; j++) col.push(X.subarray(j * n, (j + 1) * n));
+  const zero = new Float64Array(n);
   const z = new Float64Array(n);
   const c = new Float64Array(n);
   const inv4h = 1 / (4 * h);
   const inv2h = 1 / (2 * h);
   return (theta, grad) => {
-    // z = X theta, two columns per sweep (column order preserved).
-    const t0 = theta[0]!;
-    let j = 1;
-    if (d >= 2) {
-      const t1 = theta[1]!;
-      for (let i = 0; i < n; i++) z[i] = 0 + X[i]! * t0 + X[n + i]! * t1;
-      j = 2;
-    } else {
-      for (let i = 0; i < n; i++) z[i] = 0 + X[i]! * t0;
-    }
-    for (; j + 1 < d; j += 2) {
-      const ta = theta[j]!;
-      const tb = theta[j + 1]!;
-      const oa = j * n;
-      const ob = oa + n;
-      for (let i = 0; i < n; i++) z[i] = z[i]! + X[oa + i]! * ta + X[ob + i]! * tb;
-    }
-    if (j < d) {
-      const ta = theta[j]!;
-      const oa = j * n;
-      for (let i = 0; i < n; i++) z[i] = z[i]! + X[oa + i]! * ta;
-    }
-    // Loss and derivative per row.
-    let f = 0;
-    if (kind === 'logistic') {
-      if (w === undefined) {
-        for (let i = 0; i < n; i++) {
-          const zi = z[i]!;
-          const yi = y[i]!;
-          const e = Math.exp(-Math.abs(zi));
-          f += Math.log1p(e) + (zi > 0 ? zi : 0) - yi * zi;
-          c[i] = (zi >= 0 ? 1 / (1 + e) : e / (1 + e)) - yi;
-        }
+    // z = X theta, up to four columns per sweep, added in column order.
+    for (let j = 0; j < d; j += 4) {
+      const m = Math.min(4, d - j);
+      const src = j === 0 ? zero : z;
+      const a0 = col[j]!;
+      const t0 = theta[j]!;
+      if (m === 4) {
+        const a1 = col[j + 1]!;
+        const a2 = col[j + 2]!;
+        const a3 = col[j + 3]!;
+        const t1 = theta[j + 1]!;
+        const t2 = theta[j + 2]!;
+        const t3 = theta[j + 3]!;
+        for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1 + a2[i]! * t2 + a3[i]! * t3;
+      } else if (m === 3) {
+        const a1 = col[j + 1]!;
+        const a2 = col[j + 2]!;
+        const t1 = theta[j + 1]!;
+        const t2 = theta[j + 2]!;
+        for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1 + a2[i]! * t2;
+      } else if (m === 2) {
+        const a1 = col[j + 1]!;
+        const t1 = theta[j + 1]!;
+        for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1;
       } else {
-        for (let i = 0; i < n; i++) {
-          const zi = z[i]!;
-          const yi = y[i]!;
-          const wi = w[i]!;
-          const e = Math.exp(-Math.abs(zi));
-          f += wi * (Math.log1p(e) + (zi > 0 ? zi : 0) - yi * zi);
-          c[i] = wi * ((zi >= 0 ? 1 / (1 + e) : e / (1 + e)) - yi);
-        }
-      }
-    } else if (kind === 'huber') {
-      for (let i = 0; i < n; i++) {
-        const yi = y[i]!;
-        const wi = w === undefined ? 1 : w[i]!;
-        const m = yi * z[i]!;
-        if (m > 1 + h) {
-          c[i] = 0;
-        } else if (m < 1 - h) {
-          f += wi * (1 - m);
-          c[i] = -wi * yi;
-        } else {
-          const t = 1 + h - m;
-          f += wi * t * t * inv4h;
-          c[i] = -wi * yi * t * inv2h;
-        }
-      }
-    } else {
-      for (let i = 0; i < n; i++) {
-        const wi = w === undefined ? 1 : w[i]!;
-        const r = z[i]! - y[i]!;
-        f += 0.5 * wi * r * r;
-        c[i] = wi * r;
+        for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0;
       }
     }
-    // grad_j = sum_i c_i x_ij, four columns per sweep.
+    const f = rowLosses(z, c, y, w, n, kind, h, inv4h, inv2h);
+    // grad_j = sum_i c_i x_ij, four columns per sweep, each accumulated in row order.
     let k = 0;
     for (; k + 3 < d; k += 4) {
-      const o0 = k * n;
-      const o1 = o0 + n;
-      const o2 = o1 + n;
-      const o3 = o2 + n;
+      const a0 = col[k]!;
+      const a1 = col[k + 1]!;
+      const a2 = col[k + 2]!;
+      const a3 = col[k + 3]!;
       let s0 = 0;
       let s1 = 0;
       let s2 = 0;
       let s3 = 0;
       for (let i = 0; i < n; i++) {
         const ci = c[i]!;
-        s0 += ci * X[o0 + i]!;
-        s1 += ci * X[o1 + i]!;
-        s2 += ci * X[o2 + i]!;
-        s3 += ci * X[o3 + i]!;
+        s0 += ci * a0[i]!;
+        s1 += ci * a1[i]!;
+        s2 += ci * a2[i]!;
+        s3 += ci * a3[i]!;
       }
       grad[k] = s0;
       grad[k + 1] = s1;
       grad[k + 2] = s2;
       grad[k + 3] = s3;
     }
-    for (; k < d; k++) {
-      const o = k * n;
-      let s = 0;
-      for (let i = 0; i < n; i++) s += c[i]! * X[o + i]!;
-      grad[k] = s;
+    if (d - k === 3) {
+      const a0 = col[k]!;
+      const a1 = col[k + 1]!;
+      const a2 = col[k + 2]!;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      for (let i = 0; i < n; i++) {
+        const ci = c[i]!;
+        s0 += ci * a0[i]!;
+        s1 += ci * a1[i]!;
+        s2 += ci * a2[i]!;
+      }
+      grad[k] = s0;
+      grad[k + 1] = s1;
+      grad[k + 2] = s2;
+    } else if (d - k === 2) {
+      const a0 = col[k]!;
+      const a1 = col[k + 1]!;
+      let s0 = 0;
+      let s1 = 0;
+      for (let i = 0; i < n; i++) {
+        const ci = c[i]!;
+        s0 += ci * a0[i]!;
+        s1 += ci * a1[i]!;
+      }
+      grad[k] = s0;
+      grad[k + 1] = s1;
+    } else if (d - k === 1) {
+      const a0 = col[k]!;
+      let s0 = 0;
+      for (let i = 0; i < n; i++) s0 += c[i]! * a0[i]!;
+      grad[k] = s0;
     }
     return f;
   };
+}
+
+/** The loss sum and the derivatives c_i = w_i l'(z_i) of n rows. */
+function rowLosses(z: Float64Array, c: Float64Array, y: Float64Array, w: Float64Array | undefined, n: number, kind: LossKind, h: number, inv4h: number, inv2h: number): number {
+  let f = 0;
+  if (kind === 'logistic') {
+    if (w === undefined) {
+      for (let i = 0; i < n; i++) {
+        const zi = z[i]!;
+        const yi = y[i]!;
+        const e = Math.exp(-Math.abs(zi));
+        f += Math.log1p(e) + (zi > 0 ? zi : 0) - yi * zi;
+        c[i] = (zi >= 0 ? 1 / (1 + e) : e / (1 + e)) - yi;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        const zi = z[i]!;
+        const yi = y[i]!;
+        const wi = w[i]!;
+        const e = Math.exp(-Math.abs(zi));
+        f += wi * (Math.log1p(e) + (zi > 0 ? zi : 0) - yi * zi);
+        c[i] = wi * ((zi >= 0 ? 1 / (1 + e) : e / (1 + e)) - yi);
+      }
+    }
+  } else if (kind === 'huber') {
+    for (let i = 0; i < n; i++) {
+      const yi = y[i]!;
+      const wi = w === undefined ? 1 : w[i]!;
+      const m = yi * z[i]!;
+      if (m > 1 + h) {
+        c[i] = 0;
+      } else if (m < 1 - h) {
+        f += wi * (1 - m);
+        c[i] = -wi * yi;
+      } else {
+        const t = 1 + h - m;
+        f += wi * t * t * inv4h;
+        c[i] = -wi * yi * t * inv2h;
+      }
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const wi = w === undefined ? 1 : w[i]!;
+      const r = z[i]! - y[i]!;
+      f += 0.5 * wi * r * r;
+      c[i] = wi * r;
+    }
+  }
+  return f;
 }
