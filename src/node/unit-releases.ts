@@ -112,6 +112,8 @@ export function unitSensitivityText(r: ReleaseSpec, schema: DataSchema): string 
       ? `; bounds: private percentiles in [${b.autoBounds.range![0]}, ${b.autoBounds.range![1]}] (eps ${fmt(b.autoBounds.eps)}, ${fmt(b.autoBounds.eps / 2)} each, rank-utility sensitivity ${m})`
       : `; bounds: private (eps ${fmt(b.autoBounds.eps)}, histogram L1 ${m})`;
   const count = part('count', rowSensitivities(bounds, 1));
+  // Per-group histograms and quantiles: one noisy vector over (key, bin); a unit adds at most m rows to each of k keys.
+  if (r.stat === 'quantile' || (r.stat === 'histogram' && r.by !== undefined)) return `${head}: ${part('histogram (keys x bins)', rowSensitivities(bounds, 1))}${auto}${sel}`;
   if (r.stat === 'count' || r.stat === 'histogram') return `${head}: ${count}${auto}${sel}`;
   if (r.stat !== 'mean' && r.stat !== 'variance' && r.stat !== 'sd') return undefined;
   if (b.autoBounds) return `${head}: ${count}; sums: k m (u - l)/2 with [l, u] the private bounds${auto}${sel}`;
@@ -159,6 +161,7 @@ function aggOptions(r: UnitSpec, lower: number | undefined, upper: number | unde
  */
 export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedUnitRelease {
   if (!spec.unitBounds) throw new InvalidArgumentError(`releases "${spec.name}"`, 'has no privacy unit');
+  if (spec.stat === 'quantile' || (spec.stat === 'histogram' && spec.by !== undefined)) return planBinnedUnitRelease(spec as BinnedSpec, schema);
   if (spec.stat !== 'count' && spec.stat !== 'mean' && spec.stat !== 'variance' && spec.stat !== 'sd' && spec.stat !== 'histogram') {
     throw new InvalidArgumentError(`releases "${spec.name}"`, `${spec.stat} is not released per privacy unit`);
   }
@@ -313,4 +316,156 @@ async function unitPrivateBounds(engine: DataEngine, b: UnitBounds, value: strin
 
 function fmtEdge(x: number): string {
   return Number.isInteger(x) ? String(x) : String(+x.toPrecision(4));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-group histograms and quantiles
+
+type BinnedSpec = ReleaseSpec & { stat: 'quantile' | 'histogram'; unitBounds: UnitBounds };
+
+/** Default number of equal-width bins of a per-unit quantile (groupByDP's). */
+const QUANTILE_BINS = 100;
+
+/** The core options of a per-group histogram or quantile (bins equal-width on [lower, upper] for quantiles). */
+function binnedOptions(r: BinnedSpec, lower: number, upper: number, bins: number, levels: readonly string[] | undefined, rng: Rng): GroupAggregateOptions & { details: true } {
+  const b = r.unitBounds;
+  return {
+    statistic: r.stat,
+    eps: b.aggregateEps,
+    ...(r.stat === 'histogram' ? noise(r as never) : { mechanism: 'laplace' as const }),
+    maxPartitions: b.maxPartitions,
+    maxRows: b.maxRows,
+    lower,
+    upper,
+    breaks: bins,
+    ...(r.stat === 'quantile' ? { probs: [...r.probs] } : {}),
+    ...(b.selectKeys ? { selectKeys: { ...b.selectKeys } } : { keys: levels ? [...levels] : ['all'] }),
+    privacyUnit: b.unit,
+    rng,
+    accountant: null,
+    details: true,
+  };
+}
+
+/**
+ * A histogram per group, or quantiles (per group with `by`, else of the one group 'all'), per
+ * privacy unit. The engine keeps at most k = max_partitions groups per unit and m = max_rows rows per
+ * unit and group ({@link boundedRowsSql}, keyed hash, fresh key) and returns the kept rows' counts per
+ * (group, bin) (and, for private keys, the distinct units per group); the core's
+ * {@link releaseGroupAggregates} adds Laplace (or Gaussian) noise to the whole (group x bin) vector:
+ * one unit adds at most m rows to each of k groups, so L1 = k m and L2 <= sqrt(k) m (the m rows may
+ * share a bin). Quantiles are read off each group's noisy histogram of `breaks` (default 100)
+ * equal-width bins on [lower, upper] (negative counts set to 0, linear interpolation inside the bin:
+ * post-processing, src/statistics/group-by.ts quantilesFromHistogram). Guarantee: (eps, delta +
+ * select_delta)-DP per unit under add/remove one unit (basic composition of the bounds, the key
+ * selection and the noisy histogram).
+ */
+function planBinnedUnitRelease(r: BinnedSpec, schema: DataSchema): PlannedUnitRelease {
+  const b = r.unitBounds;
+  const by = r.by;
+  const gcol = by === undefined ? undefined : schema.columns.get(by);
+  const levels = gcol?.type === 'categorical' ? gcol.levels : undefined;
+  const valueCol = numCol(schema, r.column);
+  const bins = r.stat === 'histogram' ? (r.edges ? r.edges.length - 1 : (r.bins ?? valueCol.bins)) : (r.bins ?? QUANTILE_BINS);
+  // Validation on empty aggregates (public options only).
+  releaseGroupAggregates({ keys: [], units: [], n: [], h: [] }, binnedOptions(r, valueCol.lower, valueCol.upper, bins, levels, seededRng(1)));
+  const mechanism = mechanismOf(r as never);
+  return {
+    mechanism,
+    async run(engine, rng, alpha) {
+      const notes: string[] = [];
+      const parts: string[] = [];
+      let lower = valueCol.lower;
+      let upper = valueCol.upper;
+      if (b.autoBounds) {
+        const pb = await unitPrivateBounds(engine, b, valueCol.name, rng);
+        lower = pb.value.lower;
+        upper = pb.value.upper;
+        notes.push(`private bounds [${lower}, ${upper}] (${b.autoBounds.method === 'quantiles' ? 'private 1st/99th percentiles' : 'ApproxBounds'}, eps ${+b.autoBounds.eps.toPrecision(6)})`);
+        parts.push(`bounds eps ${+b.autoBounds.eps.toPrecision(6)}`);
+      }
+      const edges = r.stat === 'histogram' && r.edges ? r.edges : edgesOf(lower, upper, bins);
+      const kept = boundedRowsSql(
+        {
+          from: engine.relation,
+          unit: b.unit,
+          ...(by !== undefined ? { by } : {}),
+          value: valueCol.name,
+          lower,
+          upper,
+          ...(levels && !b.selectKeys ? { levels } : {}),
+          maxPartitions: b.maxPartitions,
+          maxRows: b.maxRows,
+          key: freshHashKey(rng),
+        },
+        engine.dialect.name,
+      );
+      // The same kept rows in both queries (the same key: the ranking is a function of the key and the rows).
+      const binRows = await engine.sql(`SELECT g, b, count(*) AS n FROM (SELECT g, ${binSql(engine, 'c', edges)} AS b FROM (${kept}) AS kept) AS binned GROUP BY g, b`);
+      const unitRows = b.selectKeys ? await engine.sql(`SELECT g, count(DISTINCT u) AS units FROM (${kept}) AS kept GROUP BY g`) : [];
+      const index = new Map<string, number>();
+      const keyOf = (g: unknown) => {
+        const k = String(g);
+        let i = index.get(k);
+        if (i === undefined) index.set(k, (i = index.size));
+        return i;
+      };
+      for (const row of [...unitRows, ...binRows]) keyOf(row[0]);
+      const K0 = index.size;
+      const units = new Array<number>(K0).fill(0);
+      const n = new Array<number>(K0).fill(0);
+      const h = new Array<number>(K0 * bins).fill(0);
+      for (const row of unitRows) units[keyOf(row[0])] = Number(row[1]);
+      for (const row of binRows) {
+        const i = keyOf(row[0]);
+        const c = Number(row[2]);
+        h[i * bins + Number(row[1])] += c;
+        n[i]! += c;
+      }
+      const rel: GroupedRelease = releaseGroupAggregates({ keys: [...index.keys()], units, n, h }, binnedOptions(r, lower, upper, bins, levels, rng));
+      const g: Guarantee = { eps: r.eps, delta: r.delta + (b.selectKeys?.delta ?? 0), neighbors: 'unbounded', privacyUnit: b.unit };
+      const keys = rel.value.keys.map(String);
+      const vals = rel.value.values as number[][];
+      parts.unshift(...rel.parts.map((p) => `${p.name} (keys x ${bins} bins): eps ${+p.eps.toPrecision(6)}, L1 ${+p.l1.toPrecision(6)}, L2 ${+p.l2.toPrecision(6)}, scale ${+p.scale.toPrecision(6)}`));
+      if (rel.selection) parts.push(`keys: ${b.selectKeys!.method} partition selection, eps ${+rel.selection.eps.toPrecision(6)}, delta ${rel.selection.delta}, ${keys.length} key(s) released`);
+      notes.unshift(`${formatGuarantee(g)}; contribution bounds: at most ${b.maxPartitions} group(s) and ${b.maxRows} row(s) per group per ${b.unit} (kept uniformly at random by a keyed hash, fresh key)`, parts.join('; '));
+      if (r.stat === 'quantile') notes.push(`quantiles read off each group's noisy histogram of ${bins} equal-width bins on [${lower}, ${upper}] (post-processing; resolution ${+((upper - lower) / bins).toPrecision(4)}); no data-independent interval is shown`);
+      notes.push(`rows with a missing ${b.unit}, group or value are dropped; how many rows the bounding dropped is not released`);
+      const sens = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
+      const baseRes = {
+        name: r.name,
+        stat: r.stat,
+        columns: [valueCol.name, ...(by ? [by] : [])],
+        eps: r.eps,
+        delta: g.delta,
+        neighbors: 'unbounded' as const,
+        privacyUnit: b.unit,
+        guaranteeText: formatGuarantee(g),
+        level: 1 - alpha,
+        mechanism,
+        sensitivity: sens[0]!,
+        scale: rel.scale[0]!,
+        notes,
+      };
+      const prefix = (k: string) => (by === undefined ? '' : `${k}: `);
+      if (r.stat === 'quantile') {
+        const probs = r.probs;
+        if (by === undefined && probs.length === 1) return { ...baseRes, value: vals[0]![0]! };
+        return {
+          ...baseRes,
+          labels: keys.flatMap((k) => probs.map((q) => `${prefix(k)}q${+(q * 100).toFixed(2)}`)),
+          values: vals.flat(),
+          intervals: vals.flat().map(() => null),
+        };
+      }
+      const w = rel.noiseHalfWidth(alpha) as number;
+      const values = vals.flat();
+      return {
+        ...baseRes,
+        labels: keys.flatMap((k) => edges.slice(0, -1).map((e, j) => `${k}: ${fmtEdge(e)}–${fmtEdge(edges[j + 1]!)}`)),
+        values,
+        intervals: values.map((v) => [Math.max(0, v - w - 0.5), v + w + 0.5] as [number, number]),
+      };
+    },
+  };
 }

@@ -618,15 +618,20 @@ export interface GroupAggregateInput {
   s2?: ArrayLike<number>;
   /** Optional CENTRED sum sum(c - mid) per key (mean, variance, sd); without it, s - mid n is used. */
   sc?: ArrayLike<number>;
+  /**
+   * histogram, quantile: the kept rows per key and bin, row-major (key i's `breaks` bins at
+   * i * breaks ... (i + 1) * breaks - 1), the bins equal-width on [lower, upper] (the value clamped).
+   */
+  h?: ArrayLike<number>;
 }
 
-export type GroupAggregateOptions = Omit<GroupByDPOptions, 'unit' | 'by' | 'value' | 'statistic' | 'breaks' | 'bins' | 'probs' | 'privacyUnit'> & {
-  statistic: 'count' | 'sum' | 'mean' | 'variance' | 'sd';
+export type GroupAggregateOptions = Omit<GroupByDPOptions, 'unit' | 'by' | 'value' | 'statistic' | 'bins' | 'privacyUnit'> & {
+  statistic: 'count' | 'sum' | 'mean' | 'variance' | 'sd' | 'histogram' | 'quantile';
   /** The privacy unit the aggregates were bounded by (stated in the guarantee). */
   privacyUnit: string;
 };
 
-const AGG_OPTIONS = optionSpec<GroupAggregateOptions>({ ...SHARED_RULES, statistic: ['count', 'sum', 'mean', 'variance', 'sd'] });
+const AGG_OPTIONS = optionSpec<GroupAggregateOptions>({ ...SHARED_RULES, statistic: ['count', 'sum', 'mean', 'variance', 'sd', 'histogram', 'quantile'], breaks: true, probs: true });
 
 /**
  * The grouped release of {@link groupByDP} from per-key aggregates of data that were ALREADY
@@ -653,7 +658,10 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
   };
   const unitsA = arr(input.units, 'units');
   const nA = arr(input.n, 'n');
-  const sA = p.stat === 'count' ? undefined : arr(input.s, 's');
+  const binned = p.stat === 'histogram' || p.stat === 'quantile';
+  const sA = p.stat === 'count' || binned ? undefined : arr(input.s, 's');
+  const hA = binned ? input.h : undefined;
+  if (binned && (hA === undefined || typeof hA !== 'object' || hA === null || hA.length !== K0 * p.bins)) throw new InvalidArgumentError('input.h', `must be an array of keys x breaks (${K0} x ${p.bins}) bin counts`);
   const s2A = p.stat === 'variance' || p.stat === 'sd' ? arr(input.s2, 's2') : undefined;
   const scA = p.stat !== 'count' && p.stat !== 'sum' && !p.unitClamp && input.sc !== undefined ? arr(input.sc, 'sc') : undefined;
   const checkValues = (): void => {
@@ -664,7 +672,7 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
     });
     const values = (x: ArrayLike<number> | undefined, name: string, integer: boolean): void => {
       if (x === undefined) return;
-      for (let i = 0; i < K0; i++) {
+      for (let i = 0; i < x.length; i++) {
         const v = x[i];
         if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !(Number.isInteger(v) && v >= 0))) throw new InvalidArgumentError(`input.${name}[${i}]`, integer ? 'must be a non-negative integer' : 'must be a finite number');
       }
@@ -674,6 +682,7 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
     values(sA, 's', false);
     values(s2A, 's2', false);
     values(scA, 'sc', false);
+    values(hA, 'h', true);
   };
   const G = planGrouped(p);
   const { mid } = G;
@@ -684,11 +693,13 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
       const count = new Float64Array(K);
       const sum = new Float64Array(K);
       const sumsq = new Float64Array(K);
+      const hist = hA ? new Float64Array(K * p.bins) : undefined;
       keys.forEach((k, g) => {
         const i = seen.get(k);
         if (i === undefined) return;
         const n = nA[i]!;
         count[g] = n;
+        if (hist) for (let j = 0; j < p.bins; j++) hist[g * p.bins + j] = hA![i * p.bins + j]!;
         if (!sA) return;
         const sv = sA[i]!;
         if (p.stat === 'sum' || p.unitClamp) sum[g] = sv;
@@ -699,7 +710,7 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
           if (s2A) sumsq[g] = s2A[i]!;
         }
       });
-      return { count, sum, sumsq, hist: undefined };
+      return { count, sum, sumsq, hist };
     },
   })) as never;
 }

@@ -76,16 +76,17 @@ describe('analysis keys with a privacy unit', () => {
   it('the bundled example: bounds per release, shares, guarantee and cost per s', () => {
     const a = loadAnalysis(EXAMPLE);
     expect(a.privacyUnit).toBe('s');
-    const [students, ratings, dept, lect, hist, service] = a.releases.map((r) => r.unitBounds!);
+    const [students, ratings, dept, lect, hist, service, histByService] = a.releases.map((r) => r.unitBounds!);
     expect(students).toMatchObject({ unit: 's', maxPartitions: 1, maxRows: 1, distinctUnits: true, aggregateEps: 0.5 });
     expect(ratings).toMatchObject({ maxPartitions: 1, maxRows: 100 });
     expect(dept).toMatchObject({ maxPartitions: 3, maxRows: 10, aggregateEps: 1 });
     expect(lect).toMatchObject({ maxPartitions: 3, maxRows: 1, aggregateEps: 1, selectKeys: { eps: 1, delta: 1e-6, method: 'optimal' } });
     expect(hist).toMatchObject({ maxPartitions: 5, maxRows: 10 });
     expect(service).toMatchObject({ maxPartitions: 2, maxRows: 10 });
-    // Total: 0.5 + 0.5 + 1 + 2 + 0.5 + 0.5 = 5, delta = the selection's 1e-6.
+    expect(histByService).toMatchObject({ maxPartitions: 2, maxRows: 10 });
+    // Total: 0.5 + 0.5 + 1 + 2 + 0.5 + 0.5 + 0.5 = 5.5, delta = the selection's 1e-6.
     const c = planCost(a.releases, 'unbounded');
-    expect(c.eps).toBeCloseTo(5, 12);
+    expect(c.eps).toBeCloseTo(5.5, 12);
     expect(c.delta).toBeCloseTo(1e-6, 18);
   });
 
@@ -110,7 +111,7 @@ describe('analysis keys with a privacy unit', () => {
     expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, per_unit_clamp: { lower: .nan, upper: 5 }, eps: 1 }\n')))).toMatch(/releases\[0\]\.per_unit_clamp\.lower must be a finite number, got NaN/);
     expect(err(() => loadAnalysis(analysis('', '  - { stat: mean, column: y, max_rows: 3, eps: 1, n: 10 }\n')))).toMatch(/releases\[0\]\.max_rows needs a privacy unit/);
     expect(err(() => loadAnalysis(analysis('max_rows: 3\n', mean)))).toMatch(/max_rows needs a privacy unit/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], eps: 1 }\n')))).toMatch(/releases\[0\]\.stat is not supported with privacy_unit/);
+    expect(err(() => loadAnalysis(analysis(u, '  - { stat: table, columns: [dept], eps: 1 }\n')))).toMatch(/releases\[0\]\.stat is not supported with privacy_unit/);
     expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: d, eps: 1 }\n')))).toMatch(/releases\[0\]\.select_delta is required for by: d/);
     expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: d, select_eps: 1, select_delta: 1e-6, eps: 1 }\n')))).toMatch(/select_eps leaves no eps for the aggregates/);
     expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, select_delta: 1e-6, eps: 1 }\n')))).toMatch(/select_delta is only for private keys/);
@@ -165,8 +166,8 @@ describe('InstEval per student (DuckDB)', () => {
   }, 120_000);
 
   it('releases every statistic with its guarantee per s, its bounds-derived sensitivity and scale', () => {
-    const [students, ratings, dept, lect, hist, service] = first.res;
-    expect(first.spent.eps).toBeCloseTo(5, 12);
+    const [students, ratings, dept, lect, hist, service, histByService] = first.res;
+    expect(first.spent.eps).toBeCloseTo(5.5, 12);
     for (const r of first.res) {
       expect(r.privacyUnit).toBe('s');
       expect(r.neighbors).toBe('unbounded');
@@ -201,6 +202,9 @@ describe('InstEval per student (DuckDB)', () => {
     expect(hist!.labels).toEqual(['1–1.8', '1.8–2.6', '2.6–3.4', '3.4–4.2', '4.2–5']);
     expect(hist!.sensitivity).toBe(50);
     expect(service!.labels).toEqual(['0', '1']);
+    // histogram per service: 2 x 5 cells, L1 = k m = 20 over the whole (key x bin) vector.
+    expect(histByService!.labels).toEqual(['0', '1'].flatMap((k) => ['1–1.8', '1.8–2.6', '2.6–3.4', '3.4–4.2', '4.2–5'].map((b) => `${k}: ${b}`)));
+    expect(histByService!.sensitivity).toBe(20);
     expect(dept!.notes.join(' ')).toContain('how many rows the bounding dropped is not released');
   });
 
@@ -271,7 +275,7 @@ describe('InstEval per student (DuckDB)', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('number of students (per s)');
     const json = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8')) as { results: ReleaseResult[] };
-    expect(json.results.map((x) => x.privacyUnit)).toEqual(new Array(6).fill('s'));
+    expect(json.results.map((x) => x.privacyUnit)).toEqual(new Array(7).fill('s'));
     const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8');
     expect(html).toContain('1-DP per s (add/remove one s)');
     expect(html).toContain('every guarantee protects ALL rows of one s');
@@ -304,7 +308,7 @@ const clusterSuite = () => {
       d.close();
       c.close();
       expect(rc).toEqual(rd);
-      expect(rc.res).toHaveLength(6);
+      expect(rc.res).toHaveLength(7);
     }
     const b = loadAnalysis(analysis('privacy_unit: s\nmax_partitions: 3\nmax_rows: 5\n', MORE));
     const d = await DataEngine.open(b.data);
