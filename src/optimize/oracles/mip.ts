@@ -37,18 +37,10 @@
  *   M_i = max { sum_j |x_ij| v_j : 0 <= v_j <= tau K, |v|_2 <= D } (>= max_{w in W_tau} -y_i <w, x_i>),
  *   computed exactly by water-filling (v_j = min(tau K, lambda |x_ij|), lambda fixed by |v|_2 = D or
  *   the box); it never exceeds the min(tau K |x_i|_1, D |x_i|_2) used without strengthening.
- * - Convex form of the sphere term and the ball when h >= 0 (no one-hot encodings): k_j integer,
- *   a_j >= |k_j| (two rows), q_j >= (2v + 1) a_j - v (v + 1) for v = 0..Kb-1 (the chords of a^2 between
- *   consecutive integers, so q_j >= k_j^2 with equality attainable at every integer k_j),
- *   sum_j q_j <= T (the ball), and for h > 0 a variable s with cost 1 and s >= f(0),
- *   s >= f(t0) + (f(t0 + 1) - f(t0)) (sum_j q_j - t0), t0 = 0..T-1, where f(t) = -h sqrt(D^2 - tau^2 t)
- *   is convex and increasing in t. At an integer k the smallest feasible q_j are k_j^2, so
- *   t = sum_j q_j >= |k|^2 with equality attainable, and the smallest feasible s at integer t is f(t)
- *   (the secant lines of a convex f lie below it at every other integer). Since f is increasing, the
- *   minimum over (a, q, s) at a fixed k is exactly f(|k|^2), and k is feasible iff |k|^2 <= T: the
- *   objective over W_tau is unchanged. (h < 0 makes f concave and decreasing: the one-hot form stays.)
  * - Bound tightening: |k_j| <= Kb = min(K, floor(sqrt T)) (k_j^2 <= |k|^2 <= T on W_tau); the
- *   big-M above and the convex form below use Kb.
+ *   big-M above uses Kb. (A convex form of the sphere term for h >= 0, |k_j| with chords of k_j^2 and
+ *   secants of -h sqrt(D^2 - tau^2 t) in place of the one-hot encodings, was tried: exact, but HiGHS
+ *   solved it far slower on Adult, > 20 s against 0.5 s at n = 200, so it is not used.)
  * - Conflict cuts: when x occurs with both labels (both weights > 0), e_+ + e_- >= 1. Valid: with
  *   margin > 0, <w, x> >= margin and <w, x> <= -margin cannot both hold, so at every w at least one
  *   of the two true indicators is 1, and the true indicators (which the minimisation selects) satisfy
@@ -216,10 +208,9 @@ export function zeroOneObjective(data: ClassificationData, w: ArrayLike<number>,
 }
 
 /**
- * Build the MIP (exported for tests and benchmarks). Column layout: k (d), then z, u (one-hot form) or
- * a, q, s (convex form), then e. With `strengthen`: bound tightening, the convex form when h >= 0,
- * big-M constants from {@link boxBallSupport} and conflict cuts (merging identical rows is done by the
- * caller, {@link mergeIdenticalRows}).
+ * Build the MIP (exported for tests and benchmarks). Column layout: k (d), then z, u, e. With
+ * `strengthen`: bound tightening, big-M constants from {@link boxBallSupport} and conflict cuts
+ * (merging identical rows is done by the caller, {@link mergeIdenticalRows}).
  */
 export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: number, obj: ZeroOneObjective, strengthen = false): { builder: LpBuilder; kIndex: number } {
   const { n, d, X, y, weights } = data;
@@ -233,10 +224,7 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
     while ((Kb + 1) * (Kb + 1) <= T && Kb < K) Kb++;
     while (Kb * Kb > T) Kb--;
   }
-  // convex form (strengthen, h >= 0): the sphere term and the ball through |k_j|, piecewise-linear k_j^2
-  // and secants of the convex f(t) = -h sqrt(D^2 - tau^2 t); no one-hot encodings (see the module comment)
-  const convex = strengthen && h >= 0 && (h > 0 || T < Kb * Kb * d);
-  const needOneHot = !convex && (h !== 0 || T < K * K * d);
+  const needOneHot = h !== 0 || T < K * K * d;
   const k0 = b.addVariables(d, { lower: -Kb, upper: Kb, integer: !needOneHot });
   for (let j = 0; j < d; j++) {
     const a = obj.linear ? obj.linear[j]! : 0;
@@ -244,29 +232,7 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
     b.setCost(k0 + j, -tau * a);
   }
   if (!Number.isFinite(h)) throw new InvalidArgumentError('sphere', 'must be finite', h);
-  if (convex) {
-    const a0 = b.addVariables(d, { lower: 0, upper: Kb }); // a_j >= |k_j|
-    const q0 = b.addVariables(d, { lower: 0, upper: Kb * Kb }); // q_j >= k_j^2 at integers (chords of v^2)
-    for (let j = 0; j < d; j++) {
-      b.addRow([a0 + j, k0 + j], [1, -1], 0, Infinity);
-      b.addRow([a0 + j, k0 + j], [1, 1], 0, Infinity);
-      // q_j >= (2v + 1) a_j - v (v + 1), v = 0..Kb-1: the chord of a^2 through v and v + 1
-      for (let v = 0; v < Kb; v++) b.addRow([q0 + j, a0 + j], [1, -(2 * v + 1)], -v * (v + 1), Infinity);
-    }
-    const qIdx = Array.from({ length: d }, (_, j) => q0 + j);
-    if (T < Kb * Kb * d) b.addRow(qIdx, new Array<number>(d).fill(1), -Infinity, T); // sum_j q_j <= T
-    if (h > 0) {
-      // s >= f(t0) + (f(t0 + 1) - f(t0)) (sum_j q_j - t0), t0 = 0..T-1 (secants of the convex increasing f); s >= f(0)
-      const f = (t: number) => -h * Math.sqrt(Math.max(0, D * D - tau * tau * t));
-      const s0 = b.addVariable({ lower: -Infinity, upper: Infinity, cost: 1 });
-      b.addRow([s0], [1], f(0), Infinity);
-      const tMax = Math.min(T, Kb * Kb * d);
-      for (let t0 = 0; t0 < tMax; t0++) {
-        const slope = f(t0 + 1) - f(t0);
-        b.addRow([s0, ...qIdx], [1, ...new Array<number>(d).fill(-slope)], f(t0) - slope * t0, Infinity);
-      }
-    }
-  } else if (needOneHot) {
+  if (needOneHot) {
     const V = 2 * K + 1;
     const z0 = b.addVariables(d * V, { lower: 0, upper: 1, integer: true });
     const u0 = b.addVariables(T + 1, { lower: 0, upper: 1, integer: true });

@@ -244,7 +244,7 @@ describe('MIP strengthening (merged rows, water-filling big-M, conflict cuts)', 
     }
   });
 
-  it('the convex form of the sphere term (h > 0) and the one-hot form (h < 0) both match brute force', async () => {
+  it('both signs of the sphere coefficient h, with the bound tightening binding on some lattices, match brute force', async () => {
     const rng = seededRng('mip-sphere-sign');
     for (const lattice of [{ tau: 1, bound: 2, radius: 2 }, { tau: 0.5, bound: 1, radius: 1 }, { tau: 1, bound: 2, radius: 2.5 }, { tau: 1, bound: 1, radius: 1.5 }, { tau: 1, bound: 3, radius: 2.9 }, { tau: 1, bound: 3, radius: 1.5 }]) {
       const data = randomData(rng, 20, 3);
