@@ -67,8 +67,8 @@ function replay(o: { A: Uint8Array; B: Uint8Array }) {
 }
 
 describe('audit: OPDisc with a heuristic that fails when the target record is present', () => {
-  const ret = { A: new Uint8Array(0), B: new Uint8Array(0) };
-  const thr = { A: new Uint8Array(0), B: new Uint8Array(0) };
+  const ret: { A: Uint8Array; B: Uint8Array } = { A: new Uint8Array(0), B: new Uint8Array(0) };
+  const thr: { A: Uint8Array; B: Uint8Array } = { A: new Uint8Array(0), B: new Uint8Array(0) };
   beforeAll(async () => {
     ret.A = await outputs(oracleA, 'return', 'fail-return:A');
     ret.B = await outputs(oracleB, 'return', 'fail-return:B');
