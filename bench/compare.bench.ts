@@ -7,7 +7,9 @@
  *
  * Baselines: the same computation without privacy (a typed-array mean; copy + built-in sort for the
  * quantile; a binning loop; a counting loop; x + b * Laplace(u) in floating point; an L-BFGS fit of the
- * same logistic objective; least squares by the normal equations; per-class means and variances).
+ * same logistic objective (the same column-major kernel, preconditioner and tolerance); least squares
+ * by the normal equations; per-class means and variances). DPKIT_BENCH_CASES=<substring> runs only
+ * the cases whose name contains it.
  */
 import { runBench, type BenchCase } from './harness.js';
 import { laplaceMechanism } from '../src/mechanisms/laplace.js';
@@ -138,8 +140,8 @@ export default async function (): Promise<void> {
     name: 'logistic regression n=1e5, d=10',
     baselineName: 'non-private L-BFGS logistic',
     baseline: () => {
-      const s = scaleDesign(X, lower, upper, true, true);
-      return solveErm({ n: s.n, d: s.d, X: s.X, y: checkBinaryLabels(y, n, false), loss: 'logistic', gamma: 1, regularizer: 'l2' }).theta;
+      const s = scaleDesign(X, lower, upper, true, true, 'columns');
+      return solveErm({ n: s.n, d: s.d, X: s.X, layout: s.layout, y: checkBinaryLabels(y, n, false), loss: 'logistic', gamma: 1, regularizer: 'l2' }).theta;
     },
     run: () => new LogisticRegressionDP({ eps: 1, gamma: 1 }).fit(X, y, { lower, upper, addBias: true, rng, ...none }).coeff,
     repeats: 5,
@@ -179,5 +181,7 @@ export default async function (): Promise<void> {
       run: () => new NaiveBayesDP({ eps: 1, noise: laplaceNoiseFactory({ mode }) }).fit(X, y, { lower, upper, rng, ...none }),
     });
   }
-  runBench('comparison with the peers (dpkit time vs a non-private baseline in the same run)', cases);
+  // DPKIT_BENCH_CASES=<substring>: run only the cases whose name contains it (e.g. 'regression').
+  const only = process.env.DPKIT_BENCH_CASES;
+  runBench('comparison with the peers (dpkit time vs a non-private baseline in the same run)', only === undefined ? cases : cases.filter((c) => c.name.includes(only)));
 }

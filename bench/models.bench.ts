@@ -3,8 +3,8 @@
  * (synthetic data from seededRng, given as a column-major Float64Array matrix).
  *
  * The baseline is the same pipeline without privacy: the same preprocessing (clip/scale into a
- * row-major copy) and dpkit's L-BFGS on the unperturbed objective J, to the same 1e-9 relative
- * gradient tolerance. The private fit adds validation, the budget check, the noise draw and the
+ * column-major copy) and dpkit's L-BFGS on the unperturbed objective J (same kernel, preconditioner
+ * and tolerance); for KST the per-row design (prepareLinearRegression) and the projected solver. The private fit adds validation, the budget check, the noise draw and the
  * perturbed (or projected, for KST) minimisation. Target ratio <= 1.2.
  */
 import { runBench, type BenchCase } from './harness.js';
@@ -45,8 +45,8 @@ export default async function (): Promise<void> {
     const repeats = n >= 1e6 ? 3 : 7;
     const tag = n.toExponential(0).replace('+', '');
     const nonPrivate = (loss: 'logistic' | 'huber') => () => {
-      const s = scaleDesign(X, lower, upper, true, true);
-      return solveErm({ n: s.n, d: s.d, X: s.X, y: checkBinaryLabels(y, n, loss === 'huber'), loss, gamma: 1, regularizer: 'l2', huberH: 0.5 }).theta;
+      const s = scaleDesign(X, lower, upper, true, true, 'columns');
+      return solveErm({ n: s.n, d: s.d, X: s.X, layout: s.layout, y: checkBinaryLabels(y, n, loss === 'huber'), loss, gamma: 1, regularizer: 'l2', huberH: 0.5 }).theta;
     };
     let seed = 0;
     cases.push({

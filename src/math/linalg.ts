@@ -117,40 +117,77 @@ export function solveSpd(A: Float64Array, d: number, b: ArrayLike<number>): Floa
  * Summation within a block runs in row order; blocks add their partial sums to G.
  */
 export function accumulateGramColumns(B: Float64Array, stride: number, len: number, d: number, G: Float64Array, v?: ArrayLike<number>, vOut?: Float64Array): void {
+  // Views of the block's columns, indexed by i < len (lets the engine drop the bounds checks).
+  const col: Float64Array[] = [];
+  for (let j = 0; j < d; j++) col.push(B.subarray(j * stride, j * stride + len));
   for (let a = 0; a < d; a++) {
-    const oa = a * stride;
+    const xa = col[a]!;
     const row = a * d;
     let b = a;
     for (; b + 3 < d; b += 4) {
-      const o0 = b * stride;
-      const o1 = o0 + stride;
-      const o2 = o1 + stride;
-      const o3 = o2 + stride;
+      const c0 = col[b]!;
+      const c1 = col[b + 1]!;
+      const c2 = col[b + 2]!;
+      const c3 = col[b + 3]!;
       let s0 = 0;
       let s1 = 0;
       let s2 = 0;
       let s3 = 0;
       for (let i = 0; i < len; i++) {
-        const xa = B[oa + i]!;
-        s0 += xa * B[o0 + i]!;
-        s1 += xa * B[o1 + i]!;
-        s2 += xa * B[o2 + i]!;
-        s3 += xa * B[o3 + i]!;
+        const x = xa[i]!;
+        s0 += x * c0[i]!;
+        s1 += x * c1[i]!;
+        s2 += x * c2[i]!;
+        s3 += x * c3[i]!;
       }
       G[row + b] = G[row + b]! + s0;
       G[row + b + 1] = G[row + b + 1]! + s1;
       G[row + b + 2] = G[row + b + 2]! + s2;
       G[row + b + 3] = G[row + b + 3]! + s3;
     }
-    for (; b < d; b++) {
-      const ob = b * stride;
-      let s = 0;
-      for (let i = 0; i < len; i++) s += B[oa + i]! * B[ob + i]!;
-      G[row + b] = G[row + b]! + s;
+    if (d - b === 3) {
+      const c0 = col[b]!;
+      const c1 = col[b + 1]!;
+      const c2 = col[b + 2]!;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      for (let i = 0; i < len; i++) {
+        const x = xa[i]!;
+        s0 += x * c0[i]!;
+        s1 += x * c1[i]!;
+        s2 += x * c2[i]!;
+      }
+      G[row + b] = G[row + b]! + s0;
+      G[row + b + 1] = G[row + b + 1]! + s1;
+      G[row + b + 2] = G[row + b + 2]! + s2;
+    } else if (d - b === 2) {
+      const c0 = col[b]!;
+      const c1 = col[b + 1]!;
+      let s0 = 0;
+      let s1 = 0;
+      for (let i = 0; i < len; i++) {
+        const x = xa[i]!;
+        s0 += x * c0[i]!;
+        s1 += x * c1[i]!;
+      }
+      G[row + b] = G[row + b]! + s0;
+      G[row + b + 1] = G[row + b + 1]! + s1;
+    } else if (d - b === 1) {
+      const c0 = col[b]!;
+      let s0 = 0;
+      let s1 = 0;
+      let i = 0;
+      for (; i + 1 < len; i += 2) {
+        s0 += xa[i]! * c0[i]!;
+        s1 += xa[i + 1]! * c0[i + 1]!;
+      }
+      if (i < len) s0 += xa[i]! * c0[i]!;
+      G[row + b] = G[row + b]! + (s0 + s1);
     }
     if (v !== undefined && vOut !== undefined) {
       let s = 0;
-      for (let i = 0; i < len; i++) s += B[oa + i]! * v[i]!;
+      for (let i = 0; i < len; i++) s += xa[i]! * v[i]!;
       vOut[a] = vOut[a]! + s;
     }
   }

@@ -74,7 +74,9 @@ export interface PerturbedFit {
  * neighbours (CMS Theorem 9), FOR THE EXACT MINIMISER: the proof bounds the change of b needed to
  * keep the same minimiser (||b - b'|| <= 2 since |l'| <= 1, ||x|| <= 1) and the Jacobian ratio
  * (<= (1 + c/(gamma + n Delta))^2, absorbed by the log term of eps'). The solver's checked absolute
- * gradient tolerance 1e-9 is the engineering stand-in for exactness (not covered by the proof).
+ * gradient tolerance 1e-9 is the engineering stand-in for exactness (not covered by the proof; see
+ * ermTolerance in objective.ts for why approximate minima perturbation does not allow stopping
+ * earlier at these sizes).
  */
 export function cmsObjectivePerturbation(p: ErmProblem, eps: number, c: number, rng: Rng): PerturbedFit & CmsObjectiveParameters {
   const params = cmsObjectiveParameters(eps, p.gamma, c, p.n);

@@ -57,7 +57,8 @@ export function kstParameters(eps: number, delta: number, zeta: number, lambda: 
  * I) ((eps, delta)-DP), then the argmin over F of J + Delta ||theta||^2/(2n) + (b . theta)/n.
  * Add/remove-one (unbounded) neighbours: one record's gradient has norm <= zeta. The guarantee is
  * for the exact minimiser; the solver's checked absolute projected-gradient tolerance
- * 1e-9 max(1, zeta) is the engineering stand-in. Returns only theta and the convergence flag.
+ * 1e-9 max(1, zeta) is the engineering stand-in (see ermTolerance in objective.ts on why an earlier,
+ * proof-backed stop is not cheaper here). Returns only theta and the convergence flag.
  */
 export function kstObjectivePerturbation(p: ErmProblem, o: KstOptions, rng: Rng): PerturbedFit & { Delta: number; rate: number; sigma: number } {
   const delta = o.delta ?? 0;
