@@ -301,8 +301,14 @@ function writeOutputs(
 }
 
 /** What this run charged to the ledger (the converted costs, in its relation; failed releases included). */
-function spentThisRun(ledger: { before: LedgerSummary; after: LedgerSummary }): { eps: number; delta: number } {
-  return ledger.after.entries.slice(ledger.before.entries.length).reduce((s, e) => ({ eps: s.eps + e.eps, delta: s.delta + e.delta }), { eps: 0, delta: 0 });
+function spentThisRun(ledger: { before: LedgerSummary; after: LedgerSummary }): { eps: number; delta: number; rho?: number } {
+  const added = ledger.after.entries.slice(ledger.before.entries.length);
+  if (ledger.after.rho) {
+    // A zCDP filter: the rho this run was charged, and the eps it implies alone at the budget's delta.
+    const rho = added.reduce((s, e) => s + (e.rho ?? 0), 0);
+    return { eps: rho > 0 ? zcdpToDp(rho, ledger.after.budget.delta).eps : 0, delta: rho > 0 ? ledger.after.budget.delta : 0, rho };
+  }
+  return added.reduce((s, e) => ({ eps: s.eps + e.eps, delta: s.delta + e.delta }), { eps: 0, delta: 0 });
 }
 
 interface ExecOptions {
@@ -482,6 +488,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
           mechanism: planned.charged === 'pld' ? 'plan (PLD composition)' : 'plan (zCDP)',
           ...(planned.charged === 'zcdp' ? { rho: planned.charge.rho! } : {}),
         });
+        checked = true; // charged: from here on, any failure stays charged
         prepaid = new PrepaidPlan(
           p.releases.map((r) => releaseClaim(r)),
           ledger.neighbors,
@@ -572,7 +579,9 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   if (failed) say(`${failed.status}: ${failed.name}${failed.charged ? ` (${budgetText(failed.charged)})` : ''}: ${failed.error}`);
   for (const w of warnings) io.err(`dpkit: warning: ${w}`);
   const ledgers = { path: rel(a.ledger), before, after };
-  say(`Spent this run: ${budgetText(spentThisRun(ledgers))}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
+  const thisRun = spentThisRun(ledgers);
+  if (after.rho) say(`Spent this run: rho ${fmt(thisRun.rho!)} (zCDP filter). Ledger ${rel(a.ledger)}: spent rho ${fmt(after.rho.spent)} of ${fmt(after.rho.budget)} (eps=${fmt(after.spent.eps)} of ${fmt(after.budget.eps)} at delta=${fmt(after.budget.delta)}), remaining rho ${fmt(after.rho.remaining)}.`);
+  else say(`Spent this run: ${budgetText(thisRun)}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
   // 2. results.json, 3. report.html.
   if (reused.size > 0) say(`Reused ${reused.size} release(s) from ${rel(storeDir(a.outDir))}: released by an earlier run on the same data, not charged again.`);
   const files = writeOutputs(a.outDir, { ...a, dataDescription }, results, ledgers, { failed, warnings, notRun, planCost: planned });

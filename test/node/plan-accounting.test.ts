@@ -190,6 +190,10 @@ describe('a zcdp-filter ledger (budget.accounting: zcdp-filter)', () => {
     for (let i = 0; i < plans; i++) {
       const r = await cli('run', file, '-q');
       expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+      expect(r.out).toContain(`Spent this run: rho ${+(10 * rhoEach).toPrecision(3)} (zCDP filter).`);
+      const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
+      expect(json.budget.spentThisRun.rho).toBeCloseTo(10 * rhoEach, 12);
+      expect(json.budget.spentThisRun.eps).toBeCloseTo(zcdpToDp(10 * rhoEach, 2e-5).eps, 12);
     }
     const l = readLedger(path.join(dir, 'ledger'));
     expect(l.budget.accounting).toBe('zcdp-filter');
