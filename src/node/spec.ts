@@ -145,7 +145,9 @@ export interface ReleaseResult {
   guaranteeText?: string;
   /**
    * What the ledger was CHARGED, in its relation: equal to the claim when the relations agree,
-   * (2 eps, (1 + e^eps) delta) for an add/remove-one release on a replace-one ledger.
+   * (2 eps, (1 + e^eps) delta) for an add/remove-one release on a replace-one ledger. For a plan
+   * charged as a whole (PLD composition or a zCDP filter; results.json's `planCost`), this release's
+   * share stated as its own converted guarantee; the ledger was charged the plan's cost once.
    */
   charged: { eps: number; delta: number; neighbors: 'bounded' | 'unbounded' };
   mechanism: string;
