@@ -111,19 +111,57 @@ export function solveSpd(A: Float64Array, d: number, b: ArrayLike<number>): Floa
  * Accumulates the upper triangle of B^T B into G (d x d row-major; entries a <= b only) and, when
  * `v`/`vOut` are given, B^T v into vOut, for a COLUMN-major block B of `len` rows whose column j
  * starts at `j * stride` (so a whole column-major n x d matrix is one block with stride = len = n,
- * and a streaming pass reuses one small block buffer). Blocked and unrolled: for each column a the
- * partial dot products with four columns b..b+3 are formed in one sweep over the block (one load of
- * x_a per four products), so the block stays in cache and every pass is a contiguous stream.
- * Summation within a block runs in row order; blocks add their partial sums to G.
+ * and a streaming pass reuses one small block buffer). Blocked and unrolled: rows a, a + 1 of G are
+ * formed together against four columns b..b+3 per sweep (a 2 x 4 register block: eight
+ * independent sums, six loads per eight products), so the block stays in cache and every sweep is
+ * a contiguous stream. Summation within a block runs in row order; blocks add their partial sums.
  */
 export function accumulateGramColumns(B: Float64Array, stride: number, len: number, d: number, G: Float64Array, v?: ArrayLike<number>, vOut?: Float64Array): void {
   // Views of the block's columns, indexed by i < len (lets the engine drop the bounds checks).
   const col: Float64Array[] = [];
   for (let j = 0; j < d; j++) col.push(B.subarray(j * stride, j * stride + len));
-  for (let a = 0; a < d; a++) {
+  const withV = v !== undefined && vOut !== undefined;
+  const vv = withV ? (v instanceof Float64Array ? v.subarray(0, len) : Float64Array.from({ length: len }, (_, i) => v[i]!)) : undefined;
+  let a = 0;
+  // Rows a, a + 1 together: a 2 x 4 register block (six loads per eight products).
+  for (; a + 1 < d; a += 2) {
     const xa = col[a]!;
-    const row = a * d;
-    let b = a;
+    const xb = col[a + 1]!;
+    const r0 = a * d;
+    const r1 = r0 + d;
+    {
+      let saa = 0;
+      let sab = 0;
+      let sbb = 0;
+      if (vv !== undefined) {
+        let va = 0;
+        let vb = 0;
+        for (let i = 0; i < len; i++) {
+          const p = xa[i]!;
+          const q = xb[i]!;
+          const t = vv[i]!;
+          saa += p * p;
+          sab += p * q;
+          sbb += q * q;
+          va += p * t;
+          vb += q * t;
+        }
+        vOut![a] = vOut![a]! + va;
+        vOut![a + 1] = vOut![a + 1]! + vb;
+      } else {
+        for (let i = 0; i < len; i++) {
+          const p = xa[i]!;
+          const q = xb[i]!;
+          saa += p * p;
+          sab += p * q;
+          sbb += q * q;
+        }
+      }
+      G[r0 + a] = G[r0 + a]! + saa;
+      G[r0 + a + 1] = G[r0 + a + 1]! + sab;
+      G[r1 + a + 1] = G[r1 + a + 1]! + sbb;
+    }
+    let b = a + 2;
     for (; b + 3 < d; b += 4) {
       const c0 = col[b]!;
       const c1 = col[b + 1]!;
@@ -133,62 +171,64 @@ export function accumulateGramColumns(B: Float64Array, stride: number, len: numb
       let s1 = 0;
       let s2 = 0;
       let s3 = 0;
+      let t0 = 0;
+      let t1 = 0;
+      let t2 = 0;
+      let t3 = 0;
       for (let i = 0; i < len; i++) {
-        const x = xa[i]!;
-        s0 += x * c0[i]!;
-        s1 += x * c1[i]!;
-        s2 += x * c2[i]!;
-        s3 += x * c3[i]!;
+        const p = xa[i]!;
+        const q = xb[i]!;
+        const e0 = c0[i]!;
+        const e1 = c1[i]!;
+        const e2 = c2[i]!;
+        const e3 = c3[i]!;
+        s0 += p * e0;
+        s1 += p * e1;
+        s2 += p * e2;
+        s3 += p * e3;
+        t0 += q * e0;
+        t1 += q * e1;
+        t2 += q * e2;
+        t3 += q * e3;
       }
-      G[row + b] = G[row + b]! + s0;
-      G[row + b + 1] = G[row + b + 1]! + s1;
-      G[row + b + 2] = G[row + b + 2]! + s2;
-      G[row + b + 3] = G[row + b + 3]! + s3;
+      G[r0 + b] = G[r0 + b]! + s0;
+      G[r0 + b + 1] = G[r0 + b + 1]! + s1;
+      G[r0 + b + 2] = G[r0 + b + 2]! + s2;
+      G[r0 + b + 3] = G[r0 + b + 3]! + s3;
+      G[r1 + b] = G[r1 + b]! + t0;
+      G[r1 + b + 1] = G[r1 + b + 1]! + t1;
+      G[r1 + b + 2] = G[r1 + b + 2]! + t2;
+      G[r1 + b + 3] = G[r1 + b + 3]! + t3;
     }
-    if (d - b === 3) {
+    for (; b < d; b++) {
       const c0 = col[b]!;
-      const c1 = col[b + 1]!;
-      const c2 = col[b + 2]!;
       let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
+      let t0 = 0;
       for (let i = 0; i < len; i++) {
-        const x = xa[i]!;
-        s0 += x * c0[i]!;
-        s1 += x * c1[i]!;
-        s2 += x * c2[i]!;
+        const e0 = c0[i]!;
+        s0 += xa[i]! * e0;
+        t0 += xb[i]! * e0;
       }
-      G[row + b] = G[row + b]! + s0;
-      G[row + b + 1] = G[row + b + 1]! + s1;
-      G[row + b + 2] = G[row + b + 2]! + s2;
-    } else if (d - b === 2) {
-      const c0 = col[b]!;
-      const c1 = col[b + 1]!;
-      let s0 = 0;
-      let s1 = 0;
-      for (let i = 0; i < len; i++) {
-        const x = xa[i]!;
-        s0 += x * c0[i]!;
-        s1 += x * c1[i]!;
-      }
-      G[row + b] = G[row + b]! + s0;
-      G[row + b + 1] = G[row + b + 1]! + s1;
-    } else if (d - b === 1) {
-      const c0 = col[b]!;
-      let s0 = 0;
-      let s1 = 0;
-      let i = 0;
-      for (; i + 1 < len; i += 2) {
-        s0 += xa[i]! * c0[i]!;
-        s1 += xa[i + 1]! * c0[i + 1]!;
-      }
-      if (i < len) s0 += xa[i]! * c0[i]!;
-      G[row + b] = G[row + b]! + (s0 + s1);
+      G[r0 + b] = G[r0 + b]! + s0;
+      G[r1 + b] = G[r1 + b]! + t0;
     }
-    if (v !== undefined && vOut !== undefined) {
+  }
+  if (a < d) {
+    // The last row when d is odd: its diagonal entry only.
+    const xa = col[a]!;
+    let s0 = 0;
+    let s1 = 0;
+    let i = 0;
+    for (; i + 1 < len; i += 2) {
+      s0 += xa[i]! * xa[i]!;
+      s1 += xa[i + 1]! * xa[i + 1]!;
+    }
+    if (i < len) s0 += xa[i]! * xa[i]!;
+    G[a * d + a] = G[a * d + a]! + (s0 + s1);
+    if (vv !== undefined) {
       let s = 0;
-      for (let i = 0; i < len; i++) s += xa[i]! * v[i]!;
-      vOut[a] = vOut[a]! + s;
+      for (let k = 0; k < len; k++) s += xa[k]! * vv[k]!;
+      vOut![a] = vOut![a]! + s;
     }
   }
 }

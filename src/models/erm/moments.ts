@@ -17,8 +17,8 @@ import { InvalidArgumentError } from '../../errors.js';
 import { accumulateGramColumns, symmetrizeUpper } from '../../math/linalg.js';
 import { matrixShape, type ColumnMajorMatrix, type MatrixInput } from '../matrix.js';
 
-/** Rows per block of the streaming pass (the block buffer is p * 512 doubles). */
-export const MOMENT_BLOCK = 512;
+/** Rows per block of the streaming pass (the block buffer is p * 2048 doubles). */
+export const MOMENT_BLOCK = 2048;
 
 /** X~^T X~ (p x p row-major, symmetric), X~^T y~ and y~^T y~ of n rows. */
 export interface LeastSquaresMoments {
@@ -85,16 +85,20 @@ export function leastSquaresMoments(X: MatrixInput, y: ArrayLike<unknown>, s: Mo
     const len = Math.min(B, n - start);
     if (cm !== undefined) {
       for (let j = 0; j < dIn; j++) {
-        const src = j * n + start;
-        const dst = (j + off) * B;
+        const src = cm.subarray(j * n + start, j * n + start + len);
+        const dst = blk.subarray((j + off) * B, (j + off) * B + len);
         const l = lower[j]!;
         const u = upper[j]!;
         const c = centre[j]!;
         const m = scale[j]!;
+        let bad = false;
         for (let i = 0; i < len; i++) {
-          const v = cm[src + i]!;
-          if (!(v - v === 0)) throw new InvalidArgumentError(`X[${start + i}][${j}]`, 'must be a finite number', v);
-          blk[dst + i] = ((v < l ? l : v > u ? u : v) - c) * m;
+          const v = src[i]!;
+          if (!(v - v === 0)) bad = true;
+          dst[i] = ((v < l ? l : v > u ? u : v) - c) * m;
+        }
+        if (bad) {
+          for (let i = 0; i < len; i++) if (!(src[i]! - src[i]! === 0)) throw new InvalidArgumentError(`X[${start + i}][${j}]`, 'must be a finite number', src[i]);
         }
       }
     } else {

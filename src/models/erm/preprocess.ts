@@ -77,15 +77,20 @@ function toColumnMajorScaled(X: MatrixInput, dIn: number, off: number, lo: Float
   if (!Array.isArray(X) && cm.data instanceof Float64Array) {
     const src = cm.data;
     for (let j = 0; j < dIn; j++) {
-      const s = j * n;
-      const o = (off + j) * n;
+      // Whole-column views indexed by i < n (no bounds checks); a non-finite entry is located after the sweep.
+      const a = src.subarray(j * n, (j + 1) * n);
+      const o = out.subarray((off + j) * n, (off + j + 1) * n);
       const l = lo[j]!;
       const u = hi[j]!;
       const m = inv[off + j]!;
+      let bad = false;
       for (let i = 0; i < n; i++) {
-        const v = src[s + i]!;
-        if (!(v - v === 0)) throw new InvalidArgumentError(`X[${i}][${j}]`, 'must be a finite number', v);
-        out[o + i] = (v < l ? l : v > u ? u : v) * m;
+        const v = a[i]!;
+        if (!(v - v === 0)) bad = true;
+        o[i] = (v < l ? l : v > u ? u : v) * m;
+      }
+      if (bad) {
+        for (let i = 0; i < n; i++) if (!(a[i]! - a[i]! === 0)) throw new InvalidArgumentError(`X[${i}][${j}]`, 'must be a finite number', a[i]);
       }
     }
     return { n, data: out };
