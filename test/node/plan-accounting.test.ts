@@ -20,6 +20,8 @@ import { gaussianMechanism } from '../../src/mechanisms/gaussian.js';
 import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
 import { seededRng } from '../../src/random/rng.js';
 import { runChecked } from '../../src/release.js';
+import { renderReport } from '../../src/node/report.js';
+import { FIXTURE_INPUT } from '../report/fixture.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADULT = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-adult-')), 'adult3000.csv');
@@ -235,5 +237,29 @@ describe('a zcdp-filter ledger (budget.accounting: zcdp-filter)', () => {
     const rb = await cli('run', bad, '--dry-run');
     expect(rb.code).toBe(EXIT.usage);
     expect(rb.err.join('\n')).toMatch(/budget\.delta must be > 0 with accounting: zcdp-filter/);
+  });
+});
+
+describe('the report section "Cost of this plan"', () => {
+  const base = { releases: 20, basic: { eps: 10, delta: 2e-5 }, pld: { eps: 2.1465, delta: 2e-5 }, zcdp: { rho: 0.154, eps: 2.341, delta: 2e-5 } };
+
+  it('marks the charged rule, states the charge once for the plan and how many more fit; absent without a planCost', () => {
+    const pld = renderReport({ ...FIXTURE_INPUT, planCost: { ...base, accounting: 'basic', charged: 'pld', charge: { eps: 2.1465, delta: 2e-5 }, more: { basic: 0, pld: 47 } } });
+    expect(pld).toContain('<h3>Cost of this plan (20 release(s), basic ledger)</h3>');
+    expect(pld).toContain('<tr><td>basic composition</td><td>ε = 10, δ = 2e-5</td></tr>');
+    expect(pld).toContain('<tr><td>PLD composition (fixed plan)</td><td>ε = 2.147, δ = 2e-5 <b>(charged)</b></td></tr>');
+    expect(pld).toContain('<tr><td>zCDP</td><td>ρ = 0.154 (ε = 2.341 at δ = 2e-5)</td></tr>');
+    expect(pld).toContain('More releases like the last one that would fit in the remaining budget after this plan: 0 by basic composition, 47 by PLD composition.');
+    expect(pld).toMatch(/This run: the plan was charged <b>ε = 2\.147<\/b>, δ = 2e-5 for its 20 release\(s\) \(PLD composition/);
+    const z = renderReport({ ...FIXTURE_INPUT, planCost: { ...base, accounting: 'zcdp-filter', charged: 'zcdp', charge: { eps: 2.341, delta: 2e-5, rho: 0.154 }, more: { zcdp: 31 } } });
+    expect(z).toContain('<tr><td>zCDP</td><td>ρ = 0.154 (ε = 2.341 at δ = 2e-5) <b>(charged)</b></td></tr>');
+    expect(z).toContain('the next plan is added by the ledger’s zCDP filter');
+    expect(z).toContain('after this plan: 31 by zCDP.');
+    expect(z).toMatch(/This run: the plan was charged <b>ρ = 0\.154<\/b> for its 20 release\(s\) \(zCDP/);
+    const none = renderReport({ ...FIXTURE_INPUT, planCost: { ...base, zcdp: { unavailable: '"m" has no zCDP bound <x>' }, accounting: 'basic', charged: 'basic', charge: { eps: 10, delta: 2e-5 }, more: { basic: 0, pld: 0 } } });
+    expect(none).toContain('<tr><td>zCDP</td><td>&quot;m&quot; has no zCDP bound &lt;x&gt;</td></tr>');
+    expect(none).toContain('Each release was charged as it ran.');
+    expect(none).toMatch(/This run: <b>ε = /);
+    expect(renderReport(FIXTURE_INPUT)).not.toContain('Cost of this plan');
   });
 });
