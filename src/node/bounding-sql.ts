@@ -3,28 +3,43 @@
  * the engine truncates every privacy unit's rows and pre-aggregates them per (group, unit), and only
  * per-group aggregates come back. The same plan as the in-memory bounding of the core
  * (src/statistics/contribution-bounding.ts), with the same sensitivities:
- * - at most `maxRows` = m rows per (unit, group): ROW_NUMBER() OVER (PARTITION BY unit, group ORDER BY
- *   h_r) <= m;
- * - at most `maxPartitions` = k groups per unit: DENSE_RANK() OVER (PARTITION BY unit ORDER BY h_g, group) <= k
- *   (the group breaks ties, so even two groups colliding in h_g get distinct ranks: never k + 1 groups);
- * where h_r = MD5(key | 'r' | unit | group | value) and h_g = MD5(key | 'g' | unit | group), and key is
- * a fresh 128-bit key (32 hex digits) drawn from the Rng for every run, never derived from the data.
- * With a secret fresh key the hashes of distinct inputs behave as independent uniform values, so the
- * kept rows of a unit are a uniformly random subset chosen from that unit's own rows only (MD5 with a
- * secret prefix is used as a pseudorandom ranking, not as a MAC: no hash is ever output). Rows are
- * identified by the columns the release uses (unit, group, value) instead of a row number: rows equal
- * in all three are interchangeable for the release, so a tie between them does not matter, and the
- * query needs no row order (which neither engine guarantees). Distinct groups collide in h_g with
- * probability about 2^-128, and a collision only ties the order (broken by the group itself).
- * Within a (unit, group), ROW_NUMBER gives distinct ranks whatever the ties, so m is never exceeded.
+ * - at most `maxRows` = m rows per (unit, group): the m rows of smallest h_r;
+ * - at most `maxPartitions` = k groups per unit: the k groups of smallest (h_g, group) (the group
+ *   breaks ties, so even two groups colliding in h_g get distinct ranks: never k + 1 groups);
+ * where key is a fresh 128-bit key (32 hex digits) drawn from the Rng for every run, never derived
+ * from the data, h_r = MD5(key | 'r' | unit | group | value) and
+ *   h_g(unit, group) = F(W('u', unit) XOR W('g', group)),  W(t, x) = first 64 bits of MD5(key | t | x),
+ * F the bijective 64-bit finaliser of MurmurHash64 (x ^= x >> 32; x *= 0xd6e8feb86659fd93; twice;
+ * x ^= x >> 32), which is DuckDB's hash() of a UBIGINT and is spelled out in ClickHouse.
+ * Why h_g is uniform. MD5 with a secret prefix is used as a pseudorandom function (a ranking, never
+ * output): the words W('u', .) of the units and W('g', .) of the groups are independent uniform
+ * 64-bit values. For one unit, given its word w_u, the values w_u XOR W('g', g) over its distinct
+ * groups are independent uniform, and so are their images under the bijection F: the k kept groups
+ * are a uniformly random k-subset of the unit's groups (exactly, up to 64-bit ties, which the group
+ * breaks). Two units share the group words, so their choices are independent only as far as F mixes
+ * (not a cryptographic claim; measured by a chi-square test of joint choices, which rejects F =
+ * identity). The bounds and hence the privacy guarantee do not depend on this: a unit's choice is a
+ * function of the key and of its own rows only. One MD5 per distinct unit and per distinct group
+ * replaces one per (unit, group) pair, which made the pair hash the dominant cost.
+ * Rows are identified by the columns the release uses (unit, group, value) instead of a row number:
+ * rows equal in all three are interchangeable for the release, so a tie between them does not
+ * matter, and the query needs no row order (which neither engine guarantees). Within a (unit,
+ * group), ROW_NUMBER gives distinct ranks whatever the ties, so m is never exceeded.
  * Rows with a NULL unit, group or (when a value is used) value are dropped before bounding (policy:
  * documented; count them privately if needed). Values are clamped per row to [lower, upper], or the
  * unit's per-group TOTAL is clamped to [lower, upper] with `perUnitClamp` (per-partition sum bounding).
  *
- * Dialects. DuckDB runs the window functions above. ClickHouse runs the same plan with arrays, which
- * also work on servers without window functions (before 21.x): per (unit, group) the values sorted by
- * h_r and sliced to m (arraySort / arraySlice over groupArray), and per unit the k smallest pairs
- * (h_g, group) (joined back on the unit); the kept set is identical to the window formulation for the same key.
+ * Dialects. DuckDB runs the plan in two phases, so that a choice is only computed where one is made:
+ * (1) one hash GROUP BY (unit, group) gives each pair's row count c and sums over all its rows;
+ * (2) ROW_NUMBER() OVER (PARTITION BY unit ORDER BY h_g, group) <= k over the PAIRS (not the rows)
+ * keeps k pairs per unit (the words W joined from the distinct units and groups); (3) a kept pair with
+ * c <= m keeps all its rows, so its sums from (1) are final; only the rows of kept pairs with c > m are
+ * read again and ranked by h_r (ROW_NUMBER() OVER (PARTITION BY unit, group ORDER BY h_r) <= m). The
+ * kept rows are those of the one-pass formulation (both windows over all rows) for the same key
+ * (test/node/bounding-sql-pair-hash.test.ts). ClickHouse runs the same plan with arrays, which also
+ * work on servers without window functions (before 21.x): per (unit, group) the values sorted by h_r
+ * and sliced to m (arraySort / arraySlice over groupArray), and per unit the k smallest pairs
+ * (h_g, group) (joined back on the unit); the kept set is identical to DuckDB's for the same key.
  *
  * {@link boundedPerUnitSql} gives one row per (group, unit): g, u, n (kept rows), s (clamped sum),
  * s2 and sc (rows clamped only: the CENTRED sums sum((c - mid)^2) and sum(c - mid) of the clamped
@@ -125,6 +140,59 @@ function clampExpr(d: SqlDialect, x: string, l: string, u: string): string {
   return d === 'duckdb' ? `LEAST(GREATEST(${x}, ${l}), ${u})` : `least(greatest(${x}, ${l}), ${u})`;
 }
 
+/**
+ * The 64-bit word W(tag, x) = the first 8 bytes of MD5(key | tag | x), read little-endian: DuckDB's
+ * md5_number_upper, ClickHouse's reinterpretAsUInt64(MD5(...)) (the same bytes, the same number).
+ */
+function md5Word(d: SqlDialect, k: string, tag: string, x: string): string {
+  const s = concat(d, [k, `'${tag}'`, text(d, x)]);
+  return d === 'duckdb' ? `md5_number_upper(${s})` : `reinterpretAsUInt64(MD5(${s}))`;
+}
+
+/** 0xd6e8feb86659fd93, the multiplier of DuckDB's 64-bit integer hash (MurmurHash64's finaliser). */
+const MURMUR_MUL = '15485907386658061715';
+
+/**
+ * The group-choice hash h(u, g) = F(W('u', u) XOR W('g', g)), where F is the bijective finaliser
+ * x ^= x >> 32; x *= C; x ^= x >> 32; x *= C; x ^= x >> 32 (mod 2^64, C = MURMUR_MUL): DuckDB's
+ * hash() of a UBIGINT computes exactly F (checked in test/node/bounding-sql-pair-hash.test.ts), and
+ * ClickHouse spells it out (UInt64 products wrap mod 2^64). `ku` and `kg` are the two words.
+ */
+function pairHash(d: SqlDialect, ku: string, kg: string): string {
+  if (d === 'duckdb') return `hash(xor(${ku}, ${kg}))`;
+  const x = `bitXor(${ku}, ${kg})`;
+  const a = `(bitXor(${x}, bitShiftRight(${x}, 32)) * ${MURMUR_MUL})`;
+  const b = `(bitXor(${a}, bitShiftRight(${a}, 32)) * ${MURMUR_MUL})`;
+  return `bitXor(${b}, bitShiftRight(${b}, 32))`;
+}
+
+/** The row hash h_r (see the file comment): MD5 of (key, 'r', unit, group, value) as hex text. */
+function rowHash(d: SqlDialect, k: string, hasValue: boolean): string {
+  return md5(d, concat(d, [k, "'r'", text(d, 'u'), text(d, 'g'), hasValue ? valueText(d, 'v') : "''"]));
+}
+
+/**
+ * DuckDB: the common table expressions of the bounding, in two phases so that the keyed hashes are
+ * computed only where a choice is made (see the file comment): `src` (u, g, v), `pairs` (one row
+ * per (unit, group): c rows and the pair's sums `aggs` over all its rows), `kept` (the pairs of the
+ * k smallest (h, g) of each unit, with c and the sums), `cut` (the rows (u, g, v) of the kept pairs
+ * with c > m: their m rows of smallest h_r). A kept pair with c <= m keeps all its rows, so its
+ * sums in `kept` are final.
+ */
+function duckBoundingCtes(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; k: string; maxPartitions: number; maxRows: number; aggs: string }): string[] {
+  const d: SqlDialect = 'duckdb';
+  const h = pairHash(d, 'ku', 'kg');
+  return [
+    `src AS (SELECT ${q.U} AS u, ${q.G} AS g, ${q.V === undefined ? '0' : `CAST(${q.V} AS DOUBLE)`} AS v FROM ${q.from} WHERE ${q.where.join(' AND ')})`,
+    `pairs AS (SELECT u, g, count(*) AS c${q.aggs === '' ? '' : `, ${q.aggs}`} FROM src GROUP BY u, g)`,
+    `kept AS (SELECT * EXCLUDE (gr) FROM (SELECT p.*, ROW_NUMBER() OVER (PARTITION BY p.u ORDER BY ${h}, p.g) AS gr FROM pairs AS p` +
+      ` JOIN (SELECT u, ${md5Word(d, q.k, 'u', 'u')} AS ku FROM (SELECT DISTINCT u FROM pairs)) AS wu ON p.u = wu.u` +
+      ` JOIN (SELECT g, ${md5Word(d, q.k, 'g', 'g')} AS kg FROM (SELECT DISTINCT g FROM pairs)) AS wg ON p.g = wg.g) AS ranked_pairs WHERE gr <= ${q.maxPartitions})`,
+    `cut AS (SELECT u, g, v FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${rowHash(d, q.k, q.V !== undefined)}) AS rn` +
+      ` FROM src SEMI JOIN (SELECT u, g FROM kept WHERE c > ${q.maxRows}) AS over USING (u, g)) AS ranked_rows WHERE rn <= ${q.maxRows})`,
+  ];
+}
+
 /** One row per (group, unit) of the bounded data: g, u, n, s, s2, sc (see the file comment). */
 export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): string {
   if (dialect !== 'duckdb' && dialect !== 'clickhouse') throw new InvalidArgumentError('dialect', "must be 'duckdb' or 'clickhouse'", dialect);
@@ -153,28 +221,17 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
     if (!Array.isArray(plan.levels) || plan.levels.length === 0) throw new InvalidArgumentError('levels', 'must be a non-empty array of strings', plan.levels);
     where.push(`${text(d, G)} IN (${plan.levels.map((x) => quoteString(d, String(x))).join(', ')})`);
   }
-  const uT = text(d, 'u');
-  const gT = text(d, 'g');
-  const hr = md5(d, concat(d, [k, "'r'", uT, gT, V === undefined ? "''" : valueText(d, 'v')]));
-  const hg = md5(d, concat(d, [k, "'g'", uT, gT]));
-  const cv = V === undefined ? '0' : clampExpr(d, 'v', l, u);
   if (d === 'clickhouse') return clickHouseSql(plan, b, { U, G, V, l, u, mid, k, where });
+  const cv = V === undefined ? '0' : clampExpr(d, 'v', l, u);
   const cd = `(${cv} - ${mid})`;
-  const agg =
-    V === undefined
-      ? `count(*) AS n, 0 AS s, 0 AS s2, 0 AS sc`
-      : plan.perUnitClamp
-        ? `count(*) AS n, ${clampExpr(d, 'sum(v)', l, u)} AS s, 0 AS s2, 0 AS sc`
-        : `count(*) AS n, sum(${cv}) AS s, sum(${cd} * ${cd}) AS s2, sum(${cd}) AS sc`;
+  // Sums per pair over the rows (the pair's total is clamped afterwards with perUnitClamp).
+  const aggs = V === undefined ? '0 AS s, 0 AS s2, 0 AS sc' : plan.perUnitClamp ? 'sum(v) AS s, 0 AS s2, 0 AS sc' : `sum(${cv}) AS s, sum(${cd} * ${cd}) AS s2, sum(${cd}) AS sc`;
+  const s = plan.perUnitClamp ? clampExpr(d, 's', l, u) : 's';
+  const ctes = duckBoundingCtes({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs });
   return [
-    `SELECT g, u, ${agg} FROM (`,
-    `  SELECT u, g, v,`,
-    `    ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${hr}) AS rn,`,
-    `    DENSE_RANK() OVER (PARTITION BY u ORDER BY ${hg}, g) AS gr`,
-    `  FROM (SELECT ${U} AS u, ${G} AS g, ${V === undefined ? '0' : `CAST(${V} AS DOUBLE)`} AS v FROM ${plan.from} WHERE ${where.join(' AND ')}) AS src`,
-    `) AS ranked`,
-    `WHERE rn <= ${b.maxRows} AND gr <= ${b.maxPartitions}`,
-    `GROUP BY g, u`,
+    `WITH ${ctes.join(',\n')}`,
+    `SELECT g, u, c AS n, ${s} AS s, s2, sc FROM kept WHERE c <= ${b.maxRows}`,
+    `UNION ALL SELECT g, u, n, ${s} AS s, s2, sc FROM (SELECT g, u, count(*) AS n, ${aggs} FROM cut GROUP BY g, u) AS cut_sums`,
   ].join('\n');
 }
 
@@ -182,8 +239,8 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
 function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string; G: string; V: string | undefined; l: string; u: string; mid: string; k: string; where: string[] }): string {
   const d: SqlDialect = 'clickhouse';
   const src = `SELECT assumeNotNull(${q.U}) AS u, ${plan.by === undefined ? "'all'" : `assumeNotNull(${q.G})`} AS g, ${q.V === undefined ? 'toFloat64(0)' : `toFloat64(assumeNotNull(${q.V}))`} AS v FROM ${plan.from} WHERE ${q.where.join(' AND ')}`;
-  const hr = md5(d, concat(d, [q.k, "'r'", 'toString(u)', 'toString(g)', q.V === undefined ? "''" : 'toString(v)']));
-  const hg = md5(d, concat(d, [q.k, "'g'", 'toString(u)', 'toString(g)']));
+  const hr = rowHash(d, q.k, q.V !== undefined);
+  const hg = pairHash(d, md5Word(d, q.k, 'u', 'u'), md5Word(d, q.k, 'g', 'g'));
   const cl = (x: string) => clampExpr(d, x, q.l, q.u);
   const cd = `(${cl('x')} - ${q.mid})`;
   const agg =
@@ -292,21 +349,16 @@ export function boundedRowsSql(plan: BoundingPlan, dialect: SqlDialect): string 
   const k = quoteString(d, keyHex(plan.key));
   const cv = V === undefined ? '0' : clampExpr(d, 'v', num(plan.lower as number, 'lower'), num(plan.upper as number, 'upper'));
   if (d === 'duckdb') {
-    const hr = md5(d, concat(d, [k, "'r'", text(d, 'u'), text(d, 'g'), V === undefined ? "''" : valueText(d, 'v')]));
-    const hg = md5(d, concat(d, [k, "'g'", text(d, 'u'), text(d, 'g')]));
+    const ctes = duckBoundingCtes({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs: '' });
     return [
-      `SELECT g, u, ${cv} AS c FROM (`,
-      `  SELECT u, g, v,`,
-      `    ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${hr}) AS rn,`,
-      `    DENSE_RANK() OVER (PARTITION BY u ORDER BY ${hg}, g) AS gr`,
-      `  FROM (SELECT ${U} AS u, ${G} AS g, ${V === undefined ? '0' : `CAST(${V} AS DOUBLE)`} AS v FROM ${plan.from} WHERE ${where.join(' AND ')}) AS src`,
-      `) AS ranked`,
-      `WHERE rn <= ${b.maxRows} AND gr <= ${b.maxPartitions}`,
+      `WITH ${ctes.join(',\n')}`,
+      `SELECT g, u, ${cv} AS c FROM src SEMI JOIN (SELECT u, g FROM kept WHERE c <= ${b.maxRows}) AS whole USING (u, g)`,
+      `UNION ALL SELECT g, u, ${cv} AS c FROM cut`,
     ].join('\n');
   }
   const src = `SELECT assumeNotNull(${U}) AS u, ${plan.by === undefined ? "'all'" : `assumeNotNull(${G})`} AS g, ${V === undefined ? 'toFloat64(0)' : `toFloat64(assumeNotNull(${V}))`} AS v FROM ${plan.from} WHERE ${where.join(' AND ')}`;
-  const hr = md5(d, concat(d, [k, "'r'", 'toString(u)', 'toString(g)', V === undefined ? "''" : 'toString(v)']));
-  const hg = md5(d, concat(d, [k, "'g'", 'toString(u)', 'toString(g)']));
+  const hr = rowHash(d, k, V !== undefined);
+  const hg = pairHash(d, md5Word(d, k, 'u', 'u'), md5Word(d, k, 'g', 'g'));
   return [
     `SELECT g, u, ${cv} AS c FROM (`,
     `  SELECT g, u, vs FROM (`,
