@@ -1,10 +1,11 @@
 /**
  * Exact selection against its floating-point version (the baseline): permute-and-flip, the
- * exponential mechanism and report noisy max (exponential noise) on 1e5 candidates with utilities
+ * exponential mechanism (base e, and Ilvento's base 2) and report noisy max (exponential noise) on 1e5 candidates with utilities
  * uniform in [0, 100), 1000 selections among 10 candidates, and quantileDP on 1e5 values (spread
- * uniformly, and concentrated in 0.1% of the range). Ratio = exact / float.
+ * uniformly, and concentrated in 0.1% of the range) and 1e6 values. Ratio = exact (the default) / float.
  */
 import { exponentialMechanism } from '../src/mechanisms/exponential.js';
+import { base2ExponentialMechanism } from '../src/mechanisms/base2-exponential.js';
 import { permuteAndFlip } from '../src/mechanisms/permute-and-flip.js';
 import { reportNoisyMax } from '../src/mechanisms/report-noisy-max.js';
 import { cryptoRng } from '../src/random/rng.js';
@@ -24,13 +25,19 @@ export default async function (): Promise<void> {
   const o = { rng, accountant: null } as const;
   const q = { ...o, eps: 1, lower: 0, upper: 100 } as const;
   const narrow = Float64Array.from(utility, (v) => 50 + v / 1000);
+  const big = new Float64Array(1_000_000);
+  rng.fillDoubles(big);
+  for (let i = 0; i < big.length; i++) big[i] = 100 * big[i]!;
   runBench('exact selection vs float (ratio = exact / float)', [
     { name: 'permuteAndFlip exact 1e5', baselineName: 'permuteAndFlip float 1e5', baseline: () => permuteAndFlip(utility, 1, 1, { ...o, noise: 'float' }), run: () => permuteAndFlip(utility, 1, 1, o) },
-    { name: 'exponentialMechanism exact 1e5', baselineName: 'exponentialMechanism float 1e5', baseline: () => exponentialMechanism(utility, 1, 1, o), run: () => exponentialMechanism(utility, 1, 1, { ...o, noise: 'exact' }) },
-    { name: 'reportNoisyMax exponential exact 1e5', baselineName: 'reportNoisyMax exponential float 1e5', baseline: () => reportNoisyMax(utility, 1, 1, o), run: () => reportNoisyMax(utility, 1, 1, { ...o, noiseMode: 'exact' }) },
+    { name: 'exponentialMechanism exact 1e5', baselineName: 'exponentialMechanism float 1e5', baseline: () => exponentialMechanism(utility, 1, 1, { ...o, noise: 'float' }), run: () => exponentialMechanism(utility, 1, 1, o) },
+    { name: 'base2ExponentialMechanism 1e5', baselineName: 'exponentialMechanism float 1e5', baseline: () => exponentialMechanism(utility, 1, 1, { ...o, noise: 'float' }), run: () => base2ExponentialMechanism(utility, 1, 1, o) },
+    { name: 'base2ExponentialMechanism 10 x1000', baselineName: 'exponentialMechanism float 10 x1000', baseline: times(1000, () => exponentialMechanism(small, 1, 1, { ...o, noise: 'float' })), run: times(1000, () => base2ExponentialMechanism(small, 1, 1, o)) },
+    { name: 'reportNoisyMax exponential exact 1e5', baselineName: 'reportNoisyMax exponential float 1e5', baseline: () => reportNoisyMax(utility, 1, 1, { ...o, noise: 'float' }), run: () => reportNoisyMax(utility, 1, 1, o) },
     { name: 'permuteAndFlip exact 10 x1000', baselineName: 'permuteAndFlip float 10 x1000', baseline: times(1000, () => permuteAndFlip(small, 1, 1, { ...o, noise: 'float' })), run: times(1000, () => permuteAndFlip(small, 1, 1, o)) },
-    { name: 'exponentialMechanism exact 10 x1000', baselineName: 'exponentialMechanism float 10 x1000', baseline: times(1000, () => exponentialMechanism(small, 1, 1, o)), run: times(1000, () => exponentialMechanism(small, 1, 1, { ...o, noise: 'exact' })) },
+    { name: 'exponentialMechanism exact 10 x1000', baselineName: 'exponentialMechanism float 10 x1000', baseline: times(1000, () => exponentialMechanism(small, 1, 1, { ...o, noise: 'float' })), run: times(1000, () => exponentialMechanism(small, 1, 1, o)) },
     { name: 'quantileDP exact 1e5 spread', baselineName: 'quantileDP float 1e5 spread', baseline: () => quantileDP(utility, 0.5, { ...q, noise: 'float' }), run: () => quantileDP(utility, 0.5, { ...q, noise: 'exact' }) },
+    { name: 'quantileDP exact 1e6 spread', baselineName: 'quantileDP float 1e6 spread', baseline: () => quantileDP(big, 0.5, { ...q, noise: 'float' }), run: () => quantileDP(big, 0.5, q) },
     { name: 'quantileDP exact 1e5 concentrated', baselineName: 'quantileDP float 1e5 concentrated', baseline: () => quantileDP(narrow, 0.5, { ...q, noise: 'float' }), run: () => quantileDP(narrow, 0.5, { ...q, noise: 'exact' }) },
   ]);
 }

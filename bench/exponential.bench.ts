@@ -18,10 +18,14 @@ export default async function (): Promise<void> {
   const buf = new Float64Array(n);
   const fill = () => rng.fillDoubles(buf);
   runBench('exponential mechanism (1e6 candidates)', [
-    { name: 'exponentialMechanism 1e6', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => exponentialMechanism(utility, 1, 1, { rng }) },
-    { name: 'exponentialMechanism 1e6 with measure', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => exponentialMechanism(utility, 1, 1, { rng, measure }) },
-    { name: 'reportNoisyMax gumbel 1e6', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => reportNoisyMax(utility, 1, 1, { rng, noise: 'gumbel' }) },
-    { name: 'reportNoisyMax exponential 1e6', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => reportNoisyMax(utility, 1, 1, { rng, noise: 'exponential' }) },
-    { name: 'reportNoisyMax laplace 1e6', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => reportNoisyMax(utility, 1, 1, { rng, noise: 'laplace' }) },
+    { name: 'exponentialMechanism 1e6 (exact)', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => exponentialMechanism(utility, 1, 1, { rng }) },
+    { name: 'exponentialMechanism 1e6 (float)', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => exponentialMechanism(utility, 1, 1, { rng, noise: 'float' }) },
+    { name: 'exponentialMechanism 1e6 with measure (exact)', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => exponentialMechanism(utility, 1, 1, { rng, measure }) },
+    { name: 'exponentialMechanism 1e6 with measure (float)', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => exponentialMechanism(utility, 1, 1, { rng, measure, noise: 'float' }) },
+    { name: 'reportNoisyMax gumbel 1e6 (exact)', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => reportNoisyMax(utility, 1, 1, { rng, distribution: 'gumbel' }) },
+    { name: 'reportNoisyMax gumbel 1e6 (float)', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => reportNoisyMax(utility, 1, 1, { rng, distribution: 'gumbel', noise: 'float' }) },
+    { name: 'reportNoisyMax exponential 1e6 (exact)', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => reportNoisyMax(utility, 1, 1, { rng }) },
+    { name: 'reportNoisyMax exponential 1e6 (float)', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => reportNoisyMax(utility, 1, 1, { rng, noise: 'float' }) },
+    { name: 'reportNoisyMax laplace 1e6 (float only)', baselineName: 'cryptoRng fillDoubles 1e6', baseline: fill, run: () => reportNoisyMax(utility, 1, 1, { rng, distribution: 'laplace', noise: 'float' }) },
   ]);
 }

@@ -50,7 +50,7 @@ export interface Base2ExponentialOptions<T = unknown> extends ReleaseOptions {
   details?: boolean;
 }
 
-const BASE2_OPTIONS = optionSpec<Base2ExponentialOptions>({ ...RELEASE_OPTION_RULES, grid: true, base: 'object', monotone: 'boolean', candidates: true, neighbors: true, details: 'boolean' });
+const BASE2_OPTIONS = optionSpec<Base2ExponentialOptions>({ ...RELEASE_OPTION_RULES, grid: true, base: true, monotone: true, candidates: true, neighbors: true, details: 'boolean' });
 
 /** Default denominator exponent y of the base x / 2^y. */
 export const BASE2_PRECISION = 48;
@@ -72,7 +72,7 @@ export interface Base2Plan {
 
 function checkBase(v: unknown): Base2Parameters {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new InvalidArgumentError('base', 'must be an object { x, y, z }', v);
-  checkOptions('base2ExponentialMechanism base', v, { x: true, y: true, z: true });
+  for (const key of Object.keys(v)) if (key !== 'x' && key !== 'y' && key !== 'z') throw new InvalidArgumentError('base', `has an unknown key '${key}' (x, y, z)`, key);
   const { x, y, z } = v as Record<string, unknown>;
   if (typeof y !== 'number' || !Number.isInteger(y) || y < 1 || y > 48) throw new InvalidArgumentError('base.y', 'must be an integer in [1, 48]', y);
   if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x >= 2 ** y) throw new InvalidArgumentError('base.x', 'must be an integer with 1 <= x < 2^y', x);
@@ -241,6 +241,7 @@ export function base2ExponentialMechanism<T>(utility: ArrayLike<number>, eps: nu
   if (n < 1) throw new InvalidArgumentError('utility', 'must have at least 1 element(s)', 0);
   if (n > 2 ** 32) throw new InvalidArgumentError('utility', 'must have at most 2^32 elements', n);
   const monotone = options.monotone ?? false;
+  if (typeof monotone !== 'boolean') throw new InvalidArgumentError('monotone', 'must be a boolean', monotone);
   const neighbors = checkNeighbors(options.neighbors, 'neighbors', 'bounded');
   const candidates = options.candidates;
   if (candidates !== undefined) {

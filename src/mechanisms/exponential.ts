@@ -7,7 +7,7 @@ import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Release, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
-import { exponentialRejectionIndex, planSelectionGrid, roundUtilitiesToGrid, type SelectionGridPlan } from '../random/exact-selection.js';
+import { exponentialRejectionIndex, exponentialRejectionMeasureIndex, permuteAndFlipFloatIndex, permuteAndFlipIndex, planSelectionGrid, roundUtilitiesToGrid, type SelectionGridPlan } from '../random/exact-selection.js';
 import type { Rng } from '../random/rng.js';
 import { checkAlpha, checkEpsilon, checkFiniteArray, checkInteger, checkNeighbors, checkPositive } from '../validation.js';
 
@@ -24,9 +24,10 @@ export interface ExponentialMechanismOptions<T = unknown> extends ReleaseOptions
   /** Return a {@link Release} with the guarantee and accuracy information instead of the bare value. */
   details?: boolean;
   /**
-   * 'float' (default): inverse CDF in floating point (law exact up to rounding of order n 2^-52).
-   * 'exact': utilities rounded to the public `grid` and the law sampled exactly (rejection with exact
-   * Bernoulli(exp(-gamma)) coins; see {@link exponentialMechanism}); no `measure`.
+   * 'exact' (default): utilities rounded to the public `grid` and the law sampled exactly (rejection
+   * with exact Bernoulli coins; see {@link exponentialMechanism}). 'float': inverse CDF in floating
+   * point on the raw utilities (simulations; law exact up to rounding of order n 2^-52). The same
+   * option and values as reportNoisyMax, permuteAndFlip and quantileDP.
    */
   noise?: 'float' | 'exact';
   /**
@@ -34,9 +35,15 @@ export interface ExponentialMechanismOptions<T = unknown> extends ReleaseOptions
    * the rounding is counted in the sensitivity (ceil(Delta / g) g <= Delta + g).
    */
   grid?: number;
+  /**
+   * 'exponential' (default): this mechanism. 'permute-and-flip': the same selection problem by
+   * {@link permuteAndFlip} (McKenna & Sheldon 2020), same eps, never worse in expected utility; no
+   * `measure`.
+   */
+  mechanism?: 'exponential' | 'permute-and-flip';
 }
 
-const EXPONENTIAL_OPTIONS = optionSpec<ExponentialMechanismOptions>({ ...RELEASE_OPTION_RULES, measure: true, candidates: true, neighbors: true, details: 'boolean', noise: true, grid: true });
+const EXPONENTIAL_OPTIONS = optionSpec<ExponentialMechanismOptions>({ ...RELEASE_OPTION_RULES, measure: true, candidates: true, neighbors: true, details: 'boolean', noise: true, grid: true, mechanism: true });
 
 /** Validates a neighbouring-relation label. */
 function checkNeighborsOption(v: unknown): Neighbors {
@@ -176,9 +183,9 @@ function invertBlocks(weight: (i: number) => number, n: number, blockSums: Float
  * holds (`neighbors`, default 'bounded') (MAT 4376 notes, Theorem 27; McSherry & Talwar 2007). The
  * factor 2 covers utilities that can move in opposite directions for different candidates.
  *
- * Computed in log space (max-shifted log-sum-exp and inverse CDF), so utilities of 1e9 and a zero
- * measure on the best candidates neither overflow nor crash; candidates with measure 0 are never
- * chosen. O(n) time, no per-element allocation (a Float64Array utility is read in place).
+ * With `noise: 'float'` it is computed in log space (max-shifted log-sum-exp and inverse CDF), so
+ * utilities of 1e9 and a zero measure on the best candidates neither overflow nor crash; candidates
+ * with measure 0 are never chosen (in either mode). O(n) time, no per-element allocation.
  * Accuracy (MAT 4376 notes, Lemma 28, uniform measure): see {@link exponentialMechanismAccuracy}.
  *
  * Validation (mirrors DPpack): `utility` a non-empty array of finite numbers; eps > 0;
@@ -187,18 +194,23 @@ function invertBlocks(weight: (i: number) => number, n: number, blockSums: Float
  * budget (eps, 0) is then checked; the utilities' values (a function of the private data) are checked
  * after it, so a refusal is charged like a selection.
  *
- * Exact sampling (`noise: 'exact'`; the default stays 'float' so that seeded simulations and the
- * golden tests of the float sampler keep their meaning): the utilities are rounded to the public grid
- * g = 2^j, k_i = round(u_i / g), whose sensitivity is D = ceil(Delta / g) (rounding counted:
- * D g <= Delta + g; src/random/exact-selection.ts), and P(i) proportional to exp(eps k_i / (2 D)) is
- * sampled exactly by rejection: a uniform candidate r (exact uniform integer) is accepted with
- * probability exp(-eps (k* - k_r) / (2 D)), an exact Bernoulli(exp(-gamma)) with rational gamma
- * (Canonne, Kamath & Steinke 2020, Algorithm 1). Accepted draws follow exactly the exponential
- * mechanism for the integer utilities k of sensitivity D, so the guarantee above holds with
- * Delta_eff = D g and no floating-point caveat (the float sampler's rounding issue, Ilvento 2020, is
- * gone). At most n proposals are expected (a maximiser is always accepted); the running time
- * depends on the data, and timing is outside the guarantee. A `measure` is refused in this mode.
- * {@link permuteAndFlip} is the exact alternative with never-worse expected utility.
+ * Sampling. `noise: 'exact'` (the default): the utilities are rounded to the public grid g = 2^j
+ * (default 2^(floor(log2 Delta) - 20)), k_i = round(u_i / g), whose sensitivity is D = ceil(Delta / g)
+ * (rounding counted: D g <= Delta + g; src/random/exact-selection.ts), and P(i) proportional to
+ * mu_i exp(eps k_i / (2 D)) is sampled exactly by rejection: a uniform candidate r (exact uniform
+ * integer) is accepted with probability (mu_r / mu_max) exp(-eps (k* - k_r) / (2 D)): an exact
+ * Bernoulli of a dyadic ratio and an exact Bernoulli(exp(-gamma)) with rational gamma (Canonne, Kamath
+ * & Steinke 2020, Algorithm 1). Accepted draws follow exactly the exponential mechanism for the
+ * integer utilities k of sensitivity D, so the guarantee above holds with Delta_eff = D g and no
+ * floating-point caveat (the float sampler's rounding issue, Ilvento 2020, is gone). At most n
+ * proposals are expected without a measure (n mu_max / mu_j with one, j a best candidate); the
+ * running time depends on the data, and timing is outside the guarantee. `noise: 'float'`
+ * (simulations): the inverse CDF in floating point described above, on the raw utilities.
+ *
+ * `mechanism: 'permute-and-flip'` runs {@link permuteAndFlip} instead (same eps, sensitivity and
+ * sampling modes; no measure): its expected utility is never worse than the exponential
+ * mechanism's, for every utility vector (McKenna & Sheldon 2020), and up to twice as good.
+ * {@link base2ExponentialMechanism} is Ilvento's base-2 variant with rational weights.
  *
  * Returns the chosen index, or the chosen candidate when `candidates` are given; with
  * `details: true` a {@link Release} whose `scale` is 2 Delta/eps and whose `noiseHalfWidth(alpha)`
@@ -208,7 +220,7 @@ function invertBlocks(weight: (i: number) => number, n: number, blockSums: Float
  * @param utility The utility of each candidate, computed on the private data (higher is better).
  * @param eps The privacy parameter (> 0).
  * @param sensitivity How much one record can change any utility.
- * @param options `candidates` (returned instead of the index), `rng`, `accountant`, `name`, `details`.
+ * @param options `candidates` (returned instead of the index), `measure`, `noise` ('exact' | 'float'), `grid`, `mechanism`, `neighbors`, `rng`, `accountant`, `name`, `details`.
  * @returns The index of the chosen candidate (or the candidate itself); with `details: true` the {@link Release}.
  * @throws {@link InvalidArgumentError} when eps or the sensitivity is not a positive finite number, or a utility is not finite; nothing is spent.
  * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
@@ -236,19 +248,26 @@ export function exponentialMechanism<T>(utility: ArrayLike<number>, eps: number,
     if (candidates.length !== n) throw new InvalidArgumentError('candidates', `must have the same length as utility (${n})`, candidates.length);
   }
   const neighbors = checkNeighborsOption(options.neighbors);
-  const mode = options.noise ?? 'float';
-  if (mode !== 'float' && mode !== 'exact') throw new InvalidArgumentError('noise', "must be 'float' or 'exact'", mode);
+  const mode = options.noise ?? 'exact';
+  if (mode !== 'float' && mode !== 'exact') throw new InvalidArgumentError('noise', "must be 'exact' or 'float'", mode);
+  const kind = options.mechanism ?? 'exponential';
+  if (kind !== 'exponential' && kind !== 'permute-and-flip') throw new InvalidArgumentError('mechanism', "must be 'exponential' or 'permute-and-flip'", kind);
+  const pf = kind === 'permute-and-flip';
+  if (pf && measure !== undefined) throw new InvalidArgumentError('measure', "is not supported with mechanism 'permute-and-flip'");
   let plan: SelectionGridPlan | undefined;
-  if (mode === 'exact') {
-    if (measure !== undefined) throw new InvalidArgumentError('measure', "is supported with noise 'float' only");
-    plan = planSelectionGrid(eps, sensitivity, options.grid, false);
-  } else if (options.grid !== undefined) throw new InvalidArgumentError('grid', "applies to noise 'exact' only", options.grid);
-  const mechanismLabel = plan !== undefined ? 'exponential-exact' : 'exponential';
+  if (mode === 'exact') plan = planSelectionGrid(eps, sensitivity, options.grid, false);
+  else if (options.grid !== undefined) throw new InvalidArgumentError('grid', "applies to noise 'exact' only", options.grid);
+  const mechanismLabel = (pf ? 'permute-and-flip' : 'exponential') + (pf ? (plan !== undefined ? '' : '-float') : plan !== undefined ? '-exact' : '');
 
   const index = runRelease(options, { name: 'exponentialMechanism', eps, delta: 0, neighbors, mechanism: mechanismLabel }, (rng) => {
     // The utilities are a function of the private data: checked after the budget check (charged).
-    if (plan !== undefined) return exponentialRejectionIndex(roundUtilitiesToGrid(u, plan.gridExponent), plan.gammaNum, plan.gammaDen, rng);
+    if (plan !== undefined) {
+      const k = roundUtilitiesToGrid(u, plan.gridExponent);
+      if (pf) return permuteAndFlipIndex(k, plan.gammaNum, plan.gammaDen, rng);
+      return measure === undefined ? exponentialRejectionIndex(k, plan.gammaNum, plan.gammaDen, rng) : exponentialRejectionMeasureIndex(k, measure, plan.gammaNum, plan.gammaDen, rng);
+    }
     checkUtilityValues(u, coef);
+    if (pf) return permuteAndFlipFloatIndex(u, coef, rng);
     return sampleLogLinearIndex(u, coef, measure, rng);
   });
   const value = candidates !== undefined ? candidates[index]! : index;

@@ -16,8 +16,18 @@ import { checkAlpha, checkEpsilon, checkFiniteArray, checkNeighbors, checkPositi
 export type NoisyMaxNoise = 'exponential' | 'gumbel' | 'laplace';
 
 export interface ReportNoisyMaxOptions<T = unknown> extends ReleaseOptions {
-  /** Noise family (default 'exponential', as in the lecture notes). */
-  noise?: NoisyMaxNoise;
+  /**
+   * 'exact' (default): the argmax's law sampled exactly on scores rounded to the public `grid`
+   * ('exponential': permute-and-flip; 'gumbel': the exponential mechanism by rejection; see
+   * {@link reportNoisyMax}); not available for 'laplace'. 'float': float noise added to the raw scores
+   * (simulations). The same option and values as exponentialMechanism, permuteAndFlip and quantileDP.
+   *
+   * Deprecated: a noise family ('exponential' | 'gumbel' | 'laplace') here is read as `distribution`
+   * (the option's meaning before exact selection became the default), with a one-time console.warn.
+   */
+  noise?: 'exact' | 'float' | NoisyMaxNoise;
+  /** The noise family added to every score (default 'exponential', as in the lecture notes). */
+  distribution?: NoisyMaxNoise;
   /**
    * Declare the scores monotone: on neighbouring data all scores move in the same direction (e.g.
    * counting queries under add/remove-one neighbours). Halves the noise scale (Delta/eps instead of
@@ -31,16 +41,50 @@ export interface ReportNoisyMaxOptions<T = unknown> extends ReleaseOptions {
   neighbors?: Neighbors;
   /** Return a {@link Release} with the noise scale, guarantee and utility gap. */
   details?: boolean;
-  /**
-   * 'float' (default): float noise added to the scores. 'exact': the same law sampled exactly on
-   * scores rounded to the public `grid` (noise 'exponential' and 'gumbel' only; see {@link reportNoisyMax}).
-   */
+  /** Deprecated alias of `noise` ('exact' | 'float'), with a one-time console.warn; give one of them. */
   noiseMode?: 'float' | 'exact';
-  /** With noiseMode 'exact': the public score grid, a power of two (default 2^(floor(log2 Delta) - 20)). */
+  /** With noise 'exact': the public score grid, a power of two (default 2^(floor(log2 Delta) - 20)). */
   grid?: number;
 }
 
-const REPORT_NOISY_MAX_OPTIONS = optionSpec<ReportNoisyMaxOptions>({ ...RELEASE_OPTION_RULES, noise: true, monotone: 'boolean', candidates: true, neighbors: true, details: 'boolean', noiseMode: true, grid: true });
+const REPORT_NOISY_MAX_OPTIONS = optionSpec<ReportNoisyMaxOptions>({ ...RELEASE_OPTION_RULES, noise: true, distribution: true, monotone: 'boolean', candidates: true, neighbors: true, details: 'boolean', noiseMode: true, grid: true });
+
+let warnedNoiseFamily = false;
+let warnedNoiseMode = false;
+
+/**
+ * Resolves `noise` ('exact' | 'float'), `distribution` and the deprecated spellings (a family in
+ * `noise`, `noiseMode`) into (mode, family). Public options only.
+ */
+function resolveNoisyMaxNoise(options: ReportNoisyMaxOptions<unknown>): { mode: 'exact' | 'float'; family: NoisyMaxNoise } {
+  let mode: unknown = options.noise;
+  let family: unknown = options.distribution;
+  if (mode === 'exponential' || mode === 'gumbel' || mode === 'laplace') {
+    if (family !== undefined) throw new InvalidArgumentError('noise', `'${mode}' is the deprecated spelling of distribution: '${mode}'; give distribution only`, mode);
+    if (!warnedNoiseFamily) {
+      warnedNoiseFamily = true;
+      console.warn("dpkit: reportNoisyMax's noise: 'exponential' | 'gumbel' | 'laplace' is deprecated; use distribution for the family, and noise: 'exact' (default) or 'float' for the sampler. This warning is shown once.");
+    }
+    family = mode;
+    mode = undefined;
+  }
+  if (options.noiseMode !== undefined) {
+    if (mode !== undefined) throw new InvalidArgumentError('noiseMode', "is the deprecated alias of noise ('exact' | 'float'); give noise only", options.noiseMode);
+    if (!warnedNoiseMode) {
+      warnedNoiseMode = true;
+      console.warn("dpkit: reportNoisyMax's option 'noiseMode' is a deprecated alias; use noise: 'exact' | 'float' (as exponentialMechanism, permuteAndFlip and quantileDP). This warning is shown once.");
+    }
+    mode = options.noiseMode;
+    if (mode !== 'float' && mode !== 'exact') throw new InvalidArgumentError('noiseMode', "must be 'exact' or 'float'", mode);
+  }
+  const fam = checkNoise(family ?? 'exponential', 'distribution');
+  mode ??= 'exact';
+  if (mode !== 'float' && mode !== 'exact') throw new InvalidArgumentError('noise', "must be 'exact' or 'float' (the family is distribution: 'exponential' | 'gumbel' | 'laplace')", mode);
+  if (mode === 'exact' && fam === 'laplace') {
+    throw new InvalidArgumentError('distribution', "'laplace' has no exact sampler: pass noise: 'float' (simulations), or use 'exponential' (permute-and-flip, never worse than the exponential mechanism) or 'gumbel' (the exponential mechanism)", fam);
+  }
+  return { mode, family: fam };
+}
 
 /** The noise scale b of report noisy max: 2 Delta/eps in general, Delta/eps for monotone scores. */
 export function reportNoisyMaxScale(eps: number, sensitivity: number, monotone = false): number {
@@ -68,8 +112,8 @@ export function reportNoisyMaxAccuracy(noise: NoisyMaxNoise, scale: number, numC
   return (noise === 'laplace' ? 2 : 1) * scale * (Math.log(numCandidates) + t);
 }
 
-function checkNoise(v: unknown): NoisyMaxNoise {
-  if (v !== 'exponential' && v !== 'gumbel' && v !== 'laplace') throw new InvalidArgumentError('noise', "must be 'exponential', 'gumbel' or 'laplace'", v);
+function checkNoise(v: unknown, name = 'noise'): NoisyMaxNoise {
+  if (v !== 'exponential' && v !== 'gumbel' && v !== 'laplace') throw new InvalidArgumentError(name, "must be 'exponential', 'gumbel' or 'laplace'", v);
   return v;
 }
 
@@ -116,7 +160,8 @@ export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, sca
 /**
  * Report noisy max: returns argmax_i (c_i + Z_i), where c = `scores` are computed from the private
  * data, each of sensitivity Delta = `sensitivity` (sup over neighbours of |c_i(x) - c_i(x')|, for
- * every i), and Z_i are iid with scale b = 2 Delta/eps (b = Delta/eps with `monotone: true`):
+ * every i), and Z_i are iid with scale b = 2 Delta/eps (b = Delta/eps with `monotone: true`), of the
+ * family `distribution`:
  *
  * - 'exponential' (default): Z_i ~ Exponential with rate 1/b = eps/(2 Delta) (MAT 4376 notes, "Report
  *   noisy-max"). eps-DP: it is the permute-and-flip mechanism (Ding, Kifer, Zhang et al. 2021,
@@ -138,25 +183,30 @@ export function noisyArgmax(scores: ArrayLike<number>, noise: NoisyMaxNoise, sca
  * of permute-and-flip, McKenna & Sheldon 2020). The guarantee is eps-DP (delta = 0) for the
  * neighbouring relation under which Delta (and monotonicity) holds (`neighbors`, default 'bounded').
  *
- * The output is an index, so the float noise leaks no low-order bits of a released value; the
- * floating-point noise makes the selection probabilities exact up to rounding of order 2^-53.
- * O(n), no allocation. Validation: `scores` a non-empty array of finite numbers with a finite
- * range, eps > 0, sensitivity > 0, `candidates` of matching length; the budget (eps, 0) is checked
- * after the public checks and before the scores' values are read (a refusal on them is charged).
+ * Sampling. `noise: 'exact'` (the default): the scores are rounded to the public grid g = 2^j
+ * (default 2^(floor(log2 Delta) - 20); sensitivity D = ceil(Delta / g), the rounding counted:
+ * D g <= Delta + g) and the argmax's LAW is sampled exactly instead of adding noise: 'exponential' is
+ * permute-and-flip with coins exp(-eps (k* - k_r)/(c D)) (the identity of Ding et al. 2021;
+ * {@link permuteAndFlip}), 'gumbel' the exponential mechanism by rejection (exact
+ * Bernoulli(exp(-gamma)) coins, Canonne, Kamath & Steinke 2020, Algorithm 1), c = 2 (1 with
+ * `monotone`); no floating-point operation decides the output. 'laplace' has no exact sampler and
+ * needs `noise: 'float'`. The scale and gap of the details use Delta_eff = D g, and the gap adds g.
+ * `noise: 'float'` (simulations): float noise added to the raw scores; the output is an index, so
+ * no low-order bits of a released value leak, but the selection probabilities are exact only up to
+ * rounding of order 2^-53. Either way O(n). The default distribution, 'exponential', is
+ * permute-and-flip, never worse than the exponential mechanism ('gumbel') in expected utility
+ * (McKenna & Sheldon 2020).
  *
- * `noiseMode: 'exact'` (the default stays 'float', whose seeded outputs the existing tests and
- * simulations rely on): the scores are rounded to the public grid g = 2^j (sensitivity
- * D = ceil(Delta / g), the rounding counted: D g <= Delta + g) and the argmax's LAW is sampled exactly
- * instead of adding noise: 'exponential' is permute-and-flip with coins exp(-eps (k* - k_r)/(c D))
- * (the identity of Ding et al. 2021; {@link permuteAndFlip}), 'gumbel' the exponential mechanism
- * by rejection (exact Bernoulli(exp(-gamma)) coins, src/random/exact-selection.ts), c = 2 (1 with
- * `monotone`). 'laplace' has no exact sampler here and is refused in this mode. The scale and gap of
- * the details then use Delta_eff = D g, and the gap adds g.
+ * Validation: `scores` a non-empty array of finite numbers with a finite range, eps > 0,
+ * sensitivity > 0, `candidates` of matching length; the budget (eps, 0) is checked after the public
+ * checks and before the scores' values are read (a refusal on them is charged). Deprecated
+ * spellings (accepted with a one-time warning): `noise: 'gumbel'` etc. for `distribution`, and
+ * `noiseMode` for `noise`.
  *
  * @param scores The score of each candidate, computed on the private data.
  * @param eps The privacy parameter (> 0).
  * @param sensitivity How much one record can change any score.
- * @param options `candidates`, `noise`, `rng`, `accountant`, `name`, `details`.
+ * @param options `candidates`, `distribution`, `noise` ('exact' | 'float'), `grid`, `monotone`, `neighbors`, `rng`, `accountant`, `name`, `details`.
  * @returns The index of the candidate with the largest noisy score (or the candidate); with `details: true` the {@link Release}.
  * @throws {@link InvalidArgumentError} when eps or the sensitivity is not a positive finite number, or a score is not finite; nothing is spent.
  * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
@@ -181,7 +231,7 @@ export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensit
   const c = scores;
   checkEpsilon(eps);
   checkPositive(sensitivity, 'sensitivity');
-  const noise = checkNoise(options.noise ?? 'exponential');
+  const { mode, family: noise } = resolveNoisyMaxNoise(options);
   if (options.monotone !== undefined && typeof options.monotone !== 'boolean') throw new InvalidArgumentError('monotone', 'must be a boolean', options.monotone);
   const monotone = options.monotone ?? false;
   const neighbors = options.neighbors ?? 'bounded';
@@ -192,13 +242,9 @@ export function reportNoisyMax<T>(scores: ArrayLike<number>, eps: number, sensit
     if (!Array.isArray(candidates)) throw new InvalidArgumentError('candidates', 'must be an array', candidates);
     if (candidates.length !== n) throw new InvalidArgumentError('candidates', `must have the same length as scores (${n})`, candidates.length);
   }
-  const mode = options.noiseMode ?? 'float';
-  if (mode !== 'float' && mode !== 'exact') throw new InvalidArgumentError('noiseMode', "must be 'float' or 'exact'", mode);
   let plan: SelectionGridPlan | undefined;
-  if (mode === 'exact') {
-    if (noise === 'laplace') throw new InvalidArgumentError('noiseMode', "'exact' is available for noise 'exponential' and 'gumbel' only", mode);
-    plan = planSelectionGrid(eps, sensitivity, options.grid, monotone);
-  } else if (options.grid !== undefined) throw new InvalidArgumentError('grid', "applies to noiseMode 'exact' only", options.grid);
+  if (mode === 'exact') plan = planSelectionGrid(eps, sensitivity, options.grid, monotone);
+  else if (options.grid !== undefined) throw new InvalidArgumentError('grid', "applies to noise 'exact' only", options.grid);
   const scale = plan !== undefined ? reportNoisyMaxScale(eps, plan.effectiveSensitivity, monotone) : reportNoisyMaxScale(eps, sensitivity, monotone);
   if (!Number.isFinite(scale)) throw new InvalidArgumentError('eps/sensitivity', 'must give a finite noise scale sensitivity/eps', scale);
 

@@ -18,7 +18,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { doubleToRational, floorLog2 } from './lattice.js';
-import { sampleBernoulliExp, uniformBelow } from './exact.js';
+import { sampleBernoulliExp, sampleBernoulliRational, uniformBelow } from './exact.js';
 import type { Rng } from './rng.js';
 
 /** Default grid: 2^-20 of the sensitivity (rounded down to a power of two), so D lies in [2^20, 2^21). */
@@ -137,6 +137,40 @@ export function exponentialRejectionIndex(k: Float64Array, num: bigint, den: big
   const kMax = maxOf(k);
   for (;;) {
     const r = uniformBelow(rng, n);
+    if (acceptExact(rng, kMax, k[r]!, num, den)) return r;
+  }
+}
+
+/**
+ * The exponential mechanism with a base measure, P(r) proportional to mu_r exp(k_r num / den), exactly,
+ * by rejection from the uniform proposal: draw r uniform in [0, n), accept with probability
+ * (mu_r / mu_max) exp(-(k* - k_r) num / den) (k* the largest k among mu > 0), both coins exact (mu_r and
+ * mu_max are doubles, hence dyadic rationals: Bernoulli(mu_r / mu_max) compares a uniform BigInt with
+ * an exact integer ratio). Accepted draws have P(r) proportional to mu_r exp(k_r num / den). Candidates
+ * with mu = 0 are never returned. Expected proposals at most n mu_max / mu_j for j a maximiser of k
+ * among mu > 0 (so a skewed measure is slower; timing is outside the guarantee). The measure is
+ * public and checked by the caller (finite, >= 0, one > 0, same length).
+ */
+export function exponentialRejectionMeasureIndex(k: Float64Array, measure: ArrayLike<number>, num: bigint, den: bigint, rng: Rng): number {
+  const n = k.length;
+  let kMax = -Infinity;
+  let muMax = 0;
+  for (let i = 0; i < n; i++) {
+    const mu = measure[i]!;
+    if (mu > 0) {
+      if (k[i]! > kMax) kMax = k[i]!;
+      if (mu > muMax) muMax = mu;
+    }
+  }
+  const top = doubleToRational(muMax);
+  for (;;) {
+    const r = uniformBelow(rng, n);
+    const mu = measure[r]!;
+    if (!(mu > 0)) continue;
+    if (mu !== muMax) {
+      const q = doubleToRational(mu);
+      if (!sampleBernoulliRational(rng, q.num * top.den, q.den * top.num)) continue;
+    }
     if (acceptExact(rng, kMax, k[r]!, num, den)) return r;
   }
 }

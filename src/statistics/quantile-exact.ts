@@ -6,7 +6,7 @@
  * Bernoulli(exp(-gamma)) coins with rational gamma (Canonne, Kamath & Steinke 2020, Algorithm 1).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { sampleBernoulliExp, uniformBelow } from '../random/exact.js';
+import { BitSource, bernoulliExpBits, sampleBernoulliExp } from '../random/exact.js';
 import { checkSelectionGrid } from '../random/exact-selection.js';
 import { doubleToRational, floorLog2 } from '../random/lattice.js';
 import type { Rng } from '../random/rng.js';
@@ -42,10 +42,10 @@ export function planQuantileLattice(l: number, u: number, grid: number | undefin
   return { gridExponent: j, grid: g, lo, hi };
 }
 
-/** Number of entries of the sorted array k that are <= m (binary search). */
-function countAtMost(k: Float64Array, m: number): number {
-  let a = 0;
-  let b = k.length;
+/** Number of entries of the sorted array k that are <= m (binary search over [from, to); the entries before from are <= m, those from to on are > m). */
+function countAtMost(k: Float64Array, m: number, from = 0, to = k.length): number {
+  let a = from;
+  let b = to;
   while (a < b) {
     const mid = (a + b) >>> 1;
     if (k[mid]! <= m) a = mid + 1;
@@ -64,25 +64,48 @@ export function targetRank(q: number, n: number): number {
 }
 
 /**
+ * The exponent rate of the exact sampler: eps rounded DOWN to 30 significant bits,
+ * eps' = num 2^-s with num = floor(eps 2^s) < 2^31 and s = 30 - floor(log2 eps). eps' <= eps (relative
+ * gap below 2^-30), so the eps'-DP mechanism is eps-DP; the small numerator keeps every coin's
+ * integers below 2^53 (the fast exact coins) whenever 2^(s+1) < 2^52.
+ */
+export function quantileExponentRate(eps: number): { num: number; shift: number; value: number } {
+  const s = 30 - floorLog2(eps);
+  // eps 2^s in two exact power-of-two scalings (2^s alone may overflow for tiny eps), then floor.
+  const h = Math.trunc(s / 2);
+  const num = Math.floor(eps * Math.pow(2, h) * Math.pow(2, s - h));
+  return { num, shift: s, value: num * Math.pow(2, -h) * Math.pow(2, h - s) };
+}
+
+/** Rank-distance margin of the sampler's window, in units of 1/rate: e^-24 is the far points' first coin. */
+const WINDOW_NATS = 24;
+
+/**
  * The exact quantile draw on SORTED data clipped to [l, u]. Each value is rounded to the lattice,
  * k = round(x / g) clamped to [L, U] (monotone, so k stays sorted; a per-record map, so neighbouring
  * data stay neighbours). The output is m g for a lattice point m in [L, U], with
  *
- *     P(m) proportional to exp(-eps |c(m) - t| / 2),   c(m) = #{i : k_i <= m},   t = round(q n),
+ *     P(m) proportional to exp(-eps' |c(m) - t| / 2),   c(m) = #{i : k_i <= m},   t = round(q n),
  *
- * i.e. the exponential mechanism over the lattice with utility -|c(m) - t|: the lattice points of the
+ * (eps' <= eps: eps rounded down to 30 significant bits, {@link quantileExponentRate}), i.e. the
+ * exponential mechanism over the lattice with utility -|c(m) - t|: the lattice points of the
  * interval [z_{i-1}, z_i) between consecutive order statistics all have c = i - 1, so the interval is
- * chosen with probability proportional to its number of lattice points times exp(-eps |i - 1 - t| / 2)
+ * chosen with probability proportional to its number of lattice points times exp(-eps' |i - 1 - t| / 2)
  * and the point inside it is uniform: Smith's mechanism on the lattice. Sensitivity of the utility: 1
  * (replace one record: c(m) moves by at most 1, t fixed; add/remove one record: c(m) - t moves by
- * -q' or 1 - q' with q' = t(n+1) - t(n) in {0, 1}, so by at most 1).
+ * -q' or 1 - q' with q' = t(n+1) - t(n) in {0, 1}, so by at most 1). eps'-DP, hence eps-DP.
  *
- * Sampling (exact): a uniform lattice point m (exact uniform integer) is accepted with probability
- * exp(-eps (|c(m) - t| - D*) / 2), D* = the smallest |c - t| over non-empty intervals, an exact
- * Bernoulli(exp(-gamma)) with gamma = eps_num (|c(m) - t| - D*) / (2 eps_den). Accepted points follow
- * P(m) above exactly (D* only normalises). The acceptance rate is at least 1 / (U - L + 1), so the
- * expected number of proposals is at most the lattice size (2^20 to 2^21 by default; typically far
- * fewer). Each proposal costs a binary search. Running time depends on the data (outside the guarantee).
+ * Sampling (exact): a uniform lattice point m (exact uniform integer from random bits, by rejection) is accepted with probability
+ * exp(-eps' (|c(m) - t| - D*) / 2), D* = the smallest |c - t| over non-empty intervals; accepted
+ * points follow P(m) above exactly (D* only normalises). The coin is factored to skip the far points
+ * cheaply: with the public margin w = ceil(24 / (eps'/2)) ranks, the lattice points with
+ * |c(m) - t| < D* + w form one contiguous window (found from the sorted k); a point outside it has
+ * |c(m) - t| >= D* + w, so its coin is exp(-eps' w / 2) (about e^-24, drawn first, before any search)
+ * times exp(-eps' (|c(m) - t| - D* - w) / 2): the same probability, so the same law. Every coin is
+ * the exact Bernoulli(exp(-gamma)) of Canonne, Kamath & Steinke 2020 (Algorithm 1) with rational
+ * gamma, on random bits (integers below 2^53; BigInt when they would not fit). Expected proposals:
+ * at most the lattice size (2^20 to 2^21 by default), most of them rejected by one cheap coin.
+ * Running time depends on the data (outside the guarantee).
  */
 export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: number, lattice: QuantileLattice, rng: Rng): number {
   const { gridExponent, grid, lo, hi } = lattice;
@@ -102,13 +125,48 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
     if (zi > prev) best = Math.min(best, Math.abs(i - 1 - t));
     prev = zi;
   }
-  const e = doubleToRational(eps);
-  const den = 2n * e.den;
+  const rate = quantileExponentRate(eps);
+  const num = rate.num;
+  // gamma per rank = eps' / 2 = num / 2^(s + 1) = num / den (den a double only while below 2^52).
+  const fast = rate.shift + 1 < 52;
+  const den = fast ? Math.pow(2, rate.shift + 1) : 0;
+  const bigDen = 1n << BigInt(Math.max(0, rate.shift + 1));
+  const bigNumScale = rate.shift + 1 < 0 ? 1n << BigInt(-(rate.shift + 1)) : 1n;
+  // w = ceil(24 / gamma) ranks, capped at n + 1 (then the window is every lattice point).
+  const w = Math.min(n + 1, Math.ceil(WINDOW_NATS * Math.pow(2, rate.shift + 1) / num));
+  // The window: c in [c1, c2] = [t - (D* + w) + 1, t + (D* + w) - 1], i.e. m in [mLo, mHi).
+  const c1 = t - (best + w) + 1;
+  const c2 = t + (best + w) - 1;
+  const mLo = c1 >= 1 ? Math.max(lo, c1 - 1 < n ? k[c1 - 1]! : hi + 1) : lo;
+  const mHi = c2 <= n - 1 ? Math.min(hi + 1, c2 >= 0 ? k[c2]! : lo) : hi + 1;
+  const sLo = Math.max(0, Math.min(n, c1)); // in the window, k[< sLo] <= m and k[>= sHi] > m
+  const sHi = Math.max(sLo, Math.min(n, c2));
+  const bits = new BitSource(rng, 1024);
+  // Bernoulli(exp(-j num / den)) for an integer j >= 0.
+  const coin = (j: number): boolean => {
+    if (j === 0) return true;
+    const a = j * num;
+    if (fast && a < 2 ** 53) {
+      const rem = a % den;
+      for (let whole = (a - rem) / den; whole > 0; whole--) if (!bernoulliExpBits(bits, 1, 1)) return false;
+      return bernoulliExpBits(bits, rem, den);
+    }
+    return sampleBernoulliExp(rng, BigInt(j) * BigInt(num) * bigNumScale, bigDen);
+  };
   const size = hi - lo + 1;
+  // Uniform m in [L, U]: ceil(log2 size) random bits, rejected when >= size (exact; size <= 2^40 + 1).
+  const sizeBits = size === 1 ? 0 : floorLog2(size - 1) + 1;
   for (;;) {
-    const m = lo + uniformBelow(rng, size);
-    const d = Math.abs(countAtMost(k, m) - t) - best;
-    if (d === 0 || sampleBernoulliExp(rng, e.num * BigInt(d), den)) return m * grid;
+    const r = bits.wide(sizeBits);
+    if (r >= size) continue;
+    const m = lo + r;
+    if (m >= mLo && m < mHi) {
+      const c = countAtMost(k, m, sLo, sHi);
+      if (coin(Math.abs(c - t) - best)) return m * grid;
+    } else if (coin(w)) {
+      const d = Math.abs(countAtMost(k, m) - t) - best - w;
+      if (coin(d)) return m * grid;
+    }
   }
 }
 
@@ -125,7 +183,7 @@ export function quantileExactProbabilities(sorted: Float64Array, q: number, eps:
   const out = new Float64Array(hi - lo + 1);
   let total = 0;
   for (let m = lo; m <= hi; m++) {
-    const w = Math.exp((-eps / 2) * Math.abs(countAtMost(k, m) - t));
+    const w = Math.exp((-quantileExponentRate(eps).value / 2) * Math.abs(countAtMost(k, m) - t));
     out[m - lo] = w;
     total += w;
   }

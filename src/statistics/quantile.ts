@@ -34,8 +34,9 @@ export interface QuantileDPOptions extends QuantileBaseOptions {
   uniformSampling?: true;
   allowDataEndpoints?: false;
   /**
-   * 'float' (default): the interval by a floating-point inverse CDF and a float uniform inside it.
-   * 'exact': the mechanism on the public lattice of `grid`, sampled exactly (see quantile-exact.ts).
+   * 'exact' (default): the mechanism on the public lattice of `grid`, sampled exactly (see
+   * quantile-exact.ts). 'float': the interval by a floating-point inverse CDF and a float uniform
+   * inside it (simulations). The same option and values as exponentialMechanism and reportNoisyMax.
    */
   noise?: 'float' | 'exact';
   /** With noise 'exact': the lattice spacing, a power of two (default 2^(floor(log2(upper - lower)) - 20)). */
@@ -168,14 +169,14 @@ export function quantileFromSorted(sorted: Float64Array, q: number, eps: number,
  * value units depends on the data's gaps; no data-independent interval is tighter in general).
  * One radix sort and one pass, no underflow for tiny eps or 1e6 identical values.
  *
- * `noise: 'exact'` (the default stays 'float': the golden and seeded tests of the float sampler and
- * the simulations built on them keep their meaning): the same mechanism on the public lattice
- * {m g} of [lower, upper] (g = `grid`, a power of two, default 2^-20 of the range), every decision
- * exact: the data rounded to the lattice, the interval between order statistics chosen with
- * probability proportional to its number of lattice points times exp(-eps |i - 1 - t| / 2), t =
- * round(q n) (an integer, so the exponents are exact rationals), and the point inside it uniform on
- * the lattice (quantileExactFromSorted in quantile-exact.ts: sensitivity 1, eps-DP, the output a lattice
- * point, no floating-point caveat). Not with `uniformSampling: false`.
+ * Sampling. `noise: 'exact'` (the default): the same mechanism on the public lattice {m g} of
+ * [lower, upper] (g = `grid`, a power of two, default 2^-20 of the range rounded down to a power of
+ * two), every decision exact: the data rounded to the lattice, the interval between order
+ * statistics chosen with probability proportional to its number of lattice points times
+ * exp(-eps |i - 1 - t| / 2), t = round(q n) (an integer, so the exponents are exact rationals), and
+ * the point inside it uniform on the lattice (quantileExactFromSorted in quantile-exact.ts:
+ * sensitivity 1, eps-DP, the output a lattice point, no floating-point caveat). `noise: 'float'`
+ * (simulations, and the only mode of `uniformSampling: false`): the float inverse CDF above.
  *
  * @param x The private data (one number per record).
  * @param q The quantile level in [0, 1] (0.5 for the median).
@@ -265,8 +266,9 @@ export function planQuantile(opts: QuantileOptions, q: number, name = 'quantileD
     if (resolveAccountant(opts) !== undefined) throw new InvalidArgumentError('accountant', 'cannot be charged for uniformSampling: false, which is not differentially private (no finite eps; pass accountant: null when a default accountant is set)');
   } else if (allowEndpoints) throw new InvalidArgumentError('allowDataEndpoints', 'applies only with uniformSampling: false', allowEndpoints);
   const dpOpts = opts as QuantileDPOptions;
-  const noiseMode = dpOpts.noise ?? 'float';
-  if (noiseMode !== 'float' && noiseMode !== 'exact') throw new InvalidArgumentError('noise', "must be 'float' or 'exact'", noiseMode);
+  // The endpoint variant has no exact sampler (it is not DP anyway): its default stays 'float'.
+  const noiseMode = dpOpts.noise ?? (uniformSampling ? 'exact' : 'float');
+  if (noiseMode !== 'float' && noiseMode !== 'exact') throw new InvalidArgumentError('noise', "must be 'exact' or 'float'", noiseMode);
   let lattice: QuantileLattice | undefined;
   if (noiseMode === 'exact') {
     if (!uniformSampling) throw new InvalidArgumentError('noise', "'exact' applies to the DP mechanism only (uniformSampling: true)", noiseMode);

@@ -51,10 +51,10 @@ describe("audit: the exact modes of exponentialMechanism and reportNoisyMax", ()
     const r = auditDP({ mechanism: (u: number[], rng) => exponentialMechanism(u, 1, 0.5, { rng, accountant: null, noise: 'exact' }), neighbors: [a, b], eps: 1, seed: 'em-x-3' });
     expect(r.passed, formatAudit(r)).toBe(false);
   });
-  it("reportNoisyMax noiseMode 'exact' (gumbel): passes; monotone scale on non-monotone scores flagged", () => {
-    const r = auditDP({ mechanism: (u: number[], rng) => reportNoisyMax(u, 1, 1, { rng, accountant: null, noise: 'gumbel', noiseMode: 'exact' }), neighbors: [a, b], eps: 1, seed: 'rnm-x-1' });
+  it("reportNoisyMax noise 'exact' (gumbel): passes; monotone scale on non-monotone scores flagged", () => {
+    const r = auditDP({ mechanism: (u: number[], rng) => reportNoisyMax(u, 1, 1, { rng, accountant: null, distribution: 'gumbel', noise: 'exact' }), neighbors: [a, b], eps: 1, seed: 'rnm-x-1' });
     expect(r.passed, formatAudit(r)).toBe(true);
-    const m = auditDP({ mechanism: (u: number[], rng) => reportNoisyMax(u, 1, 1, { rng, accountant: null, noise: 'gumbel', noiseMode: 'exact', monotone: true }), neighbors: [a, b], eps: 1, seed: 'rnm-x-2' });
+    const m = auditDP({ mechanism: (u: number[], rng) => reportNoisyMax(u, 1, 1, { rng, accountant: null, distribution: 'gumbel', noise: 'exact', monotone: true }), neighbors: [a, b], eps: 1, seed: 'rnm-x-2' });
     expect(m.passed, formatAudit(m)).toBe(false);
   });
 });

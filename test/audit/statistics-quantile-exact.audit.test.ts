@@ -22,6 +22,12 @@ describe("audit: quantileDP noise 'exact'", () => {
     const r = auditDP({ mechanism: (x: readonly number[], rng) => quantileDP(x, 0.5, { ...o, eps: 1, neighbors: 'unbounded', rng }), neighbors: added, eps: 1, seed: 'qx-2', latticePattern: true });
     expect(r.passed, formatAudit(r)).toBe(true);
   });
+  it('passes with the far-point window in play (eps = 8: w = 6 ranks, 30 records, replace one)', () => {
+    const base = Array.from({ length: 30 }, (_, i) => (i + 0.5) / 32);
+    const moved = [...base.slice(1), 0.99]; // the smallest record replaced by the largest value
+    const r = auditDP({ mechanism: (x: readonly number[], rng) => quantileDP(x, 0.5, { lower: 0, upper: 1, grid: 2 ** -6, eps: 8, rng }), neighbors: [base, moved], eps: 8, seed: 'qx-5', latticePattern: true });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
   it('flags the exponent without the factor 2', () => {
     const r = auditDP({ mechanism: (x: readonly number[], rng) => quantileDP(x, 0.5, { ...o, eps: 2, rng }), neighbors: nb, eps: 1, seed: 'qx-3' });
     expect(r.passed, formatAudit(r)).toBe(false);

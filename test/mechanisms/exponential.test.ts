@@ -166,14 +166,18 @@ describe('exponentialMechanism: validation and budget', () => {
     exponentialMechanism([1, 2], 0.5, 1, { rng, accountant: acc, neighbors: 'unbounded' });
     const [, e] = acc.ledger();
     // A bounded budget charges an add/remove-one release (2 eps, (1 + e^eps) delta), keeping its claim.
-    expect(e).toMatchObject({ eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'exponential', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
+    expect(e).toMatchObject({ eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'exponential-exact', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
   });
   it('returns a Release with details', () => {
     const r = exponentialMechanism([1, 2, 3], 1, 2, { rng, details: true, candidates: ['x', 'y', 'z'] });
     expect(['x', 'y', 'z']).toContain(r.value);
     expect(r.guarantee).toEqual({ eps: 1, delta: 0, neighbors: 'bounded' });
+    // The exact default: grid g = 2^(floor(log2 2) - 20) = 2^-19, D = 2 / g = 2^20, Delta_eff = D g = 2.
+    expect(r.sensitivity).toBe(2);
     expect(r.scale).toBe(4);
-    expect(r.noiseHalfWidth(0.05)).toBeCloseTo((2 * 2 * (Math.log(3) + Math.log(20))) / 1, 12);
+    expect(r.noiseHalfWidth(0.05)).toBeCloseTo((2 * 2 * (Math.log(3) + Math.log(20))) / 1 + 2 ** -19, 12);
+    const f = exponentialMechanism([1, 2, 3], 1, 2, { rng, details: true, noise: 'float' });
+    expect(f.noiseHalfWidth(0.05)).toBeCloseTo((2 * 2 * (Math.log(3) + Math.log(20))) / 1, 12);
   });
 });
 

@@ -91,11 +91,13 @@ describe('reportNoisyMax: golden pmfs of the reference computations', () => {
 describe('reportNoisyMax: distribution (chi-square vs the exact pmf; rejects eps x0.7 and x1.3)', () => {
   const eps = 1;
   const N = 60_000;
-  for (const noise of ['exponential', 'gumbel', 'laplace'] as const) {
-    it(`${noise} noise`, () => {
-      const rng = seededRng(`rnm-${noise}`);
+  // The exact default for 'exponential' and 'gumbel' (on the grid 2^-20, where these scores are exact),
+  // and the float sampler of every family.
+  for (const [noise, mode] of [['exponential', 'exact'], ['gumbel', 'exact'], ['exponential', 'float'], ['gumbel', 'float'], ['laplace', 'float']] as const) {
+    it(`${noise} noise (${mode})`, () => {
+      const rng = seededRng(`rnm-${noise}${mode === 'exact' ? '-exact' : ''}`);
       const xs = new Float64Array(N);
-      for (let i = 0; i < N; i++) xs[i] = reportNoisyMax(scores, eps, 1, { noise, rng });
+      for (let i = 0; i < N; i++) xs[i] = reportNoisyMax(scores, eps, 1, { distribution: noise, noise: mode, rng });
       const pv = (e: number) => {
         const p = pmfFor(noise, scores, e, 1);
         return discreteChiSquare(xs, (k) => p[k] ?? 0, 0, scores.length - 1).pValue;
@@ -108,7 +110,7 @@ describe('reportNoisyMax: distribution (chi-square vs the exact pmf; rejects eps
   it('monotone halves the scale (the pmf of eps is that of 2 eps without monotone)', () => {
     const rng = seededRng('rnm-mono');
     const xs = new Float64Array(N);
-    for (let i = 0; i < N; i++) xs[i] = reportNoisyMax(scores, 0.5, 1, { noise: 'gumbel', monotone: true, rng });
+    for (let i = 0; i < N; i++) xs[i] = reportNoisyMax(scores, 0.5, 1, { distribution: 'gumbel', monotone: true, rng });
     const p = exponentialMechanismProbabilities(scores, 1, 1);
     expect(discreteChiSquare(xs, (k) => p[k] ?? 0, 0, 4).pValue).toBeGreaterThan(1e-6);
     const q = exponentialMechanismProbabilities(scores, 0.5, 1);
@@ -127,29 +129,29 @@ describe('reportNoisyMax: scale, accuracy, extremes', () => {
     expect(reportNoisyMaxAccuracy('laplace', 2, 10, 1)).toBeCloseTo(4 * (Math.log(10) + 1), 14);
     const c = Array.from({ length: 50 }, (_, i) => i / 2);
     const n = 10_000;
-    for (const noise of ['exponential', 'gumbel', 'laplace'] as const) {
+    for (const [noise, mode] of [['exponential', 'exact'], ['gumbel', 'exact'], ['laplace', 'float']] as const) {
       const rng = seededRng(`acc-${noise}`);
       const t = 0.5;
       const gap = reportNoisyMaxAccuracy(noise, reportNoisyMaxScale(1, 1), c.length, t);
       let bad = 0;
-      for (let i = 0; i < n; i++) if (c[reportNoisyMax(c, 1, 1, { noise, rng })]! <= 24.5 - gap) bad++;
+      for (let i = 0; i < n; i++) if (c[reportNoisyMax(c, 1, 1, { distribution: noise, noise: mode, rng })]! <= 24.5 - gap) bad++;
       expect(clopperPearsonUpper(bad, n, 1e-6)).toBeLessThan(Math.exp(-t));
     }
   });
   it('handles scores of 1e9 and 1e6 candidates in a Float64Array', () => {
     const rng = seededRng(3);
-    for (const noise of ['exponential', 'gumbel', 'laplace'] as const) {
-      expect(reportNoisyMax([1e9, 1e9 - 1000, -1e9], 1, 1, { noise, rng })).toBe(0);
+    for (const [noise, mode] of [['exponential', 'exact'], ['gumbel', 'exact'], ['exponential', 'float'], ['gumbel', 'float'], ['laplace', 'float']] as const) {
+      expect(reportNoisyMax([1e9, 1e9 - 1000, -1e9], 1, 1, { distribution: noise, noise: mode, rng })).toBe(0);
       const big = new Float64Array(1_000_000);
       big[123_456] = 500;
-      expect(reportNoisyMax(big, 1, 1, { noise, rng })).toBe(123_456);
+      expect(reportNoisyMax(big, 1, 1, { distribution: noise, noise: mode, rng })).toBe(123_456);
     }
     expect(noisyArgmax([5, 5], 'exponential', 1, rng)).toBeLessThan(2);
   });
   it('returns candidates and details', () => {
     const rng = seededRng(4);
     expect(['a', 'b', 'c']).toContain(reportNoisyMax([1, 2, 3], 1, 1, { rng, candidates: ['a', 'b', 'c'] }));
-    const r = reportNoisyMax([1, 2, 3], 1, 1, { rng, details: true, noise: 'laplace' });
+    const r = reportNoisyMax([1, 2, 3], 1, 1, { rng, details: true, distribution: 'laplace', noise: 'float' });
     expect(r.mechanism).toBe('report-noisy-max-laplace');
     expect(r.guarantee).toEqual({ eps: 1, delta: 0, neighbors: 'bounded' });
     expect(r.scale).toBe(2);
@@ -162,14 +164,16 @@ describe('reportNoisyMax: validation and budget', () => {
   it.each([
     [[], 1, 1, {}, /scores/],
     [[1, Infinity], 1, 1, {}, /scores\[…\]/],
-    [[1e308, -1e308], 1, 1, {}, /range/],
+    [[1e308, -1e308], 1, 1, { noise: 'float' }, /range/],
+    [[1e308, -1e308], 1, 1, {}, /scores\[…\] must be below 1\.8e308 \* grid in magnitude/], // the default grid 2^-20
     [[1, 2], 0, 1, {}, /eps/],
     [[1, 2], 1, 0, {}, /sensitivity/],
     [[1, 2], 1, 1, { noise: 'normal' }, /noise/],
+    [[1, 2], 1, 1, { distribution: 'normal' }, /distribution/],
     [[1, 2], 1, 1, { monotone: 'yes' }, /monotone/],
     [[1, 2], 1, 1, { neighbors: 'x' }, /neighbors/],
     [[1, 2], 1, 1, { candidates: [1, 2, 3] }, /candidates/],
-    [[1, 2], 1e-320, 1, {}, /eps\/sensitivity/],
+    [[1, 2], 1e-320, 1, { noise: 'float' }, /eps\/sensitivity/],
   ] as const)('rejects %j eps=%s sens=%s opts=%j', (c, eps, s, opts, msg) => {
     expect(() => reportNoisyMax(c as unknown as number[], eps, s, { ...(opts as object), rng })).toThrow(InvalidArgumentError);
     expect(() => reportNoisyMax(c as unknown as number[], eps, s, { ...(opts as object), rng })).toThrow(msg);
@@ -181,9 +185,9 @@ describe('reportNoisyMax: validation and budget', () => {
     // The scores are a function of the private data: a NaN is refused after the check, and charged.
     expect(() => reportNoisyMax([1, NaN], 0.5, 1, { rng, accountant: acc })).toThrow(/^scores\[…\] must be a finite number$/);
     expect(acc.spent().eps).toBe(0.5);
-    reportNoisyMax([1, 2], 0.5, 1, { rng, accountant: acc, noise: 'gumbel', monotone: true, neighbors: 'unbounded' });
+    reportNoisyMax([1, 2], 0.5, 1, { rng, accountant: acc, distribution: 'gumbel', monotone: true, neighbors: 'unbounded' });
     // A bounded budget charges an add/remove-one release (2 eps, (1 + e^eps) delta), keeping its claim.
-    expect(acc.ledger()[1]).toMatchObject({ eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'report-noisy-max-gumbel-monotone', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
+    expect(acc.ledger()[1]).toMatchObject({ eps: 1, delta: 0, neighbors: 'bounded', mechanism: 'report-noisy-max-gumbel-monotone-exact', claimed: { eps: 0.5, delta: 0, neighbors: 'unbounded' } });
     expect(() => reportNoisyMaxAccuracy('x' as NoisyMaxNoise, 1, 2, 1)).toThrow(/noise/);
     expect(() => reportNoisyMaxAccuracy('laplace', 1, 0, 1)).toThrow(/numCandidates/);
   });

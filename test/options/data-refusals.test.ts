@@ -238,6 +238,10 @@ const RELEASES: Record<string, Cases> = {
     data: { 'NaN utility': (accountant) => exported('permuteAndFlip')([1, bad, 3], 1, 1, { accountant }) },
     public: { 'eps 0': (accountant) => exported('permuteAndFlip')([1, 2, 3], 0, 1, { accountant }) },
   },
+  base2ExponentialMechanism: {
+    data: { 'NaN utility': (accountant) => exported('base2ExponentialMechanism')([1, bad, 3], 1, 1, { accountant }) },
+    public: { 'base implying more than eps': (accountant) => exported('base2ExponentialMechanism')([1, 2, 3], 1, 1, { base: { x: 1, y: 1, z: 1 }, accountant }) },
+  },
   kNormMechanism: {
     data: { NaN: (accountant) => kNormMechanism([1, bad], 1, { norm: 'l1', sensitivity: 1, accountant }) },
     public: { 'sensitivity 0': (accountant) => kNormMechanism([1, 2], 1, { norm: 'l1', sensitivity: 0, accountant }) },

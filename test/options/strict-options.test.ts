@@ -122,6 +122,7 @@ const FUNCTIONS: Record<string, Entry> = {
   exponentialMechanism: { release: true, run: (e) => exponentialMechanism([1, 2, 3], 1, 1, opt({}, e)) },
   reportNoisyMax: { release: true, run: (e) => reportNoisyMax([1, 2, 3], 1, 1, opt({}, e)) },
   permuteAndFlip: { release: true, run: (e) => dpkit.permuteAndFlip([1, 2, 3], 1, 1, opt({}, e)) },
+  base2ExponentialMechanism: { release: true, run: (e) => dpkit.base2ExponentialMechanism([1, 2, 3], 1, 1, opt({}, e)) },
   kNormMechanism: { release: true, run: (e) => kNormMechanism([1, 2], 1, opt({ norm: 'l1', sensitivity: 1 }, e)) },
   // The options are checked first: a placeholder noise object is never reached with an unknown key;
   // without it the (unverified) placeholder is refused before the budget check (see below).
@@ -324,6 +325,10 @@ describe('enum option values are exact everywhere', () => {
   'pf noise': () => dpkit.permuteAndFlip([1,2], 1, 1, { noise: B }),
   'exp noise': () => dpkit.exponentialMechanism([1,2], 1, 1, { noise: B }),
   'rnm noiseMode': () => dpkit.reportNoisyMax([1,2], 1, 1, { noiseMode: B }),
+  'rnm distribution': () => dpkit.reportNoisyMax([1,2], 1, 1, { distribution: B }),
+  'exp mechanism': () => dpkit.exponentialMechanism([1,2], 1, 1, { mechanism: B }),
+  'b2 monotone': () => dpkit.base2ExponentialMechanism([1,2], 1, 1, { monotone: B }),
+  'b2 base': () => dpkit.base2ExponentialMechanism([1,2], 1, 1, { base: B }),
   'quantile noise': () => dpkit.quantileDP(x, 0.5, { eps: 1, lower: 0, upper: 10, noise: B }),
   'pf neighbors': () => dpkit.permuteAndFlip([1,2], 1, 1, { neighbors: B }),
   'knorm noise': () => dpkit.kNormMechanism([1,2], 1, { norm: 'l1', sensitivity: 1, noise: B }),

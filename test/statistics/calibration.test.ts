@@ -181,7 +181,7 @@ describe('sensitivities and scales (DPpack table)', () => {
     const q = quantileDP(x, 0.3, { eps: 0.25, lower: 0, upper: 10, rng, details: true });
     expect(q.sensitivity).toBe(1);
     expect(q.scale).toBe(8);
-    expect(q.mechanism).toBe('exponential');
+    expect(q.mechanism).toBe('exponential-exact'); // the exact lattice sampler is the default
     expect(q.noiseHalfWidth(0.01)).toBe(10);
     expect(q.value).toBeGreaterThanOrEqual(0);
     expect(q.value).toBeLessThanOrEqual(10);

@@ -123,13 +123,15 @@ function quantileCdf(sorted: number[], q: number, eps: number, l: number, u: num
   };
 }
 
+// The float sampler (noise: 'float'): the continuous law with target rank q n. The exact default (the
+// lattice law with target round(q n)) is tested in quantile-exact.test.ts.
 describe('quantileDP law (Smith 2011)', () => {
   it('matches the exact mixture-of-uniforms CDF and rejects eps x0.7 and x1.3 (temperature x1/0.7, x1/1.3)', () => {
     const rng = seededRng(106);
     const x = [1, 2, 2, 3, 5, 8, 13, 21, 34, 55, 60, 61, 62, 70, 71];
     const sorted = [...x].sort((a, b) => a - b);
     const res = new Float64Array(20000);
-    for (let i = 0; i < res.length; i++) res[i] = quantileDP(x, 0.3, { eps: 2, lower: 0, upper: 100, rng });
+    for (let i = 0; i < res.length; i++) res[i] = quantileDP(x, 0.3, { eps: 2, lower: 0, upper: 100, rng, noise: 'float' });
     expect(ksTest(res, quantileCdf(sorted, 0.3, 2, 0, 100)).pValue).toBeGreaterThan(1e-6);
     expect(ksTest(res, quantileCdf(sorted, 0.3, 1.4, 0, 100)).pValue).toBeLessThan(1e-6);
     expect(ksTest(res, quantileCdf(sorted, 0.3, 2.6, 0, 100)).pValue).toBeLessThan(1e-6);
@@ -168,13 +170,17 @@ describe('quantileDP law (Smith 2011)', () => {
     const rng = seededRng(110);
     const x = [1, 2, 3, 3.5, 4];
     const res = new Float64Array(4000);
-    for (let i = 0; i < res.length; i++) res[i] = quantileDP(x, 0.5, { eps: 1e-300, lower: 0, upper: 10, rng });
+    for (let i = 0; i < res.length; i++) res[i] = quantileDP(x, 0.5, { eps: 1e-300, lower: 0, upper: 10, rng, noise: 'float' });
     expect(ksTest(res, (t) => t / 10).pValue).toBeGreaterThan(1e-6);
     expect(ksTest(res, quantileCdf(x, 0.5, 1, 0, 10)).pValue).toBeLessThan(1e-6);
     // and at eps = 1 the same data follow the eps = 1 law, not the uniform one
-    for (let i = 0; i < res.length; i++) res[i] = quantileDP(x, 0.5, { eps: 1, lower: 0, upper: 10, rng });
+    for (let i = 0; i < res.length; i++) res[i] = quantileDP(x, 0.5, { eps: 1, lower: 0, upper: 10, rng, noise: 'float' });
     expect(ksTest(res, quantileCdf(x, 0.5, 1, 0, 10)).pValue).toBeGreaterThan(1e-6);
     expect(ksTest(res, (t) => t / 10).pValue).toBeLessThan(1e-6);
+    // the exact default at tiny eps: uniform on the lattice of [0, 10] (spacing 2^-17), as fine as the float law for KS
+    for (let i = 0; i < res.length; i++) res[i] = quantileDP(x, 0.5, { eps: 1e-300, lower: 0, upper: 10, rng });
+    expect(ksTest(res, (t) => t / 10).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(res, quantileCdf(x, 0.5, 1, 0, 10)).pValue).toBeLessThan(1e-6);
   });
   it('falls back to log space when every weight would underflow relative to the widest gap', () => {
     const rng = seededRng(108);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { quantileDP } from '../../src/statistics/quantile.js';
-import { planQuantileLattice, quantileExactFromSorted, quantileExactProbabilities, targetRank } from '../../src/statistics/quantile-exact.js';
+import { planQuantileLattice, quantileExactFromSorted, quantileExactProbabilities, quantileExponentRate, targetRank } from '../../src/statistics/quantile-exact.js';
 import { seededRng } from '../../src/random/rng.js';
 import { chiSquareTest } from '../helpers/gof.js';
 
@@ -31,6 +31,22 @@ describe('exact quantile: plan and target (golden values)', () => {
     expect(() => planQuantileLattice(0.1, 0.2, 1)).toThrow(/at least one lattice point/);
     expect(() => planQuantileLattice(0, 1, 2 ** -50)).toThrow(/at most 2\^40/);
   });
+  it("the exponent rate eps' = eps rounded down to 30 significant bits (golden)", () => {
+    expect(quantileExponentRate(1)).toEqual({ num: 2 ** 30, shift: 30, value: 1 });
+    // 0.1 * 2^34 = 1717986918.4 (the double 0.1 is 0.1000000000000000055...): floor -> 1717986918.
+    expect(quantileExponentRate(0.1)).toEqual({ num: 1717986918, shift: 34, value: 1717986918 / 2 ** 34 });
+    expect(quantileExponentRate(0.1).value).toBeLessThan(0.1);
+    expect(0.1 - quantileExponentRate(0.1).value).toBeLessThan(0.1 * 2 ** -30);
+    expect(quantileExponentRate(2 ** 40)).toEqual({ num: 2 ** 30, shift: -10, value: 2 ** 40 });
+    expect(quantileExponentRate(3)).toEqual({ num: 3 * 2 ** 29, shift: 29, value: 3 });
+    // tiny eps: 2^s overflows a double (s = 1027), the scaling is split
+    const tiny = quantileExponentRate(1e-300);
+    expect(tiny.shift).toBe(1027);
+    expect(tiny.num).toBeGreaterThanOrEqual(2 ** 30);
+    expect(tiny.num).toBeLessThan(2 ** 31);
+    expect(tiny.value).toBeLessThanOrEqual(1e-300);
+    expect(tiny.value).toBeGreaterThan(1e-300 * (1 - 2 ** -29));
+  });
   it('quantileExactProbabilities equals the directly derived law', () => {
     const data = [2, 3, 3, 7, 12, 15];
     const p = quantileExactProbabilities(Float64Array.from(data), 0.5, 1, planQuantileLattice(0, 20, 1));
@@ -56,6 +72,18 @@ describe('exact quantile: distribution (fixed seeds)', () => {
     expect(chi(c, law(data, 0.5, 1, 0, 20))).toBeGreaterThan(1e-6);
     expect(chi(c, law(data, 0.5, 0.7, 0, 20))).toBeLessThan(1e-6);
     expect(chi(c, law(data, 0.5, 1.3, 0, 20))).toBeLessThan(1e-6);
+  });
+  it('far points (outside the window of D* + w ranks, w = ceil(24 / (eps/2)) = 6 at eps = 8): same law; x0.7 / x1.3 rejected', () => {
+    const rng = seededRng('q-exact-far');
+    const big = Array.from({ length: 41 }, (_, i) => Math.floor((i * 3) / 2)); // 0, 1, 3, 4, 6, ... 60 on the lattice 0..63
+    const lat = planQuantileLattice(0, 63, 1);
+    const sx = Float64Array.from(big);
+    const c = new Array<number>(64).fill(0);
+    for (let t = 0; t < trials; t++) c[quantileExactFromSorted(sx, 0.3, 8, lat, rng)]!++;
+    const t0 = targetRank(0.3, big.length);
+    expect(chi(c, law(big, 0.3, 8, 0, 63, t0))).toBeGreaterThan(1e-6);
+    expect(chi(c, law(big, 0.3, 5.6, 0, 63, t0))).toBeLessThan(1e-6);
+    expect(chi(c, law(big, 0.3, 10.4, 0, 63, t0))).toBeLessThan(1e-6);
   });
   it('a non-integer grid point data set: values rounded to the lattice (0.5), clamped to [L, U]', () => {
     const rng = seededRng('q-exact-2');
@@ -113,6 +141,14 @@ describe('exact quantile: eps-DP ratio on all neighbouring data sets (exact law)
 });
 
 describe("quantileDP noise: 'exact'", () => {
+  it("is the default (noise: 'float' keeps the float sampler; uniformSampling: false stays float)", () => {
+    const x = [3, 8, 12, 15, 21, 30, 44, 51, 60];
+    expect(quantileDP(x, 0.5, { lower: 0, upper: 50, eps: 1, rng: seededRng(7), accountant: null, details: true }).mechanism).toBe('exponential-exact');
+    expect(quantileDP(x, 0.5, { lower: 0, upper: 50, eps: 1, noise: 'float', rng: seededRng(7), accountant: null, details: true }).mechanism).toBe('exponential');
+    const e = quantileDP(x, 0.5, { lower: 0, upper: 50, eps: 1, uniformSampling: false, allowDataEndpoints: true, rng: seededRng(7), accountant: null, details: true });
+    expect(x.concat([0, 50])).toContain(e.value);
+    expect(() => quantileDP(x, 0.5, { lower: 0, upper: 50, eps: 1, uniformSampling: false, allowDataEndpoints: true, noise: 'exact' } as never)).toThrow(/'exact' applies to the DP mechanism only/);
+  });
   it('releases a lattice point in [lower, upper], charges eps, labels the release', () => {
     const acc = new PrivacyAccountant({ eps: 3 });
     const x = [3, 8, 12, 15, 21, 30, 44, 51, 60];
@@ -132,9 +168,9 @@ describe("quantileDP noise: 'exact'", () => {
   });
   it('refusals before the check; a NaN value after it (charged)', () => {
     const acc = new PrivacyAccountant({ eps: 3 });
-    expect(() => quantileDP([1, 2], 0.5, { lower: 0, upper: 5, eps: 1, grid: 1, accountant: acc })).toThrow(/grid applies to noise 'exact' only/);
+    expect(() => quantileDP([1, 2], 0.5, { lower: 0, upper: 5, eps: 1, noise: 'float', grid: 1, accountant: acc })).toThrow(/grid applies to noise 'exact' only/);
     expect(() => quantileDP([1, 2], 0.5, { lower: 0, upper: 5, eps: 1, noise: 'exact', grid: 3, accountant: acc })).toThrow(/power of two/);
-    expect(() => quantileDP([1, 2], 0.5, { lower: 0, upper: 5, eps: 1, noise: 'lattice', accountant: acc } as never)).toThrow(/noise must be 'float' or 'exact'/);
+    expect(() => quantileDP([1, 2], 0.5, { lower: 0, upper: 5, eps: 1, noise: 'lattice', accountant: acc } as never)).toThrow(/noise must be 'exact' or 'float'/);
     expect(acc.spent().eps).toBe(0);
     expect(() => quantileDP([1, Number.NaN], 0.5, { lower: 0, upper: 5, eps: 1, noise: 'exact', accountant: acc })).toThrow();
     expect(acc.spent().eps).toBe(1);

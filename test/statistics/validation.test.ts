@@ -185,7 +185,7 @@ describe('post-processing', () => {
     expect(r.mechanism).toMatch(/not DP/);
     expect(r.guarantee.eps).toBe(Infinity);
     const dp = medianDP(data, { ...b, eps: 1, details: true });
-    expect(dp.mechanism).toBe('exponential');
+    expect(dp.mechanism).toBe('exponential-exact'); // the exact lattice sampler is the default
     expect(dp.guarantee).toEqual({ eps: 1, delta: 0, neighbors: 'bounded' });
   });
 });
