@@ -32,8 +32,8 @@
  * they may be shown before and after the run (boundary rule).
  */
 import { PrivacyAccountant, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
-import { claimPlanRelease, planCharge, type LedgerAccounting, type ReleaseClaim } from '../accounting/pld/plan-charge.js';
-import { planPrivacyCost, type PlanRelease } from '../accounting/pld/plan-privacy-cost.js';
+import { claimPlanRelease, groupPlanReleases, planCharge, type LedgerAccounting, type ReleaseClaim } from '../accounting/pld/plan-charge.js';
+import { planPrivacyCost } from '../accounting/pld/plan-privacy-cost.js';
 import { ZcdpFilter, zcdpBudget } from '../accounting/zcdp-filter.js';
 import { zcdpToDp } from '../accounting/zcdp.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -103,24 +103,6 @@ export function planClaims(releases: readonly ReleaseSpec[], schema: DataSchema)
     if (isSingleGaussian(r)) claim.mechanism = planRelease(r, schema).mechanism;
     return claim;
   });
-}
-
-/** Consecutive equal PLD releases merged into one with a count (the composition is the same). */
-function grouped(rs: readonly PlanRelease[]): PlanRelease[] {
-  const out: PlanRelease[] = [];
-  for (const r of rs) {
-    const { name: _name, ...key } = r;
-    const prev = out[out.length - 1];
-    if (prev !== undefined) {
-      const { name: _p, count, ...pk } = prev;
-      if (JSON.stringify(pk) === JSON.stringify(key)) {
-        prev.count = (count ?? 1) + 1;
-        continue;
-      }
-    }
-    out.push({ ...key, count: 1 });
-  }
-  return out;
 }
 
 /** The largest m in [0, cap] with ok(m) (ok monotone decreasing, ok(0) assumed): doubling, then bisection. */
@@ -202,7 +184,7 @@ export function planCostSummary(releases: readonly ReleaseSpec[], schema: DataSc
   const moreBasic = fitsCost(basic) ? largest(Math.min(MAX_MORE, byDelta), (m) => fitsCost({ eps: basic.eps + m * lastCost.eps, delta: basic.delta + m * lastCost.delta })) : 0;
   let morePld = 0;
   if (fitsCost(pld)) {
-    const base = grouped(claims.map((c) => claimPlanRelease(c, rel)));
+    const base = groupPlanReleases(claims.map((c) => claimPlanRelease(c, rel)));
     const lastPld = claimPlanRelease(last, rel);
     morePld = largest(Math.min(MAX_MORE, byDelta), (m) => {
       const delta = basic.delta + m * lastCost.delta;

@@ -59,6 +59,30 @@ export interface PlanCharge {
 const GAUSSIAN = new Set(['gaussian', 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp']);
 
 /**
+ * Identical releases merged into one with a `count` (the composition of independent losses does not
+ * depend on their order, and a count is composed by repeated squaring instead of one convolution per
+ * release); the group of the last release stays last (it is what "more releases like the last" means).
+ *
+ * @param releases Plan releases (count 1 or more each).
+ * @returns The same multiset of releases, grouped, without names.
+ */
+export function groupPlanReleases(releases: readonly PlanRelease[]): PlanRelease[] {
+  const groups = new Map<string, PlanRelease>();
+  let lastKey = '';
+  for (const r of releases) {
+    const { name: _name, count, ...rest } = r;
+    const key = JSON.stringify(rest, Object.keys(rest).sort());
+    const g = groups.get(key);
+    if (g) g.count = (g.count ?? 1) + (count ?? 1);
+    else groups.set(key, { ...rest, count: count ?? 1 });
+    lastKey = key;
+  }
+  const last = groups.get(lastKey)!;
+  groups.delete(lastKey);
+  return [...groups.values(), last];
+}
+
+/**
  * The PLD release a claim is charged as on a ledger for `neighbors` (see the module comment: a plain
  * Gaussian becomes the analytically calibrated Gaussian, anything else the (eps, delta)-DP dominating
  * pair; a claim for the other relation is converted).
@@ -112,9 +136,10 @@ export function planCharge(claims: readonly ReleaseClaim[], ledger: { accounting
     for (const c of claims) rho += filter.rhoOf(c);
     return { accounting: 'zcdp-filter', basic, rho };
   }
-  const releases: PlanRelease[] = claims.map((c) => claimPlanRelease(c, ledger.neighbors));
-  const zeroEps = releases.filter((r) => !(r.eps > 0));
+  const each: PlanRelease[] = claims.map((c) => claimPlanRelease(c, ledger.neighbors));
+  const zeroEps = each.filter((r) => !(r.eps > 0));
   if (zeroEps.length > 0) throw new InvalidArgumentError('claims', 'must all have eps > 0', zeroEps[0]!.name);
+  const releases = groupPlanReleases(each);
   const more = (): { basic: number; pld: number } | undefined => {
     if (ledger.remaining === undefined) return undefined;
     const r = ledger.remaining;
