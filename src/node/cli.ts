@@ -870,7 +870,7 @@ async function headerDetected(engine: DataEngine, spec: DataSourceSpec): Promise
   }
 }
 
-function parseBudget(budget: string | undefined, ledger: string, fallback: { eps: number; delta: number }): { eps: number; delta: number; neighbors: Neighbors } {
+function parseBudget(budget: string | undefined, ledger: string, fallback: { eps: number; delta: number }): Analysis['budget'] {
   // describe's releases are replace-one; an existing ledger keeps its relation (an add/remove-one
   // ledger then refuses them with a clear error), a new one is created for replace-one neighbours.
   const existing = fs.existsSync(ledger) ? readLedger(ledger) : undefined;
@@ -878,12 +878,15 @@ function parseBudget(budget: string | undefined, ledger: string, fallback: { eps
     if (existing) return { ...existing.budget, neighbors: existing.neighbors };
     throw new InvalidArgumentError('--budget', `is required to create the ledger ${ledger} (the total budget it will allow, e.g. --budget ${fmt(fallback.eps * 10)}); or pass --ledger to an existing ledger`);
   }
-  const [e, d] = budget.split(',');
+  const [e, d, acc, ...extra] = budget.split(',');
   const eps = Number(e);
   const delta = d === undefined ? 0 : Number(d);
-  if (!(eps > 0) || !Number.isFinite(eps)) throw new InvalidArgumentError('--budget', 'must be eps or eps,delta with eps > 0', budget);
+  if (!(eps > 0) || !Number.isFinite(eps) || extra.length > 0) throw new InvalidArgumentError('--budget', 'must be eps, eps,delta or eps,delta,accounting with eps > 0', budget);
   if (!(delta >= 0 && delta < 1)) throw new InvalidArgumentError('--budget', 'delta must be in [0, 1)', budget);
-  return { eps, delta, neighbors: existing?.neighbors ?? 'bounded' };
+  // The ledger's accounting (docs/accounting.md): basic (default) or zcdp-filter (needs delta > 0).
+  if (acc !== undefined && acc !== 'basic' && acc !== 'zcdp-filter') throw new InvalidArgumentError('--budget', "accounting (the third field) must be 'basic' or 'zcdp-filter'", budget);
+  if (acc === 'zcdp-filter' && !(delta > 0)) throw new InvalidArgumentError('--budget', 'delta must be > 0 with accounting zcdp-filter', budget);
+  return { eps, delta, neighbors: existing?.neighbors ?? 'bounded', ...(acc !== undefined ? { accounting: acc } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1025,7 +1028,7 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .option('--bounds-from-data', 'compute missing bounds/levels from the data (NOT PRIVATE; flagged in every output)')
     .option('--columns <a,b,...>', 'only these columns')
     .option('--ledger <file>', 'ledger file', 'out/ledger')
-    .option('--budget <eps[,delta]>', 'total budget when the ledger is created')
+    .option('--budget <eps[,delta[,accounting]]>', 'total budget when the ledger is created (accounting: basic, the default, or zcdp-filter)')
     .option('--out <dir>', 'output directory for results.json and report.html', 'out')
     .option('--alpha <alpha>', 'intervals at level 1 - alpha', num('--alpha', 'unit'), 0.05)
     .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'parquet', 'json']))
