@@ -263,3 +263,24 @@ describe('the report section "Cost of this plan"', () => {
     expect(renderReport(FIXTURE_INPUT)).not.toContain('Cost of this plan');
   });
 });
+
+describe('dpkit describe --budget eps,delta,accounting', () => {
+  it('creates a zcdp-filter ledger (the plan charged its rho once); a bad third field is refused before anything is created', async () => {
+    const dir = tmpDir();
+    const ledger = path.join(dir, 'ledger');
+    const r = await cli('describe', ADULT, '--eps', '1', '--schema', SCHEMA, '--columns', 'age,sex', '--ledger', ledger, '--budget', '10,1e-5,zcdp-filter', '--out', path.join(dir, 'out'), '-q');
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    const l = readLedger(ledger);
+    expect(l.budget).toEqual({ eps: 10, delta: 1e-5, accounting: 'zcdp-filter' });
+    expect(l.entries).toHaveLength(1);
+    // Every describe release is pure eps-DP (Laplace, exponential mechanism): rho = sum of eps_i^2 / 2 <= 1^2 / 2.
+    expect(l.entries[0]!.rho).toBeGreaterThan(0);
+    expect(l.entries[0]!.rho).toBeLessThan(0.5);
+    const bad = await cli('describe', ADULT, '--eps', '1', '--schema', SCHEMA, '--columns', 'age', '--ledger', path.join(dir, 'l2'), '--budget', '10,1e-5,rdp', '--out', path.join(dir, 'out2'), '-q');
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.err.join('\n')).toMatch(/--budget accounting \(the third field\) must be 'basic' or 'zcdp-filter'/);
+    expect(fs.existsSync(path.join(dir, 'l2'))).toBe(false);
+    const pure = await cli('describe', ADULT, '--eps', '1', '--schema', SCHEMA, '--columns', 'age', '--ledger', path.join(dir, 'l3'), '--budget', '10,0,zcdp-filter', '--out', path.join(dir, 'out3'), '-q');
+    expect(pure.code).toBe(EXIT.usage);
+  });
+});
