@@ -275,20 +275,23 @@ export function minimizeErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: 
   const tol = ermTolerance(opts.gradientBound ?? 1);
   const x0 = new Float64Array(d);
   const g0 = new Float64Array(d);
-  const f0 = objective(x0, g0);
-  // The solver's first evaluation is at P(0) = 0 again: answer it from the one just made.
-  let first = true;
+  // The last evaluation is remembered: the solver starts with an evaluation at 0, made here for the
+  // starting gradient norm, and re-evaluates the point it ends on; both are answered from memory.
+  const lastX = new Float64Array(d);
+  const lastG = new Float64Array(d);
+  let lastF = objective(lastX, lastG);
+  g0.set(lastG);
   const fg = (x: Float64Array, grad: Float64Array): number => {
-    if (first) {
-      first = false;
-      let zero = true;
-      for (let j = 0; j < d; j++) if (x[j] !== 0) zero = false;
-      if (zero) {
-        grad.set(g0);
-        return f0;
-      }
+    let same = true;
+    for (let j = 0; j < d; j++) if (x[j] !== lastX[j]) same = false;
+    if (same) {
+      grad.set(lastG);
+      return lastF;
     }
-    return objective(x, grad);
+    lastF = objective(x, grad);
+    lastX.set(x);
+    lastG.set(grad);
+    return lastF;
   };
   let base: number;
   if (opts.project === undefined) {
