@@ -319,6 +319,8 @@ const RELEASE_KEYS: Record<StatName, readonly string[]> = {
   logistic_regression: ['features', 'label', 'positive', 'gamma', 'perturbation'],
   svm: ['features', 'label', 'positive', 'gamma', 'perturbation'],
   linear_regression: ['features', 'label', 'gamma', 'method'],
+  // Not an analysis-file statistic (STATS does not list it): the private bounds of `dpkit describe`.
+  bounds: [],
 };
 
 const NOISY: ReadonlySet<StatName> = new Set(['count', 'mean', 'variance', 'sd', 'cov', 'histogram', 'table']);
@@ -586,6 +588,8 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema,
       const unitBounds = by !== undefined ? unitBoundsFor(g, { value: true }) : unitBoundsFor(undefined, { value: true, bins: edges ? edges.length - 1 : (bins ?? c.bins) });
       return { ...base, stat: s, name: r.string('name', `histogram(${column})${by ? ` by ${by}` : ''}`), column, bins, edges, normalize, mechanism, ...(by ? { by } : {}), ...(unitBounds ? { unitBounds } : {}) };
     }
+    case 'bounds':
+      return loc.fail([...at, 'stat'], 'bounds is not an analysis-file statistic (use bounds: auto on a release)');
     case 'table': {
       const columns = r.strings('columns', { required: true, min: 1 })!;
       columns.forEach((c, j) => needColumn(loc, schema, c, [...at, 'columns', j], 'categorical'));

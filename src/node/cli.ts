@@ -43,6 +43,7 @@ import { makeProgress, resultsTable, safeText, wrapCell } from './terminal.js';
 import { noiseCommand } from './noise-cli.js';
 import { writeSkeletons } from './init.js';
 import { dataFingerprint, readStored, reuseKey, store, storeDir } from './results-store.js';
+import { pendingBoundsColumn, privateBoundsNotes } from './bounds-release.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, error: 1, usage: 2, budget: 3, ledger: 4, data: 5, failed: 6, output: 7 } as const;
@@ -72,7 +73,7 @@ const REL_TEXT = { bounded: 'replace-one', unbounded: 'add/remove-one' } as cons
 /** One line of the plan: the release's own guarantee and, when converted, what the ledger will be charged. */
 function planLine(r: ReleaseSpec, ledgerRel: Neighbors): string {
   const what = 'column' in r && r.column ? r.column : 'columns' in r ? r.columns.join(', ') : 'features' in r ? `${r.label} ~ ${r.features.join(' + ')}` : '*';
-  const mech = 'mechanism' in r ? r.mechanism : r.stat === 'quantile' ? 'exponential' : 'objective perturbation';
+  const mech = 'mechanism' in r ? r.mechanism : r.stat === 'quantile' ? 'exponential' : r.stat === 'bounds' ? (r.method === 'quantiles' ? 'quantile-bounds' : 'approx-bounds') : 'objective perturbation';
   const c = releaseCost(r, ledgerRel);
   const conv = r.neighbors !== ledgerRel ? `  [${REL_TEXT[r.neighbors]}; charged ${budgetText(c)} to the ${REL_TEXT[ledgerRel]} ledger]` : '';
   return `  ${r.name.padEnd(28)} ${r.stat.padEnd(12)} ${what.padEnd(20)} eps ${fmt(r.eps).padStart(7)}${r.delta ? `  delta ${fmt(r.delta)}` : ''}  ${mech}${'by' in r && r.by ? ` (grouped by ${r.by})` : ''}${conv}`;
@@ -564,6 +565,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       r.notes.push(`NOT PRIVATE: the bounds/levels of ${flagged.join(', ')} were computed from the data (--bounds-from-data)`);
     }
   }
+  privateBoundsNotes(results, a.schema); // bounds estimated by a private 'bounds' release of the plan (describe)
   // 1. stdout: the results (and the failure, value-free) before any file is written.
   // With --json, stdout holds results.json only (the messages go to stderr).
   const say = o.json ? (s: string) => io.err(s) : (s: string) => io.out(s);
@@ -652,6 +654,11 @@ interface DescribeOptions {
   delta?: number;
   schema?: string;
   boundsFromData?: boolean;
+  /** Private bounds for numeric columns without schema bounds (the default unless --bounds-from-data). */
+  autoBounds?: boolean;
+  boundsEps?: number;
+  boundsMethod?: 'histogram' | 'quantiles';
+  boundsRange?: string;
   columns?: string;
   ledger: string;
   budget?: string;
@@ -666,6 +673,50 @@ interface DescribeOptions {
 
 /** Budget split of `describe`, per column (shares of that column's eps). */
 export const DESCRIBE_SPLIT = { count: 0.1, mean: 0.2, sd: 0.2, quartiles: 0.3, histogram: 0.2 } as const;
+
+/** Default share of a column's eps for its private bounds (`describe --auto-bounds`); the rest is split as DESCRIBE_SPLIT. */
+export const DESCRIBE_BOUNDS_SHARE = 0.2;
+
+/** The private bounds of describe: per auto-bounded column its eps, the method and the quantile method's range. */
+interface DescribeBounds {
+  eps: Map<string, number>;
+  method: 'histogram' | 'quantiles';
+  range?: [number, number];
+}
+
+/**
+ * The private-bounds options of describe, checked before anything is read or spent: numeric columns
+ * without schema bounds get a private 'bounds' release (bounds-release.ts) unless --bounds-from-data;
+ * a categorical column without levels still needs a schema (or --bounds-from-data).
+ */
+function describeBoundsPlan(missing: readonly { name: string; kind: 'numeric' | 'categorical' }[], eps: number, k: number, o: DescribeOptions, schemaFile: string | undefined): DescribeBounds {
+  if (o.autoBounds && o.boundsFromData) throw new InvalidArgumentError('--auto-bounds', 'cannot be combined with --bounds-from-data (private bounds, or bounds from the data that are NOT private: choose one)');
+  if (o.boundsFromData) {
+    for (const k of ['boundsEps', 'boundsMethod', 'boundsRange'] as const) if (o[k] !== undefined) throw new InvalidArgumentError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, 'applies to private bounds (--auto-bounds), not to --bounds-from-data');
+    return { eps: new Map(), method: 'histogram' };
+  }
+  const method = o.boundsMethod ?? 'histogram';
+  let range: [number, number] | undefined;
+  if (o.boundsRange !== undefined) {
+    if (method !== 'quantiles') throw new InvalidArgumentError('--bounds-range', 'applies to --bounds-method quantiles only');
+    const parts = o.boundsRange.split(',').map((s) => Number(s.trim()));
+    if (parts.length !== 2 || !parts.every(Number.isFinite) || !(parts[0]! < parts[1]!)) throw new InvalidArgumentError('--bounds-range', 'must be lo,hi with finite lo < hi', o.boundsRange);
+    range = [parts[0]!, parts[1]!];
+  } else if (method === 'quantiles') throw new InvalidArgumentError('--bounds-range', 'is required with --bounds-method quantiles (lo,hi: the wide public range the percentiles are searched in)');
+  const cat = missing.find((c) => c.kind !== 'numeric');
+  if (cat && !o.dryRun) {
+    throw new InvalidArgumentError(
+      `column "${cat.name}"`,
+      `has no public levels${schemaFile ? ` in ${schemaFile}` : ' (no --schema given)'}: declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private); private bounds (--auto-bounds) are for numeric columns`,
+    );
+  }
+  const num = missing.filter((c) => c.kind === 'numeric');
+  const epsCol = eps / k;
+  const be = o.boundsEps ?? DESCRIBE_BOUNDS_SHARE * epsCol;
+  if (o.boundsEps !== undefined && num.length === 0) throw new InvalidArgumentError('--bounds-eps', 'is not used: every column has bounds in the schema');
+  if (num.length > 0 && !(be < epsCol)) throw new InvalidArgumentError('--bounds-eps', `must be smaller than each column's share of --eps (${fmt(epsCol)}), which also pays its other releases`, be);
+  return { eps: new Map(num.map((c) => [c.name, be])), method, ...(range ? { range } : {}) };
+}
 
 async function describe(dataArg: string | undefined, o: DescribeOptions, io: CliIO): Promise<number> {
   if ((dataArg === undefined) === (o.clickhouse === undefined)) throw new InvalidArgumentError('describe', 'needs exactly one data source: a file argument, or --clickhouse URL with --table');
@@ -690,6 +741,7 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   };
   const engine = await DataEngine.open(spec).catch(withheld);
   let columns: { name: string; kind: 'numeric' | 'categorical' }[];
+  let bounds: DescribeBounds;
   try {
     const all = await engine.columns().catch(withheld);
     if (!o.columns && !(await headerDetected(engine, spec))) {
@@ -705,17 +757,14 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
       return { name: w, kind: s && s.type !== 'id' ? s.type : all.find((c) => c.name === w)!.kind };
     });
     const missing = columns.filter((c) => !schema.columns.has(c.name));
-    if (o.dryRun) return describeDryRun(data, columns, missing, o, io);
+    // Private bounds of the numeric columns without schema bounds (checked before anything is read or spent).
+    const nDescribed = columns.filter((c) => schema.columns.get(c.name)?.type !== 'id').length;
+    if (nDescribed === 0) throw new InvalidArgumentError('columns', 'must name at least one column');
+    bounds = describeBoundsPlan(missing, o.eps ?? 1, nDescribed, o, o.schema);
+    if (o.dryRun) return describeDryRun(data, columns.filter((c) => schema.columns.get(c.name)?.type !== 'id'), missing, bounds, o, io);
     if (o.eps === undefined) throw new InvalidArgumentError('--eps', 'is required (the total epsilon of the description, split over columns and statistics); --dry-run shows the plan without it');
-    if (missing.length > 0 && !o.boundsFromData) {
-      const c = missing[0]!;
-      throw new InvalidArgumentError(
-        `column "${c.name}"`,
-        // (not "bounds" or "levels": the kind of an undeclared column is DuckDB's guess from the data)
-        `has no public bounds or levels${o.schema ? ` in ${o.schema}` : ' (no --schema given)'}: declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private)`,
-      );
-    }
-    if (missing.length > 0) {
+    for (const [name, be] of bounds.eps) schema.columns.set(name, pendingBoundsColumn(name, bounds.method, be, `${name}: bounds`, bounds.range));
+    if (missing.length > 0 && o.boundsFromData) {
       const msg = `--bounds-from-data: bounds/levels of ${missing.map((c) => c.name).join(', ')} were computed from the data; results for these columns are NOT differentially private`;
       warnings.push(msg);
       io.err(`dpkit: WARNING: ${msg}`);
@@ -743,7 +792,7 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
     const t = schema.columns.get(c.name)!.type;
     return t === 'id' ? [] : [{ name: c.name, kind: t }];
   });
-  const releases = describeReleases(described, eps, o.delta);
+  const releases = describeReleases(described, eps, o.delta, bounds);
   const k = described.length;
   const epsCol = eps / k;
   const total = planCost(releases, 'bounded');
@@ -761,12 +810,23 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   io.err(
     `dpkit: budget split: eps ${fmt(eps)}${o.delta ? `, delta ${fmt(o.delta)}` : ''} over ${k} column(s) = ${fmt(epsCol)} each; numeric column: count ${DESCRIBE_SPLIT.count * 100}%, mean ${DESCRIBE_SPLIT.mean * 100}%, sd ${DESCRIBE_SPLIT.sd * 100}%, quartiles ${DESCRIBE_SPLIT.quartiles * 100}% (a third each), histogram ${DESCRIBE_SPLIT.histogram * 100}%; categorical column: frequency table 100%.`,
   );
+  if (bounds.eps.size > 0) io.err(`dpkit: ${boundsText(bounds)}`);
   const fromData = new Set([...schema.columns.values()].filter((c) => c.fromData).map((c) => c.name));
   return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data, debug: o.debug, outSetting: '--out', quiet: o.quiet, json: o.json, wide: o.wide }, io);
 }
 
-/** The releases of `describe`: per column its share of eps (and delta), split as {@link DESCRIBE_SPLIT}. */
-function describeReleases(columns: readonly { name: string; kind: 'numeric' | 'categorical' }[], eps: number, delta: number | undefined): ReleaseSpec[] {
+/** What describe's private bounds cost and do, in one line (stderr before a run, stdout in a dry run). */
+function boundsText(b: DescribeBounds): string {
+  const how = b.method === 'quantiles' ? `private 1st/99th percentiles in [${b.range![0]}, ${b.range![1]}]` : 'ApproxBounds, a noisy log2-magnitude histogram';
+  return `private bounds (--auto-bounds; ${how}) for ${[...b.eps].map(([c, e]) => `${c} (eps ${fmt(e)})`).join(', ')}: each charged as the release "<column>: bounds" out of its column's share, and used as that column's bounds in the later releases (their results say so).`;
+}
+
+/**
+ * The releases of `describe`: per column its share of eps (and delta), split as {@link DESCRIBE_SPLIT};
+ * a column with private bounds first spends `bounds.eps` of its share on them (a 'bounds' release) and
+ * splits the rest.
+ */
+function describeReleases(columns: readonly { name: string; kind: 'numeric' | 'categorical' }[], eps: number, delta: number | undefined, bounds?: DescribeBounds): ReleaseSpec[] {
   const k = columns.length;
   if (k === 0) throw new InvalidArgumentError('columns', 'must name at least one column');
   const epsCol = eps / k;
@@ -776,11 +836,14 @@ function describeReleases(columns: readonly { name: string; kind: 'numeric' | 'c
   for (const c of columns) {
     const base = { neighbors: 'bounded' as const, line: 0 };
     if (c.kind === 'numeric') {
-      releases.push({ ...base, stat: 'count', name: `${c.name}: count`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.count, delta: d(DESCRIBE_SPLIT.count), mechanism });
-      releases.push({ ...base, stat: 'mean', name: `${c.name}: mean`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.mean, delta: d(DESCRIBE_SPLIT.mean), mechanism });
-      releases.push({ ...base, stat: 'sd', name: `${c.name}: sd`, column: c.name, eps: epsCol * DESCRIBE_SPLIT.sd, delta: d(DESCRIBE_SPLIT.sd), mechanism });
-      releases.push({ ...base, stat: 'quantile', name: `${c.name}: quartiles`, column: c.name, probs: [0.25, 0.5, 0.75], eps: epsCol * DESCRIBE_SPLIT.quartiles, delta: 0 });
-      releases.push({ ...base, stat: 'histogram', name: `${c.name}: histogram`, column: c.name, normalize: false, eps: epsCol * DESCRIBE_SPLIT.histogram, delta: d(DESCRIBE_SPLIT.histogram), mechanism });
+      const be = bounds?.eps.get(c.name);
+      const e = be === undefined ? epsCol : epsCol - be;
+      if (be !== undefined) releases.push({ ...base, stat: 'bounds', name: `${c.name}: bounds`, column: c.name, method: bounds!.method, ...(bounds!.range ? { range: bounds!.range } : {}), eps: be, delta: 0 });
+      releases.push({ ...base, stat: 'count', name: `${c.name}: count`, column: c.name, eps: e * DESCRIBE_SPLIT.count, delta: d(DESCRIBE_SPLIT.count), mechanism });
+      releases.push({ ...base, stat: 'mean', name: `${c.name}: mean`, column: c.name, eps: e * DESCRIBE_SPLIT.mean, delta: d(DESCRIBE_SPLIT.mean), mechanism });
+      releases.push({ ...base, stat: 'sd', name: `${c.name}: sd`, column: c.name, eps: e * DESCRIBE_SPLIT.sd, delta: d(DESCRIBE_SPLIT.sd), mechanism });
+      releases.push({ ...base, stat: 'quantile', name: `${c.name}: quartiles`, column: c.name, probs: [0.25, 0.5, 0.75], eps: e * DESCRIBE_SPLIT.quartiles, delta: 0 });
+      releases.push({ ...base, stat: 'histogram', name: `${c.name}: histogram`, column: c.name, normalize: false, eps: e * DESCRIBE_SPLIT.histogram, delta: d(DESCRIBE_SPLIT.histogram), mechanism });
     } else {
       releases.push({ ...base, stat: 'table', name: `${c.name}: frequencies`, columns: [c.name], eps: epsCol, delta: delta ? delta / k : 0, mechanism });
     }
@@ -796,16 +859,18 @@ function describeDryRun(
   data: string,
   columns: readonly { name: string; kind: 'numeric' | 'categorical' }[],
   missing: readonly { name: string }[],
+  bounds: DescribeBounds,
   o: DescribeOptions,
   io: CliIO,
 ): number {
   const eps = o.eps ?? 1;
-  const releases = describeReleases(columns, eps, o.delta);
+  const releases = describeReleases(columns, eps, o.delta, bounds);
   const existing = fs.existsSync(o.ledger) ? readLedger(o.ledger) : undefined;
   const ledgerRel = existing?.neighbors ?? 'bounded';
   const cost = planCost(releases, ledgerRel);
   const undeclared = missing.map((c) => c.name);
-  const needs = undeclared.length > 0 && !o.boundsFromData;
+  const noLevels = undeclared.filter((c) => !bounds.eps.has(c));
+  const needs = noLevels.length > 0 && !o.boundsFromData;
   let remaining: { eps: number; delta: number } | undefined = existing?.remaining;
   if (!existing && o.budget !== undefined) {
     const [e, dl] = o.budget.split(',');
@@ -823,6 +888,7 @@ function describeDryRun(
           releases: releases.map((r) => ({ ...withoutLine(r), charged: releaseCost(r, ledgerRel) })),
           cost,
           undeclaredColumns: undeclared,
+          privateBounds: Object.fromEntries(bounds.eps),
           ledger: { path: o.ledger, exists: Boolean(existing), remaining: remaining ?? null },
           fits: ok,
         },
@@ -839,11 +905,12 @@ function describeDryRun(
     io.out(`This plan spends ${budgetText(cost)} (sequential composition).`);
     if (existing) io.out(`Ledger ${o.ledger}: total ${budgetText(existing.budget)}, spent ${budgetText(existing.spent)}, remaining ${budgetText(existing.remaining)}.`);
     else io.out(`Ledger ${o.ledger} does not exist yet${o.budget === undefined ? '; a run needs --budget to create it' : ''}.`);
+    if (bounds.eps.size > 0) io.out(boundsText(bounds).replace(/^private bounds/, 'Private bounds'));
     if (needs) {
       io.out(
-        `Columns without public bounds or levels: ${undeclared.join(', ')}. Declare them in a schema (--schema; dpkit init writes a skeleton), or a run needs --bounds-from-data (NOT private).`,
+        `Columns without public levels: ${noLevels.join(', ')}. Declare them in a schema (--schema; dpkit init writes a skeleton), or a run needs --bounds-from-data (NOT private).`,
       );
-    } else if (undeclared.length > 0) {
+    } else if (undeclared.length > 0 && o.boundsFromData) {
       io.out(`--bounds-from-data: a run would compute the bounds/levels of ${undeclared.join(', ')} from the data (NOT private; flagged in every output).`);
     }
     if (!ok) {
@@ -1026,6 +1093,10 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .option('--delta <delta>', 'total delta; when given, Gaussian (analytic) noise replaces Laplace', num('--delta', 'unit'))
     .option('--schema <schema.yaml>', 'public bounds, levels and missing-value policies of the columns')
     .option('--bounds-from-data', 'compute missing bounds/levels from the data (NOT PRIVATE; flagged in every output)')
+    .option('--auto-bounds', 'private bounds for numeric columns without schema bounds, charged like any release (the default unless --bounds-from-data)')
+    .option('--bounds-eps <eps>', `eps of each such column's private bounds, out of its share of --eps (default ${DESCRIBE_BOUNDS_SHARE * 100}% of the share)`, num('--bounds-eps', 'positive'))
+    .addOption(new Option('--bounds-method <method>', 'private bounds: histogram (ApproxBounds, default) or quantiles (private 1st/99th percentiles in --bounds-range)').choices(['histogram', 'quantiles']))
+    .option('--bounds-range <lo,hi>', 'the wide public range searched by --bounds-method quantiles')
     .option('--columns <a,b,...>', 'only these columns')
     .option('--ledger <file>', 'ledger file', 'out/ledger')
     .option('--budget <eps[,delta[,accounting]]>', 'total budget when the ledger is created (accounting: basic, the default, or zcdp-filter)')

@@ -72,6 +72,9 @@ async function prefetch(a: Analysis, engine: DataEngine): Promise<void> {
   const hists: (NumericRequest & { edges: number[]; uniform: boolean })[] = [];
   for (const r of a.releases) {
     if (r.unitBounds) continue; // bounded per unit in its own query
+    // A column whose bounds a private 'bounds' release of the plan has not estimated yet (bounds-release.ts).
+    const col = 'column' in r && r.column ? a.schema.columns.get(r.column) : undefined;
+    if (col?.type === 'numeric' && col.privateBounds?.pending) continue;
     if ((r.stat === 'mean' || r.stat === 'variance' || r.stat === 'sd') && !r.by) moments.push(numericReq(a.schema, r.column));
     if (r.stat === 'count' && !r.by && r.column && a.schema.columns.get(r.column)?.type === 'numeric') moments.push(numericReq(a.schema, r.column));
     if (r.stat === 'histogram') {

@@ -26,6 +26,7 @@ import type { DataEngine, NumericRequest } from './data.js';
 import { gridMaxAbs, gridWidth } from './engine/engine.js';
 import { fitModel, modelsAvailable } from './models.js';
 import { planUnitRelease } from './unit-releases.js';
+import { planBoundsSpec } from './bounds-release.js';
 import type { CategoricalColumn, DataSchema, NoiseMechanism, NumericColumn, ReleaseResult, ReleaseSpec, StatName } from './spec.js';
 
 /** A release's result before its charge is known. */
@@ -430,6 +431,7 @@ const PLANNERS: { [K in StatName]: Planner<K> } = {
   quantile: planQuantileSpec,
   histogram: planHistogramSpec,
   table: planTableSpec,
+  bounds: planBoundsSpec,
   logistic_regression: planModel,
   svm: planModel,
   linear_regression: planModel,

@@ -19,6 +19,11 @@ export interface NumericColumn {
   bins: number;
   /** True when lower/upper were computed from the data (`--bounds-from-data`): NOT private. */
   fromData?: boolean;
+  /**
+   * lower/upper are (or, while `pending`, will be) the output of the plan's private 'bounds' release
+   * `release` at `eps` (`dpkit describe --auto-bounds`); pending: a placeholder (the method's widest range).
+   */
+  privateBounds?: { eps: number; method: 'histogram' | 'quantiles'; release: string; pending: boolean };
 }
 
 export interface CategoricalColumn {
@@ -95,6 +100,11 @@ export type ReleaseSpec =
   | (ReleaseBase & { stat: 'quantile'; column: string; probs: number[]; by?: string; bins?: number })
   | (ReleaseBase & { stat: 'histogram'; column: string; by?: string; bins?: number; edges?: number[]; normalize: boolean; mechanism: NoiseMechanism })
   | (ReleaseBase & { stat: 'table'; columns: string[]; mechanism: NoiseMechanism })
+  /**
+   * Private clipping bounds of a numeric column (`dpkit describe` for a column the schema gives no
+   * bounds): their result replaces the column's placeholder bounds for the later releases of the plan.
+   */
+  | (ReleaseBase & { stat: 'bounds'; column: string; method: 'histogram' | 'quantiles'; range?: [number, number] })
   | (ReleaseBase & {
       stat: 'logistic_regression' | 'svm';
       features: string[];

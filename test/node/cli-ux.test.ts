@@ -147,9 +147,11 @@ describe('describe --dry-run', () => {
     const r = await cli('describe', path.join(ROOT, 'data/adult.csv'), '--dry-run', '--ledger', ledger, '--out', path.join(dir, 'out'));
     expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
     expect(r.out).toMatch(/--eps not given: the costs below are for --eps 1/);
-    expect(r.out).toMatch(/age: quartiles\s+quantile\s+age\s+eps\s+0\.02/); // 1/15 columns x 30%
+    expect(r.out).toMatch(/age: quartiles\s+quantile\s+age\s+eps\s+0\.016/); // 1/15 columns x 80% (20% pays age's private bounds) x 30%
+    expect(r.out).toMatch(/age: bounds\s+bounds\s+age\s+eps\s+0\.0133/);
     expect(r.out).toMatch(/This plan spends eps=1 /);
-    expect(r.out).toMatch(/Columns without public bounds or levels: age, workclass/);
+    expect(r.out).toMatch(/Private bounds \(--auto-bounds; .*\) for age \(eps 0\.0133\)/);
+    expect(r.out).toMatch(/Columns without public levels: workclass/);
     expect(r.out).toMatch(/no data value was read and nothing was spent/);
     expect(fs.existsSync(ledger)).toBe(false);
     expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);

@@ -388,13 +388,18 @@ describe('dpkit describe', () => {
     expect(readLedger(path.join(dir, 'l')).spent.eps).toBeCloseTo(1, 12);
   });
 
-  it('missing bounds are an error; --bounds-from-data works with a loud NOT PRIVATE flag', async () => {
+  it('missing levels are an error, missing bounds get private bounds; --bounds-from-data works with a loud NOT PRIVATE flag', async () => {
     const dir = tmpDir();
     const common = ['--eps', '0.5', '--columns', 'age', '--ledger', path.join(dir, 'l'), '--budget', '5', '--out', path.join(dir, 'o')];
-    const r = await cli('describe', ADULT, ...common);
-    expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toEqual(['dpkit: error: column "age" has no public bounds or levels (no --schema given): declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private)']);
+    const c = await cli('describe', ADULT, ...common.map((x) => (x === 'age' ? 'sex' : x)));
+    expect(c.code).toBe(EXIT.usage);
+    expect(c.err).toEqual(['dpkit: error: column "sex" has no public levels (no --schema given): declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private); private bounds (--auto-bounds) are for numeric columns']);
     expect(fs.existsSync(path.join(dir, 'l'))).toBe(false);
+    // A numeric column without schema bounds: private bounds (describe --auto-bounds, the default; test/node/describe-auto-bounds.test.ts).
+    const r = await cli('describe', ADULT, ...common, '--ledger', path.join(dir, 'l2'));
+    expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
+    expect(r.out).toContain('age: bounds');
+    expect(r.out).not.toContain('NOT PRIVATE');
     const f = await cli('describe', ADULT, ...common, '--bounds-from-data');
     expect(f.code).toBe(EXIT.ok);
     expect(f.err.join('\n')).toMatch(/WARNING: --bounds-from-data/);
