@@ -185,7 +185,7 @@ export function functionalRegressionCoefficients(T: ArrayLike<number>, n: number
 /**
  * Adds K-norm noise to T in place (validated inputs): rate eps / Delta for the chosen norm. FLOAT
  * samplers for every norm (simulations, audits); {@link FunctionalLinearRegressionDP} releases 'l1'
- * through the floating-point-safe lattice path instead.
+ * through the floating-point-safe lattice path by default.
  */
 export function perturbFunctionalStatistic(rng: Rng, T: Float64Array, p: number, eps: number, norm: FunctionalNorm, stats?: RejectionStats, body?: ConvexBody): void {
   const d = T.length;
@@ -197,12 +197,15 @@ export function perturbFunctionalStatistic(rng: Rng, T: Float64Array, p: number,
 
 export interface FunctionalLinearOptions {
   eps: number;
-  /** 'optimal' (default), 'linf' or 'l1'. */
+  /**
+   * 'l1' (default: the norm with an exact lattice sampler), or 'linf' / 'optimal' (more accurate
+   * K-norm noise, float samplers only: they need `noise: 'float'`).
+   */
   norm?: FunctionalNorm;
   /**
-   * 'safe' (the default for 'l1': lattice Laplace through the shared floating-point-safe path) or
-   * 'float' (simulations; the only mode, and the default, for 'linf' and 'optimal', whose K-norm
-   * samplers release plain floats - see the class comment).
+   * 'safe' (default): the coefficient sums T rounded to a public grid and exact discrete Laplace
+   * noise added on it (norm 'l1'; see the class comment). 'float': the float K-norm samplers of
+   * every norm (simulations; the output is exposed to floating-point attacks).
    */
   noise?: 'safe' | 'float';
 }
@@ -218,28 +221,38 @@ const FUNCTIONAL_OPTIONS = optionSpec<FunctionalLinearOptions>({ eps: true, norm
  * Guarantee: eps-DP (delta = 0), bounded neighbours (n public and fixed, one record replaced), by
  * the K-norm mechanism (Hardt & Talwar 2010) and post-processing.
  *
- * Floating point: with 'l1' and `noise: 'safe'` (its default) T is released by the shared lattice
- * Laplace path (`addLaplaceNoise(T, { scale: Delta_1/eps, sensitivity: Delta_1 }, rng, 'safe')`:
- * rounding to the grid 2^k, k = floor(log2(Delta_1/eps)) - 40, exact discrete Laplace noise, the
- * scale inflated for the rounding), which is floating-point safe. 'linf' and 'optimal' use the float
- * K-norm samplers (Gamma radius times a uniform point of the cube or of K by rejection): their output
- * is exposed to floating-point attacks (Mironov 2012) and their eps-DP holds for the ideal real-valued
- * mechanism only; no floating-point-safe sampler for those norms is implemented (see
- * kNormMechanism's doc comment), so they accept only `noise: 'float'`.
+ * Default release (`noise: 'safe'`, norm 'l1'): the polynomial coefficients' sums T are rounded
+ * to the public grid 2^k, k = floor(log2(Delta_1 / eps)) - 40 (m_j = round(T_j / 2^k), an exact
+ * integer), and exact discrete Laplace noise is added on the integers (Canonne, Kamath & Steinke
+ * 2020, sampled from uniform random bits; src/random/lattice.ts); the release is (m + Y) 2^k.
+ * Sensitivity with the rounding: each rounding moves a coordinate by at most 2^(k-1), so for
+ * neighbours |m_j - m'_j| <= |T_j - T'_j| / 2^k + 1 and ||m - m'||_1 <= Delta_1 / 2^k + d grid units
+ * (d = {@link functionalStatisticDimension}); the noise scale is therefore raised from
+ * b = Delta_1 / eps to b (Delta_1 + d 2^k) / Delta_1 and rounded up to an integer number t of grid
+ * units, so ||m - m'||_1 / t <= eps: eps-DP by the discrete Laplace mechanism (its likelihood ratio
+ * for an integer shift c is at most exp(||c||_1 / t)). The relative increase of the scale is
+ * d 2^k / Delta_1 <= d 2^-40 / eps. Solving the normal equations is post-processing. The released
+ * T is a deterministic function of the private integers (no floating-point leak, Mironov 2012).
+ *
+ * `noise: 'float'` (simulations; required for 'linf' and 'optimal'): the float K-norm samplers (Gamma
+ * radius times a uniform point of the cube or of K by rejection): their output is exposed to
+ * floating-point attacks (Mironov 2012) and their eps-DP holds for the ideal real-valued mechanism
+ * only; no exact lattice sampler for those norms is implemented (see kNormMechanism's doc comment).
+ * 'linf' and 'optimal' are more accurate than 'l1' at the same eps (Awan & Slavkovic 2021).
  *
  * @example
  * ```ts
  * import { FunctionalLinearRegressionDP, seededRng } from 'dpkit';
  * const X = Array.from({ length: 500 }, (_, i) => [((i % 21) - 10) / 10]);
  * const y = X.map(([x]) => 0.5 * x! + 0.1);
- * const model = new FunctionalLinearRegressionDP({ eps: 1, norm: 'l1' }).fit(X, y, { rng: seededRng(6) });
+ * const model = new FunctionalLinearRegressionDP({ eps: 1 }).fit(X, y, { rng: seededRng(6) }); // norm 'l1' on the lattice
  * console.log(model.coef, model.predict([[0.5]])); // intercept first; about [0.1, 0.5] up to the noise
  * ```
  */
 export class FunctionalLinearRegressionDP {
   readonly eps: number;
   readonly norm: FunctionalNorm;
-  /** 'safe' (l1 only) or 'float'. */
+  /** 'safe' (the default; norm 'l1') or 'float'. */
   readonly noise: 'safe' | 'float';
   /** Coefficients, intercept first. */
   coeff: number[] | undefined;
@@ -254,21 +267,21 @@ export class FunctionalLinearRegressionDP {
   acceptance: RejectionStats | undefined;
 
   /**
-   * @param opts `eps`, the K-norm `norm` ('optimal' default, 'linf' or 'l1') and `noise` ('safe', l1 only and its default, or 'float').
-   * @throws {@link InvalidArgumentError} when an option is out of its domain (`noise: 'safe'` with a norm other than 'l1' included).
+   * @param opts `eps`, the K-norm `norm` ('l1' default, 'linf' or 'optimal') and `noise` ('safe', the default, l1 only; or 'float').
+   * @throws {@link InvalidArgumentError} when an option is out of its domain ('linf' or 'optimal' without `noise: 'float'` included).
    * @throws {@link UnknownOptionError} for an unknown option key.
    */
   constructor(opts: FunctionalLinearOptions) {
     checkOptionKeys('FunctionalLinearRegressionDP', opts, FUNCTIONAL_OPTIONS, true);
     if (typeof opts !== 'object' || opts === null) throw new InvalidArgumentError('options', 'must be an object { eps, norm? }', opts);
     this.eps = checkEpsilon(opts.eps);
-    const norm = opts.norm ?? 'optimal';
+    const norm = opts.norm ?? 'l1';
     if (norm !== 'l1' && norm !== 'linf' && norm !== 'optimal') throw new InvalidArgumentError('norm', "must be 'l1', 'linf' or 'optimal'", norm);
     this.norm = norm;
-    const noise = opts.noise ?? (norm === 'l1' ? 'safe' : 'float');
+    const noise = opts.noise ?? 'safe';
     if (noise !== 'safe' && noise !== 'float') throw new InvalidArgumentError('noise', "must be 'safe' or 'float'", noise);
     if (noise === 'safe' && norm !== 'l1') {
-      throw new InvalidArgumentError('noise', `must be 'float' for norm '${norm}': only 'l1' has a floating-point-safe (lattice) sampler`, noise);
+      throw new InvalidArgumentError('noise', `must be 'float' for norm '${norm}' (pass noise: 'float' for its float K-norm sampler): only 'l1' has a floating-point-safe (lattice) sampler, the default`, noise);
     }
     this.noise = noise;
   }

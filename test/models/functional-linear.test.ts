@@ -15,6 +15,7 @@ import {
   perturbFunctionalStatistic,
 } from '../../src/models/functional-linear.js';
 import { addLaplaceNoise } from '../../src/mechanisms/noise.js';
+import { planLaplaceGrid } from '../../src/random/lattice.js';
 import { seededRng, type Rng } from '../../src/random/rng.js';
 import { ksTest } from '../helpers/gof.js';
 
@@ -143,7 +144,7 @@ describe('FunctionalLinearRegressionDP', () => {
     b.forEach((v, i) => expect(v).toBeCloseTo(exact[i]!, 10));
     const acc = new PrivacyAccountant({ eps: 3000 });
     for (const norm of ['l1', 'linf', 'optimal'] as const) {
-      const m = new FunctionalLinearRegressionDP({ eps: 1000, norm }).fit(X, y, { rng: seededRng(norm), accountant: acc });
+      const m = new FunctionalLinearRegressionDP({ eps: 1000, norm, noise: norm === 'l1' ? 'safe' : 'float' }).fit(X, y, { rng: seededRng(norm), accountant: acc });
       m.coeff!.forEach((v, i) => expect(Math.abs(v - exact[i]!)).toBeLessThan(0.02));
       expect(m.predict([[0, 0, 0]])[0]).toBeCloseTo(m.coeff![0]!, 14);
     }
@@ -157,7 +158,7 @@ describe('FunctionalLinearRegressionDP', () => {
     const med = (norm: 'l1' | 'linf' | 'optimal') => {
       const rng = seededRng(`cmp-${norm}`);
       const errs = Array.from({ length: 41 }, () => {
-        const c = new FunctionalLinearRegressionDP({ eps: 1, norm }).fit(X, y, { rng }).coeff!;
+        const c = new FunctionalLinearRegressionDP({ eps: 1, norm, noise: norm === 'l1' ? 'safe' : 'float' }).fit(X, y, { rng }).coeff!;
         return Math.hypot(...c.map((v, i) => v - exact[i]!));
       }).sort((a, b) => a - b);
       return errs[20]!;
@@ -192,7 +193,7 @@ describe('FunctionalLinearRegressionDP', () => {
     };
     const X = [counted([0.5, 0.25]), counted([-0.5, 0.75])];
     const y = counted([0.1, -0.8765]);
-    const m = new FunctionalLinearRegressionDP({ eps: 1, norm: 'linf' });
+    const m = new FunctionalLinearRegressionDP({ eps: 1, norm: 'linf', noise: 'float' });
     const empty = new PrivacyAccountant({ eps: 0.5 });
     expect(() => m.fit(X, y, { accountant: empty, rng: seededRng(1) })).toThrow(BudgetExceededError);
     expect(() => m.fit(X, [0], { accountant: empty })).toThrow(/y must have one value per row/);
@@ -224,14 +225,15 @@ describe('FunctionalLinearRegressionDP', () => {
     expect(acc.spent().eps).toBe(3);
   });
 
-  it("'l1' releases T through the floating-point-safe lattice Laplace path by default; 'linf'/'optimal' are float only", () => {
+  it("the default (norm 'l1', noise 'safe') releases T through the floating-point-safe lattice Laplace path; 'linf'/'optimal' are float only", () => {
     const rng = seededRng('fl-data');
     const n = 200;
     const p = 2;
     const X = Array.from({ length: n }, () => [2 * rng.nextDouble() - 1, 2 * rng.nextDouble() - 1]);
     const y = X.map((r) => Math.max(-1, Math.min(1, 0.3 * r[0]! - 0.5 * r[1]! + 0.1 * (2 * rng.nextDouble() - 1))));
-    const m = new FunctionalLinearRegressionDP({ eps: 2, norm: 'l1' });
+    const m = new FunctionalLinearRegressionDP({ eps: 2 });
     expect(m.noise).toBe('safe');
+    expect(m.norm).toBe('l1');
     m.fit(X, y, { rng: seededRng('fl-noise') });
     // The same computation by hand: T, then addLaplaceNoise(T, { scale: Delta_1/eps, sensitivity: Delta_1 }, rng, 'safe').
     const T = functionalStatistic(Float64Array.from(X.flat()), Float64Array.from(y), n, p);
@@ -243,10 +245,36 @@ describe('FunctionalLinearRegressionDP', () => {
     // 'float' stays available (simulations) and gives a different draw.
     const f = new FunctionalLinearRegressionDP({ eps: 2, norm: 'l1', noise: 'float' }).fit(X, y, { rng: seededRng('fl-noise') });
     expect(f.coeff).not.toEqual(m.coeff);
-    // No safe sampler for the other norms: refused at construction; 'float' is their default.
+    // No safe sampler for the other norms: refused at construction, also by default; 'float' opts in.
     expect(() => new FunctionalLinearRegressionDP({ eps: 1, norm: 'linf', noise: 'safe' })).toThrow(/noise must be 'float' for norm 'linf'/);
-    expect(() => new FunctionalLinearRegressionDP({ eps: 1, norm: 'optimal', noise: 'safe' })).toThrow(/noise must be 'float'/);
+    expect(() => new FunctionalLinearRegressionDP({ eps: 1, norm: 'optimal' })).toThrow(/noise must be 'float' for norm 'optimal' \(pass noise: 'float'/);
     expect(() => new FunctionalLinearRegressionDP({ eps: 1, noise: 'exact' as never })).toThrow(/noise must be 'safe' or 'float'/);
-    expect(new FunctionalLinearRegressionDP({ eps: 1 }).noise).toBe('float');
+    expect(new FunctionalLinearRegressionDP({ eps: 1, norm: 'optimal', noise: 'float' }).noise).toBe('float');
+  });
+  it('lattice calibration (golden, p = 2, eps = 2): Delta_1 = 14.25, b = 7.125, grid 2^-38, t = b 2^38 (1 + d 2^-38 / Delta_1) rounded up = 57 2^35 + 5', () => {
+    const p = 2;
+    const d = functionalStatisticDimension(p); // 3 + 2 + 3 = 8
+    expect(d).toBe(8);
+    const D1 = functionalRegressionSensitivity(p, 'l1'); // 25 * 2 / 8 + 2 + 3 * 2
+    expect(D1).toBe(14.25);
+    const g = planLaplaceGrid(D1 / 2, D1, d);
+    expect(g.k).toBe(-38); // floor(log2 7.125) - 40
+    // 7.125 2^38 = 57 2^35 grid units; the rounding adds d 2^k / Delta_1 relative: 7.125 * 8 / 14.25 = 4 units;
+    // the relative 2^-48 margin of the double arithmetic adds 0.007: ceil -> + 5.
+    expect(g.gridScale).toBe(57 * 2 ** 35 + 5);
+  });
+  it('the default noise law: discrete Laplace of the inflated scale on the grid (KS vs Laplace(b_eff)); x0.7 / x1.3 rejected', () => {
+    const p = 1;
+    const d = functionalStatisticDimension(p);
+    const D1 = functionalRegressionSensitivity(p, 'l1');
+    const eps = 1;
+    const rng = seededRng('fl-law');
+    const zs: number[] = [];
+    for (let t = 0; t < 2500; t++) zs.push(...addLaplaceNoise(new Float64Array(d), { scale: D1 / eps, sensitivity: D1 }, rng, 'safe'));
+    const b = planLaplaceGrid(D1 / eps, D1, d).effectiveScale;
+    const lap = (s: number) => (z: number) => (z < 0 ? 0.5 * Math.exp(z / s) : 1 - 0.5 * Math.exp(-z / s));
+    expect(ksTest(zs, lap(b)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(zs, lap(0.7 * b)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(zs, lap(1.3 * b)).pValue).toBeLessThan(1e-6);
   });
 });
