@@ -65,6 +65,9 @@
  * have no `accounting` and are read as 'basic'. In a 'zcdp-filter' ledger a spend's `rho` is what
  * was charged; its eps and delta are the release's stated guarantee (informational), and the
  * summary's spent/remaining eps are the eps implied by the spent rho at budget.delta (display only).
+ * A spend's eps and delta there are the sum of the guarantees it covers, so a dpkit that predates
+ * the field (and reads every ledger as 'basic') counts a zcdp-filter ledger by basic composition:
+ * more spent, never less.
  *
  * Anything else (a checksum mismatch, an unparsable complete line, fewer records than the head
  * records, a missing head for a ledger with spends, a head without its ledger, more than one record
