@@ -713,7 +713,9 @@ function describeBoundsPlan(missing: readonly { name: string; kind: 'numeric' | 
   const num = missing.filter((c) => c.kind === 'numeric');
   const epsCol = eps / k;
   const be = o.boundsEps ?? DESCRIBE_BOUNDS_SHARE * epsCol;
-  if (o.boundsEps !== undefined && num.length === 0) throw new InvalidArgumentError('--bounds-eps', 'is not used: every column has bounds in the schema');
+  if (num.length === 0) {
+    for (const k of ['boundsEps', 'boundsMethod', 'boundsRange'] as const) if (o[k] !== undefined) throw new InvalidArgumentError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, 'is not used: no numeric column lacks schema bounds');
+  }
   if (num.length > 0 && !(be < epsCol)) throw new InvalidArgumentError('--bounds-eps', `must be smaller than each column's share of --eps (${fmt(epsCol)}), which also pays its other releases`, be);
   return { eps: new Map(num.map((c) => [c.name, be])), method, ...(range ? { range } : {}) };
 }

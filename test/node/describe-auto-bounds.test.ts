@@ -117,7 +117,8 @@ describe('dpkit describe: private bounds', () => {
       [['--columns', 'age', '--bounds-method', 'quantiles', '--bounds-range', '10,0'], /--bounds-range must be lo,hi with finite lo < hi/],
       [['--columns', 'age', '--bounds-method', 'median'], /--bounds-method/],
       [['--columns', 'age', '--bounds-eps', '-1'], /--bounds-eps must be a number > 0/],
-      [['--columns', 'age', '--schema', path.join(ROOT, 'examples/adult.schema.yaml'), '--bounds-eps', '0.1'], /--bounds-eps is not used: every column has bounds in the schema/],
+      [['--columns', 'age', '--schema', path.join(ROOT, 'examples/adult.schema.yaml'), '--bounds-eps', '0.1'], /--bounds-eps is not used: no numeric column lacks schema bounds/],
+      [['--columns', 'age', '--schema', path.join(ROOT, 'examples/adult.schema.yaml'), '--bounds-method', 'histogram'], /--bounds-method is not used/],
       [['--columns', 'sex'], /column "sex" has no public levels \(no --schema given\)/],
     ];
     for (const [args, msg] of cases) {
