@@ -257,7 +257,17 @@ function bernoulliExpFastBig(rng: Rng, n: bigint, d: bigint): boolean {
  * bigint. `fromBits`, when present, is the same sampler reading a shared {@link BitSource}, so that a
  * batch of samples (the lattice release of a vector) wastes no part of a random word.
  */
-export type IntSampler = ((rng: Rng) => number | bigint) & { fromBits?: (bits: BitSource) => number | bigint };
+export type IntSampler = ((rng: Rng) => number | bigint) & {
+  fromBits?: (bits: BitSource) => number | bigint;
+  /**
+   * When present: ys[i] = an independent sample Y_i for i in [from, to), drawing the random words
+   * in blocks, or with `values`: ys[i] = (round(values[i] inv) + Y_i) unit (the lattice release,
+   * lattice.ts; ys may be `values` itself). Without `values`, a sample that is not a safe integer
+   * (never at the lattice scales: probability below 2^-4000) leaves NaN in ys[i] and its exact value
+   * in `big` under i; with `values`, ys[i] is the correctly rounded (round(values[i] inv) + Y_i) unit.
+   */
+  fill?: (rng: Rng, ys: Float64Array, from: number, to: number, big: Map<number, bigint>, values?: ArrayLike<number>, inv?: number, unit?: number) => void;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Bit-level exact samplers (the lattice regime: integer scales up to 2^52)
@@ -272,17 +282,41 @@ export type IntSampler = ((rng: Rng) => number | bigint) & { fromBits?: (bits: B
 export class BitSource {
   private word = 0;
   private left = 0;
-  /** The underlying generator (a caller may also draw whole words from it: bits stay independent). */
-  constructor(readonly rng: Rng) {}
+  private readonly buf: Uint32Array | undefined;
+  private idx = 0;
+  /**
+   * @param rng The underlying generator (a caller may also draw whole words from it: bits stay independent).
+   * @param batchWords The number of words the caller expects to use: above 64, words are drawn from
+   *   the Rng in blocks of up to 16384 (`fillUint32`, one Web Crypto call per 64 KiB) instead of one
+   *   call per word; the unused rest of the last block is discarded (never read).
+   */
+  constructor(
+    readonly rng: Rng,
+    batchWords = 0,
+  ) {
+    this.buf = batchWords > 64 ? new Uint32Array(Math.min(16384, Math.ceil(batchWords))) : undefined;
+    if (this.buf !== undefined) this.idx = this.buf.length;
+  }
 
-  /** Words drawn from the Rng so far. */
+  /** Words drawn from the Rng so far (and used). */
   words = 0;
+
+  /** A fresh uniform 32-bit word, independent of every bit handed out before. */
+  word32(): number {
+    this.words++;
+    const b = this.buf;
+    if (b === undefined) return this.rng.nextUint32();
+    if (this.idx === b.length) {
+      this.rng.fillUint32(b);
+      this.idx = 0;
+    }
+    return b[this.idx++]!;
+  }
 
   /** One uniform bit (0 or 1). */
   bit(): number {
     if (this.left === 0) {
-      this.word = this.rng.nextUint32();
-      this.words++;
+      this.word = this.word32();
       this.left = 32;
     }
     this.left--;
@@ -297,8 +331,7 @@ export class BitSource {
     }
     const have = this.left;
     const high = have === 0 ? 0 : this.word & ((1 << have) - 1);
-    this.word = this.rng.nextUint32();
-    this.words++;
+    this.word = this.word32();
     this.left = 32 - (k - have);
     return high * (1 << (k - have)) + (this.word >>> this.left);
   }
@@ -504,6 +537,316 @@ function bernoulliExpFrom(src: BitSource, a: number, d: number, k0: number): boo
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Table-driven exact discrete Laplace (large batches)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Rigorous bounds on exp(-p/q) for BigInts p >= 0, q > 0: lo <= 2^P exp(-p/q) <= hi with
+ * hi - lo <= 2. From the series of exp(x), x = p/q, scaled by 2^W (W = P + 20): every term
+ * is computed twice, rounded down (a lower bound of the partial sum) and up; the series is cut at the
+ * first K with x/(K+1) <= 1/2 and an upper term <= 1, whose tail is at most that term
+ * (geometric with ratio <= 1/2), added to the upper sum. Then 2^(W+P) / upper <= 2^P exp(-x) <=
+ * 2^(W+P) / lower. Only integer arithmetic: no rounding enters.
+ */
+export function expNegBounds(p: bigint, q: bigint, P: number): [bigint, bigint] {
+  if (p < 0n || q <= 0n || !Number.isInteger(P) || P < 0) throw new InvalidArgumentError('p/q', 'must satisfy p >= 0, q > 0 and an integer precision P >= 0', `${p}/${q}`);
+  const one = 1n << BigInt(P);
+  if (p === 0n) return [one, one];
+  const W = BigInt(P + 20);
+  let lo = 1n << W;
+  let hi = lo;
+  let sumLo = lo;
+  let sumHi = hi;
+  for (let k = 1n; ; k++) {
+    const qk = q * k;
+    lo = (lo * p) / qk;
+    hi = (hi * p + qk - 1n) / qk;
+    sumLo += lo;
+    sumHi += hi;
+    if (hi <= 1n && 2n * p <= q * (k + 1n)) {
+      sumHi += hi;
+      break;
+    }
+  }
+  const num = 1n << (W + BigInt(P));
+  return [num / sumHi, (num + sumLo - 1n) / sumLo];
+}
+
+/**
+ * Whether U < exp(-p/q), exactly, for a uniform U in [0, 1) whose first 32 binary digits are the word
+ * `u` and whose further digits are fresh words of `src` (drawn only while the comparison is
+ * undecided): with V the first P digits, U lies in [V, V + 1) / 2^P and exp(-p/q) in
+ * [lo, hi] / 2^(P+64) ({@link expNegBounds}); (V + 1) 2^64 <= lo decides U < exp(-p/q), V 2^64 >= hi
+ * decides U >= exp(-p/q), else 32 more digits are read. exp(-p/q) is irrational for p > 0 (Lindemann), so this ends with
+ * probability 1, after one more word with probability at most 3 2^-32.
+ */
+export function uniformBelowExpNeg(src: BitSource, u: number, p: bigint, q: bigint): boolean {
+  let v = BigInt(u);
+  for (let P = 32; ; P += 32) {
+    // Bounds 64 digits finer than V: undecided only if the digits of exp(-p/q) after the first P
+    // are within 2^-62 of 0 or 1 here, i.e. (almost surely) only if V is the first P digits.
+    const [lo, hi] = expNegBounds(p, q, P + 64);
+    if ((v + 1n) << 64n <= lo) return true;
+    if (v << 64n >= hi) return false;
+    v = (v << 32n) | BigInt(src.word32());
+  }
+}
+
+const GUIDE_BITS = 12;
+const TWO51 = 2251799813685248;
+const ROUND_C = 6755399441055744; // 1.5 2^52
+
+/**
+ * Math.round(v) (the nearest integer, ties towards +inf) for a finite double, without Math.round
+ * (several times slower in V8). For |v| < 2^51, v + 1.5 2^52 lies in [2^52, 2^53), where the
+ * doubles are the integers, so (v + 1.5 2^52) - 1.5 2^52 = r is v rounded to the nearest integer
+ * with ties to even (the subtraction is exact); v - r is exact (|v - r| <= 1/2, Sterbenz for
+ * |v| < 1) and equals 1/2 exactly on the ties rounded down, which are moved up. Beyond 2^51,
+ * Math.round itself.
+ */
+export function roundHalfUp(v: number): number {
+  if (v < TWO51 && v > -TWO51) {
+    const r = v + ROUND_C - ROUND_C;
+    return v - r === 0.5 ? r + 1 : r;
+  }
+  return Math.round(v);
+}
+const DOWN = 1 - 2 ** -50;
+const UP = 1 + 2 ** -50;
+
+/**
+ * Exact discrete Laplace with an INTEGER scale 1 <= t < 2^52 (the same law as
+ * {@link discreteLaplaceIntSampler}: P(x) proportional to q^|x|, q = exp(-1/t)), for large batches:
+ * about 2.3 random 32-bit words per sample and no division on the common path. Building its tables
+ * costs some tens of microseconds, so the lattice release uses it for long vectors only.
+ *
+ * Law. The magnitude G is geometric, P(G >= g) = q^g. With m = max(0, floor(log2 t) - 8) write
+ * G = 2^m A + B, 0 <= B < 2^m: as in {@link discreteLaplaceIntSampler} A and B are independent,
+ * A geometric with P(A >= a) = rho^a, rho = exp(-2^m / t), and B on [0, 2^m) with P(B = b)
+ * proportional to exp(-b / t).
+ * - A by inversion: for a uniform U in [0, 1), A = #{a >= 1 : U < rho^a} has exactly that law.
+ *   The thresholds rho^a, a = 1..N (N = ceil(7 t / 2^m), so rho^N <= e^-7), are tabulated as
+ *   32-bit integers lo_a <= 2^32 rho^a < hi_a + 1 (below). With u the first 32 binary digits of U:
+ *   u < lo_a implies U < rho^a, and u > hi_a implies U > rho^a; only u in [lo_a, hi_a] (usually
+ *   one value of u, probability about 2^-32) is undecided, and then the SAME U (its digits after u
+ *   read from fresh words) is compared with rho^a exactly by {@link uniformBelowExpNeg}. So every
+ *   comparison is the exact event U < rho^a: the table changes only how fast it is decided, never
+ *   its outcome (a test checks that a table cut to 3 binary digits, which sends most comparisons to
+ *   the exact path, returns the same samples from the same random words). If U < rho^N, A >= N and,
+ *   A being memoryless, A = N + (a fresh draw of A).
+ *   The table is certified without trusting any floating-point function: rho is bounded by the
+ *   integer arithmetic of {@link expNegBounds}, then l_a = l_(a-1) rho_lo (1 - 2^-50) and
+ *   h_a = h_(a-1) rho_hi (1 + 2^-50) in doubles: each IEEE product is within a relative 2^-53 of the
+ *   exact one, so the factors 1 -/+ 2^-50 keep l_a <= rho^a <= h_a for every a <= N; then
+ *   lo_a = floor(2^32 l_a), hi_a = floor(2^32 h_a) (exact scalings and floors).
+ *   A guide table indexed by the top 10 digits of u starts the scan at the number of thresholds that
+ *   every u of that bucket is below (so the scan's result is the same as from a = 0).
+ * - B by rejection: a uniform m-bit B accepted with probability exp(-B/t) by CKS Algorithm 1, whose
+ *   first trial A_1 ~ Bernoulli(B/t) with B/t < 2^-8 is decided by 8 random bits unless they are
+ *   all 0 (then the exact comparison continues: {@link bernoulliBits}, {@link bernoulliExpFrom}).
+ * - The sign: a uniform bit, (negative, 0) rejected and everything redrawn (CKS Algorithm 2).
+ * Each random word is used for one purpose only, so all these draws are independent.
+ *
+ * @param t The integer scale.
+ * @param prefixBits Test hook: how many binary digits of the thresholds the table keeps (32; fewer
+ *   only make the exact path run more often, the samples are the same).
+ */
+export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSampler {
+  if (!Number.isSafeInteger(t) || t < 1 || t >= TWO52) throw new InvalidArgumentError('t', 'must be an integer in [1, 2^52)', t);
+  if (!Number.isInteger(prefixBits) || prefixBits < 1 || prefixBits > 32) throw new InvalidArgumentError('prefixBits', 'must be an integer in [1, 32]', prefixBits);
+  let lg = 0;
+  while (2 ** (lg + 1) <= t) lg++;
+  const m = Math.max(0, lg - 8);
+  const step = 2 ** m;
+  const tB = BigInt(t);
+  const stepB = BigInt(step);
+  const N = Math.ceil((7 * t) / step);
+  // rho = exp(-2^m/t) bounded in doubles: rlo <= rho <= rhi (53-digit truncations of 80-digit bounds).
+  const [bLo, bHi] = expNegBounds(stepB, tB, 80);
+  const rlo = Number(bLo >> 27n) * 2 ** -53;
+  const rhi = (Number(bHi >> 27n) + 1) * 2 ** -53;
+  const lo = new Float64Array(N + 2);
+  const hi = new Float64Array(N + 2);
+  const cut = 2 ** (32 - prefixBits);
+  const width = 2 ** prefixBits;
+  let l = 1;
+  let h = 1;
+  lo[0] = TWO32;
+  hi[0] = TWO32;
+  for (let a = 1; a <= N; a++) {
+    l = l * rlo * DOWN;
+    h = h * rhi * UP;
+    lo[a] = Math.floor(l * width) * cut;
+    hi[a] = (Math.floor(h * width) + 1) * cut - 1;
+  }
+  // Sentinels: lo[N + 1] = -1 stops every scan at N at the latest.
+  lo[N + 1] = -1;
+  hi[N + 1] = -1;
+  const GSHIFT = 32 - GUIDE_BITS;
+  const guide = new Int32Array(1 << GUIDE_BITS);
+  for (let i = guide.length - 1, a = 0; i >= 0; i--) {
+    // Every u of bucket i is <= (i + 1) 2^GSHIFT - 1: below lo[a + 1] for the first `a` thresholds.
+    const top = (i + 1) * 2 ** GSHIFT - 1;
+    while (a < N && lo[a + 1]! > top) a++;
+    guide[i] = a;
+  }
+  /** A: geometric with ratio rho, by inversion of the table (exact, see above). */
+  const sampleA = (src: BitSource): number => {
+    let base = 0;
+    for (;;) {
+      const u = src.word32();
+      let a = guide[u >>> GSHIFT]!;
+      while (u < lo[a + 1]!) a++;
+      // Now u >= lo[a + 1]: U < rho^(a+1) is undecided only if u <= hi[a + 1].
+      if (a < N && u <= hi[a + 1]!) {
+        if (uniformBelowExpNeg(src, u, BigInt(a + 1) * stepB, tB)) {
+          a++;
+          // Finish the scan (the table decides the next thresholds unless it was cut short).
+          while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(src, u, BigInt(a + 1) * stepB, tB)))) a++;
+        }
+      }
+      if (a < N) return base + a;
+      base += N;
+    }
+  };
+  const fromBits = (src: BitSource): number | bigint => {
+    for (;;) {
+      const a = sampleA(src);
+      let b = 0;
+      if (m > 0) {
+        for (;;) {
+          b = m <= 32 ? src.word32() >>> (32 - m) : (src.word32() >>> (64 - m)) * TWO32 + src.word32();
+          // Accept with probability exp(-b/t): CKS Algorithm 1, its first trial Bernoulli(b/t),
+          // b/t < 2^-8, decided by 8 bits unless they are all 0.
+          if (src.bits(8) !== 0 || !bernoulliBits(src, b * 256, t) || bernoulliExpFrom(src, b, t, 2)) break;
+        }
+      }
+      const negative = src.bit() === 1;
+      const g = a * step + b;
+      if (!Number.isSafeInteger(g)) {
+        const gb = BigInt(a) * stepB + BigInt(b);
+        return narrow(negative ? -gb : gb);
+      }
+      if (negative && g === 0) continue;
+      return negative ? -g : g;
+    }
+  };
+  /**
+   * The same draws as `fromBits` in one loop over a block of random words held in local variables
+   * (the rare exact paths read a BitSource on the same Rng: every word is still used once). A
+   * sample starts with at least 8 unused words in the block, enough for its common path; the
+   * few words left over when the block is renewed are discarded, never read.
+   */
+  const fill = (rng: Rng, ys: Float64Array, from: number, to: number, big: Map<number, bigint>, values?: ArrayLike<number>, inv = 1, unit = 1): void => {
+    const slow = new BitSource(rng);
+    const buf = new Uint32Array(Math.min(16384, Math.ceil(2.4 * (to - from)) + 64));
+    const len = buf.length;
+    const end = len - 8;
+    let wi = len;
+    // Bit reservoir for the small draws (8 bits of B's test, the sign bit).
+    let bw = 0;
+    let bl = 0;
+    const bShift = 32 - m;
+    const wide = m > 32;
+    for (let i = from; i < to; i++) {
+      let y: number;
+      for (;;) {
+        if (wi > end) {
+          rng.fillUint32(buf);
+          wi = 0;
+        }
+        // A by inversion.
+        let u = buf[wi++]!;
+        let a = guide[u >>> GSHIFT]!;
+        while (u < lo[a + 1]!) a++;
+        if (a < N && u <= hi[a + 1]!) {
+          while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(slow, u, BigInt(a + 1) * stepB, tB)))) a++;
+        }
+        if (a === N) {
+          // A >= N: A = N + a fresh geometric (rare: probability <= e^-7).
+          let base = 0;
+          while (a === N) {
+            base += N;
+            if (wi > end) {
+              rng.fillUint32(buf);
+              wi = 0;
+            }
+            u = buf[wi++]!;
+            a = guide[u >>> GSHIFT]!;
+            while (u < lo[a + 1]!) a++;
+            if (a < N && u <= hi[a + 1]!) {
+              while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(slow, u, BigInt(a + 1) * stepB, tB)))) a++;
+            }
+          }
+          a += base;
+          if (wi > end) {
+            rng.fillUint32(buf);
+            wi = 0;
+          }
+        }
+        // B by rejection.
+        let b = 0;
+        if (m > 0) {
+          for (;;) {
+            b = wide ? (buf[wi++]! >>> (64 - m)) * TWO32 + buf[wi++]! : buf[wi++]! >>> bShift;
+            if (bl < 8) {
+              bw = buf[wi++]!;
+              bl = 32;
+            }
+            bl -= 8;
+            if ((bw >>> bl) & 255 || !bernoulliBits(slow, b * 256, t) || bernoulliExpFrom(slow, b, t, 2)) break;
+            if (wi > end) {
+              rng.fillUint32(buf);
+              wi = 0;
+            }
+          }
+        }
+        if (bl === 0) {
+          bw = buf[wi++]!;
+          bl = 32;
+        }
+        bl--;
+        const negative = (bw >>> bl) & 1;
+        const g = a * step + b;
+        if (g > 9007199254740991) {
+          const gb = negative ? -(BigInt(a) * stepB + BigInt(b)) : BigInt(a) * stepB + BigInt(b);
+          if (values === undefined) {
+            big.set(i, gb);
+            ys[i] = NaN;
+          } else ys[i] = Number(BigInt(Math.round(values[i]! * inv)) + gb) * unit;
+          y = NaN;
+          break;
+        }
+        if (negative === 0) {
+          y = g;
+          break;
+        }
+        if (g !== 0) {
+          y = -g;
+          break;
+        }
+      }
+      if (y !== y) continue;
+      if (values === undefined) ys[i] = y;
+      else {
+        // Math.round(v), ties towards +inf (see roundHalfUp), inlined.
+        const v = values[i]! * inv;
+        let r: number;
+        if (v < TWO51 && v > -TWO51) {
+          r = v + ROUND_C - ROUND_C;
+          if (v - r === 0.5) r += 1;
+        } else r = Math.round(v);
+        ys[i] = (r + y) * unit;
+      }
+    }
+  };
+  const sampler: IntSampler = (rng) => fromBits(new BitSource(rng));
+  sampler.fromBits = fromBits;
+  sampler.fill = fill;
+  return sampler;
+}
+
 /**
  * A fast exact discrete Laplace sampler with scale tNum/tDen (same law as {@link sampleDiscreteLaplace}).
  * When tNum and tDen are below 2^53 it runs on doubles (exact integer arithmetic) with a BigInt
@@ -603,13 +946,42 @@ function bernoulliExpNum(rng: Rng, n: number, d: number): boolean {
  */
 export function discreteGaussianIntSigmaSampler(sigma: number): IntSampler {
   if (!Number.isSafeInteger(sigma) || sigma < 1 || sigma >= 2 ** 52) throw new InvalidArgumentError('sigma', 'must be an integer in [1, 2^52)', sigma);
-  const g = sigma;
+  const fromBits = gaussianIntSigmaFromBits(sigma, discreteLaplaceSampler(BigInt(sigma), 1n).fromBits!);
+  const sampler: IntSampler = (rng) => fromBits(new BitSource(rng));
+  sampler.fromBits = fromBits;
+  return sampler;
+}
+
+/**
+ * The sampler of {@link discreteGaussianIntSigmaSampler} (the same law) for large batches: the
+ * discrete Laplace proposals come from {@link discreteLaplaceTableSampler} (the same proposal law,
+ * fewer random words) and `fill` reads its random words in blocks.
+ */
+export function discreteGaussianTableSampler(sigma: number): IntSampler {
+  if (!Number.isSafeInteger(sigma) || sigma < 1 || sigma >= 2 ** 52) throw new InvalidArgumentError('sigma', 'must be an integer in [1, 2^52)', sigma);
+  const fromBits = gaussianIntSigmaFromBits(sigma, discreteLaplaceTableSampler(sigma).fromBits!);
+  const sampler: IntSampler = (rng) => fromBits(new BitSource(rng));
+  sampler.fromBits = fromBits;
+  sampler.fill = (rng, ys, from, to, big, values, inv = 1, unit = 1) => {
+    const src = new BitSource(rng, 6 * (to - from));
+    for (let i = from; i < to; i++) {
+      const y = fromBits(src);
+      if (typeof y === 'number') ys[i] = values === undefined ? y : (roundHalfUp(values[i]! * inv) + y) * unit;
+      else if (values === undefined) {
+        big.set(i, y);
+        ys[i] = NaN;
+      } else ys[i] = Number(BigInt(roundHalfUp(values[i]! * inv)) + y) * unit;
+    }
+  };
+  return sampler;
+}
+
+/** CKS Algorithm 3 with proposal scale t = g on top of a discrete Laplace proposal (see above). */
+function gaussianIntSigmaFromBits(g: number, proposalBits: (src: BitSource) => number | bigint): (src: BitSource) => number | bigint {
   const gb = BigInt(g);
-  const proposal = discreteLaplaceSampler(gb, 1n);
   const gDenB = 2n * gb * gb;
-  const proposalBits = proposal.fromBits!;
   // The same trials read from random bits (bernoulliBits: 2 bits per trial in expectation).
-  const fromBits = (src: BitSource): number | bigint => {
+  return (src: BitSource): number | bigint => {
     for (;;) {
       const y = proposalBits(src);
       if (typeof y === 'number') {
@@ -629,9 +1001,6 @@ export function discreteGaussianIntSigmaSampler(sigma: number): IntSampler {
       if (bernoulliExpFastBig(src.rng, e * e, gDenB)) return y;
     }
   };
-  const sampler: IntSampler = (rng) => fromBits(new BitSource(rng));
-  sampler.fromBits = fromBits;
-  return sampler;
 }
 
 /** Bernoulli(exp(-r^2 / (2 g^2))) for integers 0 <= r < g < 2^52 from bits (Algorithm 1, factored trials). */

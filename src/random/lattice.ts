@@ -7,7 +7,7 @@
  *
  * 1. Grid: spacing 2^k with k = floor(log2 b) - 40 (the power of two at most b / 2^40; `gridBits`).
  * 2. Rounding: m_i = round(x_i / 2^k), an exact integer: x_i / 2^k is an exact power-of-two scaling
- *    of a double and Math.round of a double is exact (ties towards +inf), |x_i/2^k - m_i| <= 1/2.
+ *    of a double and rounding a double to the nearest integer (ties towards +inf, `roundHalfUp`) is exact, |x_i/2^k - m_i| <= 1/2.
  * 3. Sensitivity inflation: for neighbours x, x', |m_i - m'_i| <= |x_i - x'_i| / 2^k + 1, so in grid
  *    units the l1 sensitivity is at most D/2^k + d and the l2 sensitivity at most D/2^k + sqrt(d)
  *    (triangle inequality with the rounding-error vectors, each of l2 norm <= sqrt(d)/2).
@@ -44,7 +44,7 @@
  * random time; the BigInt fallback paths are slower).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { BitSource, discreteGaussianIntSigmaSampler, discreteGaussianSampler, discreteLaplaceSampler, type IntSampler } from './exact.js';
+import { BitSource, discreteGaussianIntSigmaSampler, discreteGaussianSampler, discreteGaussianTableSampler, discreteLaplaceSampler, discreteLaplaceTableSampler, roundHalfUp, type IntSampler } from './exact.js';
 import type { Rng } from './rng.js';
 import { checkSafeScale } from '../validation.js';
 
@@ -129,7 +129,7 @@ export function gridSampler(kind: 'laplace' | 'gaussian', gridScale: number): In
   const key = `${kind}:${gridScale}`;
   let s = samplerCache.get(key);
   if (s === undefined) {
-    s = kind === 'laplace' ? discreteLaplaceSampler(BigInt(gridScale), 1n) : discreteGaussianIntSigmaSampler(gridScale);
+    s = withTableFill(kind, kind === 'laplace' ? discreteLaplaceSampler(BigInt(gridScale), 1n) : discreteGaussianIntSigmaSampler(gridScale), gridScale);
     if (samplerCache.size >= 64) samplerCache.clear();
     samplerCache.set(key, s);
   }
@@ -143,6 +143,22 @@ const lastSampler: { kind: string; gridScale: number; sampler: IntSampler | unde
 
 /** Samplers are stateless functions of their parameters, so repeated releases reuse them. */
 const samplerCache = new Map<string, IntSampler>();
+
+/**
+ * Gives a lattice sampler (integer scale t) the batch method of {@link discreteLaplaceTableSampler}
+ * / {@link discreteGaussianTableSampler} (the same law, fewer random words per sample), its tables
+ * built on the first batch only (a scalar release never pays for them).
+ */
+function withTableFill(kind: 'laplace' | 'gaussian', s: IntSampler, t: number): IntSampler {
+  if (s.fill !== undefined || !(Number.isSafeInteger(t) && t >= 1 && t < 2 ** 52)) return s;
+  let table: IntSampler | undefined;
+  s.fill = (rng, ys, from, to, big, values, inv, unit) =>
+    (table ??= kind === 'laplace' ? discreteLaplaceTableSampler(t) : discreteGaussianTableSampler(t)).fill!(rng, ys, from, to, big, values, inv, unit);
+  return s;
+}
+
+/** Below this many values a release draws its noise sample by sample (no batch tables). */
+const BATCH_MIN = 4096;
 
 /**
  * Check that every value can be rounded to the grid 2^k (|x| / 2^k finite). Called before any noise
@@ -163,11 +179,16 @@ export function checkGridRange(values: ArrayLike<number>, k: number, from = 0, t
 export function addGridNoise(values: ArrayLike<number>, out: Float64Array, k: number, sampler: IntSampler, rng: Rng, from = 0, to = values.length): void {
   const inv = Math.pow(2, -k);
   const unit = Math.pow(2, k);
+  if (sampler.fill !== undefined && to - from >= BATCH_MIN) {
+    // One pass: out[i] = (round(values[i] / 2^k) + Y_i) 2^k (values may be out itself).
+    sampler.fill(rng, out, from, to, new Map(), values, inv, unit);
+    return;
+  }
   // A bit-level sampler shares one bit source across the batch (no part of a random word wasted).
   const fromBits = sampler.fromBits;
   const bits = fromBits === undefined ? undefined : new BitSource(rng);
   for (let i = from; i < to; i++) {
-    const m = Math.round(values[i]! * inv);
+    const m = roundHalfUp(values[i]! * inv);
     const y = bits === undefined ? sampler(rng) : fromBits!(bits);
     const z = typeof y === 'number' ? m + y : Number(BigInt(m) + y);
     out[i] = z * unit;

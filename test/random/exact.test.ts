@@ -9,7 +9,12 @@ import {
   discreteGaussianIntSigmaSampler,
   discreteGaussianSampler,
   discreteLaplaceSampler,
+  discreteGaussianTableSampler,
+  discreteLaplaceTableSampler,
+  expNegBounds,
   isqrt,
+  roundHalfUp,
+  uniformBelowExpNeg,
   sampleBernoulliExp,
   sampleBernoulliRational,
   sampleDiscreteGaussian,
@@ -322,5 +327,152 @@ describe('bit-level discrete Laplace (integer scale: G = 2^j H + L with H, L ind
     }
     expect(() => discreteLaplaceIntSampler(1.5)).toThrow(InvalidArgumentError);
     expect(() => discreteLaplaceIntSampler(2 ** 52)).toThrow(InvalidArgumentError);
+  });
+});
+
+/** An Rng that returns scripted 32-bit words (then fails). */
+function scriptedRng(words: number[]): Rng {
+  let i = 0;
+  const next = () => {
+    if (i >= words.length) throw new Error('script exhausted');
+    return words[i++]!;
+  };
+  return {
+    secure: false,
+    nextUint32: next,
+    nextDouble: () => {
+      throw new Error('no doubles');
+    },
+    fillUint32: (o: Uint32Array) => {
+      for (let k = 0; k < o.length; k++) o[k] = next();
+      return o;
+    },
+    fillDoubles: () => {
+      throw new Error('no doubles');
+    },
+    nextBigIntBelow: () => {
+      throw new Error('no BigInt draws');
+    },
+  };
+}
+
+describe('table-driven discrete Laplace (inversion against certified thresholds, exact fallback)', () => {
+  it('expNegBounds brackets exp(-p/q) within 2 units (golden values from 80-digit decimal arithmetic)', () => {
+    // Python: from decimal import *; getcontext().prec = 80; int(Decimal(-1).exp() * 2**64) etc.
+    const e64 = 6786177901268885274n; // floor(2^64 e^-1)
+    const e96 = 29146412150787779157341161346n; // floor(2^96 e^-1)
+    const f64 = 12016929573893935354n; // floor(2^64 e^(-3/7))
+    for (const [p, q, P, want] of [[1n, 1n, 64, e64], [1n, 1n, 96, e96], [3n, 7n, 64, f64], [6n, 14n, 64, f64]] as const) {
+      const [lo, hi] = expNegBounds(p, q, P);
+      expect(lo <= want + 1n && want <= hi).toBe(true);
+      expect(hi - lo <= 2n).toBe(true);
+    }
+    expect(expNegBounds(0n, 5n, 40)).toEqual([2n ** 40n, 2n ** 40n]);
+    // Nested precisions agree and match the double exp far inside its accuracy.
+    for (const [p, q] of [[5n, 3n], [1n, 1000n], [7n, 1n], [2n ** 32n, 1506330930054n]] as const) {
+      const [lo, hi] = expNegBounds(p, q, 120);
+      const [lo2, hi2] = expNegBounds(p, q, 60);
+      expect(lo >> 60n >= lo2 - 1n && hi >> 60n <= hi2).toBe(true);
+      expect(Math.abs(Number(lo) / 2 ** 120 / Math.exp(-Number(p) / Number(q)) - 1)).toBeLessThan(1e-12);
+    }
+    expect(() => expNegBounds(-1n, 1n, 10)).toThrow(InvalidArgumentError);
+  });
+
+  it('uniformBelowExpNeg decides U < exp(-1) on the digits of U, reading more words only on a tie', () => {
+    const e64 = 6786177901268885274n;
+    const hiWord = Number(e64 >> 32n);
+    const loWord = Number(e64 & 0xffffffffn);
+    const decide = (words: number[], u: number) => uniformBelowExpNeg(new BitSource(scriptedRng(words)), u, 1n, 1n);
+    expect(decide([], hiWord - 1)).toBe(true);
+    expect(decide([], hiWord + 1)).toBe(false);
+    expect(decide([loWord - 1], hiWord)).toBe(true);
+    expect(decide([loWord + 1], hiWord)).toBe(false);
+    // Equal 64 digits: the next word decides (digits 65..96 of e^-1 from floor(2^96 e^-1)).
+    const next = Number(29146412150787779157341161346n & 0xffffffffn);
+    expect(decide([loWord, next + 1], hiWord)).toBe(false);
+    expect(decide([loWord, next - 1], hiWord)).toBe(true);
+  });
+
+  for (const t of [1, 2, 5, 37, 300, 1000, 5000]) {
+    it(`t = ${t}: chi-square against the exact pmf (t x0.7 and x1.3 rejected), per sample and in a batch`, () => {
+      const R = Math.ceil(6 * t) + 2;
+      const f = discreteLaplaceTableSampler(t);
+      const src = new BitSource(seededRng(`tab${t}`));
+      expectDiscrete(drawNumbers(30_000, () => f.fromBits!(src)), dlapPmf, t, -R, R);
+      const ys = new Float64Array(30_000);
+      f.fill!(seededRng(`tabfill${t}`), ys, 0, ys.length, new Map());
+      expectDiscrete(ys, dlapPmf, t, -R, R);
+    });
+  }
+
+  it('lattice scales (one-word and two-word B): x/t is Laplace(1) (x0.7, x1.3 rejected), low bits uniform, about 2.3 words per sample', () => {
+    const lap = (b: number) => (x: number) => (x < 0 ? 0.5 * Math.exp(x / b) : 1 - 0.5 * Math.exp(-x / b));
+    for (const t of [2 ** 40 + 12345, 2 ** 41 + 3, 2 ** 47 + 3]) {
+      const f = discreteLaplaceTableSampler(t);
+      const raw = new Float64Array(20_000);
+      f.fill!(seededRng(`tabbig${t}`), raw, 0, raw.length, new Map());
+      const xs = raw.map((x) => x / t);
+      expect(ksTest(xs, lap(1)).pValue).toBeGreaterThan(1e-6);
+      expect(ksTest(xs, lap(0.7)).pValue).toBeLessThan(1e-6);
+      expect(ksTest(xs, lap(1.3)).pValue).toBeLessThan(1e-6);
+      const cells = new Float64Array(16);
+      for (const x of raw) cells[((x % 16) + 16) % 16]!++;
+      expect(chiSquareTest(cells, new Float64Array(16).fill(raw.length / 16)).pValue).toBeGreaterThan(1e-6);
+      const src = new BitSource(seededRng(`tabwords${t}`));
+      for (let i = 0; i < 20_000; i++) f.fromBits!(src);
+      // One word for A, one (two beyond t = 2^41) for B, 9 bits for B's test and the sign.
+      expect(src.words / 20_000).toBeLessThan(t < 2 ** 41 ? 2.35 : 3.35);
+    }
+  });
+
+  it('the table only decides faster: thresholds cut to 3 or 10 binary digits (many comparisons left to the exact path) give the same samples from the same words', () => {
+    for (const t of [1, 3, 300, 5000, 2 ** 40 + 12345, 2 ** 47 + 3]) {
+      const fast = discreteLaplaceTableSampler(t);
+      // With w digits about 2^-w / (gap between thresholds) comparisons per sample are left to the
+      // exact path: most of them for t <= 3 at w = 3, roughly one per three samples at w = 10.
+      const slow = discreteLaplaceTableSampler(t, t <= 3 ? 3 : 10);
+      for (let seed = 0; seed < 10; seed++) {
+        const a = new Float64Array(1000);
+        const b = new Float64Array(1000);
+        fast.fill!(seededRng(`same${t}/${seed}`), a, 0, a.length, new Map());
+        slow.fill!(seededRng(`same${t}/${seed}`), b, 0, b.length, new Map());
+        expect(b).toEqual(a);
+        const sa = new BitSource(seededRng(`sameb${t}/${seed}`));
+        const sb = new BitSource(seededRng(`sameb${t}/${seed}`));
+        for (let i = 0; i < 100; i++) expect(slow.fromBits!(sb)).toBe(fast.fromBits!(sa));
+        expect(sb.words).toBe(sa.words);
+      }
+    }
+    expect(() => discreteLaplaceTableSampler(2 ** 52)).toThrow(InvalidArgumentError);
+    expect(() => discreteLaplaceTableSampler(5, 0)).toThrow(InvalidArgumentError);
+  });
+
+  it('the batch discrete Gaussian (table proposals) matches the pmf, x0.7 and x1.3 rejected', () => {
+    for (const g of [1, 3, 10]) {
+      const f = discreteGaussianTableSampler(g);
+      const ys = new Float64Array(30_000);
+      f.fill!(seededRng(`gtab${g}`), ys, 0, ys.length, new Map());
+      const R = 8 * g + 2;
+      expectDiscrete(ys, (s) => dgaussPmf(s * s), g, -R, R);
+    }
+    const big = 2 ** 40 + 7;
+    const ys = new Float64Array(20_000);
+    discreteGaussianTableSampler(big).fill!(seededRng('gtabbig'), ys, 0, ys.length, new Map());
+    const zs = ys.map((y) => y / big);
+    const norm = (s: number) => (x: number) => 0.5 * (1 + erf(x / (s * Math.SQRT2)));
+    expect(ksTest(zs, norm(1)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(zs, norm(0.7)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(zs, norm(1.3)).pValue).toBeLessThan(1e-6);
+  });
+
+  it('roundHalfUp is Math.round (ties towards +inf) on edge cases and random doubles', () => {
+    const cases = [0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, -1e-17, 1e-17, -0.7, 2 ** 51 - 0.5, -(2 ** 51) + 0.5, 2 ** 51 + 0.5, 4503599627370495.5, -4503599627370495.5, 2 ** 52, 1e300, -1e300, Number.MIN_VALUE];
+    for (const v of cases) expect(roundHalfUp(v) === Math.round(v)).toBe(true);
+    const rng = seededRng('round');
+    for (let i = 0; i < 100_000; i++) {
+      const v = (rng.nextDouble() - 0.5) * 2 ** ((rng.nextUint32() % 120) - 60);
+      const half = Math.round(v * 2) / 2;
+      expect(roundHalfUp(v) === Math.round(v) && roundHalfUp(half) === Math.round(half)).toBe(true);
+    }
   });
 });
