@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../../src/errors.js';
 import { accumulateGramColumns, gram, gramColumnMajor, xtv } from '../../src/math/linalg.js';
 import { sigmoid } from '../../src/models/erm/losses.js';
 import { leastSquaresMoments, MOMENT_BLOCK } from '../../src/models/erm/moments.js';
-import { ermObjective, minimizeErm, type ErmProblem } from '../../src/models/erm/objective.js';
+import { ermObjective, ermTolerance, minimizeErm, PRECONDITIONER_ROWS, type ErmProblem } from '../../src/models/erm/objective.js';
 import { scaleDesign } from '../../src/models/erm/preprocess.js';
 import { columnMajor } from '../../src/models/matrix.js';
 import { ballProjection } from '../../src/optimize/projections.js';
@@ -61,6 +61,26 @@ describe('column-major loss/gradient kernel', () => {
     const c = minimizeErm(cols, { b }, { gradientBound: 1 });
     expect(r.converged && c.converged).toBe(true);
     for (let j = 0; j < 11; j++) expect(Math.abs(c.theta[j]! - r.theta[j]!)).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(r.theta[j]!)));
+  });
+});
+
+describe('the preconditioned solver', () => {
+  it('on a large column-major design (preconditioner from every k-th row) reaches the tolerance and the row-layout minimiser', () => {
+    const n = 2 * PRECONDITIONER_ROWS + 123;
+    const p = problem(31, n, 6, 'logistic', false);
+    const cols: ErmProblem = { ...p, X: toColumns(p.X, n, 6), layout: 'columns' };
+    const b = Float64Array.of(2, -1, 0.5, 3, -2, 1);
+    const r = minimizeErm(p, { b }, { gradientBound: 1 });
+    const c = minimizeErm(cols, { b }, { gradientBound: 1 });
+    expect(r.converged && c.converged).toBe(true);
+    // Both gradients are <= tol and J_b is (gamma/n)-strongly convex: the points are within 2 tol n / gamma.
+    const bound = (2 * ermTolerance(1) * n) / p.gamma;
+    let dist = 0;
+    for (let j = 0; j < 6; j++) dist += (c.theta[j]! - r.theta[j]!) ** 2;
+    expect(Math.sqrt(dist)).toBeLessThanOrEqual(bound);
+    const g = new Float64Array(6);
+    ermObjective(cols, { b })(c.theta, g);
+    expect(Math.hypot(...g)).toBeLessThanOrEqual(ermTolerance(1));
   });
 });
 

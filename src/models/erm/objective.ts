@@ -325,6 +325,9 @@ export function minimizeErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: 
   return { theta: x, converged, tolerance: tol };
 }
 
+/** Rows the preconditioner's Gram matrix is estimated from on large column-major designs (see {@link ermPreconditioner}). */
+export const PRECONDITIONER_ROWS = 16384;
+
 /**
  * The preconditioner of {@link minimizeErm}: M^{-1} with M the Hessian of J_b at theta = 0 (where
  * the solver starts), applied by a Cholesky solve, for the losses whose curvature at 0 is known and
@@ -333,14 +336,34 @@ export function minimizeErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: 
  *   squared (unweighted):  M = X^T X / n + (gamma/n + Delta) I          (the exact Hessian);
  * (the Hessian of a custom add-on G is left out). It changes the solver's path only: the stopping
  * test, its public tolerance and the point's meaning are unchanged, and nothing of M leaves the
- * solver. One Gram pass (the blocked kernel of src/math/linalg.ts, or the given moments) and an
- * O(d^3) factorisation; undefined for the Huber loss (zero curvature at 0), weights, or d > 64.
+ * solver. One Gram pass (the blocked kernel of src/math/linalg.ts, or the given moments; for a
+ * column-major design of n >= 2 {@link PRECONDITIONER_ROWS} rows, over every k-th row, k = floor(n /
+ * PRECONDITIONER_ROWS), X^T X / n estimated by the mean over the rows kept) and an O(d^3)
+ * factorisation; undefined for the Huber loss (zero curvature at 0), weights, or d > 64.
  */
 export function ermPreconditioner(p: ErmProblem, perturb: ErmPerturbation = {}): ((v: Float64Array) => void) | undefined {
   const { n, d } = p;
   if (p.weights !== undefined || d > 64 || (p.loss !== 'logistic' && p.loss !== 'squared')) return undefined;
-  const G = p.moments !== undefined ? p.moments.G : p.layout === 'columns' ? gramColumnMajor(p.X, n, d) : gram(p.X, n, d);
-  const scale = (p.loss === 'logistic' ? 0.25 : 1) / n;
+  let rows = n;
+  let G: Float64Array;
+  if (p.moments !== undefined) {
+    G = p.moments.G;
+  } else if (p.layout === 'columns' && n >= 2 * PRECONDITIONER_ROWS) {
+    // Every k-th row (k = floor(n / PRECONDITIONER_ROWS)): X^T X / n is estimated by the same mean
+    // over the m = ceil(n / k) rows kept; a preconditioner only needs to be close.
+    const k = Math.floor(n / PRECONDITIONER_ROWS);
+    rows = Math.ceil(n / k);
+    const sub = new Float64Array(rows * d);
+    for (let j = 0; j < d; j++) {
+      const col = p.X.subarray(j * n, (j + 1) * n);
+      const o = j * rows;
+      for (let r = 0; r < rows; r++) sub[o + r] = col[r * k]!;
+    }
+    G = gramColumnMajor(sub, rows, d);
+  } else {
+    G = p.layout === 'columns' ? gramColumnMajor(p.X, n, d) : gram(p.X, n, d);
+  }
+  const scale = (p.loss === 'logistic' ? 0.25 : 1) / rows;
   const ridge = p.gamma / n + (perturb.quadratic ?? 0);
   const M = new Float64Array(d * d);
   for (let k = 0; k < d * d; k++) M[k] = G[k]! * scale;
