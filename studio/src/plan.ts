@@ -27,6 +27,7 @@ import { planQuantile } from '../../src/statistics/quantile.js';
 import { planTable } from '../../src/statistics/table.js';
 import { planVariance } from '../../src/statistics/variance.js';
 import type { CategoricalSpec, Dataset, Missing, NumericSpec } from './data.js';
+import { cliUnitBounds, previewUnit, runUnit, unitGuarantee, type UnitOptions } from './units.js';
 
 export { equalEdges };
 
@@ -73,6 +74,8 @@ export interface ReleaseSpec {
   label?: string;
   positive?: string;
   gamma?: number;
+  /** Under the plan's privacy unit: the unit, its contribution bounds and the per-unit keys (src/node/unit-releases.ts). */
+  unit?: UnitOptions;
 }
 
 /** The public parameters a model's guarantee depends on. */
@@ -86,8 +89,9 @@ export function modelParams(r: ReleaseSpec): ModelParams {
  * The guarantee a release claims: its own (eps, delta, neighbours); for a model, the guarantee its
  * class states (KST linear regression: add/remove-one; CMS logistic regression: replace-one, pure eps).
  */
-export function releaseClaim(r: ReleaseSpec): { eps: number; delta: number; neighbors: Neighbors } {
+export function releaseClaim(r: ReleaseSpec): { eps: number; delta: number; neighbors: Neighbors; privacyUnit?: string } {
   if (isModel(r.stat)) return modelGuarantee(modelParams(r));
+  if (r.unit) return unitGuarantee(r);
   return { eps: r.eps, delta: r.delta, neighbors: r.neighbors };
 }
 
@@ -103,6 +107,9 @@ export interface Preview {
   halfWidth: number | number[] | null;
   /** What the half-width is of, in plain words. */
   unit: string;
+  /** Per-unit releases: the guarantee ("... per s (add/remove one s)") and the contribution bounds with the L1/L2 sensitivity of every part. */
+  guarantee?: string;
+  detail?: string;
 }
 
 /** The public sizes the bounded plans use: the non-missing count of each numeric column. */
@@ -159,7 +166,20 @@ function countPlan(r: ReleaseSpec, schema: Schema) {
 const scaleOf = (plan: ReleasePlan<unknown, unknown>) => plan.noise!.scale;
 
 /** The preview of a release: its noise and interval half-widths, from public values only. */
-export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSizes, alpha: number): Preview {
+export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSizes, alpha: number, fileColumns?: readonly string[]): Preview {
+  if (r.unit) {
+    if (r.column !== undefined && r.stat !== 'count') numericCol(schema, r.column);
+    const pv = previewUnit(r, cliSpec(r, schema), cliSchema(schema, [r]), alpha, fileColumns);
+    return {
+      mechanism: pv.mechanism,
+      sensitivity: pv.sensitivity.length === 1 ? pv.sensitivity[0]! : pv.sensitivity,
+      scale: pv.scale.length === 1 ? pv.scale[0]! : pv.scale,
+      halfWidth: pv.halfWidth,
+      unit: pv.halfWidth !== null ? (r.stat === 'count' && !r.by ? 'count' : 'per count') : r.unit.bounds ? 'depends on the private bounds' : 'per group: (w_sum + h·w_count)/noisy count, shown with the result',
+      guarantee: pv.guarantee,
+      detail: pv.detail,
+    };
+  }
   switch (r.stat) {
     case 'count': {
       const { grouped, plan } = countPlan(r, schema);
@@ -220,13 +240,27 @@ export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSize
   }
 }
 
-/** The CLI's schema of the studio's columns (the same declarations, named). */
-function cliSchema(schema: Schema): DataSchema {
-  return { file: 'studio', columns: new Map([...schema].map(([name, c]) => [name, { ...c, name }])) } as unknown as DataSchema;
+/**
+ * The CLI's schema of the studio's columns (the same declarations, named); under a privacy unit the
+ * unit column and the group columns without declared levels are id columns (private keys).
+ */
+export function cliSchema(schema: Schema, releases: readonly ReleaseSpec[] = []): DataSchema {
+  const columns = new Map<string, unknown>([...schema].map(([name, c]) => [name, { ...c, name }]));
+  for (const r of releases) {
+    if (!r.unit) continue;
+    for (const id of [r.unit.column, r.by]) if (id !== undefined && !columns.has(id)) columns.set(id, { name: id, type: 'id', missing: 'drop' });
+  }
+  return { file: 'studio', columns } as unknown as DataSchema;
 }
 
 /** The analysis-file spec of a studio release, with the CLI's defaults (probs [0.5], normalize false, gamma 1). */
-function cliSpec(r: ReleaseSpec): CliReleaseSpec {
+export function cliSpec(r: ReleaseSpec, schema?: Schema): CliReleaseSpec {
+  if (r.unit) {
+    const col = r.column === undefined ? undefined : schema?.get(r.column);
+    const bins = r.stat !== 'histogram' ? undefined : r.edges ? r.edges.length - 1 : (r.bins ?? (col?.type === 'numeric' ? col.bins : 10));
+    const plain = cliSpec({ ...r, unit: undefined, neighbors: 'unbounded' });
+    return { ...plain, ...(bins !== undefined && r.edges === undefined ? { bins } : {}), unitBounds: cliUnitBounds(r, bins) } as CliReleaseSpec;
+  }
   const b = { name: r.name, eps: r.eps, delta: r.delta, neighbors: r.neighbors, line: 0 };
   const noisy = { ...b, mechanism: r.mechanism };
   const by = r.by ? { by: r.by } : {};
@@ -301,6 +335,7 @@ function datasetEngine(ds: Dataset): DataEngine {
  * `dpkit run` for the same spec and random stream.
  */
 export async function runRelease(r: ReleaseSpec, schema: Schema, ds: Dataset, rng: Rng, alpha: number): Promise<Result> {
+  if (r.unit) return runUnit(r, cliSpec(r, schema), cliSchema(schema, [r]), ds, rng, alpha) as unknown as Result;
   checkColumns(r, schema);
   return (await planRelease(cliSpec(r), cliSchema(schema)).run(datasetEngine(ds), rng, alpha)) as Result;
 }

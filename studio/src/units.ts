@@ -1,0 +1,356 @@
+/**
+ * The studio's releases under a privacy unit (the CLI's `privacy_unit: s`): every release protects
+ * ALL rows of one unit (add/remove one unit). The page plans them with the CLI's own per-unit plan
+ * (src/node/unit-releases.ts: validation, mechanism label, the sensitivities of every noisy part from
+ * the contribution bounds) and the core's calibration; the worker runs them IN MEMORY with the core's
+ * browser-safe functions instead of the CLI's SQL bounding:
+ * - `privateBounds` (bounds: auto): Google's ApproxBounds (noisy log2-magnitude histogram over at most
+ *   m rows per unit, L1 = m) or private 1st/99th percentiles over a public range (exponential
+ *   mechanism, rank-utility sensitivity m), with its own share of the release's eps;
+ * - `groupByDP`: at most k = max_partitions groups per unit and m = max_rows rows per unit and group,
+ *   kept by a keyed SipHash ranking with a fresh 128-bit key per release; private keys by partition
+ *   selection (Desfontaines, Voss, Gipson & Mandayam, PoPETs 2022, or Laplace/Gaussian thresholding)
+ *   with (select_eps, select_delta); noise on the kept keys' aggregates calibrated to count L1 = k m,
+ *   L2 = sqrt(k) m, centred sums L1 = k m (u - l)/2 (per-unit total clamp [L, U]: L1 = k max(|L|, |U|)).
+ * The release is (eps, delta + select_delta)-DP per unit (basic composition of its parts, Dwork & Roth
+ * 2014, Thm 3.16). An ungrouped release is the one group 'all' with k = 1; a histogram's bins are its
+ * public groups (k = min(max_partitions, bins)), as in the CLI. Rows with a missing unit, group or value
+ * are dropped before bounding; neither their number nor the number of rows the bounding dropped nor
+ * the number of distinct keys before selection is shown anywhere (only mechanism outputs leave).
+ *
+ * The CLI keeps the rows with an MD5 ranking in SQL and the studio with SipHash in memory: the same
+ * distribution of kept rows, not the same rows. When the bounds drop nothing (every unit within k
+ * groups and m rows per group), both consume the random stream identically and give the same values.
+ */
+import type { Neighbors } from '../../src/accounting/accountant.js';
+import { InvalidArgumentError } from '../../src/errors.js';
+import { planUnitRelease, unitSensitivityText } from '../../src/node/unit-releases.js';
+import type { DataSchema, ReleaseSpec as CliReleaseSpec, UnitBounds } from '../../src/node/spec.js';
+import { formatGuarantee } from '../../src/privacy-unit.js';
+import type { Guarantee } from '../../src/release.js';
+import { seededRng, type Rng } from '../../src/random/rng.js';
+import { groupByDP, releaseGroupAggregates, type GroupedRelease } from '../../src/statistics/group-by.js';
+import { privateBounds, type PrivateBoundsRelease } from '../../src/statistics/private-bounds.js';
+import type { Dataset } from './data.js';
+
+/** The plan's privacy unit and its contribution bounds (top-level privacy_unit, max_partitions, max_rows). */
+export interface PlanUnit {
+  column: string;
+  maxPartitions: number;
+  maxRows: number;
+}
+
+/** A release's per-unit options (the CLI's release keys), eps shares absolute as in the analysis file. */
+export interface UnitOptions extends PlanUnit {
+  /** mean: clamp each unit's per-group total to [lower, upper] (per_unit_clamp). */
+  perUnitClamp?: { lower: number; upper: number };
+  /** Private keys (by a column without public levels): select_eps, select_delta, select_method. */
+  select?: { eps: number; delta: number; method: 'optimal' | 'laplace' | 'gaussian' };
+  /** bounds: auto with bounds_eps, bounds_method (and bounds_range for quantiles). */
+  bounds?: { eps: number; method: 'histogram' | 'quantiles'; range?: [number, number] };
+}
+
+/** Statistics the studio releases per unit. */
+export const UNIT_STATS = ['count', 'mean', 'sd', 'variance', 'histogram'] as const;
+
+/** The fields of a studio release a per-unit release reads. */
+export interface UnitRelease {
+  stat: string;
+  name: string;
+  eps: number;
+  delta: number;
+  mechanism: 'laplace' | 'gaussian' | 'analytic';
+  column?: string;
+  by?: string;
+  bins?: number;
+  edges?: number[];
+  unit?: UnitOptions;
+}
+
+/** The guarantee a per-unit release claims: (eps, delta + select_delta), add/remove one unit, per unit. */
+export function unitGuarantee(r: UnitRelease): Guarantee & { neighbors: Neighbors; privacyUnit: string } {
+  const u = r.unit!;
+  return { eps: r.eps, delta: r.delta + (u.select?.delta ?? 0), neighbors: 'unbounded', privacyUnit: u.column };
+}
+
+/**
+ * The CLI's contribution bounds of a release (as src/node/analysis.ts derives them from the keys):
+ * k = 1 ungrouped, min(max_partitions, bins) for a histogram; aggregate eps = eps - select_eps - bounds_eps.
+ */
+export function cliUnitBounds(r: UnitRelease, bins: number | undefined): UnitBounds {
+  const u = r.unit!;
+  const k = r.by !== undefined ? u.maxPartitions : r.stat === 'histogram' ? Math.min(u.maxPartitions, bins!) : 1;
+  const share = (u.select?.eps ?? 0) + (u.bounds?.eps ?? 0);
+  const out: UnitBounds = { unit: u.column, maxPartitions: k, maxRows: u.maxRows, aggregateEps: r.eps - share };
+  if (u.perUnitClamp) out.perUnitClamp = { ...u.perUnitClamp };
+  if (u.select) out.selectKeys = { ...u.select };
+  if (u.bounds) out.autoBounds = u.bounds.method === 'quantiles' ? { eps: u.bounds.eps, method: 'quantiles', range: [...u.bounds.range!] as [number, number] } : { eps: u.bounds.eps };
+  return out;
+}
+
+/**
+ * Checks a per-unit release against the loaded file and the schema (public: column names, declared
+ * bounds and levels), with located messages, before anything is spent.
+ */
+export function checkUnitRelease(r: UnitRelease, schema: DataSchema, fileColumns: readonly string[] | undefined): void {
+  const u = r.unit!;
+  if (!(UNIT_STATS as readonly string[]).includes(r.stat)) throw new InvalidArgumentError('stat', `${r.stat} is not released per privacy unit in the studio (per unit: ${UNIT_STATS.join(', ')})`);
+  if (r.stat === 'count' && r.column !== undefined) throw new InvalidArgumentError('column', 'is not used by a per-unit count (it counts the bounded rows)');
+  if (fileColumns && !fileColumns.includes(u.column)) throw new InvalidArgumentError('privacy_unit', `"${u.column}" is not a column of the loaded file`);
+  for (const [k, v] of [['max_partitions', u.maxPartitions], ['max_rows', u.maxRows]] as const) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 1_000_000) throw new InvalidArgumentError(k, `must be an integer in [1, 1000000], got ${String(v)}`);
+  }
+  if (r.by !== undefined) {
+    if (r.by === u.column) throw new InvalidArgumentError('by', `must not be the privacy unit "${u.column}" (each unit would be its own group)`);
+    if (fileColumns && !fileColumns.includes(r.by)) throw new InvalidArgumentError('by', `"${r.by}" is not a column of the loaded file`);
+    const g = schema.columns.get(r.by);
+    if (g && g.type === 'numeric') throw new InvalidArgumentError('by', `"${r.by}" is numeric; group by a categorical column (public levels) or an undeclared column (private keys)`);
+    if (g && g.missing !== 'drop') throw new InvalidArgumentError('by', `"${r.by}" imputes missing values; per-unit releases drop rows with a missing group (set missing: drop)`);
+    if (r.stat === 'histogram') throw new InvalidArgumentError('by', 'a per-group histogram is not offered in the studio');
+    const isPrivate = !g || g.type === 'id';
+    if (isPrivate && !u.select) throw new InvalidArgumentError('select', `"${r.by}" has no public levels: private keys need select ε and δ`);
+    if (!isPrivate && u.select) throw new InvalidArgumentError('select', `"${r.by}" has public levels: key selection is only for a column without declared levels`);
+  } else if (u.select) throw new InvalidArgumentError('select', 'is only for a grouped release with private keys');
+  if (r.column !== undefined) {
+    const c = schema.columns.get(r.column);
+    if (c && c.missing !== 'drop') throw new InvalidArgumentError('column', `"${r.column}" imputes missing values; per-unit releases drop rows with a missing value (set missing: drop)`);
+  }
+  if (u.perUnitClamp && r.stat !== 'mean') throw new InvalidArgumentError('per_unit_clamp', `applies to mean only, not ${r.stat}`);
+  if (u.perUnitClamp && !(Number.isFinite(u.perUnitClamp.lower) && Number.isFinite(u.perUnitClamp.upper) && u.perUnitClamp.lower < u.perUnitClamp.upper)) throw new InvalidArgumentError('per_unit_clamp', 'must be two finite numbers with lower < upper');
+  if (u.bounds) {
+    if (r.stat === 'count') throw new InvalidArgumentError('bounds', 'is not used by count (no value is clamped)');
+    if (u.perUnitClamp) throw new InvalidArgumentError('bounds', 'cannot be combined with per_unit_clamp');
+    if (r.edges !== undefined) throw new InvalidArgumentError('bounds', 'cannot be combined with explicit histogram edges');
+    if (!(u.bounds.eps > 0)) throw new InvalidArgumentError('bounds_eps', 'must be a number > 0');
+  }
+  if (u.select && !(u.select.eps > 0 && u.select.delta > 0 && u.select.delta < 1)) throw new InvalidArgumentError('select', 'needs select ε > 0 and select δ in (0, 1)');
+  const agg = r.eps - (u.select?.eps ?? 0) - (u.bounds?.eps ?? 0);
+  if (!(agg > r.eps * 1e-9)) throw new InvalidArgumentError(u.select ? 'select_eps' : 'bounds_eps', `leaves no ε for the aggregates: the shares must be smaller than ε (${r.eps})`);
+}
+
+/** What the page's preview shows of a per-unit release, from public values only. */
+export interface UnitPreview {
+  mechanism: string;
+  guarantee: string;
+  /** The bounds and the L1/L2 sensitivity of every noisy part, from the CLI's plan (core sensitivities). */
+  detail: string;
+  parts: { name: string; l1: number; l2: number; scale: number }[];
+  sensitivity: number[];
+  scale: number[];
+  /** Count and histogram: the core's per-value noise half-width; null for a mean (it depends on the noisy count) and with private bounds. */
+  halfWidth: number | null;
+}
+
+/**
+ * The preview: the CLI's per-unit plan of the spec (validates every option exactly as `dpkit run`,
+ * no data read) and the core's calibration of the aggregates (releaseGroupAggregates on empty public
+ * aggregates, no accountant: nothing is spent and nothing about the data is used).
+ */
+export function previewUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSchema, alpha: number, fileColumns?: readonly string[]): UnitPreview {
+  checkUnitRelease(r, schema, fileColumns);
+  const planned = planUnitRelease(spec, schema);
+  const b = spec.unitBounds!;
+  const detail = unitSensitivityText(spec, schema) ?? '';
+  const col = r.column === undefined ? undefined : schema.columns.get(r.column);
+  const [lower, upper] = col && col.type === 'numeric' ? [col.lower, col.upper] : [0, 1];
+  const stat = r.stat === 'histogram' ? 'count' : (r.stat as 'count' | 'mean' | 'sd' | 'variance');
+  const rel = releaseGroupAggregates(
+    { keys: ['·'], units: [0], n: [0], s: [0], s2: [0], sc: [0] },
+    {
+      statistic: stat,
+      eps: b.aggregateEps,
+      ...(r.mechanism === 'laplace' ? { mechanism: 'laplace' as const } : { mechanism: r.mechanism, delta: r.delta }),
+      maxPartitions: b.maxPartitions,
+      maxRows: b.maxRows,
+      ...(stat === 'count' ? {} : b.perUnitClamp ? { perUnitClamp: { ...b.perUnitClamp } } : { lower, upper }),
+      keys: ['·'],
+      privacyUnit: b.unit,
+      rng: seededRng('studio-preview'),
+      accountant: null,
+      details: true,
+    },
+  );
+  // With private bounds the sums' sensitivities depend on the (not yet released) bounds: only the count part is data-free.
+  const parts = rel.parts.filter((p) => !b.autoBounds || p.name === 'count').map((p) => ({ name: p.name, l1: p.l1, l2: p.l2, scale: p.scale }));
+  const used = rel.parts.filter((p) => !b.autoBounds || p.name === 'count').map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
+  const hw = stat === 'count' ? (rel.noiseHalfWidth(alpha) as number[])[0]! : null;
+  return { mechanism: planned.mechanism, guarantee: formatGuarantee(unitGuarantee(r)), detail, parts, sensitivity: used, scale: parts.map((p) => p.scale), halfWidth: hw };
+}
+
+function fmtEdge(x: number): string {
+  return Number.isInteger(x) ? String(x) : String(+x.toPrecision(4));
+}
+
+function edgesOf(lower: number, upper: number, bins: number): number[] {
+  const e: number[] = [];
+  for (let i = 0; i <= bins; i++) e.push(i === bins ? upper : lower + ((upper - lower) * i) / bins);
+  return e;
+}
+
+/** The result of a per-unit release (the CLI's per-unit ReleaseResult without the charge). */
+export interface UnitResult {
+  name: string;
+  stat: string;
+  columns: string[];
+  eps: number;
+  delta: number;
+  neighbors: 'unbounded';
+  privacyUnit: string;
+  guaranteeText: string;
+  level: number;
+  mechanism: string;
+  sensitivity: number | number[];
+  scale: number | number[];
+  notes: string[];
+  value?: number;
+  interval?: [number, number];
+  labels?: string[];
+  values?: number[];
+  intervals?: ([number, number] | null)[];
+  edges?: number[];
+}
+
+/**
+ * Runs a per-unit release in memory (after the page charged it): private bounds if asked, then the
+ * core's groupByDP on the rows of the loaded file. Everything returned is a mechanism output or public.
+ */
+export function runUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSchema, ds: Dataset, rng: Rng, alpha: number): UnitResult {
+  const b = spec.unitBounds!;
+  const mechanism = planUnitRelease(spec, schema).mechanism;
+  const unitCol = ds.column(b.unit);
+  const unitDict = unitCol.dict.map((s) => (s === '' ? null : s));
+  const N = ds.rows;
+  const valueCol = r.column === undefined || r.stat === 'count' ? undefined : schema.columns.get(r.column);
+  if (valueCol !== undefined && valueCol.type !== 'numeric') throw new InvalidArgumentError('column', 'must be numeric');
+  const x = valueCol ? ds.column(r.column!).numeric() : undefined;
+  const notes: string[] = [];
+  const partsText: string[] = [];
+  let lower = valueCol?.lower;
+  let upper = valueCol?.upper;
+  if (b.autoBounds) {
+    // The values with a unit (rows without a value or unit are dropped), bounded to m rows per unit by privateBounds.
+    const vals: number[] = [];
+    const units: (string | null)[] = [];
+    for (let i = 0; i < N; i++) {
+      const v = x![i]!;
+      const u = unitDict[unitCol.codes[i]!]!;
+      if (Number.isNaN(v) || u === null) continue;
+      vals.push(v);
+      units.push(u);
+    }
+    const ab = b.autoBounds;
+    const pb: PrivateBoundsRelease = privateBounds(vals, {
+      eps: ab.eps,
+      ...(ab.method === 'quantiles' ? { method: 'quantiles' as const, range: ab.range! } : {}),
+      units,
+      maxRows: b.maxRows,
+      privacyUnit: b.unit,
+      rng,
+      accountant: null,
+      details: true,
+    });
+    let { lower: lo, upper: hi } = pb.value;
+    if (ab.method === 'quantiles' && !(lo < hi)) {
+      // Two equal draws: widened by one unit of the last place of the range (post-processing), as the CLI.
+      const [a, z] = ab.range!;
+      const w = Math.max(Number.EPSILON * Math.max(Math.abs(a), Math.abs(z)), Number.MIN_VALUE);
+      hi = Math.min(z, lo + w);
+      lo = Math.min(lo, z - w);
+    }
+    lower = lo;
+    upper = hi;
+    notes.push(
+      ab.method === 'quantiles'
+        ? `private bounds [${lower}, ${upper}] (private 1st/99th percentiles in [${ab.range![0]}, ${ab.range![1]}] over at most ${b.maxRows} rows per ${b.unit}: exponential mechanism, eps ${+(ab.eps / 2).toPrecision(6)} each, rank-utility sensitivity ${b.maxRows})`
+        : `private bounds [${lower}, ${upper}] (ApproxBounds: noisy log2-magnitude histogram over at most ${b.maxRows} rows per ${b.unit}, Laplace scale ${+pb.scale.toPrecision(6)}, eps ${+ab.eps.toPrecision(6)}${pb.value.found ? '' : '; no bin passed the threshold: the widest public range is used'})`,
+    );
+    partsText.push(`bounds eps ${+ab.eps.toPrecision(6)}`);
+  }
+  // The group of each row: the by column's text, a histogram bin (bins (e_i, e_{i+1}], the first closed, values outside go to the end bins, as the CLI's SQL), or 'all'.
+  const bins = r.stat === 'histogram' ? (r.edges ? r.edges.length - 1 : r.bins!) : 0;
+  const edges = r.stat === 'histogram' ? (r.edges ?? edgesOf(lower!, upper!, bins)) : undefined;
+  const byCol = r.by === undefined ? undefined : ds.column(r.by);
+  const gcol = r.by === undefined ? undefined : schema.columns.get(r.by);
+  const levels = gcol?.type === 'categorical' ? gcol.levels : undefined;
+  const binOf = (v: number): string => {
+    for (let i = 1; i < edges!.length - 1; i++) if (v <= edges![i]!) return String(i - 1);
+    return String(edges!.length - 2);
+  };
+  const rows: { u: string; g: string; v: number }[] = [];
+  for (let i = 0; i < N; i++) {
+    const u = unitDict[unitCol.codes[i]!]!;
+    if (u === null) continue;
+    const v = x ? x[i]! : 0;
+    if (Number.isNaN(v)) continue;
+    let g: string;
+    if (byCol) {
+      g = byCol.dict[byCol.codes[i]!]!;
+      if (g === '') continue;
+    } else g = edges ? binOf(v) : 'all';
+    rows.push({ u, g, v });
+  }
+  const keysFor = edges ? Array.from({ length: bins }, (_, i) => String(i)) : levels ? [...levels] : r.by === undefined ? ['all'] : undefined;
+  const stat = r.stat === 'histogram' ? 'count' : (r.stat as 'count' | 'mean' | 'sd' | 'variance');
+  const rel: GroupedRelease = groupByDP(rows, {
+    unit: 'u',
+    by: 'g',
+    ...(stat === 'count' ? {} : { value: 'v' }),
+    statistic: stat,
+    eps: b.aggregateEps,
+    ...(r.mechanism === 'laplace' ? { mechanism: 'laplace' as const } : { mechanism: r.mechanism, delta: r.delta }),
+    maxPartitions: b.maxPartitions,
+    maxRows: b.maxRows,
+    ...(stat === 'count' ? {} : b.perUnitClamp ? { perUnitClamp: { ...b.perUnitClamp } } : { lower: lower!, upper: upper! }),
+    ...(b.selectKeys ? { selectKeys: { ...b.selectKeys } } : { keys: keysFor! }),
+    privacyUnit: b.unit,
+    rng,
+    accountant: null,
+    details: true,
+  });
+  const g = unitGuarantee(r);
+  const keys = rel.value.keys.map(String);
+  const vals = rel.value.values as number[];
+  const hw = rel.noiseHalfWidth(alpha);
+  const sens = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
+  partsText.unshift(...rel.parts.map((p) => `${p.name}: eps ${+p.eps.toPrecision(6)}, L1 ${+p.l1.toPrecision(6)}, L2 ${+p.l2.toPrecision(6)}, scale ${+p.scale.toPrecision(6)}`));
+  if (rel.selection) partsText.push(`keys: ${b.selectKeys!.method} partition selection, eps ${+rel.selection.eps.toPrecision(6)}, delta ${rel.selection.delta}, ${keys.length} key(s) released`);
+  notes.unshift(`${formatGuarantee(g)}; contribution bounds: at most ${b.maxPartitions} group(s) and ${b.maxRows} row(s) per group per ${b.unit} (kept uniformly at random by a keyed hash, fresh key)`, partsText.join('; '));
+  notes.push(`rows with a missing ${b.unit}, group or value are dropped; how many rows the bounding dropped is not released`);
+  const base: UnitResult = {
+    name: r.name,
+    stat: r.stat,
+    columns: [...(valueCol ? [r.column!] : []), ...(r.by ? [r.by] : [])],
+    eps: r.eps,
+    delta: g.delta,
+    neighbors: 'unbounded',
+    privacyUnit: b.unit,
+    guaranteeText: formatGuarantee(g),
+    level: 1 - alpha,
+    mechanism,
+    sensitivity: sens.length === 1 ? sens[0]! : sens,
+    scale: rel.scale.length === 1 ? rel.scale[0]! : rel.scale,
+    notes,
+  };
+  const w = (i: number) => (Array.isArray(hw) ? hw[i]! : hw);
+  // The intervals of the CLI (src/node/unit-releases.ts): counts +- (w + 0.5) after rounding; a mean's
+  // rigorous half-width (w_s + h w_n)/n~ of the core (both noisy parts), clipped to the clamp.
+  const interval = (v: number, i: number): [number, number] | null => {
+    if (r.stat === 'count' || r.stat === 'histogram') return [Math.max(0, v - w(i) - 0.5), v + w(i) + 0.5];
+    if (r.stat === 'mean' && !b.perUnitClamp) return Number.isFinite(w(i)) ? [Math.max(lower!, v - w(i)), Math.min(upper!, v + w(i))] : [lower!, upper!];
+    if (r.stat === 'mean') return Number.isFinite(w(i)) ? [v - w(i), v + w(i)] : null;
+    return null;
+  };
+  const post = (v: number) => (r.stat === 'count' ? Math.max(0, Math.round(v)) : v);
+  if (r.stat === 'histogram') {
+    const counts = keys.map((_, i) => Math.max(0, Math.round(vals[i]!)));
+    return { ...base, labels: counts.map((_, i) => `${fmtEdge(edges![i]!)}–${fmtEdge(edges![i + 1]!)}`), values: counts, intervals: counts.map((v, i) => interval(v, i)), edges };
+  }
+  if (r.stat === 'variance' || r.stat === 'sd') notes.push('no data-independent interval is shown for a grouped variance (three noisy parts); see the noise scales');
+  if (r.by === undefined) {
+    const v = post(vals[0]!);
+    const iv = interval(v, 0);
+    return { ...base, value: v, ...(iv ? { interval: iv } : {}) };
+  }
+  const values = vals.map(post);
+  return { ...base, labels: keys, values, intervals: values.map((v, i) => interval(v, i)) };
+}
