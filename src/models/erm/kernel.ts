@@ -25,6 +25,7 @@
  *   (|1 - m| <= h), 1 - m (m < 1 - h);
  * - 'squared': l = (z - y)^2 / 2, l' = z - y.
  */
+import { gramColumnMajor } from '../../math/linalg.js';
 import type { LossKind } from './losses.js';
 
 /** Writes grad F(theta) (unnormalised) into `grad` and returns F(theta). */
@@ -201,4 +202,38 @@ function rowLosses(z: Float64Array, c: Float64Array, y: Float64Array, w: Float64
     }
   }
   return f;
+}
+
+/**
+ * The logistic data Hessian at theta averaged over every k-th row of a column-major design,
+ *   H = (1/m) sum_{r < m} s_{rk} x_{rk} x_{rk}^T,  s_i = sigma(z_i)(1 - sigma(z_i)),  m = ceil(n/k),
+ * (p x p, row-major, symmetric): an estimate of (1/n) sum_i s_i x_i x_i^T for the solver's
+ * preconditioner only (never released). The kept rows, scaled by sqrt(s_i) = sqrt(e)/(1 + e) with
+ * e = exp(-|z_i|), are gathered into one column-major block and fed to the blocked Gram kernel.
+ */
+export function columnLogisticHessian(X: Float64Array, n: number, d: number, theta: Float64Array, k: number): Float64Array {
+  const m = Math.ceil(n / k);
+  const sub = new Float64Array(m * d);
+  const r = new Float64Array(m);
+  for (let j = 0; j < d; j++) {
+    const col = X.subarray(j * n, (j + 1) * n);
+    const o = sub.subarray(j * m, (j + 1) * m);
+    const t = theta[j]!;
+    for (let i = 0; i < m; i++) {
+      const v = col[i * k]!;
+      o[i] = v;
+      r[i] = r[i]! + v * t;
+    }
+  }
+  for (let i = 0; i < m; i++) {
+    const e = Math.exp(-Math.abs(r[i]!));
+    r[i] = Math.sqrt(e) / (1 + e);
+  }
+  for (let j = 0; j < d; j++) {
+    const o = sub.subarray(j * m, (j + 1) * m);
+    for (let i = 0; i < m; i++) o[i] = o[i]! * r[i]!;
+  }
+  const G = gramColumnMajor(sub, m, d);
+  for (let q = 0; q < d * d; q++) G[q] = G[q]! / m;
+  return G;
 }

@@ -19,7 +19,7 @@
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import { cholesky, choleskySolve, gram, gramColumnMajor } from '../../math/linalg.js';
 import { minimizeLbfgs } from '../../optimize/lbfgs.js';
-import { columnDataTerm } from './kernel.js';
+import { columnDataTerm, columnLogisticHessian } from './kernel.js';
 import type { LossKind } from './losses.js';
 import type { LeastSquaresMoments } from './moments.js';
 
@@ -313,7 +313,21 @@ export function minimizeErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: 
     const gradTol = (tol * (1 - 1e-12)) / Math.max(1, base);
     try {
       const precondition = ermPreconditioner(p, perturb);
-      const result = minimizeLbfgs(fg, x0, { gradTol, maxIter: opts.maxIter ?? 20000, project: opts.project, ...(precondition !== undefined ? { precondition } : {}) });
+      const maxIter = opts.maxIter ?? 20000;
+      let start: Float64Array = x0;
+      let pre = precondition;
+      if (precondition !== undefined && opts.project === undefined && p.loss === 'logistic' && p.layout === 'columns' && p.moments === undefined && base > 0) {
+        // Phase 1 with the Hessian at 0 down to 2% of the starting gradient norm; there the
+        // Hessian is re-estimated (the logistic curvature falls as |z| grows) for the final phase.
+        const warm = minimizeLbfgs(fg, x0, { gradTol: Math.max(0.02 * base, gradTol), maxIter, precondition });
+        let finite = true;
+        for (let j = 0; j < d; j++) if (!Number.isFinite(warm.x[j]!)) finite = false;
+        if (finite && warm.iterations > 0) {
+          start = warm.x;
+          pre = logisticPreconditionerAt(p, perturb, start) ?? precondition;
+        }
+      }
+      const result = minimizeLbfgs(fg, start, { gradTol, maxIter, project: opts.project, ...(pre !== undefined ? { precondition: pre } : {}) });
       x = result.x;
       converged = result.converged && result.gradNorm <= tol;
     } catch {
@@ -371,6 +385,28 @@ export function ermPreconditioner(p: ErmProblem, perturb: ErmPerturbation = {}):
   let L: Float64Array;
   try {
     L = cholesky(M, d);
+  } catch {
+    return undefined;
+  }
+  return (v) => {
+    choleskySolve(L, d, v, v);
+  };
+}
+
+/**
+ * M^{-1} with M = H_F(theta) + (gamma/n + Delta) I, H_F the logistic data Hessian at theta averaged
+ * over the rows (estimated from every k-th row on large designs, as {@link ermPreconditioner}):
+ * the preconditioner of minimizeErm's final phase. Solver-internal; changes the path only.
+ */
+function logisticPreconditionerAt(p: ErmProblem, perturb: ErmPerturbation, theta: Float64Array): ((v: Float64Array) => void) | undefined {
+  const { n, d } = p;
+  const k = n >= 2 * PRECONDITIONER_ROWS ? Math.floor(n / PRECONDITIONER_ROWS) : 1;
+  const H = columnLogisticHessian(p.X, n, d, theta, k);
+  const ridge = p.gamma / n + (perturb.quadratic ?? 0);
+  for (let j = 0; j < d; j++) H[j * d + j] = H[j * d + j]! + ridge;
+  let L: Float64Array;
+  try {
+    L = cholesky(H, d);
   } catch {
     return undefined;
   }
