@@ -701,6 +701,8 @@ function describeBoundsPlan(missing: readonly { name: string; kind: 'numeric' | 
     if (method !== 'quantiles') throw new InvalidArgumentError('--bounds-range', 'applies to --bounds-method quantiles only');
     const parts = o.boundsRange.split(',').map((s) => Number(s.trim()));
     if (parts.length !== 2 || !parts.every(Number.isFinite) || !(parts[0]! < parts[1]!)) throw new InvalidArgumentError('--bounds-range', 'must be lo,hi with finite lo < hi', o.boundsRange);
+    // The range is the placeholder bounds of the column's other releases: within the engine's exact sums.
+    if (!(Math.abs(parts[0]!) <= 1e12 && Math.abs(parts[1]!) <= 1e12)) throw new InvalidArgumentError('--bounds-range', 'must lie within +-1e12 (the range of the exact sums of the later releases)', o.boundsRange);
     range = [parts[0]!, parts[1]!];
   } else if (method === 'quantiles') throw new InvalidArgumentError('--bounds-range', 'is required with --bounds-method quantiles (lo,hi: the wide public range the percentiles are searched in)');
   const cat = missing.find((c) => c.kind !== 'numeric');

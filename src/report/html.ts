@@ -208,8 +208,9 @@ function detailSection(r: ReportRelease): string {
   if (isModel(r)) {
     chart = forestPlot({ rows: r.labels.map((l, i) => ({ label: l, value: r.values![i]!, interval: r.intervals?.[i] ?? null })), sharedScale: false, zeroLine: true, ariaLabel: `${r.name}: coefficients, each on its own scale` });
     chart = `<p class="note">Each coefficient on its own scale (the intercept apart from the slopes); the dashed line marks 0.</p>${chart}`;
-  } else if (r.stat === 'quantile') {
-    chart = forestPlot({ rows: r.labels.map((l, i) => ({ label: l, value: r.values![i]!, interval: r.intervals?.[i] ?? null })), sharedScale: true, xTitle: `${cols} (private quantiles)`, ariaLabel: `${r.name}: quantiles` });
+  } else if (r.stat === 'quantile' || r.stat === 'bounds') {
+    const what = r.stat === 'bounds' ? 'private bounds' : 'private quantiles';
+    chart = forestPlot({ rows: r.labels.map((l, i) => ({ label: l, value: r.values![i]!, interval: r.intervals?.[i] ?? null })), sharedScale: true, xTitle: `${cols} (${what})`, ariaLabel: `${r.name}: ${r.stat === 'bounds' ? 'bounds' : 'quantiles'}` });
   } else {
     const grid = r.stat === 'table' && r.columns.length === 2 ? splitCrossLabels(r.labels) : null;
     chart = grid

@@ -64,7 +64,9 @@ describe('dpkit describe: private bounds', () => {
     const t = await cli('describe', ADULT, '--eps', '0.5', '--columns', 'age', '--ledger', path.join(dir, 'l'), '--out', path.join(dir, 'o2'));
     expect(t.code, t.err).toBe(EXIT.ok);
     expect(t.out).toMatch(/age: bounds +0\.1/);
-    expect(fs.readFileSync(path.join(dir, 'o2/report.html'), 'utf8')).toContain('are private estimates');
+    const html = fs.readFileSync(path.join(dir, 'o2/report.html'), 'utf8');
+    expect(html).toContain('are private estimates');
+    expect(html).toContain('age (private bounds)'); // drawn as a forest plot of the two bounds
   });
 
   it('--auto-bounds with --bounds-eps and the quantile method; the split uses what is left', async () => {
@@ -116,6 +118,7 @@ describe('dpkit describe: private bounds', () => {
       [['--columns', 'age', '--bounds-range', '0,10'], /--bounds-range applies to --bounds-method quantiles only/],
       [['--columns', 'age', '--bounds-method', 'quantiles', '--bounds-range', '10,0'], /--bounds-range must be lo,hi with finite lo < hi/],
       [['--columns', 'age', '--bounds-method', 'median'], /--bounds-method/],
+      [['--columns', 'age', '--bounds-method', 'quantiles', '--bounds-range', '-1e13,1e13'], /--bounds-range must lie within \+-1e12/],
       [['--columns', 'age', '--bounds-eps', '-1'], /--bounds-eps must be a number > 0/],
       [['--columns', 'age', '--schema', path.join(ROOT, 'examples/adult.schema.yaml'), '--bounds-eps', '0.1'], /--bounds-eps is not used: no numeric column lacks schema bounds/],
       [['--columns', 'age', '--schema', path.join(ROOT, 'examples/adult.schema.yaml'), '--bounds-method', 'histogram'], /--bounds-method is not used/],
