@@ -241,8 +241,8 @@ export function ermObjective(p: ErmProblem, perturb: ErmPerturbation = {}): (the
  *   needs tau <= 1e-3 * 0.01 / (2 * 11 * 1e5) ~ 4.5e-12 -- TIGHTER than the 1e-9 used here (INS+19
  *   themselves use tau = 1/n^2 = 1e-10 at n = 1e5). The guaranteed strong convexity gamma/n is too
  *   small for an earlier stop to be cheap, so dpkit keeps tol and makes each iteration cheaper
- *   instead (column-major kernel, moments for the squared loss, the Hessian-at-0 preconditioner of
- *   {@link ermPreconditioner}).
+ *   instead (column-major kernel, moments for the squared loss, the preconditioners of
+ *   {@link minimizeErm}).
  */
 export function ermTolerance(gradientBound: number): number {
   return 1e-9 * Math.max(1, gradientBound);
@@ -267,7 +267,11 @@ export interface ErmSolution {
  *
  * Implementation: dpkit's L-BFGS stops at ||g|| <= gradTol * max(1, base) with base the gradient norm
  * (or projected residual) at the start; gradTol = tol (1 - 1e-12) / max(1, base) turns that into
- * the absolute threshold, and the result is re-checked against tol here.
+ * the absolute threshold, and the result is re-checked against tol here. The solver is
+ * preconditioned by the Hessian at 0 ({@link ermPreconditioner}); for the logistic loss on a
+ * column-major design it first runs to 2% of the starting gradient norm, re-estimates the Hessian
+ * there and finishes from that point (16 -> 8 evaluations at n = 1e5, d = 11). The path changes,
+ * not the stopping test: the returned point meets the same absolute tolerance.
  */
 export function minimizeErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: ErmSolveOptions = {}): ErmSolution {
   const objective = ermObjective(p, perturb);
