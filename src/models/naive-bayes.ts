@@ -39,7 +39,7 @@ import { addLaplaceNoise } from '../mechanisms/noise.js';
 import type { Rng } from '../random/rng.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../release.js';
 import { checkDelta, checkEpsilon, checkNoiseMode, checkNonNegative, checkPositive } from '../validation.js';
-import { checkColumnBounds, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
+import { checkColumnBounds, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, matrixShape, toRowMajor, type ColumnMajorMatrix, type MatrixInput } from './matrix.js';
 
 /**
  * An additive noise mechanism for one released vector. Contract: for any two inputs whose vectors
@@ -268,16 +268,33 @@ export class NaiveBayesDP {
     const K = this.classes.length;
     const index = new Map<number, number>();
     this.classes.forEach((c, k) => index.set(c, k));
-    /** The design and the class of each row, with the values checked (inside the release). */
-    const readData = (): { data: Float64Array; cls: Int32Array } => {
-      const { data } = toRowMajor(X, 'X');
-      const yv = toVector(y, 'y', n);
+    /** The class of each row, checked (inside the release): one of the public classes (so finite). */
+    const readClasses = (): Int32Array => {
+      if (!(Array.isArray(y) || (ArrayBuffer.isView(y) && !(y instanceof DataView)))) throw new InvalidArgumentError('y', 'must be an array of numbers', y);
       const cls = new Int32Array(n);
+      if (K <= 8) {
+        // A few classes: a scan of the public labels beats a hash lookup per row.
+        const labels = Float64Array.from(this.classes);
+        for (let i = 0; i < n; i++) {
+          const v = y[i];
+          let k = 0;
+          while (k < K && v !== labels[k]) k++;
+          if (k === K) throw new InvalidArgumentError(`y[${i}]`, 'must be one of the public classes');
+          cls[i] = k;
+        }
+        return cls;
+      }
       for (let i = 0; i < n; i++) {
-        const k = index.get(yv[i]!);
+        const k = index.get(y[i]!);
         if (k === undefined) throw new InvalidArgumentError(`y[${i}]`, 'must be one of the public classes');
         cls[i] = k;
       }
+      return cls;
+    };
+    /** The design and the class of each row, with the values checked (inside the release). */
+    const readData = (): { data: Float64Array; cls: Int32Array } => {
+      const { data } = toRowMajor(X, 'X');
+      const cls = readClasses();
       if (levels !== undefined) {
         for (let i = 0; i < n; i++) {
           for (let j = 0; j < d; j++) {
@@ -331,6 +348,12 @@ export class NaiveBayesDP {
     const mechanism = `naive-bayes-${this.type}/${adders[0]!.name}`;
     const stats = plan.map((p, g) => ({ ...p, scale: adders[g]!.scale?.(p.sensitivity), mechanism: adders[g]!.name }));
     runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism, name: `NaiveBayesDP(${this.type}).fit` }, (rng) => {
+      if (this.type === 'gaussian' && n > 0 && !Array.isArray(X)) {
+        // Column-major input: one pass per column over the data in place (no copy).
+        const cls = readClasses();
+        this.releaseGaussian(gaussianColumnStats((X as ColumnMajorMatrix).data, cls, n, d, K, lower!, upper!), d, K, lower!, upper!, widths!, adders, rng);
+        return;
+      }
       const { data, cls } = readData();
       if (this.type === 'gaussian') this.fitGaussian(data, cls, n, d, K, lower!, upper!, widths!, adders, rng);
       else this.fitCategorical(data, cls, n, d, K, levels!, adders, rng);
@@ -360,6 +383,12 @@ export class NaiveBayesDP {
         squares[j * K + k]! += c * c;
       }
     }
+    this.releaseGaussian({ counts, sums, squares }, d, K, lower, upper, w, adders, rng);
+  }
+
+  /** Releases the Gaussian statistics (counts, per-class centred sums and squares) and builds the model. */
+  private releaseGaussian(stats: { counts: Float64Array; sums: Float64Array; squares: Float64Array }, d: number, K: number, lower: Float64Array, upper: Float64Array, w: Float64Array, adders: NoiseAdder[], rng: Rng): void {
+    const { counts, sums, squares } = stats;
     const noisyCounts = adders[0]!.add(counts, 1, rng);
     const noisySums: Float64Array[] = [];
     const noisySquares: Float64Array[] = [];
@@ -497,4 +526,42 @@ export class NaiveBayesDP {
     }
     return out;
   }
+}
+
+/**
+ * The Gaussian naive Bayes statistics from a column-major matrix, one sequential pass per column:
+ * class counts, and per (feature j, class k) the sums of the clipped, centred values and of their
+ * squares ([j K + k]), summed in row order (the same sums as the row-major path). A value that is
+ * not finite is refused (typed error naming the entry).
+ */
+function gaussianColumnStats(data: Float64Array, cls: Int32Array, n: number, d: number, K: number, lower: Float64Array, upper: Float64Array): { counts: Float64Array; sums: Float64Array; squares: Float64Array } {
+  const counts = new Float64Array(K);
+  for (let i = 0; i < n; i++) counts[cls[i]!]!++;
+  const sums = new Float64Array(K * d);
+  const squares = new Float64Array(K * d);
+  const s = new Float64Array(K);
+  const q = new Float64Array(K);
+  for (let j = 0; j < d; j++) {
+    const lo = lower[j]!;
+    const hi = upper[j]!;
+    const centre = (lo + hi) / 2;
+    const base = j * n;
+    s.fill(0);
+    q.fill(0);
+    for (let i = 0; i < n; i++) {
+      let v = data[base + i]!;
+      // v - v is 0 for a finite v and NaN for +-Infinity or NaN.
+      if (v - v !== 0) throw new InvalidArgumentError(`X[${i}][${j}]`, 'must be a finite number', v);
+      v = v < lo ? lo : v > hi ? hi : v;
+      const c = v - centre;
+      const k = cls[i]!;
+      s[k]! += c;
+      q[k]! += c * c;
+    }
+    for (let k = 0; k < K; k++) {
+      sums[j * K + k] = s[k]!;
+      squares[j * K + k] = q[k]!;
+    }
+  }
+  return { counts, sums, squares };
 }

@@ -256,4 +256,32 @@ describe('model, accounting and validation', () => {
     expect(() => c.predict([[3]])).toThrow(InvalidArgumentError);
     expect(c.predict({ nrow: 2, ncol: 1, data: new Float64Array([0, 1]) })).toHaveLength(2);
   });
+
+  it('column-major input (read in place, one pass per column) gives the same model as rows; a non-finite value or label is refused, charged', () => {
+    const gen = seededRng('colmajor');
+    const n = 3000;
+    const d = 3;
+    const rows: number[][] = [];
+    const data = new Float64Array(n * d);
+    const y = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      y[i] = [2, 5, 7][gen.nextUint32() % 3]!;
+      const r = [0, 1, 2].map((j) => (gen.nextDouble() - 0.5) * 4 + j + y[i]! / 3);
+      rows.push(r);
+      for (let j = 0; j < d; j++) data[j * n + i] = r[j]!;
+    }
+    const opts = { lower: [-1, 0, 1], upper: [2, 3, 4] };
+    const a = new NaiveBayesDP({ eps: 2, classes: [2, 5, 7] }).fit(rows, y, { ...opts, rng: seededRng(4) });
+    const b = new NaiveBayesDP({ eps: 2, classes: [2, 5, 7] }).fit({ nrow: n, ncol: d, data }, y, { ...opts, rng: seededRng(4) });
+    expect(b.gaussian).toEqual(a.gaussian);
+    expect(b.released).toEqual(a.released);
+    const acc = new PrivacyAccountant({ eps: 10 }, { neighbors: 'unbounded' });
+    const bad = data.slice();
+    bad[2 * n + 17] = Number.POSITIVE_INFINITY;
+    expect(() => new NaiveBayesDP({ eps: 1, classes: [2, 5, 7] }).fit({ nrow: n, ncol: d, data: bad }, y, { ...opts, accountant: acc })).toThrow(/^X\[…\]\[…\] must be a finite number/);
+    const badY = y.slice();
+    badY[5] = Number.NaN;
+    expect(() => new NaiveBayesDP({ eps: 1, classes: [2, 5, 7] }).fit({ nrow: n, ncol: d, data }, badY, { ...opts, accountant: acc })).toThrow(/^y\[…\] must be one of the public classes$/);
+    expect(acc.spent().eps).toBeCloseTo(2, 12);
+  });
 });
