@@ -593,7 +593,7 @@ export function uniformBelowExpNeg(src: BitSource, u: number, p: bigint, q: bigi
   }
 }
 
-const GUIDE_BITS = 12;
+const GUIDE_BITS = 14;
 const TWO51 = 2251799813685248;
 const ROUND_C = 6755399441055744; // 1.5 2^52
 
@@ -640,7 +640,7 @@ const UP = 1 + 2 ** -50;
  *   h_a = h_(a-1) rho_hi (1 + 2^-50) in doubles: each IEEE product is within a relative 2^-53 of the
  *   exact one, so the factors 1 -/+ 2^-50 keep l_a <= rho^a <= h_a for every a <= N; then
  *   lo_a = floor(2^32 l_a), hi_a = floor(2^32 h_a) (exact scalings and floors).
- *   A guide table indexed by the top 10 digits of u starts the scan at the number of thresholds that
+ *   A guide table indexed by the top 14 digits of u starts the scan at the number of thresholds that
  *   every u of that bucket is below (so the scan's result is the same as from a = 0).
  * - B by rejection: a uniform m-bit B accepted with probability exp(-B/t) by CKS Algorithm 1, whose
  *   first trial A_1 ~ Bernoulli(B/t) with B/t < 2^-8 is decided by 8 random bits unless they are
@@ -684,7 +684,7 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
   lo[N + 1] = -1;
   hi[N + 1] = -1;
   const GSHIFT = 32 - GUIDE_BITS;
-  const guide = new Int32Array(1 << GUIDE_BITS);
+  const guide = new Uint16Array(1 << GUIDE_BITS);
   for (let i = guide.length - 1, a = 0; i >= 0; i--) {
     // Every u of bucket i is <= (i + 1) 2^GSHIFT - 1: below lo[a + 1] for the first `a` thresholds.
     const top = (i + 1) * 2 ** GSHIFT - 1;
