@@ -16,6 +16,8 @@ export interface BudgetRecord {
   key: string;
   budget: PrivacyCost;
   neighbors: Neighbors;
+  /** The privacy unit the budget protects, fixed at the first release ("row" when absent: records of older versions). */
+  privacyUnit?: string;
   entries: LedgerEntry[];
   created: string;
 }
@@ -46,9 +48,9 @@ export async function readBudget(key: string): Promise<BudgetRecord | undefined>
   }
 }
 
-/** An accountant holding a record's spends. */
-export function accountantOf(r: Pick<BudgetRecord, 'budget' | 'neighbors' | 'entries'>): PrivacyAccountant {
-  return new PrivacyAccountant(r.budget, { neighbors: r.neighbors, history: r.entries });
+/** An accountant holding a record's spends; it refuses a release for another privacy unit (a budget keeps one unit). */
+export function accountantOf(r: Pick<BudgetRecord, 'budget' | 'neighbors' | 'entries' | 'privacyUnit'>): PrivacyAccountant {
+  return new PrivacyAccountant(r.budget, { neighbors: r.neighbors, history: r.entries, privacyUnit: r.privacyUnit ?? 'row' });
 }
 
 /**
@@ -56,7 +58,7 @@ export function accountantOf(r: Pick<BudgetRecord, 'budget' | 'neighbors' | 'ent
  * and records its spends, atomically; resolves with the record after the commit. Throws
  * BudgetExceededError (nothing recorded) when the plan does not fit.
  */
-export async function chargePlan(key: string, initial: { budget: PrivacyCost; neighbors: Neighbors }, requests: SpendRequest[], planName: string): Promise<BudgetRecord> {
+export async function chargePlan(key: string, initial: { budget: PrivacyCost; neighbors: Neighbors; privacyUnit?: string }, requests: SpendRequest[], planName: string): Promise<BudgetRecord> {
   const db = await openDb();
   try {
     return await new Promise<BudgetRecord>((resolve, reject) => {
@@ -66,7 +68,7 @@ export async function chargePlan(key: string, initial: { budget: PrivacyCost; ne
       let refusal: unknown;
       const get = store.get(key);
       get.onsuccess = () => {
-        const rec: BudgetRecord = (get.result as BudgetRecord | undefined) ?? { key, budget: initial.budget, neighbors: initial.neighbors, entries: [], created: new Date().toISOString() };
+        const rec: BudgetRecord = (get.result as BudgetRecord | undefined) ?? { key, budget: initial.budget, neighbors: initial.neighbors, privacyUnit: initial.privacyUnit ?? 'row', entries: [], created: new Date().toISOString() };
         try {
           const acc = accountantOf(rec);
           let eps = 0;
@@ -76,7 +78,7 @@ export async function chargePlan(key: string, initial: { budget: PrivacyCost; ne
             eps += c.eps;
             delta += c.delta;
           }
-          acc.check({ eps, delta, name: planName });
+          acc.check({ eps, delta, name: planName, privacyUnit: acc.privacyUnit });
           for (const r of requests) acc.spend(r);
           out = { ...rec, entries: [...acc.ledger()] };
           store.put(out);

@@ -17,6 +17,7 @@ import type { Missing } from './data.js';
 import { defaultName, isModel, previewRelease, releaseClaim, type ColumnSchema, type Mechanism, type Preview, type ReleaseSpec, type Result, type Schema, type StudioStat } from './plan.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import { checkFileMeta, checkParquetMagic, InputError, sampleColumns, SAMPLE_BYTES, type SampledType } from './sample.js';
+import type { PlanUnit, UnitOptions } from './units.js';
 import { planToYaml, PlanFileError, yamlToPlan } from './yaml.js';
 
 declare const __STUDIO_TEST_HOOKS__: boolean;
@@ -56,6 +57,17 @@ interface PlannedItem {
   /** Fixed eps/delta (an imported plan, allocation 'fixed'). */
   eps?: number;
   delta?: number;
+  /** Per-unit options (used when the plan has a privacy unit): eps shares, or absolute eps in an imported plan. */
+  unitOpts?: UnitItem;
+}
+
+interface UnitItem {
+  select?: { share: number; delta: number; method: 'optimal' | 'laplace' | 'gaussian'; eps?: number };
+  bounds?: { share: number; method: 'histogram' | 'quantiles'; range?: [number, number]; eps?: number };
+  perUnitClamp?: { lower: number; upper: number };
+  /** Bounds of an imported release that differ from the plan's. */
+  maxPartitions?: number;
+  maxRows?: number;
 }
 
 const state = {
@@ -308,7 +320,8 @@ function renderBudget(): void {
     return;
   }
   const acc = accountantOf(r);
-  say('budget-status', `Budget for "${r.key}": spent ${budgetText(acc.spent())} of ${budgetText(r.budget)}; remaining ${budgetText(acc.remaining())} (${r.neighbors === 'bounded' ? 'replace-one' : 'add/remove-one'} neighbours).`);
+  const unit = r.privacyUnit ?? 'row';
+  say('budget-status', `Budget for "${r.key}": spent ${budgetText(acc.spent())} of ${budgetText(r.budget)}; remaining ${budgetText(acc.remaining())} (${r.neighbors === 'bounded' ? 'replace-one' : 'add/remove-one'} neighbours, per ${unit}).`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -328,12 +341,48 @@ function columnOptions(): void {
   const numericStat = stat === 'mean' || stat === 'sd' || stat === 'variance' || stat === 'quantile' || stat === 'histogram';
   fill('column', (c) => (stat === 'table' ? c.type === 'categorical' : numericStat ? c.type === 'numeric' : true), stat === 'count' ? '(all rows)' : undefined);
   fill('column2', (c) => c.type === 'categorical', '(none)');
+  const keepBy = select('by').value;
   fill('by', (c) => c.type === 'categorical', '(none)');
+  // With a privacy unit, a column without declared levels may group too: its keys are selected privately.
+  const unit = planUnitColumn();
+  if (unit) {
+    const by = select('by');
+    const keep = keepBy;
+    for (const name of state.names) if (name !== unit && !schema.has(name)) by.add(new Option(`${name} (private keys)`, name));
+    if (keep && [...by.options].some((o) => o.value === keep)) by.value = keep;
+  }
+  const us = select('unit');
+  const keepUnit = us.value;
+  us.replaceChildren(new Option('one row', ''));
+  for (const name of state.names) us.add(new Option(name, name));
+  us.value = [...us.options].some((o) => o.value === keepUnit) ? keepUnit : '';
   const feats = select('features');
   const chosen = new Set([...feats.selectedOptions].map((o) => o.value));
   feats.replaceChildren();
   for (const [name, c] of schema) if (c.type === 'numeric') feats.add(new Option(name, name, false, chosen.has(name)));
   fill('label', (c) => (stat === 'logistic_regression' ? c.type === 'categorical' : c.type === 'numeric'));
+}
+
+/** The plan's privacy unit column ('' : one row). */
+function planUnitColumn(): string {
+  return select('unit').value;
+}
+
+/** The plan's privacy unit with its contribution bounds (the inputs as typed: checked by the preview). */
+function planUnit(): PlanUnit | undefined {
+  const column = planUnitColumn();
+  if (!column) return undefined;
+  return { column, maxPartitions: Number(input('max-partitions').value), maxRows: Number(input('max-rows').value) };
+}
+
+/** A release's per-unit options under the plan's unit (absolute eps shares). */
+function unitOptions(p: PlannedItem, unit: PlanUnit, eps: number, fixed: boolean): UnitOptions {
+  const o = p.unitOpts ?? {};
+  const u: UnitOptions = { ...unit, ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}), ...(o.maxRows !== undefined ? { maxRows: o.maxRows } : {}) };
+  if (o.perUnitClamp) u.perUnitClamp = { ...o.perUnitClamp };
+  if (o.select) u.select = { eps: fixed && o.select.eps !== undefined ? o.select.eps : o.select.share * eps, delta: o.select.delta, method: o.select.method };
+  if (o.bounds) u.bounds = { eps: fixed && o.bounds.eps !== undefined ? o.bounds.eps : o.bounds.share * eps, method: o.bounds.method, ...(o.bounds.range ? { range: [...o.bounds.range] as [number, number] } : {}) };
+  return u;
 }
 
 function publicSize(column: string, missing: Missing): number {
@@ -352,6 +401,7 @@ function allocate(): ReleaseSpec[] {
   const W = state.plan.reduce((s, p) => s + weight(p), 0);
   const gaussian = (p: PlannedItem) => p.mechanism !== 'laplace' && p.stat !== 'quantile' && p.stat !== 'logistic_regression';
   const WG = state.plan.filter(gaussian).reduce((s, p) => s + weight(p), 0);
+  const unit = planUnit();
   return state.plan.map((p) => {
     const isGauss = gaussian(p);
     const eps = mode === 'fixed' ? p.eps! : (E * weight(p)) / W;
@@ -360,6 +410,12 @@ function allocate(): ReleaseSpec[] {
     for (const k of MODEL_AND_SHAPE_KEYS) if (p[k] !== undefined) (r as unknown as Record<string, unknown>)[k] = p[k];
     // A model's relation is fixed by its calibration (charged converted to the budget's relation).
     if (isModel(r.stat)) r.neighbors = releaseClaim(r).neighbors;
+    // Under a privacy unit: add/remove one unit, with the plan's bounds and the release's per-unit options.
+    if (unit) {
+      r.neighbors = 'unbounded';
+      r.unit = unitOptions(p, unit, eps, mode === 'fixed');
+      if (r.stat === 'count') delete r.column;
+    }
     return r;
   });
 }
@@ -387,7 +443,7 @@ function previews(): Previewed[] {
   return allocate().map((spec) => {
     try {
       if (!(spec.eps > 0) || !Number.isFinite(spec.eps)) throw new Error('ε must be a number > 0 (check the plan ε and the weights)');
-      const preview = previewRelease(spec, schema, publicSize, alpha());
+      const preview = previewRelease(spec, schema, publicSize, alpha(), state.names);
       chargedCost(spec);
       return { spec, preview };
     } catch (e) {
@@ -419,7 +475,12 @@ function renderPlan(): Previewed[] {
     td(formatNumber(p.spec.eps), 'num');
     td(p.spec.delta ? formatNumber(p.spec.delta) : '0', 'num');
     if (p.preview) {
-      td(p.preview.mechanism);
+      const mech = td(p.preview.guarantee ? `${p.preview.mechanism}; ${p.preview.guarantee}; ${p.preview.detail ?? ''}` : p.preview.mechanism, 'mech');
+      if (p.preview.guarantee) {
+        mech.dataset.guarantee = p.preview.guarantee;
+        mech.dataset.detail = p.preview.detail ?? '';
+        mech.dataset.sensitivity = JSON.stringify(p.preview.sensitivity);
+      }
       td(fmtNum(p.preview.scale), 'num');
       const hw = td(p.preview.halfWidth === null ? `— (${p.preview.unit})` : `± ${fmtNum(p.preview.halfWidth)} (${p.preview.unit})`, 'num hw');
       hw.dataset.hw = JSON.stringify(p.preview.halfWidth);
@@ -492,7 +553,36 @@ function addRelease(): void {
   } else if (column) item.column = column;
   else if (stat !== 'count') return say('plan-message', `A ${stat} needs a numeric column with declared bounds.`, 'error');
   const by = select('by').value;
-  if (by && (stat === 'count' || stat === 'mean')) item.by = by;
+  const unit = planUnitColumn();
+  if (by && (stat === 'count' || stat === 'mean' || (unit && (stat === 'sd' || stat === 'variance')))) item.by = by;
+  if (unit) {
+    const uo: UnitItem = {};
+    if (item.by && !schemaOf().schema.has(item.by)) {
+      const share = Number(input('select-share').value);
+      const delta = Number(input('select-delta').value);
+      if (!(share > 0 && share < 1)) return say('plan-message', 'The share of ε for the key selection must be a number between 0 and 1.', 'error');
+      if (!(delta > 0 && delta < 1)) return say('plan-message', 'The δ of the key selection must be a number between 0 and 1 (e.g. 1e-6).', 'error');
+      uo.select = { share, delta, method: select('select-method').value as 'optimal' | 'laplace' | 'gaussian' };
+    }
+    const auto = select('bounds-auto').value;
+    if (auto && stat !== 'count') {
+      const share = Number(input('bounds-share').value);
+      if (!(share > 0 && share < 1)) return say('plan-message', 'The share of ε for the private bounds must be a number between 0 and 1.', 'error');
+      uo.bounds = { share, method: auto as 'histogram' | 'quantiles' };
+      if (auto === 'quantiles') {
+        const range = input('bounds-range').value.split(',').map((x) => Number(x.trim()));
+        if (range.length !== 2 || !range.every(Number.isFinite) || !(range[0]! < range[1]!)) return say('plan-message', 'The public range of the private percentiles must be two numbers lo, hi with lo < hi.', 'error');
+        uo.bounds.range = [range[0]!, range[1]!];
+      }
+    }
+    const clamp = input('unit-clamp').value.trim();
+    if (clamp !== '' && stat === 'mean') {
+      const c = clamp.split(',').map((x) => Number(x.trim()));
+      if (c.length !== 2 || !c.every(Number.isFinite) || !(c[0]! < c[1]!)) return say('plan-message', "The clamp of a unit's group total must be two numbers lower, upper with lower < upper.", 'error');
+      uo.perUnitClamp = { lower: c[0]!, upper: c[1]! };
+    }
+    item.unitOpts = uo;
+  }
   if (stat === 'quantile') {
     const probs = input('probs').value.split(',').map((s) => Number(s.trim()));
     if (probs.length === 0 || probs.some((p) => !(p > 0 && p < 1))) return say('plan-message', 'The probabilities must be numbers between 0 and 1, comma-separated.', 'error');
@@ -537,7 +627,7 @@ async function release(): Promise<void> {
   const requests = pv.map((p) => ({ name: p.spec.name, ...releaseClaim(p.spec), mechanism: p.preview!.mechanism }));
   const before = state.record ? accountantOf(state.record).spent() : { eps: 0, delta: 0 };
   try {
-    state.record = await chargePlan(key, initial, requests, `plan of ${specs.length} release(s)`);
+    state.record = await chargePlan(key, { ...initial, privacyUnit: planUnit()?.column ?? 'row' }, requests, `plan of ${specs.length} release(s)`);
   } catch (e) {
     if (e instanceof BudgetExceededError) {
       state.record = await readBudget(key);
@@ -567,7 +657,8 @@ async function release(): Promise<void> {
         $('run-label').textContent = m.label;
       } else if (m.type === 'result') {
         const r: Result = m.result;
-        const cost = acc.costOf({ eps: r.eps, delta: r.delta, neighbors: r.neighbors });
+        const unit = (r as { privacyUnit?: string }).privacyUnit;
+        const cost = acc.costOf({ eps: r.eps, delta: r.delta, neighbors: r.neighbors, ...(unit ? { privacyUnit: unit } : {}) });
         state.results.push({ ...r, charged: { eps: cost.eps, delta: cost.delta, neighbors: acc.neighbors } });
       } else if (m.type === 'failed') state.failed.push({ name: m.name, error: `failed (charged): ${m.message}` });
       else if (m.type === 'done') {
@@ -586,12 +677,12 @@ async function release(): Promise<void> {
   state.running = false;
   $('run-progress').hidden = true;
   $('cancel').hidden = true;
-  lastRun = { spentBefore, spentAfter: after, schema };
+  lastRun = { spentBefore, spentAfter: after, schema, unit: planUnit()?.column };
   renderResults();
   refresh();
 }
 
-let lastRun: { spentBefore: { eps: number; delta: number }; spentAfter: { eps: number; delta: number }; schema: Schema } | undefined;
+let lastRun: { spentBefore: { eps: number; delta: number }; spentAfter: { eps: number; delta: number }; schema: Schema; unit: string | undefined } | undefined;
 
 function renderResults(): void {
   $('results-section').hidden = false;
@@ -603,7 +694,8 @@ function renderResults(): void {
   for (const r of state.results) {
     const tr = document.createElement('tr');
     tr.dataset.name = r.name;
-    const cells = [r.name, r.value !== undefined ? formatNumber(r.value) : `${r.values?.length ?? 0} values (chart below)`, r.value !== undefined ? ivText(r.interval) : '', `${formatNumber(r.eps)}${r.delta ? ` / ${formatNumber(r.delta)}` : ''}`, r.mechanism];
+    const g = (r as { guaranteeText?: string }).guaranteeText;
+    const cells = [r.name, r.value !== undefined ? formatNumber(r.value) : `${r.values?.length ?? 0} values (chart below)`, r.value !== undefined ? ivText(r.interval) : '', `${formatNumber(r.eps)}${r.delta ? ` / ${formatNumber(r.delta)}` : ''}`, g ? `${r.mechanism}; ${g}` : r.mechanism];
     cells.forEach((t, k) => {
       const c = document.createElement(k === 0 ? 'th' : 'td');
       if (k === 0) (c as HTMLTableCellElement).scope = 'row';
@@ -666,7 +758,7 @@ function reportInput() {
     ...(state.failed.length ? { failed: state.failed[0]! } : {}),
     assumptions: {
       neighbors: rec?.neighbors,
-      privacyUnit: 'row',
+      privacyUnit: lastRun?.unit ? `${lastRun.unit} (every guarantee protects ALL rows of one ${lastRun.unit}: add/remove one ${lastRun.unit}; contribution bounds per release)` : 'row',
       rng: seeded ? 'seeded (TEST BUILD): NOT private' : 'cryptoRng (secure)',
       columns,
     },
@@ -677,7 +769,8 @@ function exportYaml(): void {
   const { schema } = schemaOf();
   const rec = state.record;
   const b = rec ? { ...rec.budget, neighbors: rec.neighbors } : { ...budgetInputs().budget, neighbors: budgetInputs().neighbors };
-  const text = planToYaml({ title: `Private summary of ${state.file?.name ?? 'data'}`, dataPath: state.file?.name ?? 'data.csv', schema, budget: b, alpha: alpha(), releases: allocate() });
+  const unit = planUnit();
+  const text = planToYaml({ title: `Private summary of ${state.file?.name ?? 'data'}`, dataPath: state.file?.name ?? 'data.csv', schema, budget: b, alpha: alpha(), releases: allocate(), ...(unit ? { unit } : {}) });
   download(`${baseName()}.analysis.yaml`, text, 'text/yaml');
 }
 
@@ -700,6 +793,7 @@ async function importYaml(file: File): Promise<void> {
         col.upper = String(c.upper);
       } else col.levels = c.levels.join(', ');
     }
+    for (const id of plan.ids ?? []) if (!state.names.includes(id)) missingCols.push(id);
     if (missingCols.length > 0) throw new PlanFileError(`the plan declares column(s) ${missingCols.map((m) => `"${m}"`).join(', ')}, which the loaded file does not have`);
     renderColumns();
     if (!state.record) {
@@ -707,9 +801,29 @@ async function importYaml(file: File): Promise<void> {
       input('budget-delta').value = String(plan.budget.delta);
       select('neighbors').value = plan.budget.neighbors;
     }
+    const pu = plan.unit;
+    select('unit').value = '';
+    if (pu) {
+      // The unit select lists the file's columns (filled by columnOptions).
+      const us = select('unit');
+      if (![...us.options].some((o) => o.value === pu.column)) us.add(new Option(pu.column, pu.column));
+      us.value = pu.column;
+      input('max-partitions').value = String(pu.maxPartitions);
+      input('max-rows').value = String(pu.maxRows);
+    }
     state.plan = plan.releases.map((r) => {
       const p: PlannedItem = { stat: r.stat, mechanism: r.mechanism, weight: r.eps, name: r.name, eps: r.eps, delta: r.delta };
       for (const k of MODEL_AND_SHAPE_KEYS) if (r[k] !== undefined) (p as unknown as Record<string, unknown>)[k] = r[k];
+      const u = r.unit;
+      if (u && pu) {
+        p.unitOpts = {
+          ...(u.maxPartitions !== pu.maxPartitions ? { maxPartitions: u.maxPartitions } : {}),
+          ...(u.maxRows !== pu.maxRows ? { maxRows: u.maxRows } : {}),
+          ...(u.perUnitClamp ? { perUnitClamp: { ...u.perUnitClamp } } : {}),
+          ...(u.select ? { select: { share: u.select.eps / r.eps, eps: u.select.eps, delta: u.select.delta, method: u.select.method } } : {}),
+          ...(u.bounds ? { bounds: { share: u.bounds.eps / r.eps, eps: u.bounds.eps, method: u.bounds.method, ...(u.bounds.range ? { range: u.bounds.range } : {}) } } : {}),
+        };
+      }
       return p;
     });
     select('allocation').value = 'fixed';
@@ -743,7 +857,7 @@ function init(): void {
     const f = e.dataTransfer?.files[0];
     if (f) void chooseFile(f);
   });
-  for (const id of ['budget-eps', 'budget-delta', 'neighbors', 'plan-eps', 'plan-delta', 'allocation', 'level', 'stat']) {
+  for (const id of ['budget-eps', 'budget-delta', 'neighbors', 'plan-eps', 'plan-delta', 'allocation', 'level', 'stat', 'unit', 'max-partitions', 'max-rows']) {
     $(id).addEventListener('input', refresh);
     $(id).addEventListener('change', refresh);
   }

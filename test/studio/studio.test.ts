@@ -31,6 +31,7 @@ import { planNoise, scalarPlan, vectorPlan } from '../../src/statistics/noise.js
 import { planMean } from '../../src/statistics/mean.js';
 import { planHistogram } from '../../src/statistics/histogram.js';
 import { planTable } from '../../src/statistics/table.js';
+import { DEPTS, exactMeans, instevalLike, LECTURERS, toCsv } from './insteval-like.js';
 
 // The callbacks of page.evaluate run in the page (serialised by playwright); the Node test program
 // has no DOM types, so the few page globals they use are declared here, module-scoped.
@@ -503,6 +504,157 @@ describe('dpkit studio in chromium', () => {
     expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(await page.textContent('#budget-status')).toContain('No budget stored yet');
     await screenshot('markup-escaped');
+  });
+
+  it('releases per privacy unit (InstEval-like ratings per student): private keys, charged once up front, same values as the CLI pipeline', async () => {
+    const rows = instevalLike();
+    const dir = path.join(tmp, 'units');
+    fs.mkdirSync(dir);
+    const csvFile = path.join(dir, 'ratings.csv');
+    fs.writeFileSync(csvFile, toCsv(rows));
+    expect(await loadFile(page, csvFile)).toContain('Loaded ratings.csv: 4 columns');
+    // Columns s, d, dept, y.
+    await page.fill('#col-3-lower', '1');
+    await page.fill('#col-3-upper', '5');
+    await page.fill('#col-2-levels', DEPTS.join(', '));
+    await page.selectOption('#col-1-type', 'categorical');
+    await page.fill('#budget-eps', '10');
+    await page.fill('#budget-delta', '0.0001');
+    // Per-unit releases are add/remove one unit: an add/remove-one budget charges them unconverted.
+    await page.selectOption('#neighbors', 'unbounded');
+    await page.selectOption('#allocation', 'equal');
+    await page.fill('#plan-eps', '4.5');
+    await page.fill('#plan-delta', '0');
+    await page.selectOption('#unit', 's');
+    const noBudget = 'No budget stored yet for "ratings.csv"';
+
+    // Bad input, refused with nothing spent: max_partitions < 1 (the plan cannot be released) ...
+    await page.fill('#max-partitions', '0');
+    await page.fill('#max-rows', '3');
+    await page.selectOption('#stat', 'mean');
+    await page.selectOption('#column', 'y');
+    await page.selectOption('#by', 'd');
+    await page.fill('#select-share', '0.4');
+    await page.fill('#select-delta', '0.000001');
+    await page.selectOption('#select-method', 'optimal');
+    await page.selectOption('#mechanism', 'laplace');
+    await page.click('#add');
+    await expect.poll(() => page.locator('#plan tbody tr').count()).toBe(1);
+    expect(await page.textContent('#plan tbody tr td.error')).toMatch(/cannot be planned: .*max_partitions.*integer in \[1, 1000000\], got 0/);
+    expect(await page.isDisabled('#release')).toBe(true);
+    expect(await page.textContent('#budget-status')).toContain(noBudget);
+    // ... and a plan file whose privacy unit is not a column of the file.
+    const badYaml = 'data: { path: ratings.csv }\nschema: { columns: { student: { type: id }, y: { lower: 1, upper: 5 } } }\nbudget: { eps: 1 }\nprivacy_unit: student\nmax_partitions: 3\nmax_rows: 3\nreleases: [{ stat: mean, column: y, eps: 1 }]\n';
+    await page.setInputFiles('#import-yaml', { name: 'bad.analysis.yaml', mimeType: 'text/yaml', buffer: Buffer.from(badYaml) });
+    await page.waitForFunction(() => (document.getElementById('plan-message')!.textContent ?? '').startsWith('The plan was not imported'));
+    expect(await page.textContent('#plan-message')).toContain('the plan declares column(s) "student", which the loaded file does not have');
+    expect(await page.textContent('#budget-status')).toContain(noBudget);
+
+    // The plan: count of ratings, mean rating by department (public levels) and by lecturer (private keys).
+    await page.fill('#max-partitions', '3');
+    // (Leave the input first: its change event re-renders the plan table.)
+    await page.press('#max-partitions', 'Tab');
+    await page.locator('#plan tbody button').first().click();
+    await expect.poll(() => page.locator('#plan tbody tr').count()).toBe(0);
+    await page.selectOption('#stat', 'count');
+    await page.selectOption('#column', '');
+    await page.selectOption('#by', '');
+    await page.click('#add');
+    await page.selectOption('#stat', 'mean');
+    await page.selectOption('#column', 'y');
+    await page.selectOption('#by', 'dept');
+    await page.click('#add');
+    await page.selectOption('#by', 'd');
+    await page.click('#add');
+    await expect.poll(() => page.locator('#plan tbody tr').count()).toBe(3);
+    expect(await page.locator('#plan td.error').count()).toBe(0);
+    const mech = await page.$$eval('#plan td.mech', (tds) => tds.map((td) => ({ ...(td as { dataset: Record<string, string> }).dataset })));
+    expect(mech.map((m) => m.guarantee)).toEqual(['1.5-DP per s (add/remove one s)', '1.5-DP per s (add/remove one s)', '(1.5, 0.000001)-DP per s (add/remove one s)']);
+    // The sensitivities from the bounds (the CLI's per-unit plan): count k = 1 ungrouped, L1 = m = 3;
+    // grouped count L1 = k m = 9 and centred sum L1 = k m (u - l)/2 = 18.
+    expect(mech.map((m) => JSON.parse(m.sensitivity!))).toEqual([3, [9, 18], [9, 18]]);
+    expect(mech[2]!.detail).toContain('k=3, m=3: count L1 9, L2 5.19615; centred sum L1 18, L2 10.3923; keys: optimal partition selection');
+    expect(await page.textContent('#plan-total')).toContain('This plan spends ε = 4.5, δ = 1e-6');
+    await screenshot('units-planned');
+
+    await clickRelease(page);
+    await page.waitForFunction(() => /Released|Refused|Cancelled/.test(document.getElementById('release-message')!.textContent ?? ''));
+    expect(await page.textContent('#release-message')).toContain('Released 3 of 3');
+    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 4\.5, δ = 1e-6 of ε = 10, δ = 0\.0001; .*per s\)\.$/);
+    // The budget in IndexedDB: one charge of the whole plan, per s, before the worker ran.
+    const rec = await page.evaluate(
+      () =>
+        new Promise<{ privacyUnit: string; entries: { eps: number; delta: number; privacyUnit?: string; name: string }[] }>((resolve, reject) => {
+          const req = (window as any).indexedDB.open('dpkit-studio', 1);
+          req.onsuccess = () => {
+            const get = req.result.transaction('budgets', 'readonly').objectStore('budgets').get('ratings.csv');
+            get.onsuccess = () => resolve(get.result);
+            get.onerror = () => reject(new Error('read failed'));
+          };
+          req.onerror = () => reject(new Error('open failed'));
+        }),
+    );
+    expect(rec.privacyUnit).toBe('s');
+    expect(rec.entries.map((e) => [e.name, e.privacyUnit])).toEqual([
+      ['count(*)', 's'],
+      ['mean(y) by dept', 's'],
+      ['mean(y) by d', 's'],
+    ]);
+    expect(rec.entries.reduce((s, e) => s + e.eps, 0)).toBeCloseTo(4.5, 12);
+    await screenshot('units-released');
+    const results = (JSON.parse((await download(page, '#export-json')).text) as { results: Result[] }).results;
+    expect(results.map((r) => r.guaranteeText)).toEqual(mech.map((m) => m.guarantee));
+    expect(await page.textContent('#results')).toContain('per s (add/remove one s)');
+    // The bounds drop nothing on these data (at most 3 rows, lecturers and departments per student),
+    // so the exact group means are those of the bounded rows: each lies in its interval's 3x widening
+    // (a miss has probability far below 1e-6; the intervals are rigorous 95% ones).
+    for (const [i, by] of [[1, 'dept'], [2, 'd']] as const) {
+      const truth = exactMeans(rows, by);
+      results[i]!.labels!.forEach((k, j) => {
+        const [lo, hi] = results[i]!.intervals![j]!;
+        expect(Math.abs(truth.get(k)!.mean - (lo + hi) / 2)).toBeLessThanOrEqual(3 * ((hi - lo) / 2) + 1e-12);
+      });
+    }
+    expect(results[1]!.labels).toEqual(DEPTS);
+    expect(results[2]!.labels!.length).toBeGreaterThan(0);
+    expect(results[2]!.labels!.every((k) => LECTURERS.includes(k))).toBe(true);
+    const report = await download(page, '#export-report');
+    expect(report.text).toContain('per s (add/remove one s)');
+    expect(report.text).toContain('s (every guarantee protects ALL rows of one s');
+
+    // The exported YAML: dpkit run --dry-run reads it and shows the sensitivities; the CLI pipeline gives the same values.
+    const y = await download(page, '#export-yaml');
+    expect(y.text).toContain('privacy_unit: s');
+    const file = path.join(dir, 'ratings.analysis.yaml');
+    fs.writeFileSync(file, y.text);
+    const dry = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'src/node/cli.ts'), 'run', file, '--dry-run'], { cwd: dir, encoding: 'utf8' });
+    expect(dry.stderr).toBe('');
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toContain('Releases (3)');
+    // The CLI's dry run states the same per-unit sensitivities as the studio's preview (lines are wrapped there).
+    const dryText = dry.stdout.replace(/\s+/g, ' ');
+    for (const m of mech) expect(dryText).toContain(`per s, sensitivity from the contribution bounds: ${m.detail}`);
+    const a = loadAnalysis(file);
+    const engine = await DataEngine.open(a.data);
+    try {
+      const acc = new PrivacyAccountant({ eps: a.budget.eps, delta: a.budget.delta }, { neighbors: a.budget.neighbors, privacyUnit: 's' });
+      const cli = await executePlan(a, engine, { rng: seededRng(SEED), accountant: acc, alpha: a.alpha });
+      const strip = (r: Result) => {
+        const { charged: _c, ...rest } = r;
+        return JSON.parse(JSON.stringify(rest)) as unknown;
+      };
+      expect(cli.map((r) => strip(r as unknown as Result))).toEqual(results.map(strip));
+    } finally {
+      engine.close();
+    }
+    // The imported plan restores the unit and the per-unit keys.
+    await page.selectOption('#unit', '');
+    await page.setInputFiles('#import-yaml', { name: 'ratings.analysis.yaml', mimeType: 'text/yaml', buffer: Buffer.from(y.text) });
+    await page.waitForFunction(() => (document.getElementById('plan-message')!.textContent ?? '').startsWith('Imported'));
+    expect(await page.inputValue('#unit')).toBe('s');
+    const again = await page.$$eval('#plan td.mech', (tds) => tds.map((td) => (td as { dataset: Record<string, string> }).dataset.guarantee));
+    expect(again).toEqual(mech.map((m) => m.guarantee));
+    await page.selectOption('#unit', '');
   });
 
   it('labels every control, fits 1280x800 and a narrow window', async () => {
