@@ -26,7 +26,7 @@
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { sampleGamma, sampleNormal, sampleUnitSphere } from '../../random/continuous.js';
-import { discreteLaplaceSampler, isqrt, sampleBernoulliExp, type IntSampler } from '../../random/exact.js';
+import { BitSource, bernoulliExpBits, discreteLaplaceSampler, isqrt, sampleBernoulliExp, type IntSampler } from '../../random/exact.js';
 import { doubleToRational, floorLog2, gridSampler } from '../../random/lattice.js';
 import type { Rng } from '../../random/rng.js';
 import { checkInteger, checkPositive } from '../../validation.js';
@@ -107,11 +107,12 @@ export function sampleGaussianLattice(rng: Rng, d: number, sigma: number, out?: 
  * revealed 32 bits at a time, with f / j: U < f / j iff D (j U + W) + C < sqrt(M), decided on an
  * interval [u, u + 1) 2^-p of U by squaring integers (both sides >= 0), refined while undecided.
  */
-export function bernoulliExpSqrt(rng: Rng, M: bigint, C: bigint, D: bigint): boolean {
+export function bernoulliExpSqrt(rng: Rng, M: bigint, C: bigint, D: bigint, bits?: BitSource): boolean {
   const r = isqrt(M);
   if (r < C) throw new InvalidArgumentError('gamma', 'must be >= 0 (sqrt(M) >= C)');
   const W = (r - C) / D;
-  for (let w = W; w > 0n; w--) if (!sampleBernoulliExp(rng, 1n, 1n)) return false;
+  // The W Bernoulli(exp(-1)) trials on random bits (the same exact coin as sampleBernoulliExp(rng, 1, 1)).
+  for (let w = W; w > 0n; w--) if (!(bits !== undefined ? bernoulliExpBits(bits, 1, 1) : sampleBernoulliExp(rng, 1n, 1n))) return false;
   let j = 1n;
   for (;;) {
     // A_j ~ Bernoulli(f / j).
@@ -133,25 +134,18 @@ export function bernoulliExpSqrt(rng: Rng, M: bigint, C: bigint, D: bigint): boo
   }
 }
 
-/** sqrt(d) rounded up to a multiple of 2^-20: cNum / 2^20 >= sqrt(d), checked exactly. */
-function sqrtUp(d: number): bigint {
-  const target = BigInt(d) << 40n;
-  let c = isqrt(target);
-  if (c * c < target) c++;
-  return c;
-}
-
 /**
  * The lattice Gamma-norm vector: b = 2^k y with y in Z^d drawn with P(y) proportional to
  * exp(-s ||y||_2), s = rate 2^k, k = floor(log2(1/rate)) - 30 (the continuous density
  * exp(-rate ||b||_2) restricted to the lattice 2^k Z^d).
  *
- * Exact rejection sampler: propose y_i iid discrete Laplace, P(y_i) proportional to exp(-s |y_i| / c)
- * (CKS 2020, Algorithm 2, scale c / s rational), c = sqrt(d) rounded up to 2^-20; accept with
- * probability exp(-s (||y||_2 - ||y||_1 / c)) <= 1 (||y||_1 <= sqrt(d) ||y||_2 <= c ||y||_2), an exact
- * coin with the irrational exponent (sqrt(M) - C) / D, M = (s_num c_num)^2 ||y||_2^2,
- * C = s_num 2^20 ||y||_1, D = s_den c_num ({@link bernoulliExpSqrt}). Accepted y have
- * P(y) proportional to exp(-s ||y||_1 / c) exp(-s (||y||_2 - ||y||_1 / c)) = exp(-s ||y||_2).
+ * Exact rejection sampler: propose y_i iid discrete Laplace, P(y_i) proportional to exp(-|y_i| / t)
+ * (CKS 2020, Algorithm 2, on random bits: {@link gridSampler}) with the INTEGER scale
+ * t = ceil(sqrt(d) / s) (the smallest t with (t s)^2 >= d, exactly); accept with probability
+ * exp(-(s ||y||_2 - ||y||_1 / t)) <= 1 (||y||_1 / t <= s ||y||_1 / sqrt(d) <= s ||y||_2), an exact coin
+ * with the irrational exponent (sqrt(M) - C) / D, M = (s_num t)^2 ||y||_2^2, C = s_den ||y||_1,
+ * D = s_den t ({@link bernoulliExpSqrt}). Accepted y have P(y) proportional to
+ * exp(-||y||_1 / t) exp(-(s ||y||_2 - ||y||_1 / t)) = exp(-s ||y||_2).
  * Expected proposals: the ratio of the normalising sums, about (2 sqrt(d))^d / (d! vol(B_2^d)):
  * 1 at d = 1, 1.3 at d = 2, 11 at d = 10, 170 at d = 20, 4500 at d = 32; refused above d = 32
  * ({@link LATTICE_GAMMA_MAX_DIM}; {@link sampleGammaSphere} then uses the float sampler).
@@ -167,27 +161,48 @@ export function sampleGammaNormLattice(rng: Rng, d: number, rate: number, out?: 
   let sDen = rr.den;
   if (k >= 0) sNum <<= BigInt(k);
   else sDen <<= BigInt(-k);
-  const cNum = sqrtUp(d); // c = cNum / 2^20
-  // Proposal scale t = c / s = cNum sDen / (2^20 sNum).
-  const proposal: IntSampler = discreteLaplaceSampler(cNum * sDen, sNum << 20n);
+  // t = ceil(sqrt(d) / s) = ceil(sqrt(d sDen^2) / sNum), adjusted to the smallest t with (t sNum)^2 >= d sDen^2.
+  const target = BigInt(d) * sDen * sDen;
+  let t = (isqrt(target) + sNum - 1n) / sNum;
+  while (t > 1n && ((t - 1n) * sNum) ** 2n >= target) t--;
+  while ((t * sNum) ** 2n < target) t++;
+  const proposal: IntSampler = t <= BigInt(Number.MAX_SAFE_INTEGER) ? gridSampler('laplace', Number(t)) : discreteLaplaceSampler(t, 1n);
   const unit = Math.pow(2, k);
   const y = new Array<bigint>(d);
   const b = out ?? new Float64Array(d);
+  const bits = new BitSource(rng);
+  // Proposals drawn in blocks through the sampler's batch method when it has one (same law).
+  const block = new Float64Array(d * 64);
+  const big = new Map<number, bigint>();
+  let next = block.length;
+  const draw = (): bigint => {
+    if (proposal.fill === undefined) {
+      const v = proposal(rng);
+      return typeof v === 'bigint' ? v : BigInt(v);
+    }
+    if (next === block.length) {
+      big.clear();
+      proposal.fill(rng, block, 0, block.length, big); // a non-safe-integer sample: NaN here, exact in big
+      next = 0;
+    }
+    const i = next++;
+    const v = block[i]!;
+    return Number.isNaN(v) ? big.get(i)! : BigInt(v);
+  };
   for (;;) {
     let l1 = 0n;
     let l2 = 0n;
     for (let i = 0; i < d; i++) {
-      const v = proposal(rng);
-      const yi = typeof v === 'bigint' ? v : BigInt(v);
+      const yi = draw();
       y[i] = yi;
       const a = yi < 0n ? -yi : yi;
       l1 += a;
       l2 += a * a;
     }
-    const M = sNum * sNum * cNum * cNum * l2;
-    const C = (sNum << 20n) * l1;
-    const D = sDen * cNum;
-    if (bernoulliExpSqrt(rng, M, C, D)) {
+    const M = sNum * sNum * t * t * l2;
+    const C = sDen * l1;
+    const D = sDen * t;
+    if (bernoulliExpSqrt(rng, M, C, D, bits)) {
       for (let i = 0; i < d; i++) b[i] = Number(y[i]!) * unit;
       return b;
     }
