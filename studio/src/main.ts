@@ -509,6 +509,12 @@ function refresh(): void {
   if (!state.loaded) return;
   columnOptions();
   const { problems } = schemaOf();
+  // A budget keeps one privacy unit (fixed at its first release): a plan for another unit is refused before anything is spent.
+  const recUnit = state.record ? (state.record.privacyUnit ?? 'row') : undefined;
+  const unit = planUnit()?.column ?? 'row';
+  if (recUnit !== undefined && recUnit !== unit && state.plan.length > 0) {
+    problems.push(`the budget of "${state.record!.key}" protects one ${recUnit === 'row' ? 'row' : recUnit}; this plan is per ${unit} (a budget keeps one privacy unit: choose ${recUnit === 'row' ? '"one row"' : `"${recUnit}"`} as the privacy unit)`);
+  }
   const pv = renderPlan();
   renderBudget();
   const costs = pv.map((p) => {

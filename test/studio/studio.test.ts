@@ -654,7 +654,11 @@ describe('dpkit studio in chromium', () => {
     expect(await page.inputValue('#unit')).toBe('s');
     const again = await page.$$eval('#plan td.mech', (tds) => tds.map((td) => (td as { dataset: Record<string, string> }).dataset.guarantee));
     expect(again).toEqual(mech.map((m) => m.guarantee));
+    // The budget keeps its unit: the same plan per row is refused before anything is spent.
     await page.selectOption('#unit', '');
+    expect(await page.textContent('#plan-message')).toContain('the budget of "ratings.csv" protects one s; this plan is per row');
+    expect(await page.isDisabled('#release')).toBe(true);
+    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 4\.5, δ = 1e-6 of ε = 10/);
   });
 
   it('labels every control, fits 1280x800 and a narrow window', async () => {

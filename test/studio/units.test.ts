@@ -44,6 +44,8 @@ const releases: ReleaseSpec[] = [
   { ...b, stat: 'histogram', name: 'histogram(y)', column: 'y', bins: 5, eps: 1, ...u() },
   { ...b, stat: 'sd', name: 'sd(y)', column: 'y', eps: 1, ...u() },
   { ...b, stat: 'mean', name: 'mean(y) auto', column: 'y', eps: 1, ...u({ bounds: { eps: 0.2, method: 'histogram' } }) },
+  { ...b, stat: 'histogram', name: 'histogram(y) auto', column: 'y', bins: 4, eps: 1, ...u({ bounds: { eps: 0.3, method: 'quantiles', range: [-100, 100] } }) },
+  { ...b, stat: 'variance', name: 'variance(y) by dept', column: 'y', by: 'dept', eps: 1, mechanism: 'analytic', delta: 1e-6, ...u() },
   { ...b, stat: 'mean', name: 'mean(y) by dept, per-unit clamp', column: 'y', by: 'dept', eps: 1, mechanism: 'gaussian', delta: 1e-6, ...u({ perUnitClamp: { lower: 0, upper: 15 } }) },
 ];
 
@@ -118,7 +120,7 @@ describe('studio releases per privacy unit', () => {
     expect(byD.sensitivity).toEqual([9, 18]);
     (byD.scale as number[]).forEach((x, i) => expect(x).toBeCloseTo([18, 36][i]!, 9));
     expect(byD.detail).toContain('k=3, m=3: count L1 9, L2 5.19615; centred sum L1 18, L2 10.3923; keys: optimal partition selection (eps 0.5, delta 0.000001, split over k)');
-    const clamp = previewRelease(releases[7]!, schema, sizes, 0.05, cols);
+    const clamp = previewRelease(releases[9]!, schema, sizes, 0.05, cols);
     // Per-unit totals clamped to [0, 15]: L2 = sqrt(k) 15 (no m), Gaussian uses L2.
     expect((clamp.sensitivity as number[])[1]).toBeCloseTo(unitTotalSensitivities(unit, 15).l2, 12);
     const hist = previewRelease(releases[4]!, schema, sizes, 0.05, cols);
@@ -156,7 +158,7 @@ describe('studio releases per privacy unit', () => {
     const file = path.join(tmp, 'dry.analysis.yaml');
     fs.writeFileSync(file, text);
     const a = loadAnalysis(file);
-    expect(a.releases.map((r) => r.unitBounds?.aggregateEps)).toEqual([1, 1, 1, 0.5, 1, 1, 0.8, 1, 0.7]);
-    expect(a.releases[8]!.unitBounds).toEqual({ unit: 's', maxPartitions: 1, maxRows: 2, aggregateEps: 0.7, autoBounds: { eps: 0.3, method: 'quantiles', range: [-100, 100] } });
+    expect(a.releases.map((r) => r.unitBounds?.aggregateEps)).toEqual([1, 1, 1, 0.5, 1, 1, 0.8, 0.7, 1, 1, 0.7]);
+    expect(a.releases[10]!.unitBounds).toEqual({ unit: 's', maxPartitions: 1, maxRows: 2, aggregateEps: 0.7, autoBounds: { eps: 0.3, method: 'quantiles', range: [-100, 100] } });
   });
 });
