@@ -172,25 +172,31 @@ function rowHash(d: SqlDialect, k: string, hasValue: boolean): string {
 }
 
 /**
- * DuckDB: the common table expressions of the bounding, in two phases so that the keyed hashes are
- * computed only where a choice is made (see the file comment): `src` (u, g, v), `pairs` (one row
- * per (unit, group): c rows and the pair's sums `aggs` over all its rows), `kept` (the pairs of the
- * k smallest (h, g) of each unit, with c and the sums), `cut` (the rows (u, g, v) of the kept pairs
- * with c > m: their m rows of smallest h_r). A kept pair with c <= m keeps all its rows, so its
- * sums in `kept` are final.
+ * DuckDB: the source rows `src` (u, g, v, as a SELECT, read twice: once for all pairs, once for the
+ * rows of the pairs that need a row choice) and the common table expressions of the bounding, in two
+ * phases so that the keyed hashes are computed only where a choice is made (see the file comment):
+ * `pairs` (one row per (unit, group): c rows and the pair's sums `aggs` over all its rows), `kept`
+ * (the pairs of the k smallest (h, g) of each unit, with c and the sums), `cut` (the rows (u, g, v)
+ * of the kept pairs with c > m: their m rows of smallest h_r). A kept pair with c <= m keeps all its
+ * rows, so its sums in `kept` are final.
+ * Performance notes (measured with EXPLAIN ANALYZE, bench/bounding-sql.bench.ts): the source is not
+ * a CTE (a CTE referenced twice is materialised, a copy of every row); the rows of `cut` are matched
+ * by `coalesce((u, g) IN (...), false)`, a mark join that builds its hash table on the few pairs
+ * with c > m; DuckDB's cardinality estimates made a SEMI JOIN build it on all source rows instead.
  */
-function duckBoundingCtes(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; k: string; maxPartitions: number; maxRows: number; aggs: string }): string[] {
+function duckBounding(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; k: string; maxPartitions: number; maxRows: number; aggs: string }): { src: string; ctes: string[] } {
   const d: SqlDialect = 'duckdb';
   const h = pairHash(d, 'ku', 'kg');
-  return [
-    `src AS (SELECT ${q.U} AS u, ${q.G} AS g, ${q.V === undefined ? '0' : `CAST(${q.V} AS DOUBLE)`} AS v FROM ${q.from} WHERE ${q.where.join(' AND ')})`,
-    `pairs AS (SELECT u, g, count(*) AS c${q.aggs === '' ? '' : `, ${q.aggs}`} FROM src GROUP BY u, g)`,
+  const src = `(SELECT ${q.U} AS u, ${q.G} AS g, ${q.V === undefined ? '0' : `CAST(${q.V} AS DOUBLE)`} AS v FROM ${q.from} WHERE ${q.where.join(' AND ')}) AS src`;
+  const ctes = [
+    `pairs AS (SELECT u, g, count(*) AS c${q.aggs === '' ? '' : `, ${q.aggs}`} FROM ${src} GROUP BY u, g)`,
     `kept AS (SELECT * EXCLUDE (gr) FROM (SELECT p.*, ROW_NUMBER() OVER (PARTITION BY p.u ORDER BY ${h}, p.g) AS gr FROM pairs AS p` +
       ` JOIN (SELECT u, ${md5Word(d, q.k, 'u', 'u')} AS ku FROM (SELECT DISTINCT u FROM pairs)) AS wu ON p.u = wu.u` +
       ` JOIN (SELECT g, ${md5Word(d, q.k, 'g', 'g')} AS kg FROM (SELECT DISTINCT g FROM pairs)) AS wg ON p.g = wg.g) AS ranked_pairs WHERE gr <= ${q.maxPartitions})`,
     `cut AS (SELECT u, g, v FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${rowHash(d, q.k, q.V !== undefined)}) AS rn` +
-      ` FROM src SEMI JOIN (SELECT u, g FROM kept WHERE c > ${q.maxRows}) AS over USING (u, g)) AS ranked_rows WHERE rn <= ${q.maxRows})`,
+      ` FROM ${src} WHERE coalesce((u, g) IN (SELECT u, g FROM kept WHERE c > ${q.maxRows}), false)) AS ranked_rows WHERE rn <= ${q.maxRows})`,
   ];
+  return { src, ctes };
 }
 
 /** One row per (group, unit) of the bounded data: g, u, n, s, s2, sc (see the file comment). */
@@ -227,7 +233,7 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
   // Sums per pair over the rows (the pair's total is clamped afterwards with perUnitClamp).
   const aggs = V === undefined ? '0 AS s, 0 AS s2, 0 AS sc' : plan.perUnitClamp ? 'sum(v) AS s, 0 AS s2, 0 AS sc' : `sum(${cv}) AS s, sum(${cd} * ${cd}) AS s2, sum(${cd}) AS sc`;
   const s = plan.perUnitClamp ? clampExpr(d, 's', l, u) : 's';
-  const ctes = duckBoundingCtes({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs });
+  const { ctes } = duckBounding({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs });
   return [
     `WITH ${ctes.join(',\n')}`,
     `SELECT g, u, c AS n, ${s} AS s, s2, sc FROM kept WHERE c <= ${b.maxRows}`,
@@ -349,10 +355,10 @@ export function boundedRowsSql(plan: BoundingPlan, dialect: SqlDialect): string 
   const k = quoteString(d, keyHex(plan.key));
   const cv = V === undefined ? '0' : clampExpr(d, 'v', num(plan.lower as number, 'lower'), num(plan.upper as number, 'upper'));
   if (d === 'duckdb') {
-    const ctes = duckBoundingCtes({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs: '' });
+    const { src, ctes } = duckBounding({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs: '' });
     return [
       `WITH ${ctes.join(',\n')}`,
-      `SELECT g, u, ${cv} AS c FROM src SEMI JOIN (SELECT u, g FROM kept WHERE c <= ${b.maxRows}) AS whole USING (u, g)`,
+      `SELECT g, u, ${cv} AS c FROM ${src} WHERE coalesce((u, g) IN (SELECT u, g FROM kept WHERE c <= ${b.maxRows}), false)`,
       `UNION ALL SELECT g, u, ${cv} AS c FROM cut`,
     ].join('\n');
   }
