@@ -953,17 +953,87 @@ export function discreteGaussianIntSigmaSampler(sigma: number): IntSampler {
 }
 
 /**
- * The sampler of {@link discreteGaussianIntSigmaSampler} (the same law) for large batches: the
- * discrete Laplace proposals come from {@link discreteLaplaceTableSampler} (the same proposal law,
- * fewer random words) and `fill` reads its random words in blocks.
+ * The sampler of {@link discreteGaussianIntSigmaSampler} (the same law: CKS Algorithm 3 with
+ * proposal scale t = g = sigma) for large batches. The discrete Laplace proposals come from
+ * {@link discreteLaplaceTableSampler}; the acceptance, U < f(a) = exp(-a^2 / (2 g^2)) with
+ * a = ||Y| - g|, is decided like the Laplace thresholds: f is decreasing, so with the grid
+ * a_i = i 2^e (2^e = 2^(floor(log2 g) - 11), i < I = ceil(4 g / 2^e)) and a in [a_i, a_(i+1)),
+ * f(a_(i+1)) < f(a) <= f(a_i); certified 32-bit bounds lo_i <= 2^32 f(a_i) < hi_i + 1 give: u (the
+ * first 32 digits of U) < lo_(i+1) accepts, u > hi_i rejects, and otherwise (probability about
+ * 2^-11 sqrt(2/e) at most) the same U is compared with f(a) exactly ({@link uniformBelowExpNeg}).
+ * Proposals with a >= 4 g (probability below e^-5) use the factored exact trials. The table is built
+ * as for the Laplace: f(a_(i+1)) = f(a_i) c^(2i+1) with c = exp(-2^(2e) / (2 g^2)) bounded by
+ * {@link expNegBounds}, each double product rounded outwards by the factors 1 -/+ 2^-50.
+ *
+ * @param sigma The integer sigma.
+ * @param prefixBits Test hook as in {@link discreteLaplaceTableSampler} (fewer digits, same samples).
  */
-export function discreteGaussianTableSampler(sigma: number): IntSampler {
+export function discreteGaussianTableSampler(sigma: number, prefixBits = 32): IntSampler {
   if (!Number.isSafeInteger(sigma) || sigma < 1 || sigma >= 2 ** 52) throw new InvalidArgumentError('sigma', 'must be an integer in [1, 2^52)', sigma);
-  const fromBits = gaussianIntSigmaFromBits(sigma, discreteLaplaceTableSampler(sigma).fromBits!);
+  const g = sigma;
+  const gb = BigInt(g);
+  const g2b = 2n * gb * gb;
+  const proposalBits = discreteLaplaceTableSampler(g, prefixBits).fromBits!;
+  let lg = 0;
+  while (2 ** (lg + 1) <= g) lg++;
+  const e = Math.max(0, lg - 11);
+  const step = 2 ** e;
+  const I = Math.ceil((4 * g) / step);
+  const [bLo, bHi] = expNegBounds(BigInt(step) * BigInt(step), g2b, 80);
+  const cl = Number(bLo >> 27n) * 2 ** -53;
+  const ch = (Number(bHi >> 27n) + 1) * 2 ** -53;
+  const c2l = cl * cl * DOWN;
+  const c2h = ch * ch * UP;
+  const lo = new Float64Array(I + 1);
+  const hi = new Float64Array(I + 1);
+  const cut = 2 ** (32 - prefixBits);
+  const width = 2 ** prefixBits;
+  let fl = 1;
+  let fh = 1;
+  let hl = cl;
+  let hh = ch;
+  for (let i = 0; i <= I; i++) {
+    lo[i] = Math.min(TWO32 - 1, Math.floor(fl * width) * cut);
+    hi[i] = Math.min(TWO32, (Math.floor(fh * width) + 1) * cut - 1);
+    fl = fl * hl * DOWN;
+    fh = fh * hh * UP;
+    hl = hl * c2l * DOWN;
+    hh = hh * c2h * UP;
+  }
+  lo[0] = hi[0] = TWO32; // f(0) = 1: every u is below it
+  const limit = I * step;
+  const fromBits = (src: BitSource): number | bigint => {
+    for (;;) {
+      const y = proposalBits(src);
+      if (typeof y === 'number') {
+        const ay = y < 0 ? -y : y;
+        const a = ay > g ? ay - g : g - ay;
+        if (a < limit) {
+          const i = Math.floor(a / step);
+          const u = src.word32();
+          if (u < lo[i + 1]!) return y;
+          if (u > hi[i]!) continue;
+          if (uniformBelowExpNeg(src, u, BigInt(a) * BigInt(a), g2b)) return y;
+          continue;
+        }
+        const r = a % g;
+        const q = (a - r) / g;
+        const qr = q * r;
+        const q2 = q * q;
+        if (Number.isSafeInteger(qr) && Number.isSafeInteger(q2)) {
+          if (bernoulliExpBitsAny(src, q2, 2) && bernoulliExpBitsAny(src, qr, g) && bernoulliExpSquareBits(src, r, g)) return y;
+          continue;
+        }
+      }
+      const yb = BigInt(y);
+      const d = (yb < 0n ? -yb : yb) - gb;
+      if (bernoulliExpFastBig(src.rng, d * d, g2b)) return y;
+    }
+  };
   const sampler: IntSampler = (rng) => fromBits(new BitSource(rng));
   sampler.fromBits = fromBits;
   sampler.fill = (rng, ys, from, to, big, values, inv = 1, unit = 1) => {
-    const src = new BitSource(rng, 6 * (to - from));
+    const src = new BitSource(rng, 5 * (to - from));
     for (let i = from; i < to; i++) {
       const y = fromBits(src);
       if (typeof y === 'number') ys[i] = values === undefined ? y : (roundHalfUp(values[i]! * inv) + y) * unit;
