@@ -58,3 +58,16 @@ export function exactMeans(rows: readonly Rating[], by: 'd' | 'dept'): Map<strin
   }
   return new Map([...acc].map(([k, a]) => [k, { n: a.n, mean: a.sum / a.n }]));
 }
+
+/**
+ * Whether an exact mean lies in the c-fold widening of a released mean's interval. The interval is
+ * [v - w, v + w] clipped to the clamp [l, u], so w = max(v - lo, hi - v) when at most one side was
+ * clipped; when both were, the interval is [l, u] and holds every mean of clamped values. With the
+ * rigorous half-width (w_s + h w_n)/n~ at alpha/2 per noisy part and Laplace noise, c = 5 fails only
+ * if a part's noise exceeds 5 ln(40) = 18.4 scales: probability 2 e^-18.4 < 2e-8 per key.
+ */
+export function withinWidened(truth: number, v: number, iv: readonly [number, number], c: number): boolean {
+  const [lo, hi] = iv;
+  if (truth >= lo && truth <= hi) return true;
+  return Math.abs(truth - v) <= c * Math.max(v - lo, hi - v) + 1e-12;
+}
