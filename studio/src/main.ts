@@ -12,6 +12,7 @@ import { resultsCsv } from '../../src/report/csv.js';
 import { renderReport } from '../../src/report/html.js';
 import type { ReportRelease } from '../../src/report/release.js';
 import { formatNumber } from '../../src/report/ticks.js';
+import { formatGuarantee } from '../../src/privacy-unit.js';
 import { accountantOf, chargePlan, readBudget, type BudgetRecord } from './budget.js';
 import type { Missing } from './data.js';
 import { defaultName, isModel, previewRelease, releaseClaim, type ColumnSchema, type Mechanism, type Preview, type ReleaseSpec, type Result, type Schema, type StudioStat } from './plan.js';
@@ -475,12 +476,12 @@ function renderPlan(): Previewed[] {
     td(formatNumber(p.spec.eps), 'num');
     td(p.spec.delta ? formatNumber(p.spec.delta) : '0', 'num');
     if (p.preview) {
-      const mech = td(p.preview.guarantee ? `${p.preview.mechanism}; ${p.preview.guarantee}; ${p.preview.detail ?? ''}` : p.preview.mechanism, 'mech');
-      if (p.preview.guarantee) {
-        mech.dataset.guarantee = p.preview.guarantee;
-        mech.dataset.detail = p.preview.detail ?? '';
-        mech.dataset.sensitivity = JSON.stringify(p.preview.sensitivity);
-      }
+      // Every release states its guarantee with its unit ("per row" without a privacy unit).
+      const guarantee = p.preview.guarantee ?? formatGuarantee(releaseClaim(p.spec));
+      const mech = td(p.preview.detail ? `${p.preview.mechanism}; ${guarantee}; ${p.preview.detail}` : `${p.preview.mechanism}; ${guarantee}`, 'mech');
+      mech.dataset.guarantee = guarantee;
+      if (p.preview.detail) mech.dataset.detail = p.preview.detail;
+      mech.dataset.sensitivity = JSON.stringify(p.preview.sensitivity);
       td(fmtNum(p.preview.scale), 'num');
       const hw = td(p.preview.halfWidth === null ? `— (${p.preview.unit})` : `± ${fmtNum(p.preview.halfWidth)} (${p.preview.unit})`, 'num hw');
       hw.dataset.hw = JSON.stringify(p.preview.halfWidth);
@@ -700,8 +701,8 @@ function renderResults(): void {
   for (const r of state.results) {
     const tr = document.createElement('tr');
     tr.dataset.name = r.name;
-    const g = (r as { guaranteeText?: string }).guaranteeText;
-    const cells = [r.name, r.value !== undefined ? formatNumber(r.value) : `${r.values?.length ?? 0} values (chart below)`, r.value !== undefined ? ivText(r.interval) : '', `${formatNumber(r.eps)}${r.delta ? ` / ${formatNumber(r.delta)}` : ''}`, g ? `${r.mechanism}; ${g}` : r.mechanism];
+    const g = (r as { guaranteeText?: string }).guaranteeText ?? formatGuarantee({ eps: r.eps, delta: r.delta, neighbors: r.neighbors });
+    const cells = [r.name, r.value !== undefined ? formatNumber(r.value) : `${r.values?.length ?? 0} values (chart below)`, r.value !== undefined ? ivText(r.interval) : '', `${formatNumber(r.eps)}${r.delta ? ` / ${formatNumber(r.delta)}` : ''}`, `${r.mechanism}; ${g}`];
     cells.forEach((t, k) => {
       const c = document.createElement(k === 0 ? 'th' : 'td');
       if (k === 0) (c as HTMLTableCellElement).scope = 'row';

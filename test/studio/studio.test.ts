@@ -241,6 +241,9 @@ describe('dpkit studio in chromium', () => {
     expect(previewHw).toEqual([count.noiseHalfWidth(0.05), mean.noiseHalfWidth(0.05), hist.noiseHalfWidth(0.05), table.noiseHalfWidth(0.05), [gCounts.noiseHalfWidth(0.025), gSums.noiseHalfWidth(0.025)]]);
     expect(previewScale).toEqual([count.noise!.scale, mean.noise!.scale, hist.noise!.scale, table.noise!.scale, [gCounts.noise!.scale, gSums.noise!.scale]]);
 
+    // Every release states its guarantee with its unit (one row here: no privacy unit).
+    const guarantees = await page.$$eval('#plan td.mech', (tds) => tds.map((td) => (td as { dataset: Record<string, string> }).dataset.guarantee));
+    expect(guarantees).toEqual([...Array(4).fill('0.1-DP per row (replace one row)'), '(0.1, 0.000001)-DP per row (replace one row)']);
     // A live preview: a larger plan eps shrinks every half-width.
     await page.fill('#plan-eps', '1');
     const wider = await page.$$eval('#plan td.hw', (tds) => tds.map((td) => JSON.parse((td as { dataset: Record<string, string> }).dataset.hw!)));
