@@ -115,6 +115,7 @@ export { planLaplace } from './mechanisms/laplace.js';
 export { planPartitionSelection } from './mechanisms/partition-selection.js';
 export { planCharge } from './accounting/pld/plan-charge.js';
 export { planPrivacyCost } from './accounting/pld/plan-privacy-cost.js';
+export { latticeGaussianTv } from './random/lattice-gaussian-tv.js';
 export { runRelease, runChecked } from './release.js';
 
 // Random number generators

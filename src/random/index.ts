@@ -12,6 +12,7 @@ export {
   addGridNoise, addIntegerNoise, checkGridRange, checkIntegers, DEFAULT_GRID_BITS, doubleToRational, exactGaussianSampler, exactLaplaceSampler,
   floorLog2, GAUSSIAN_MARGIN, gridExponent, type GridPlan, gridSampler, planGaussianGrid, planLaplaceGrid,
 } from './lattice.js';
+export { checkLatticeGaussianMargin, LATTICE_GAUSSIAN_MIN_SCALE, latticeGaussianTv, latticeMarginCovers, logGaussianDeltaDecrease } from './lattice-gaussian-tv.js';
 export { freshHashKey, type HashKey, hashKeyFromBytes, keyedHash53, sipHash24 } from './siphash.js';
 export { bernoulliDyadic } from './bernoulli-dyadic.js';
 export {
