@@ -594,6 +594,9 @@ export function uniformBelowExpNeg(src: BitSource, u: number, p: bigint, q: bigi
 }
 
 const GUIDE_BITS = 14;
+/** Guide entries: the start of the scan, plus DECIDED when the bucket holds no threshold (N < 2^15). */
+const DECIDED = 32768;
+const GUIDE_MASK = 32767;
 const TWO51 = 2251799813685248;
 const ROUND_C = 6755399441055744; // 1.5 2^52
 
@@ -641,7 +644,8 @@ const UP = 1 + 2 ** -50;
  *   exact one, so the factors 1 -/+ 2^-50 keep l_a <= rho^a <= h_a for every a <= N; then
  *   lo_a = floor(2^32 l_a), hi_a = floor(2^32 h_a) (exact scalings and floors).
  *   A guide table indexed by the top 14 digits of u starts the scan at the number of thresholds that
- *   every u of that bucket is below (so the scan's result is the same as from a = 0).
+ *   every u of that bucket is below (so the scan's result is the same as from a = 0), and marks the
+ *   buckets whose every u is also above the next threshold's upper bound (A known without a scan).
  * - B by rejection: a uniform m-bit B accepted with probability exp(-B/t) by CKS Algorithm 1, whose
  *   first trial A_1 ~ Bernoulli(B/t) with B/t < 2^-8 is decided by 8 random bits unless they are
  *   all 0 (then the exact comparison continues: {@link bernoulliBits}, {@link bernoulliExpFrom}).
@@ -689,14 +693,15 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
     // Every u of bucket i is <= (i + 1) 2^GSHIFT - 1: below lo[a + 1] for the first `a` thresholds.
     const top = (i + 1) * 2 ** GSHIFT - 1;
     while (a < N && lo[a + 1]! > top) a++;
-    guide[i] = a;
+    // Flag the buckets whose every u is also above hi[a + 1] (or a = N): there A = a without a scan.
+    guide[i] = a === N || i * 2 ** GSHIFT > hi[a + 1]! ? a + DECIDED : a;
   }
   /** A: geometric with ratio rho, by inversion of the table (exact, see above). */
   const sampleA = (src: BitSource): number => {
     let base = 0;
     for (;;) {
       const u = src.word32();
-      let a = guide[u >>> GSHIFT]!;
+      let a = guide[u >>> GSHIFT]! & GUIDE_MASK;
       while (u < lo[a + 1]!) a++;
       // Now u >= lo[a + 1]: U < rho^(a+1) is undecided only if u <= hi[a + 1].
       if (a < N && u <= hi[a + 1]!) {
@@ -759,9 +764,12 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
         // A by inversion.
         let u = buf[wi++]!;
         let a = guide[u >>> GSHIFT]!;
-        while (u < lo[a + 1]!) a++;
-        if (a < N && u <= hi[a + 1]!) {
-          while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(slow, u, BigInt(a + 1) * stepB, tB)))) a++;
+        if (a >= DECIDED) a -= DECIDED;
+        else {
+          while (u < lo[a + 1]!) a++;
+          if (a < N && u <= hi[a + 1]!) {
+            while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(slow, u, BigInt(a + 1) * stepB, tB)))) a++;
+          }
         }
         if (a === N) {
           // A >= N: A = N + a fresh geometric (rare: probability <= e^-7).
@@ -773,7 +781,7 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
               wi = 0;
             }
             u = buf[wi++]!;
-            a = guide[u >>> GSHIFT]!;
+            a = guide[u >>> GSHIFT]! & GUIDE_MASK;
             while (u < lo[a + 1]!) a++;
             if (a < N && u <= hi[a + 1]!) {
               while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(slow, u, BigInt(a + 1) * stepB, tB)))) a++;
