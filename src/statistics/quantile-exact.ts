@@ -6,7 +6,7 @@
  * Bernoulli(exp(-gamma)) coins with rational gamma (Canonne, Kamath & Steinke 2020, Algorithm 1).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { BitSource, bernoulliExpBits, sampleBernoulliExp } from '../random/exact.js';
+import { BitSource, bernoulliExpBits, discreteLaplaceSampler, sampleBernoulliExp, uniformBelow } from '../random/exact.js';
 import { checkSelectionGrid } from '../random/exact-selection.js';
 import { doubleToRational, floorLog2 } from '../random/lattice.js';
 import type { Rng } from '../random/rng.js';
@@ -107,23 +107,32 @@ const WINDOW_NATS = 24;
  * at most the lattice size (2^20 to 2^21 by default), most of them rejected by one cheap coin.
  * Running time depends on the data (outside the guarantee).
  */
-export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: number, lattice: QuantileLattice, rng: Rng): number {
+export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: number, lattice: QuantileLattice, rng: Rng, options: { sampler?: 'uniform' | 'rank' } = {}): number {
   const { gridExponent, grid, lo, hi } = lattice;
   const n = sorted.length;
   const s = Math.pow(2, -gridExponent);
   const k = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const v = Math.round(sorted[i]! * s);
-    k[i] = v < lo ? lo : v > hi ? hi : v;
-  }
   const t = targetRank(q, n);
-  // D*: the best |c - t| among non-empty intervals [z_{i-1}, z_i) (z_0 = L, z_{n+1} = U + 1), c = i - 1.
+  // One pass: the lattice values, D* (the best |c - t| among non-empty intervals: interval c holds
+  // the lattice points [k_{c-1}, k_c), with k_{-1} = L and k_n = U + 1) and S (the largest interval).
   let best = Infinity;
+  let sMax = 0;
   let prev = lo;
-  for (let i = 1; i <= n + 1; i++) {
-    const zi = i <= n ? k[i - 1]! : hi + 1;
-    if (zi > prev) best = Math.min(best, Math.abs(i - 1 - t));
-    prev = zi;
+  for (let i = 0; i < n; i++) {
+    const r = Math.round(sorted[i]! * s);
+    const v = r < lo ? lo : r > hi ? hi : r;
+    k[i] = v;
+    const width = v - prev;
+    if (width > 0) {
+      const dist = i > t ? i - t : t - i;
+      if (dist < best) best = dist;
+      if (width > sMax) sMax = width;
+    }
+    prev = v;
+  }
+  if (hi + 1 - prev > 0) {
+    best = Math.min(best, Math.abs(n - t));
+    sMax = Math.max(sMax, hi + 1 - prev);
   }
   const rate = quantileExponentRate(eps);
   const num = rate.num;
@@ -154,7 +163,37 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
     return sampleBernoulliExp(rng, BigInt(j) * BigInt(num) * bigNumScale, bigDen);
   };
   const size = hi - lo + 1;
-  // Uniform m in [L, U]: ceil(log2 size) random bits, rejected when >= size (exact; size <= 2^40 + 1).
+  // Interval c = 0..n holds the lattice points [left(c), right(c)) (all with count c).
+  const left = (c: number): number => (c === 0 ? lo : k[c - 1]!);
+  const right = (c: number): number => (c === n ? hi + 1 : k[c]!);
+  // The schedule (data-dependent timing only; either sampler alone is exact): the rank sampler's
+  // success rate per trial is about Z' e^(-gamma D*) / (Z_L S), the uniform one's Z' / size, with
+  // Z' = sum over intervals of s_c e^(-gamma (|c - t| - D*)) (ranks of the window suffice here),
+  // Z_L = (1 + e^-gamma) / (1 - e^-gamma) and S the largest interval; a rank trial costs about 4
+  // uniform ones.
+  let arm = options.sampler;
+  if (arm === undefined) {
+    const g = rate.value / 2;
+    let z = 0;
+    for (let c = Math.max(0, t - best - w); c <= Math.min(n, t + best + w); c++) z += (right(c) - left(c)) * Math.exp(-g * (Math.abs(c - t) - best));
+    const zl = (1 + Math.exp(-g)) / (1 - Math.exp(-g));
+    arm = (z * Math.exp(-g * best)) / (zl * sMax) > (4 * z) / size ? 'rank' : 'uniform';
+  }
+  if (arm === 'rank') {
+    // Rank proposals: c = t + Y, Y ~ discrete Laplace with P(Y) proportional to exp(-gamma |Y|) (scale
+    // 1 / gamma = 2^(s+1) / num, CKS Algorithm 2), then r uniform in [0, S): accepted when c is an
+    // interval (0 <= c <= n) and r < s_c, giving the lattice point left(c) + r. P(m) per trial is
+    // exp(-gamma |c(m) - t|) / (Z_L S) for every lattice point m: proportional to the target.
+    const dlap = discreteLaplaceSampler(bigDen, BigInt(num) * bigNumScale);
+    for (;;) {
+      const y = dlap(rng);
+      const c = t + (typeof y === 'bigint' ? Number(y) : y);
+      if (!(c >= 0 && c <= n)) continue;
+      const r = uniformBelow(rng, sMax);
+      if (r < right(c) - left(c)) return (left(c) + r) * grid;
+    }
+  }
+  // Uniform proposals: ceil(log2 size) random bits, rejected when >= size (exact; size <= 2^40 + 1).
   const sizeBits = size === 1 ? 0 : floorLog2(size - 1) + 1;
   for (;;) {
     const r = bits.wide(sizeBits);

@@ -60,38 +60,38 @@ describe('exact quantile: distribution (fixed seeds)', () => {
   const data = [2, 3, 3, 7, 12, 15, 15, 18];
   const lattice = planQuantileLattice(0, 20, 1);
   const sorted = Float64Array.from(data);
-  const sample = (eps: number, seed: string) => {
+  const sample = (eps: number, seed: string, sampler: 'uniform' | 'rank') => {
     const rng = seededRng(seed);
     const c = new Array<number>(21).fill(0);
-    for (let t = 0; t < trials; t++) c[quantileExactFromSorted(sorted, 0.5, eps, lattice, rng)]!++;
+    for (let t = 0; t < trials; t++) c[quantileExactFromSorted(sorted, 0.5, eps, lattice, rng, { sampler })]!++;
     return c;
   };
   const chi = (c: number[], p: number[]) => chiSquareTest(c, p.map((x) => x * trials)).pValue;
-  it('matches the law at eps = 1; the law at x0.7 and x1.3 is rejected', () => {
-    const c = sample(1, 'q-exact-1');
+  it.each(['uniform', 'rank'] as const)('matches the law at eps = 1 (%s proposals); the law at x0.7 and x1.3 is rejected', (sampler) => {
+    const c = sample(1, `q-exact-1-${sampler}`, sampler);
     expect(chi(c, law(data, 0.5, 1, 0, 20))).toBeGreaterThan(1e-6);
     expect(chi(c, law(data, 0.5, 0.7, 0, 20))).toBeLessThan(1e-6);
     expect(chi(c, law(data, 0.5, 1.3, 0, 20))).toBeLessThan(1e-6);
   });
-  it('far points (outside the window of D* + w ranks, w = ceil(24 / (eps/2)) = 6 at eps = 8): same law; x0.7 / x1.3 rejected', () => {
-    const rng = seededRng('q-exact-far');
+  it.each(['uniform', 'rank'] as const)('far points (outside the window of D* + w ranks, w = ceil(24 / (eps/2)) = 6 at eps = 8), %s proposals: same law; x0.7 / x1.3 rejected', (sampler) => {
+    const rng = seededRng(`q-exact-far-${sampler}`);
     const big = Array.from({ length: 41 }, (_, i) => Math.floor((i * 3) / 2)); // 0, 1, 3, 4, 6, ... 60 on the lattice 0..63
     const lat = planQuantileLattice(0, 63, 1);
     const sx = Float64Array.from(big);
     const c = new Array<number>(64).fill(0);
-    for (let t = 0; t < trials; t++) c[quantileExactFromSorted(sx, 0.3, 8, lat, rng)]!++;
+    for (let t = 0; t < trials; t++) c[quantileExactFromSorted(sx, 0.3, 8, lat, rng, { sampler })]!++;
     const t0 = targetRank(0.3, big.length);
     expect(chi(c, law(big, 0.3, 8, 0, 63, t0))).toBeGreaterThan(1e-6);
     expect(chi(c, law(big, 0.3, 5.6, 0, 63, t0))).toBeLessThan(1e-6);
     expect(chi(c, law(big, 0.3, 10.4, 0, 63, t0))).toBeLessThan(1e-6);
   });
-  it('a non-integer grid point data set: values rounded to the lattice (0.5), clamped to [L, U]', () => {
-    const rng = seededRng('q-exact-2');
+  it.each(['uniform', 'rank'] as const)('a non-integer grid point data set: values rounded to the lattice (0.5), clamped to [L, U] (%s proposals)', (sampler) => {
+    const rng = seededRng(`q-exact-2-${sampler}`);
     const lat = planQuantileLattice(-1.3, 2.2, 0.5); // points -1, -0.5, ..., 2
     const x = Float64Array.from([-1.3, -0.2, 0.26, 0.9, 2.2]); // clipped data (sorted); k = [-2 -> -2 clamped, 0, 1, 2, 4]
     const counts = new Array<number>(7).fill(0);
     for (let t = 0; t < trials; t++) {
-      const v = quantileExactFromSorted(x, 0.5, 2, lat, rng);
+      const v = quantileExactFromSorted(x, 0.5, 2, lat, rng, { sampler });
       expect(Number.isInteger(v * 2)).toBe(true);
       counts[v * 2 + 2]!++;
     }
