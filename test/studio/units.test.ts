@@ -96,6 +96,21 @@ describe('studio releases per privacy unit', () => {
     expect(studio[2]!.labels).toContain('L0');
   });
 
+  it('bounds that drop rows (k = 1, m = 1): the release runs, states its bounds, and says nothing about the dropped rows', async () => {
+    const ds = dataset();
+    const r: ReleaseSpec = { ...b, stat: 'mean', name: 'm', column: 'y', by: 'dept', eps: 1, unit: { column: 's', maxPartitions: 1, maxRows: 1 } };
+    const out = await runRelease(r, schema, ds, seededRng('units-drop'), 0.05);
+    expect(out.labels).toEqual(DEPTS);
+    expect(out.values!.every((v) => v >= 1 && v <= 5)).toBe(true);
+    // k = 1, m = 1: count L1 = 1, centred sum L1 = (5 - 1)/2 = 2.
+    expect(out.sensitivity).toEqual([1, 2]);
+    expect(out.notes[0]).toBe('1-DP per s (add/remove one s); contribution bounds: at most 1 group(s) and 1 row(s) per group per s (kept uniformly at random by a keyed hash, fresh key)');
+    expect(out.notes.join(' ')).not.toMatch(/\d+ rows? (were )?dropped|dropped \d/);
+    // A different key each run: two seeds keep different rows (the released values differ).
+    const again = await runRelease(r, schema, ds, seededRng('units-drop-2'), 0.05);
+    expect(again.values).not.toEqual(out.values);
+  });
+
   it('previews the guarantee per unit and the core sensitivities from the bounds', () => {
     const sizes = () => {
       throw new Error('no data size is read under a privacy unit');
