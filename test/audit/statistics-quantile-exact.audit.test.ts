@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { quantileDP } from '../../src/statistics/index.js';
+import { planQuantileLattice, quantileExactFromSorted } from '../../src/statistics/quantile-exact.js';
 import { auditDP, formatAudit } from './harness.js';
 
 const o = { lower: 0, upper: 1, noise: 'exact', grid: 2 ** -4 } as const;
@@ -26,6 +27,12 @@ describe("audit: quantileDP noise 'exact'", () => {
     const base = Array.from({ length: 30 }, (_, i) => (i + 0.5) / 32);
     const moved = [...base.slice(1), 0.99]; // the smallest record replaced by the largest value
     const r = auditDP({ mechanism: (x: readonly number[], rng) => quantileDP(x, 0.5, { lower: 0, upper: 1, grid: 2 ** -6, eps: 8, rng }), neighbors: [base, moved], eps: 8, seed: 'qx-5', latticePattern: true });
+    expect(r.passed, formatAudit(r)).toBe(true);
+  });
+  it.each(['uniform', 'rank'] as const)('each exact sampler alone passes (%s proposals, eps = 1, replace one)', (sampler) => {
+    const lattice = planQuantileLattice(0, 1, 2 ** -4);
+    const mech = (x: readonly number[], rng: Parameters<typeof quantileExactFromSorted>[4]) => quantileExactFromSorted(Float64Array.from(x).sort(), 0.5, 1, lattice, rng, { sampler });
+    const r = auditDP({ mechanism: mech, neighbors: nb, eps: 1, seed: `qx-arm-${sampler}`, latticePattern: true });
     expect(r.passed, formatAudit(r)).toBe(true);
   });
   it('flags the exponent without the factor 2', () => {
