@@ -62,7 +62,7 @@ export interface PrivateBoundsOptions extends ReleaseOptions {
   units?: ArrayLike<Ident>;
   /** Rows kept per unit when `units` is given (default 1); privateBoundsFromCounts: the bound the counts were computed with, required with `privacyUnit`. */
   maxRows?: number;
-  /** Name of the privacy unit for the guarantee (default 'row'). */
+  /** Name of the privacy unit for the guarantee (default 'row'); privateBounds: only with `units` (which it bounds by). */
   privacyUnit?: string;
   /** Default 'unbounded' (add/remove one unit); 'bounded' doubles the sensitivity. */
   neighbors?: Neighbors;
@@ -144,6 +144,7 @@ function parseBoundsOptions(o: PrivateBoundsOptions, fromCounts: boolean): Parse
   if (typeof beta !== 'number' || !(beta > 0 && beta < 1)) throw new InvalidArgumentError('beta', 'must be in (0, 1)', beta);
   const m = o.maxRows === undefined ? 1 : checkInteger(o.maxRows, 'maxRows', 1, MAX_BOUND);
   if (!fromCounts && o.maxRows !== undefined && o.units === undefined) throw new InvalidArgumentError('maxRows', 'needs units (the privacy unit of each value)');
+  checkUnitClaim(o, fromCounts);
   // Counts computed elsewhere per privacy unit: the bound they were computed with is the caller's to
   // state (a default of 1 would understate the sensitivity of counts bounded at m > 1 rows per unit).
   if (fromCounts && o.privacyUnit !== undefined && o.maxRows === undefined) throw new InvalidArgumentError('maxRows', 'is required with privacyUnit: the most rows per unit the counts were computed with');
@@ -190,6 +191,17 @@ export function binEdges(i: number, a: number, b: number): [number, number] {
   }
   const j = a + (small - i);
   return [-(2 ** j), -(2 ** (j - 1))];
+}
+
+/**
+ * The row version bounds the rows per unit only with `units`; without them every row is its own unit,
+ * so a `privacyUnit` name would claim protection of a whole unit (all its rows) that the release does
+ * not give. Refused before anything is spent. (The counts versions state their bound with `maxRows`.)
+ */
+function checkUnitClaim(o: PrivateBoundsOptions, fromCounts: boolean): void {
+  if (!fromCounts && o.privacyUnit !== undefined && o.units === undefined) {
+    throw new InvalidArgumentError('privacyUnit', 'needs units (the privacy unit of each value): without them each row is its own unit, and the guarantee would not cover a unit with several rows');
+  }
 }
 
 function checkPercentile(p: unknown, name: string, dflt: number): number {
@@ -331,6 +343,7 @@ function parseQuantileOptions(o: PrivateBoundsOptions, fromCounts: boolean): Par
   if (!(pL < pU)) throw new InvalidArgumentError('lowerPercentile/upperPercentile', 'must satisfy lowerPercentile < upperPercentile', `${pL} >= ${pU}`);
   const m = o.maxRows === undefined ? 1 : checkInteger(o.maxRows, 'maxRows', 1, MAX_BOUND);
   if (!fromCounts && o.maxRows !== undefined && o.units === undefined) throw new InvalidArgumentError('maxRows', 'needs units (the privacy unit of each value)');
+  checkUnitClaim(o, fromCounts);
   if (fromCounts && o.privacyUnit !== undefined && o.maxRows === undefined) throw new InvalidArgumentError('maxRows', 'is required with privacyUnit: the most rows per unit the counts were computed with');
   const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
   return { eps, lo, hi, pL, pU, m, unit, relation: o.neighbors ?? 'unbounded' };
