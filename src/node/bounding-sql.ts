@@ -179,6 +179,13 @@ function rowHash(d: SqlDialect, k: string, hasValue: boolean): string {
  * (the pairs of the k smallest (h, g) of each unit, with c and the sums), `cut` (the rows (u, g, v)
  * of the kept pairs with c > m: their m rows of smallest h_r). A kept pair with c <= m keeps all its
  * rows, so its sums in `kept` are final.
+ * The k smallest pairs of a unit with dg > k pairs are ranked among its candidates, the pairs with
+ * h / 2^64 < (k + 2 sqrt(k) + 2) / dg (in DOUBLE; the test is monotone in h, so the candidates are the
+ * pairs of smallest h). When a unit has at least k candidates, the k smallest (h, g) of all its pairs
+ * are candidates (a non-candidate has a larger h than every candidate), so ranking the candidates
+ * keeps exactly them; a unit with fewer than k candidates is ranked over all its pairs. The window
+ * sorts about (k + 2 sqrt(k) + 2) pairs per unit instead of all of them; the kept pairs are those
+ * of the one-pass ranking whatever the threshold (it only moves work between the two branches).
  * Performance notes (measured with EXPLAIN ANALYZE, bench/bounding-sql.bench.ts): the source is not
  * a CTE (a CTE referenced twice is materialised, a copy of every row); the rows of `cut` are matched
  * by `coalesce((u, g) IN (...), false)`, a mark join that builds its hash table on the few pairs
@@ -187,12 +194,18 @@ function rowHash(d: SqlDialect, k: string, hasValue: boolean): string {
 function duckBounding(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; k: string; maxPartitions: number; maxRows: number; aggs: string }): { src: string; ctes: string[] } {
   const d: SqlDialect = 'duckdb';
   const h = pairHash(d, 'ku', 'kg');
+  const k = q.maxPartitions;
+  // Expected candidates per unit: k + 2 sqrt(k) + 2 of its dg pairs (fewer than k: about 5% of units at k = 5).
+  const c = String(k + 2 * Math.sqrt(k) + 2);
   const src = `(SELECT ${q.U} AS u, ${q.G} AS g, ${q.V === undefined ? '0' : `CAST(${q.V} AS DOUBLE)`} AS v FROM ${q.from} WHERE ${q.where.join(' AND ')}) AS src`;
   const ctes = [
     `pairs AS (SELECT u, g, count(*) AS c${q.aggs === '' ? '' : `, ${q.aggs}`} FROM ${src} GROUP BY u, g)`,
-    `kept AS (SELECT * EXCLUDE (gr) FROM (SELECT p.*, ROW_NUMBER() OVER (PARTITION BY p.u ORDER BY ${h}, p.g) AS gr FROM pairs AS p` +
-      ` JOIN (SELECT u, ${md5Word(d, q.k, 'u', 'u')} AS ku FROM (SELECT DISTINCT u FROM pairs)) AS wu ON p.u = wu.u` +
-      ` JOIN (SELECT g, ${md5Word(d, q.k, 'g', 'g')} AS kg FROM (SELECT DISTINCT g FROM pairs)) AS wg ON p.g = wg.g) AS ranked_pairs WHERE gr <= ${q.maxPartitions})`,
+    `units AS (SELECT u, count(*) AS dg, ${md5Word(d, q.k, 'u', 'u')} AS ku FROM pairs GROUP BY u)`,
+    `hashed AS (SELECT p.*, dg, ${h} AS h FROM pairs AS p JOIN units AS wu ON p.u = wu.u JOIN (SELECT g, ${md5Word(d, q.k, 'g', 'g')} AS kg FROM (SELECT DISTINCT g FROM pairs)) AS wg ON p.g = wg.g)`,
+    `cand AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY u ORDER BY h, g) AS gr, count(*) OVER (PARTITION BY u) AS nc FROM hashed WHERE dg <= ${k} OR CAST(h AS DOUBLE) < LEAST(1.0, ${c} / dg) * 18446744073709551616.0)`,
+    `kept AS (SELECT * EXCLUDE (dg, h, gr, nc) FROM cand WHERE gr <= ${k} AND nc >= LEAST(${k}, dg)` +
+      ` UNION ALL SELECT * EXCLUDE (dg, h, gr) FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY u ORDER BY h, g) AS gr FROM hashed` +
+      ` WHERE coalesce(u IN (SELECT u FROM units WHERE dg > ${k} AND u NOT IN (SELECT u FROM cand WHERE nc >= ${k})), false)) AS ranked_pairs WHERE gr <= ${k})`,
     `cut AS (SELECT u, g, v FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${rowHash(d, q.k, q.V !== undefined)}) AS rn` +
       ` FROM ${src} WHERE coalesce((u, g) IN (SELECT u, g FROM kept WHERE c > ${q.maxRows}), false)) AS ranked_rows WHERE rn <= ${q.maxRows})`,
   ];

@@ -72,6 +72,15 @@ describe('bounding SQL: the group-choice hash and the two-phase plan (DuckDB)', 
       const key = freshHashKey(seededRng(seed));
       const ref = { k: keyHex(key), maxPartitions, maxRows, from: 'ie' };
       const plan: BoundingPlan = { from: 'ie', unit: 's', by: 'd', value: 'y', lower: 2, upper: 4, maxPartitions, maxRows, key };
+      // Both branches of the candidate ranking occur: units ranked among their candidates (pairs with
+      // h / 2^64 < (k + 2 sqrt(k) + 2) / dg, at least k of them) and units ranked over all pairs.
+      const hg = `hash(xor(md5_number_upper('${ref.k}' || '|u|' || CAST(s AS VARCHAR)), md5_number_upper('${ref.k}' || '|g|' || CAST(d AS VARCHAR))))`;
+      const cut = maxPartitions + 2 * Math.sqrt(maxPartitions) + 2;
+      const [branches] = await rows(
+        `SELECT count(*) FILTER (WHERE dg > ${maxPartitions} AND nc >= ${maxPartitions}) AS fast, count(*) FILTER (WHERE dg > ${maxPartitions} AND nc < ${maxPartitions}) AS full FROM (SELECT u, dg, count(*) FILTER (WHERE CAST(h AS DOUBLE) < LEAST(1.0, ${cut} / dg) * 18446744073709551616.0) AS nc FROM (SELECT u, h, count(*) OVER (PARTITION BY u) AS dg FROM (SELECT DISTINCT s AS u, ${hg} AS h FROM ie)) GROUP BY u, dg)`,
+      );
+      expect(Number(branches!.fast)).toBeGreaterThan(100);
+      expect(Number(branches!.full)).toBeGreaterThan(0);
       const got = await rows(`SELECT g, u, n, s, s2, sc FROM (${boundedPerUnitSql(plan, 'duckdb')}) ORDER BY g, u`);
       const c = 'LEAST(GREATEST(v, 2), 4)';
       const want = await rows(`SELECT g, u, count(*) AS n, sum(${c}) AS s, sum((${c} - 3) * (${c} - 3)) AS s2, sum(${c} - 3) AS sc FROM (${onePassSql(ref, 'u, g, v')}) GROUP BY g, u ORDER BY g, u`);
