@@ -3,11 +3,13 @@
  * Differential Privacy" (NeurIPS 2020), Algorithms 1-3.
  *
  * Every parameter is an exact rational (BigInt numerator and denominator) and the only source of
- * randomness is uniform integers from the {@link Rng} (`nextUint32`, `nextBigIntBelow`). No
- * floating-point rounding influences an outcome (the one floating-point division, in
- * {@link bernoulliFrac}, is an estimate that is corrected with an exact integer remainder), so the
- * output law is exactly the stated pmf (given a perfect uniform source) and nothing leaks through
- * floating-point rounding.
+ * randomness is uniform integers from the {@link Rng} (`nextUint32`, `fillUint32`,
+ * `nextBigIntBelow`). No floating-point rounding influences an outcome: floating-point divisions
+ * are estimates corrected with an exact integer remainder ({@link bernoulliFrac},
+ * {@link bernoulliBits}), and the tables of the batch samplers hold certified bounds (outward-rounded
+ * products of BigInt-certified constants) whose undecided cases go to exact BigInt comparisons
+ * ({@link discreteLaplaceTableSampler}). So the output law is exactly the stated pmf (given a
+ * perfect uniform source) and nothing leaks through floating-point rounding.
  *
  * Two layers:
  * - the reference samplers `sample*` (pure BigInt, a direct transcription of the algorithms);
