@@ -173,9 +173,10 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
   const valueCol = r.stat === 'count' ? undefined : numCol(schema, r.column);
   const bins = r.stat === 'histogram' ? (r.edges ? r.edges.length - 1 : (r.bins ?? valueCol!.bins)) : 0;
   const binLabels = r.stat === 'histogram' ? Array.from({ length: bins }, (_, i) => String(i)) : undefined;
-  // Validation on empty aggregates (public options only).
+  // Validation on empty aggregates (public options only), with the widest bounds the private bounds can give.
   const keysFor = binLabels ?? levels;
-  releaseGroupAggregates({ keys: [], units: [], n: [], s: [], s2: [] }, aggOptions(r, valueCol?.lower, valueCol?.upper, keysFor, seededRng(1)));
+  const [vl, vu] = b.autoBounds ? widestAutoBounds(b) : [valueCol?.lower, valueCol?.upper];
+  releaseGroupAggregates({ keys: [], units: [], n: [], s: [], s2: [] }, aggOptions(r, vl, vu, keysFor, seededRng(1)));
   const mechanism = mechanismOf(r);
   return {
     mechanism,
@@ -278,6 +279,24 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
 }
 
 /**
+ * Before anything is spent: the options of the private-bounds part (validated on empty data, no
+ * accountant), and the widest bounds it can return (the quantile method's public range, the histogram
+ * method's [-2^b, 2^b]), with which the rest of the release is validated. The later part is calibrated
+ * from bounds anywhere in that range, so a range whose width overflows, or whose bounds would give a
+ * noise scale outside the safe lattice, is refused here (free) rather than failing after the charge.
+ */
+function widestAutoBounds(b: UnitBounds): [number, number] {
+  const ab = b.autoBounds!;
+  const common = { eps: ab.eps, maxRows: b.maxRows, privacyUnit: b.unit, rng: seededRng(1), accountant: null };
+  if (ab.method === 'quantiles') {
+    privateBoundsFromValueCounts([], [], { ...common, range: ab.range! });
+    return [ab.range![0], ab.range![1]];
+  }
+  privateBoundsFromCounts(new Array<number>(2 * (MAX_EXP - MIN_EXP) + 1).fill(0), { ...common, minExponent: MIN_EXP, maxExponent: MAX_EXP });
+  return [-(2 ** MAX_EXP), 2 ** MAX_EXP];
+}
+
+/**
  * The private bounds of a per-unit release (after the budget check, inside its charge): the
  * magnitude histogram or the distinct kept values with their counts of at most m rows per unit,
  * computed by the engine with a fresh key, released by the core. Two equal bounds (possible only
@@ -367,8 +386,9 @@ function planBinnedUnitRelease(r: BinnedSpec, schema: DataSchema): PlannedUnitRe
   const levels = gcol?.type === 'categorical' ? gcol.levels : undefined;
   const valueCol = numCol(schema, r.column);
   const bins = r.stat === 'histogram' ? (r.edges ? r.edges.length - 1 : (r.bins ?? valueCol.bins)) : (r.bins ?? QUANTILE_BINS);
-  // Validation on empty aggregates (public options only).
-  releaseGroupAggregates({ keys: [], units: [], n: [], h: [] }, binnedOptions(r, valueCol.lower, valueCol.upper, bins, levels, seededRng(1)));
+  // Validation on empty aggregates (public options only), with the widest bounds the private bounds can give.
+  const [vl, vu] = b.autoBounds ? widestAutoBounds(b) : [valueCol.lower, valueCol.upper];
+  releaseGroupAggregates({ keys: [], units: [], n: [], h: [] }, binnedOptions(r, vl, vu, bins, levels, seededRng(1)));
   const mechanism = mechanismOf(r as never);
   return {
     mechanism,
