@@ -672,23 +672,21 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
   const [bLo, bHi] = expNegBounds(stepB, tB, 80);
   const rlo = Number(bLo >> 27n) * 2 ** -53;
   const rhi = (Number(bHi >> 27n) + 1) * 2 ** -53;
-  const lo = new Float64Array(N + 2);
-  const hi = new Float64Array(N + 2);
+  // 32-bit bounds (every threshold is below 1), entry 0 unused.
+  const lo = new Uint32Array(N + 2);
+  const hi = new Uint32Array(N + 2);
   const cut = 2 ** (32 - prefixBits);
   const width = 2 ** prefixBits;
   let l = 1;
   let h = 1;
-  lo[0] = TWO32;
-  hi[0] = TWO32;
   for (let a = 1; a <= N; a++) {
     l = l * rlo * DOWN;
     h = h * rhi * UP;
     lo[a] = Math.floor(l * width) * cut;
     hi[a] = (Math.floor(h * width) + 1) * cut - 1;
   }
-  // Sentinels: lo[N + 1] = -1 stops every scan at N at the latest.
-  lo[N + 1] = -1;
-  hi[N + 1] = -1;
+  // Sentinel: lo[N + 1] = 0 stops every scan at N at the latest (hi[N + 1] is never read).
+  lo[N + 1] = 0;
   const GSHIFT = 32 - GUIDE_BITS;
   const guide = new Uint16Array(1 << GUIDE_BITS);
   for (let i = guide.length - 1, a = 0; i >= 0; i--) {
@@ -745,9 +743,32 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
    * sample starts with at least 8 unused words in the block, enough for its common path; the
    * few words left over when the block is renewed are discarded, never read.
    */
+  // The rare paths of `fill` live in these helpers, so that the optimised loop holds no BigInt
+  // arithmetic and no call site it has never seen (either would send it back to the interpreter).
+  /** Finishes the scan of A from a after an undecided table entry (exact comparisons, see above). */
+  const resolveA = (src: BitSource, u: number, a: number): number => {
+    while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(src, u, BigInt(a + 1) * stepB, tB)))) a++;
+    return a;
+  };
+  /** B's acceptance after 8 zero bits: the rest of the first trial, then CKS Algorithm 1 from k = 2. */
+  const acceptRest = (src: BitSource, b: number): boolean => !bernoulliBits(src, b * 256, t) || bernoulliExpFrom(src, b, t, 2);
+  /** Stores a sample beyond 2^53 exactly (never at the lattice scales). */
+  const storeBig = (ys: Float64Array, i: number, a: number, b: number, negative: number, big: Map<number, bigint>, values: ArrayLike<number> | undefined, inv: number, unit: number): void => {
+    const gb = negative ? -(BigInt(a) * stepB + BigInt(b)) : BigInt(a) * stepB + BigInt(b);
+    if (values === undefined) {
+      big.set(i, gb);
+      ys[i] = NaN;
+    } else ys[i] = Number(BigInt(roundHalfUp(values[i]! * inv)) + gb) * unit;
+  };
+  /**
+   * The same draws as `fromBits` in one loop over a block of random words held in local variables
+   * (the rare paths read a BitSource on the same Rng: every word is still used once). A sample
+   * starts with at least 8 unused words in the block, enough for its common path; the few words
+   * left over when the block is renewed are discarded, never read.
+   */
   const fill = (rng: Rng, ys: Float64Array, from: number, to: number, big: Map<number, bigint>, values?: ArrayLike<number>, inv = 1, unit = 1): void => {
     const slow = new BitSource(rng);
-    const buf = new Uint32Array(Math.min(16384, Math.ceil(2.4 * (to - from)) + 64));
+    const buf = new Uint32Array(Math.min(4096, Math.ceil(2.4 * (to - from)) + 64));
     const len = buf.length;
     const end = len - 8;
     let wi = len;
@@ -757,44 +778,22 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
     const bShift = 32 - m;
     const wide = m > 32;
     for (let i = from; i < to; i++) {
-      let y: number;
+      let y = 0;
       for (;;) {
         if (wi > end) {
           rng.fillUint32(buf);
           wi = 0;
         }
         // A by inversion.
-        let u = buf[wi++]!;
+        const u = buf[wi++]!;
         let a = guide[u >>> GSHIFT]!;
         if (a >= DECIDED) a -= DECIDED;
         else {
           while (u < lo[a + 1]!) a++;
-          if (a < N && u <= hi[a + 1]!) {
-            while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(slow, u, BigInt(a + 1) * stepB, tB)))) a++;
-          }
+          if (a < N && u <= hi[a + 1]!) a = resolveA(slow, u, a);
         }
-        if (a === N) {
-          // A >= N: A = N + a fresh geometric (rare: probability <= e^-7).
-          let base = 0;
-          while (a === N) {
-            base += N;
-            if (wi > end) {
-              rng.fillUint32(buf);
-              wi = 0;
-            }
-            u = buf[wi++]!;
-            a = guide[u >>> GSHIFT]! & GUIDE_MASK;
-            while (u < lo[a + 1]!) a++;
-            if (a < N && u <= hi[a + 1]!) {
-              while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(slow, u, BigInt(a + 1) * stepB, tB)))) a++;
-            }
-          }
-          a += base;
-          if (wi > end) {
-            rng.fillUint32(buf);
-            wi = 0;
-          }
-        }
+        // A >= N: A = N + a fresh geometric, memoryless (rare: probability <= e^-7).
+        if (a === N) a += sampleA(slow);
         // B by rejection.
         let b = 0;
         if (m > 0) {
@@ -805,7 +804,7 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
               bl = 32;
             }
             bl -= 8;
-            if ((bw >>> bl) & 255 || !bernoulliBits(slow, b * 256, t) || bernoulliExpFrom(slow, b, t, 2)) break;
+            if ((bw >>> bl) & 255 || acceptRest(slow, b)) break;
             if (wi > end) {
               rng.fillUint32(buf);
               wi = 0;
@@ -820,11 +819,7 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
         const negative = (bw >>> bl) & 1;
         const g = a * step + b;
         if (g > 9007199254740991) {
-          const gb = negative ? -(BigInt(a) * stepB + BigInt(b)) : BigInt(a) * stepB + BigInt(b);
-          if (values === undefined) {
-            big.set(i, gb);
-            ys[i] = NaN;
-          } else ys[i] = Number(BigInt(Math.round(values[i]! * inv)) + gb) * unit;
+          storeBig(ys, i, a, b, negative, big, values, inv, unit);
           y = NaN;
           break;
         }
