@@ -33,7 +33,7 @@ import type { Neighbors } from '../accounting/accountant.js';
 import { checkSource, DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
 import { executePlan, unitSensitivityText, validatePlanNoise, type ReleaseResult } from './execute.js';
 import { checkLedgerAnchor, checkPrivacyUnitOf, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
-import { planCostSummary, type LedgerView, type PlanCostSummary } from './plan-accounting.js';
+import { planCostSummary, prepaidClaims, type LedgerView, type PlanCostSummary } from './plan-accounting.js';
 import { zcdpBudget } from '../accounting/zcdp-filter.js';
 import { zcdpToDp } from '../accounting/zcdp.js';
 import { PrepaidPlan } from './prepaid-plan.js';
@@ -491,7 +491,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
         });
         checked = true; // charged: from here on, any failure stays charged
         prepaid = new PrepaidPlan(
-          p.releases.map((r) => releaseClaim(r)),
+          prepaidClaims(p.releases, a.schema),
           ledger.neighbors,
           `plan "${a.title}"`,
         );

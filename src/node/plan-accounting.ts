@@ -23,7 +23,8 @@
  * Which releases count as a Gaussian (PLD: the analytic Gaussian pair; zCDP: the rho above): only
  * those that are ONE Gaussian mechanism calibrated to the release's full (eps, delta) (on the count
  * vector's l2 sensitivity): a count (ungrouped or by group), a histogram and a table, with a Gaussian
- * mechanism and no privacy unit. Every other release (means, variances, quantiles, models, per-unit
+ * mechanism and no privacy unit, with its number of coordinates (1, the groups, the bins, the cells:
+ * the lattice term of plan-charge.ts). Every other release (means, variances, quantiles, models, per-unit
  * releases: several noisy parts, or a guarantee from another analysis) is composed by PLD as the
  * dominating pair of an (eps, delta)-DP release (Kairouz, Oh & Viswanath 2015), valid for any
  * mechanism, and has a zCDP bound only when delta = 0.
@@ -32,12 +33,12 @@
  * they may be shown before and after the run (boundary rule).
  */
 import { PrivacyAccountant, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
-import { claimPlanRelease, groupPlanReleases, planCharge, type LedgerAccounting, type ReleaseClaim } from '../accounting/pld/plan-charge.js';
-import { planPrivacyCost } from '../accounting/pld/plan-privacy-cost.js';
+import { claimsPldEps, planCharge, type LedgerAccounting, type ReleaseClaim } from '../accounting/pld/plan-charge.js';
 import { ZcdpFilter, zcdpBudget } from '../accounting/zcdp-filter.js';
 import { zcdpToDp } from '../accounting/zcdp.js';
 import { InvalidArgumentError } from '../errors.js';
 import { releaseClaim } from './claim.js';
+import type { PlannedClaim } from './prepaid-plan.js';
 import { planRelease } from './spec-plans.js';
 import type { DataSchema, ReleaseSpec } from './spec.js';
 
@@ -100,8 +101,25 @@ export function planClaims(releases: readonly ReleaseSpec[], schema: DataSchema)
   return releases.map((r) => {
     const c = releaseClaim(r);
     const claim: ReleaseClaim = { name: c.name, eps: c.eps, delta: c.delta, neighbors: c.neighbors };
-    if (isSingleGaussian(r)) claim.mechanism = planRelease(r, schema).mechanism;
+    if (isSingleGaussian(r)) {
+      const p = planRelease(r, schema);
+      claim.mechanism = p.mechanism;
+      if (p.dims !== undefined) claim.dims = p.dims;
+    }
     return claim;
+  });
+}
+
+/**
+ * The claims a {@link PrepaidPlan} admits for a plan charged as a whole: each release's stated
+ * guarantee (with its privacy unit) and, for a release charged as a Gaussian, its mechanism label
+ * (the plan then refuses a non-Gaussian release in its place).
+ */
+export function prepaidClaims(releases: readonly ReleaseSpec[], schema: DataSchema): PlannedClaim[] {
+  const claims = planClaims(releases, schema);
+  return releases.map((r, i) => {
+    const m = claims[i]!.mechanism;
+    return m === undefined ? releaseClaim(r) : { ...releaseClaim(r), mechanism: m };
   });
 }
 
@@ -184,13 +202,12 @@ export function planCostSummary(releases: readonly ReleaseSpec[], schema: DataSc
   const moreBasic = fitsCost(basic) ? largest(Math.min(MAX_MORE, byDelta), (m) => fitsCost({ eps: basic.eps + m * lastCost.eps, delta: basic.delta + m * lastCost.delta })) : 0;
   let morePld = 0;
   if (fitsCost(pld)) {
-    const base = groupPlanReleases(claims.map((c) => claimPlanRelease(c, rel)));
-    const lastPld = claimPlanRelease(last, rel);
+    const items = claims.map((claim) => ({ claim }));
     morePld = largest(Math.min(MAX_MORE, byDelta), (m) => {
       const delta = basic.delta + m * lastCost.delta;
       if (delta === 0) return fitsCost({ eps: basic.eps + m * lastCost.eps, delta: 0 });
-      const { name: _n, ...l } = lastPld;
-      const eps = planPrivacyCost([...base, { ...l, count: m }], { delta, neighbors: rel }).best.eps;
+      // The plan and m more like the last, with the lattice term (plan-charge.ts).
+      const eps = claimsPldEps([...items, { claim: last, count: m }], rel, delta).eps;
       return fitsCost({ eps, delta });
     });
     morePld = Math.max(morePld, moreBasic);

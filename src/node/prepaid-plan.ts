@@ -6,11 +6,17 @@
  * (after it has seen data) is refused before it touches the data. PLD composition is valid only for a
  * sequence fixed in advance; an adaptive extension must be a new plan, charged to the ledger.
  *
+ * A release charged as a Gaussian (its claim carries a Gaussian mechanism label: the plan's PLD
+ * composed it as a Gaussian, not as a generic (eps, delta) release) is admitted only with a Gaussian
+ * label: another mechanism with the same (eps, delta) may have a worse privacy profile than the
+ * Gaussian that was charged.
+ *
  * Nothing is written here: the ledger already records the plan's charge, and a release that fails
  * after its check stays charged (the plan was paid before the data were read).
  */
 import { PrivacyAccountant, type LedgerEntry, type Neighbors, type PrivacyCost, type SpendRequest } from '../accounting/accountant.js';
 import type { Accountant } from '../accounting/accountant-interface.js';
+import { isGaussianLabel } from '../accounting/pld/plan-charge.js';
 import { BudgetExceededError } from '../errors.js';
 
 /** A release of the plan: its name and its stated guarantee. */
@@ -18,6 +24,8 @@ export interface PlannedClaim extends PrivacyCost {
   name: string;
   neighbors: Neighbors;
   privacyUnit?: string;
+  /** The mechanism label the plan was charged for, when it was charged as a Gaussian (else any mechanism). */
+  mechanism?: string;
 }
 
 const same = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b), 1e-300);
@@ -47,8 +55,15 @@ export class PrepaidPlan implements Accountant {
     return this.conv.costOf(request);
   }
 
-  /** Refuses anything but the plan's next release (BudgetExceededError: nothing of it runs). */
-  check(request: PrivacyCost & { name?: string; neighbors?: Neighbors; privacyUnit?: string }): void {
+  /**
+   * Refuses anything but the plan's next release (BudgetExceededError: nothing of it runs), and a
+   * release charged as a Gaussian whose mechanism label is not a Gaussian's.
+   */
+  check(request: PrivacyCost & { name?: string; neighbors?: Neighbors; privacyUnit?: string; mechanism?: string }): void {
+    this.admit(request, true);
+  }
+
+  private admit(request: PrivacyCost & { name?: string; neighbors?: Neighbors; privacyUnit?: string; mechanism?: string }, family: boolean): void {
     const c = this.claims[this.next];
     const ok =
       c !== undefined &&
@@ -57,8 +72,14 @@ export class PrepaidPlan implements Accountant {
       same(request.delta, c.delta) &&
       (request.neighbors ?? this.neighbors) === c.neighbors &&
       (request.privacyUnit ?? 'row') === (c.privacyUnit ?? 'row');
-    if (!ok) {
-      const why = c === undefined ? 'every release of the plan has run' : `the plan's next release is "${c.name}"`;
+    // The family is compared when the release asks to run (a settled failure carries its own mark).
+    const sameFamily = !family || c === undefined || !isGaussianLabel(c.mechanism) || isGaussianLabel(request.mechanism);
+    if (!ok || !sameFamily) {
+      const why = c === undefined
+        ? 'every release of the plan has run'
+        : ok
+          ? `"${c.name}" was charged as a Gaussian mechanism (${c.mechanism}), not as ${request.mechanism === undefined ? 'an unlabelled release' : `'${request.mechanism}'`}`
+          : `the plan's next release is "${c.name}"`;
       throw new BudgetExceededError(
         `${request.name ?? 'release'} (not in the ${this.label}, which was charged as a whole before any data were read; ${why}: a plan fixed in advance cannot be extended or changed while it runs, declare the release in a new plan)`,
         { eps: request.eps, delta: request.delta },
@@ -67,9 +88,12 @@ export class PrepaidPlan implements Accountant {
     }
   }
 
-  /** Settles the plan's next release (after it ran or failed); records nothing more in the ledger. */
+  /**
+   * Settles the plan's next release (after it ran or failed; its check compared the mechanism
+   * family, a failure is recorded with its own mark); records nothing more in the ledger.
+   */
   spend(request: SpendRequest): LedgerEntry {
-    this.check(request);
+    this.admit(request, false);
     this.next++;
     const cost = this.costOf(request);
     const e: LedgerEntry = { name: request.name, eps: cost.eps, delta: cost.delta, neighbors: this.neighbors, time: new Date().toISOString(), ...(request.mechanism !== undefined ? { mechanism: request.mechanism } : {}) };

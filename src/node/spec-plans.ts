@@ -36,6 +36,12 @@ type Result = Omit<ReleaseResult, 'charged'>;
 export interface PlannedRelease {
   /** The ledger's mechanism label (data-free). */
   mechanism: string;
+  /**
+   * A release of ONE noise vector (a count, counts by group, a histogram, a table): its number of
+   * coordinates d (1, the groups, the bins, the cells); the plan charge needs it for a lattice
+   * Gaussian (src/random/lattice-gaussian-tv.ts). Undefined for any other release.
+   */
+  dims?: number;
   /** After the budget check: reads the sufficient statistic and applies the plan. */
   run(engine: DataEngine, rng: Rng, alpha: number): Promise<Result>;
 }
@@ -103,6 +109,7 @@ const planCount: Planner<'count'> = (r, schema) => {
   const plan = scalarPlan<number>(p, r.neighbors, planNoise(p, 1, 1), (n) => n);
   return {
     mechanism: plan.mechanism,
+    dims: 1,
     async run(engine, rng, alpha) {
       let n: number;
       if (r.column) {
@@ -248,6 +255,7 @@ const planHistogramSpec: Planner<'histogram'> = (r, schema) => {
   const plan = planHistogram({ ...noiseOptions(r), ...shape, normalize: r.normalize, allowNegative: false });
   return {
     mechanism: plan.releases[0]!.mechanism,
+    dims: plan.edges.length - 1,
     async run(engine, rng, alpha) {
       const counts = (await engine.histograms([{ ...q, edges, uniform: r.edges === undefined }]))[0]!;
       const rel = plan.releases[0]!.release(Float64Array.from(counts), rng);
@@ -268,6 +276,7 @@ const planTableSpec: Planner<'table'> = (r, schema) => {
   const plan = planTable({ ...noiseOptions(r), levels: cols.map((c) => c.levels) }, cols.length);
   return {
     mechanism: plan.releases[0]!.mechanism,
+    dims: cols.reduce((cells, c) => cells * c.levels.length, 1),
     async run(engine, rng, alpha) {
       const counts = await engine.table(cols.map((c) => ({ column: c.name, levels: c.levels, missing: c.missing })));
       const stat: TableStatistic = { levels: cols.map((c) => c.levels), dims: cols.map((c) => c.levels.length), counts: Float64Array.from(counts) };
@@ -289,6 +298,7 @@ function planGroupedCounts(r: Spec<'count'>, by: string, schema: DataSchema): Pl
   const plan = countsPlan<Float64Array, Float64Array>(p, r.neighbors, g.levels.length, (c) => c, { allowNegative: false, normalize: false }, (out) => out);
   return {
     mechanism: plan.mechanism,
+    dims: g.levels.length,
     async run(engine, rng, alpha) {
       const counts = await engine.table([{ column: g.name, levels: g.levels, missing: g.missing }]);
       return {

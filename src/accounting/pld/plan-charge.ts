@@ -12,9 +12,19 @@
  *   without a zCDP bound makes the plan unchargeable (InvalidArgumentError, before any data are read).
  *
  * Claims are mapped to PLDs conservatively: a plain Gaussian mechanism ('gaussian',
- * 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp') becomes the Gaussian with the analytic
- * calibration for its (eps, delta) (no (eps, delta)-DP Gaussian has less noise); every other release
- * becomes the dominating pair of an (eps, delta)-DP release (pure-dp.ts), valid for any mechanism.
+ * 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp') with its number of coordinates `dims`
+ * becomes the Gaussian with the analytic calibration for its (eps, delta) (no (eps, delta)-DP Gaussian
+ * has less noise); every other release (a Gaussian without `dims` included) becomes the dominating
+ * pair of an (eps, delta)-DP release (pure-dp.ts), valid for any mechanism.
+ *
+ * Lattice term. dpkit's Gaussian releases are 'safe' lattice releases (src/random/lattice.ts): exact
+ * discrete Gaussian noise with grid sigma s >= 2^40 on d coordinates, at a grid sensitivity / sigma
+ * ratio at most the charged one. By the coupling of src/random/lattice-gaussian-tv.ts, a composition
+ * of such releases has delta(eps) <= delta'(eps) + (1 + e^eps) sum_i d_i tau(2^40), delta' the
+ * profile of the continuous Gaussians composed here. So the PLD eps is taken at the target delta
+ * minus (1 + e^{eps_b}) sum_i d_i tau(2^40), with eps_b the basic-composition eps (the charge is never
+ * above eps_b, so e^eps <= e^{eps_b} at the charged eps); when that leaves no positive target (an
+ * astronomically small delta) the lattice releases are charged as generic (eps, delta) releases.
  * A claim for add/remove-one neighbours on a replace-one ledger: a Gaussian's replace-one sensitivity
  * is at most twice its add/remove one (triangle inequality), so it becomes the Gaussian with twice the
  * sensitivity; any other release is converted by group privacy to (2 eps, (1 + e^eps) delta) (as the
@@ -22,6 +32,7 @@
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { analyticGaussianSigma } from '../../mechanisms/gaussian-calibration.js';
+import { LATTICE_GAUSSIAN_MIN_SCALE, latticeGaussianTv } from '../../random/lattice-gaussian-tv.js';
 import { PrivacyAccountant, type Neighbors } from '../accountant.js';
 import { ZcdpFilter } from '../zcdp-filter.js';
 import { planPrivacyCost, type PlanRelease } from './plan-privacy-cost.js';
@@ -38,6 +49,12 @@ export interface ReleaseClaim {
   mechanism?: string;
   /** Its zCDP parameter when known (used by 'zcdp-filter'). */
   rho?: number;
+  /**
+   * A Gaussian release's number of noise coordinates d (histogram bins, table cells, 1 for a count):
+   * needed to charge it as a Gaussian (the lattice term d tau(2^40), see the module comment); a
+   * Gaussian claim without it is charged as a generic (eps, delta) release.
+   */
+  dims?: number;
 }
 
 /** What to charge. */
@@ -57,6 +74,21 @@ export interface PlanCharge {
 }
 
 const GAUSSIAN = new Set(['gaussian', 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp']);
+
+/** tau(2^40): the TV bound per coordinate of a safe lattice Gaussian (lattice-gaussian-tv.ts). */
+const LATTICE_TV = latticeGaussianTv(LATTICE_GAUSSIAN_MIN_SCALE);
+
+/** Whether a mechanism label (without a trailing " (...)" mark) is a plain Gaussian mechanism's. */
+export function isGaussianLabel(mechanism: string | undefined): boolean {
+  const base = mechanism?.replace(/ \([^()]*\)$/, '');
+  return base !== undefined && GAUSSIAN.has(base);
+}
+
+/** Whether a claim is charged as a (lattice) Gaussian: a Gaussian label, eps, delta > 0 and a valid `dims`. */
+function chargedAsGaussian(claim: ReleaseClaim): boolean {
+  const d = claim.dims;
+  return isGaussianLabel(claim.mechanism) && claim.delta > 0 && claim.eps > 0 && typeof d === 'number' && Number.isSafeInteger(d) && d >= 1;
+}
 
 /**
  * Identical releases merged into one with a `count` (the composition of independent losses does not
@@ -94,13 +126,67 @@ export function groupPlanReleases(releases: readonly PlanRelease[]): PlanRelease
  */
 export function claimPlanRelease(claim: ReleaseClaim, neighbors: Neighbors): PlanRelease {
   const acc = new PrivacyAccountant({ eps: 1 }, { neighbors });
-  const base = claim.mechanism?.replace(/ \([^()]*\)$/, '');
   const cost = acc.costOf(claim);
-  if (base !== undefined && GAUSSIAN.has(base) && claim.delta > 0 && claim.eps > 0) {
+  if (chargedAsGaussian(claim)) {
     const sigma = analyticGaussianSigma(claim.eps, claim.delta, 1);
     return { mechanism: 'gaussian', eps: cost.eps, delta: cost.delta, sigma, sensitivity: claim.neighbors !== neighbors ? 2 : 1, name: claim.name };
   }
   return { mechanism: 'pure-dp', eps: cost.eps, delta: cost.delta, name: claim.name };
+}
+
+/** The lattice term's total variation of `count` claims charged as Gaussians: count d tau(2^40), rounded up. */
+function latticeTv(claim: ReleaseClaim, count: number): number {
+  return chargedAsGaussian(claim) ? count * claim.dims! * LATTICE_TV * (1 + 1e-12) : 0;
+}
+
+/**
+ * The delta left for the PLD of the continuous Gaussians after the lattice term (module comment):
+ * delta - (1 + e^{epsB}) tv, rounded down; <= 0 (or NaN-free -Infinity) when nothing is left.
+ */
+function pldTarget(delta: number, epsB: number, tv: number): number {
+  if (tv === 0) return delta;
+  const term = (1 + Math.exp(epsB)) * tv * (1 + 1e-12);
+  return Number.isFinite(term) ? (delta - term) * (1 - 1e-12) : -Infinity;
+}
+
+/**
+ * The PLD-composed eps, at `delta`, of release claims (each `count` times) on a ledger for
+ * `neighbors`, with the lattice term of the Gaussian claims (module comment): the PLD eps at
+ * delta - (1 + e^{eps_b}) sum d_i tau(2^40), never above the basic-composition eps_b when the summed
+ * deltas fit `delta`; when no positive target is left, every claim is composed as a generic
+ * (eps, delta) release at `delta`.
+ *
+ * @param items The claims and how many times each is released (default 1).
+ * @param neighbors The ledger's relation.
+ * @param delta The target delta (> 0).
+ * @returns The eps to charge at `delta`, and whether the Gaussian claims fell back to generic releases.
+ */
+export function claimsPldEps(items: readonly { claim: ReleaseClaim; count?: number }[], neighbors: Neighbors, delta: number): { eps: number; generic: boolean } {
+  const acc = new PrivacyAccountant({ eps: 1 }, { neighbors });
+  let epsB = 0;
+  let deltaB = 0;
+  let tv = 0;
+  items = items.filter((it) => (it.count ?? 1) > 0);
+  for (const { claim, count = 1 } of items) {
+    const cost = acc.costOf(claim);
+    epsB += count * cost.eps;
+    deltaB += count * cost.delta;
+    tv += latticeTv(claim, count);
+  }
+  let target = pldTarget(delta, epsB, tv);
+  const generic = !(target > 0);
+  if (generic) target = delta;
+  const releases = groupPlanReleases(
+    items.map(({ claim, count = 1 }) => {
+      const r = claimPlanRelease(generic ? { ...claim, dims: undefined } : claim, neighbors);
+      return { ...r, count };
+    }),
+  );
+  const pld = planPrivacyCost(releases, { delta: target, neighbors }).pld.eps;
+  // Basic composition is valid at delta whenever the summed deltas fit it (then eps <= eps_b also
+  // keeps e^eps <= e^{eps_b} in the lattice term).
+  const basicFits = deltaB <= delta * (1 + 1e-12);
+  return { eps: basicFits ? Math.min(pld, epsB) : pld, generic };
 }
 
 /**
@@ -113,7 +199,7 @@ export function claimPlanRelease(claim: ReleaseClaim, neighbors: Neighbors): Pla
  * @example
  * ```ts
  * import { planCharge } from 'dpkit';
- * const claims = Array.from({ length: 10 }, (_, i) => ({ name: `mean ${i}`, eps: 0.1, delta: 1e-7, neighbors: 'bounded' as const, mechanism: 'gaussian' }));
+ * const claims = Array.from({ length: 10 }, (_, i) => ({ name: `count ${i}`, eps: 0.1, delta: 1e-7, neighbors: 'bounded' as const, mechanism: 'gaussian', dims: 1 }));
  * const c = planCharge(claims, { accounting: 'basic', neighbors: 'bounded' });
  * console.log(c.basic, c.charge); // basic composition: eps 1, delta 1e-6; the PLD-composed charge is smaller
  * ```
@@ -139,19 +225,34 @@ export function planCharge(claims: readonly ReleaseClaim[], ledger: { accounting
   const each: PlanRelease[] = claims.map((c) => claimPlanRelease(c, ledger.neighbors));
   const zeroEps = each.filter((r) => !(r.eps > 0));
   if (zeroEps.length > 0) throw new InvalidArgumentError('claims', 'must all have eps > 0', zeroEps[0]!.name);
-  const releases = groupPlanReleases(each);
   const more = (): { basic: number; pld: number } | undefined => {
     if (ledger.remaining === undefined) return undefined;
     const r = ledger.remaining;
     if (!(r.eps > 0)) return { basic: 0, pld: 0 };
-    const fit = planPrivacyCost(releases, { neighbors: ledger.neighbors, budget: { eps: r.eps, delta: r.delta }, delta: r.delta }).fit!;
-    return fit.more;
+    // The lattice term of the plan and of up to MAX_EXTRA more like the last, at e^eps <= e^{r.eps}
+    // (a fitting plan has eps <= r.eps): the fit is searched at r.delta minus it (generic releases
+    // when nothing is left).
+    const last = claims[claims.length - 1]!;
+    let tv = latticeTv(last, MAX_EXTRA);
+    for (const c of claims) tv += latticeTv(c, 1);
+    const target = pldTarget(r.delta, r.eps, tv);
+    const generic = !(target > 0);
+    const releases = groupPlanReleases(generic ? claims.map((c) => claimPlanRelease({ ...c, dims: undefined }, ledger.neighbors)) : each);
+    const budgetDelta = generic ? r.delta : target;
+    return planPrivacyCost(releases, { neighbors: ledger.neighbors, budget: { eps: r.eps, delta: budgetDelta }, delta: budgetDelta, maxExtra: MAX_EXTRA }).fit!.more;
   };
   const withMore = (c: PlanCharge): PlanCharge => {
     const m = more();
     return m === undefined ? c : { ...c, more: m };
   };
   if (delta === 0) return withMore({ accounting: 'basic', basic, charge: { eps, delta } });
-  const cost = planPrivacyCost(releases, { delta, neighbors: ledger.neighbors });
-  return withMore({ accounting: 'basic', basic, charge: { eps: cost.best.eps, delta } });
+  const cost = claimsPldEps(
+    claims.map((claim) => ({ claim })),
+    ledger.neighbors,
+    delta,
+  );
+  return withMore({ accounting: 'basic', basic, charge: { eps: cost.eps, delta } });
 }
+
+/** The most additional releases {@link planCharge} searches for `more` (planPrivacyCost's default). */
+const MAX_EXTRA = 10_000;

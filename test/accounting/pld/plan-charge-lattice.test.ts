@@ -63,7 +63,7 @@ describe('plan charge of lattice (discrete) Gaussian releases', () => {
               const gridSensitivity = D / 2 ** g.k + Math.sqrt(dims); // l2 norm of the integer shift, grid units
               const ratio = gridSensitivity / g.gridScale;
               // What the plan charge composes (bounded claim on a bounded ledger).
-              const rel = claimPlanRelease({ name: 'r', eps, delta, neighbors: 'bounded', mechanism: cal.label }, 'bounded');
+              const rel = claimPlanRelease({ name: 'r', eps, delta, neighbors: 'bounded', mechanism: cal.label, dims }, 'bounded');
               expect(rel.mechanism).toBe('gaussian');
               expect(ratio).toBeLessThanOrEqual((rel.sensitivity ?? 1) / rel.sigma!);
               // What the zCDP filter charges vs CKS Theorem 14 for the lattice mechanism.
@@ -110,7 +110,7 @@ describe('plan charge of lattice (discrete) Gaussian releases', () => {
       { accounting: 'basic', neighbors: 'bounded' },
     );
     const asGaussian = planCharge(
-      Array.from({ length: 20 }, (_, i) => ({ name: `x${i}`, eps: 0.5, delta: 1e-6, neighbors: 'bounded' as const, mechanism: 'gaussian-analytic' })),
+      Array.from({ length: 20 }, (_, i) => ({ name: `x${i}`, eps: 0.5, delta: 1e-6, neighbors: 'bounded' as const, mechanism: 'gaussian-analytic', dims: 1 })),
       { accounting: 'basic', neighbors: 'bounded' },
     );
     expect(c.charge!.eps).toBeGreaterThan(asGaussian.charge!.eps);

@@ -4,7 +4,7 @@ import { planCharge, type ReleaseClaim } from '../../../src/accounting/pld/plan-
 import { analyticGaussianSigma, gaussianDelta } from '../../../src/mechanisms/gaussian-calibration.js';
 import { InvalidArgumentError } from '../../../src/errors.js';
 
-const gauss = (i: number, neighbors: 'bounded' | 'unbounded' = 'bounded'): ReleaseClaim => ({ name: `mean${i}`, eps: 0.5, delta: 1e-6, neighbors, mechanism: 'gaussian-analytic' });
+const gauss = (i: number, neighbors: 'bounded' | 'unbounded' = 'bounded'): ReleaseClaim => ({ name: `count${i}`, eps: 0.5, delta: 1e-6, neighbors, mechanism: 'gaussian-analytic', dims: 1 });
 
 /** The exact eps of the Gaussian with sigma / sensitivity = r at delta. */
 function exactEps(delta: number, r: number): number {
