@@ -205,7 +205,7 @@ function duckBounding(q: { from: string; U: string; G: string; V: string | undef
     `cand AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY u ORDER BY h, g) AS gr, count(*) OVER (PARTITION BY u) AS nc FROM hashed WHERE dg <= ${k} OR CAST(h AS DOUBLE) < LEAST(1.0, ${c} / dg) * 18446744073709551616.0)`,
     `kept AS (SELECT * EXCLUDE (dg, h, gr, nc) FROM cand WHERE gr <= ${k} AND nc >= LEAST(${k}, dg)` +
       ` UNION ALL SELECT * EXCLUDE (dg, h, gr) FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY u ORDER BY h, g) AS gr FROM hashed` +
-      ` WHERE coalesce(u IN (SELECT u FROM units WHERE dg > ${k} AND u NOT IN (SELECT u FROM cand WHERE nc >= ${k})), false)) AS ranked_pairs WHERE gr <= ${k})`,
+      ` WHERE coalesce(u IN (SELECT u FROM units WHERE dg > ${k} AND u NOT IN (SELECT u FROM cand WHERE nc >= ${k} AND gr = 1)), false)) AS ranked_pairs WHERE gr <= ${k})`,
     `cut AS (SELECT u, g, v FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${rowHash(d, q.k, q.V !== undefined)}) AS rn` +
       ` FROM ${src} WHERE coalesce((u, g) IN (SELECT u, g FROM kept WHERE c > ${q.maxRows}), false)) AS ranked_rows WHERE rn <= ${q.maxRows})`,
   ];
