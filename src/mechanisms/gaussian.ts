@@ -8,6 +8,8 @@ import { normalQuantile } from '../math/special.js';
 import { runSingle, type Guarantee, type NoiseMode, type Release, type ReleaseOptions } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import { checkAlpha, checkDelta, checkEpsilon } from '../validation.js';
+import { GAUSSIAN_MARGIN } from '../random/lattice.js';
+import { checkLatticeGaussianMargin } from '../random/lattice-gaussian-tv.js';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from './gaussian-calibration.js';
 import { addCheckedNoise, type NoiseSpec } from './noise.js';
 import { checkVectorValues, collapse, parseVectorArgs, planRelease, releaseOf, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
@@ -125,10 +127,10 @@ export function planGaussian(eps: number, delta: number, args: PlanArgs, n: numb
     if (sens.length === 1) ss = n * sens[0]! * sens[0]!;
     else for (let i = 0; i < n; i++) ss += sens[i]! * sens[i]!;
     l2 = Math.sqrt(ss);
-    spec = { scale: gaussianSigma(calibrate, noise, eps, delta, l2), sensitivity: l2 };
+    spec = { scale: gaussianSigma(calibrate, noise, eps, delta, l2, n), sensitivity: l2 };
   } else {
     const sigmas = new Float64Array(n);
-    for (let i = 0; i < n; i++) sigmas[i] = gaussianSigma(calibrate, noise, alloc[i]! * eps, alloc[i]! * delta, sensitivityAt(sens, i));
+    for (let i = 0; i < n; i++) sigmas[i] = gaussianSigma(calibrate, noise, alloc[i]! * eps, alloc[i]! * delta, sensitivityAt(sens, i), 1);
     spec = { scale: sigmas, sensitivity: sens.length === 1 ? sens[0]! : sens };
   }
   // 'exact' mode releases the DISCRETE Gaussian, labelled by the guarantee it is charged by: its
@@ -148,9 +150,14 @@ export function planGaussian(eps: number, delta: number, args: PlanArgs, n: numb
  * a eps / (sqrt(L_a + a eps) + sqrt(L_a)) with L_a = L + ln(1/a) >= L = ln(1/delta), and
  * sqrt(a) (sqrt(L + eps) + sqrt(L)) = sqrt(aL + a eps) + sqrt(aL) <= sqrt(L + a eps) + sqrt(L);
  * so the elements' rho add up to at most rho(eps, delta).
+ * In 'safe' mode (lattice, `dims` coordinates) the (eps, delta) of the calibration holds for the
+ * lattice release when the 2^-20 sigma margin lowers the continuous delta by at least
+ * (1 + e^eps) dims tau(2^40) (src/random/lattice-gaussian-tv.ts); checked here, before any data are
+ * read (refused, naming delta, only for an astronomically small delta).
  */
-function gaussianSigma(calibrate: (eps: number, delta: number, sensitivity: number) => number, noise: NoiseMode, eps: number, delta: number, s: number): number {
+function gaussianSigma(calibrate: (eps: number, delta: number, sensitivity: number) => number, noise: NoiseMode, eps: number, delta: number, s: number, dims: number): number {
   const sigma = calibrate(eps, delta, s);
+  if (noise === 'safe') checkLatticeGaussianMargin(eps, delta, s, sigma, dims, GAUSSIAN_MARGIN);
   return noise === 'exact' ? Math.max(sigma, gaussianSigmaZCDP(eps, delta, s)) : sigma;
 }
 
