@@ -31,11 +31,12 @@
  * like the continuous mechanism with scale b.
  * Gaussian: CKS (2020), Theorem 14: the multivariate discrete Gaussian with variance parameter s^2
  * per coordinate satisfies (D^2 / (2 s^2))-zCDP for integer shifts of l2 norm <= D, exactly the
- * bound of the continuous Gaussian. For (eps, delta)-DP we rely on CKS's observation (Section 4 and
- * Figure 2) that the privacy profile of the discrete Gaussian equals the continuous one up to lattice
- * effects that vanish as s grows: here s >= 2^40 grid units, and we further raise sigma by the
- * relative margin 2^-20 (`GAUSSIAN_MARGIN`), which lowers delta far more than any lattice effect of
- * relative order 1/s. This last step is a numerical argument, not a proof; the zCDP bound is exact.
+ * bound of the continuous Gaussian. For (eps, delta)-DP: N_Z(0, s^2) is within total variation
+ * tau(s) ~ 0.0202 / s^2 of round(N(0, s^2)) (lemma and proof in lattice-gaussian-tv.ts), so coupling
+ * the noise gives delta(eps) <= delta_cont(eps) + (1 + e^eps) d tau(s), delta_cont the continuous
+ * Gaussian's at the grid ratio; here s >= 2^40 grid units and sigma is raised by the relative margin
+ * 2^-20 (`GAUSSIAN_MARGIN`), and the calibration checks that this margin lowers delta_cont by at least
+ * (1 + e^eps) d tau(2^40) (checkLatticeGaussianMargin), so the stated (eps, delta) is proved.
  * (For SMALL s, e.g. integer data in 'exact' mode, the discrete Gaussian's delta can exceed the
  * continuous one by 10-20%: the Gaussian mechanism therefore calibrates 'exact' mode through zCDP.)
  *
