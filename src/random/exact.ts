@@ -703,14 +703,9 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
       const u = src.word32();
       let a = guide[u >>> GSHIFT]! & GUIDE_MASK;
       while (u < lo[a + 1]!) a++;
-      // Now u >= lo[a + 1]: U < rho^(a+1) is undecided only if u <= hi[a + 1].
-      if (a < N && u <= hi[a + 1]!) {
-        if (uniformBelowExpNeg(src, u, BigInt(a + 1) * stepB, tB)) {
-          a++;
-          // Finish the scan (the table decides the next thresholds unless it was cut short).
-          while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(src, u, BigInt(a + 1) * stepB, tB)))) a++;
-        }
-      }
+      // Now u >= lo[a + 1]: U < rho^(a+1) is undecided only if u <= hi[a + 1]; then the exact
+      // comparison, and the scan goes on (the table decides the next thresholds unless cut short).
+      if (a < N && u <= hi[a + 1]!) a = resolveA(src, u, a);
       if (a < N) return base + a;
       base += N;
     }
@@ -1007,6 +1002,24 @@ export function discreteGaussianTableSampler(sigma: number, prefixBits = 32): In
   }
   lo[0] = hi[0] = TWO32; // f(0) = 1: every u is below it
   const limit = I * step;
+  // Rare paths in helpers (no BigInt in the optimised loop).
+  /** U < exp(-a^2 / (2 g^2)) exactly, U's first 32 digits u. */
+  const bandAccept = (src: BitSource, u: number, a: number): boolean => uniformBelowExpNeg(src, u, BigInt(a) * BigInt(a), g2b);
+  /** Acceptance for a >= 4 g: the factored exact trials (BigInt beyond 2^53). */
+  const farAccept = (src: BitSource, y: number | bigint): boolean => {
+    if (typeof y === 'number') {
+      const ay = y < 0 ? -y : y;
+      const a = ay > g ? ay - g : g - ay;
+      const r = a % g;
+      const q = (a - r) / g;
+      const qr = q * r;
+      const q2 = q * q;
+      if (Number.isSafeInteger(qr) && Number.isSafeInteger(q2)) return bernoulliExpBitsAny(src, q2, 2) && bernoulliExpBitsAny(src, qr, g) && bernoulliExpSquareBits(src, r, g);
+    }
+    const yb = BigInt(y);
+    const d = (yb < 0n ? -yb : yb) - gb;
+    return bernoulliExpFastBig(src.rng, d * d, g2b);
+  };
   const fromBits = (src: BitSource): number | bigint => {
     for (;;) {
       const y = proposalBits(src);
@@ -1018,21 +1031,11 @@ export function discreteGaussianTableSampler(sigma: number, prefixBits = 32): In
           const u = src.word32();
           if (u < lo[i + 1]!) return y;
           if (u > hi[i]!) continue;
-          if (uniformBelowExpNeg(src, u, BigInt(a) * BigInt(a), g2b)) return y;
-          continue;
-        }
-        const r = a % g;
-        const q = (a - r) / g;
-        const qr = q * r;
-        const q2 = q * q;
-        if (Number.isSafeInteger(qr) && Number.isSafeInteger(q2)) {
-          if (bernoulliExpBitsAny(src, q2, 2) && bernoulliExpBitsAny(src, qr, g) && bernoulliExpSquareBits(src, r, g)) return y;
+          if (bandAccept(src, u, a)) return y;
           continue;
         }
       }
-      const yb = BigInt(y);
-      const d = (yb < 0n ? -yb : yb) - gb;
-      if (bernoulliExpFastBig(src.rng, d * d, g2b)) return y;
+      if (farAccept(src, y)) return y;
     }
   };
   const sampler: IntSampler = (rng) => fromBits(new BitSource(rng));
