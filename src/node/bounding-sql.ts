@@ -195,7 +195,8 @@ function duckBounding(q: { from: string; U: string; G: string; V: string | undef
   const d: SqlDialect = 'duckdb';
   const h = pairHash(d, 'ku', 'kg');
   const k = q.maxPartitions;
-  // Expected candidates per unit: k + 2 sqrt(k) + 2 of its dg pairs (fewer than k: about 5% of units at k = 5).
+  // Expected candidates per unit: k + 2 sqrt(k) + 2 of its dg pairs (fewer than k, binomially: 0.3% of units
+  // with dg = 30 at k = 5, 0.4% at k = 1 or 3; none while dg <= k + 2 sqrt(k) + 2).
   const c = String(k + 2 * Math.sqrt(k) + 2);
   const src = `(SELECT ${q.U} AS u, ${q.G} AS g, ${q.V === undefined ? '0' : `CAST(${q.V} AS DOUBLE)`} AS v FROM ${q.from} WHERE ${q.where.join(' AND ')}) AS src`;
   const ctes = [
