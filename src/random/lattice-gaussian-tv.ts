@@ -150,7 +150,8 @@ export function checkLatticeGaussianMargin(eps: number, delta: number, sensitivi
   if (!latticeMarginCovers(eps, sensitivity / sigma, margin, dims)) {
     throw new InvalidArgumentError(
       'delta',
-      `is too small for the safe lattice Gaussian with eps ${eps} over ${dims} coordinate(s): the sigma margin ${margin} does not cover the lattice term (1 + e^eps) d tau(2^40) (use a larger delta, or noise 'exact' with its zCDP calibration)`,
+      // The number of coordinates is not named: a table's may come from the data's levels.
+      `is too small for the safe lattice Gaussian at eps ${eps}: the sigma margin ${margin} does not cover the lattice term (1 + e^eps) d tau(2^40) of its coordinates (use a larger delta)`,
       delta,
     );
   }

@@ -11,6 +11,8 @@ import type { Rng } from '../random/rng.js';
 import type { ParsedNoise } from './common.js';
 import { describeNoise, type ReleasePlan } from './plan.js';
 import { checkAlpha, checkSafeScale } from '../validation.js';
+import { GAUSSIAN_MARGIN } from '../random/lattice.js';
+import { checkLatticeGaussianMargin } from '../random/lattice-gaussian-tv.js';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from '../mechanisms/gaussian-calibration.js';
 
 export interface NoisePlan {
@@ -22,6 +24,8 @@ export interface NoisePlan {
   /** Nominal scale: Laplace b = sensitivity/eps, or the Gaussian sigma. */
   scale: number;
   mode: NoiseMode;
+  /** Gaussian: the (eps, delta) sigma was calibrated to (the 'safe' lattice margin is checked against it, see {@link noiseLayout}). */
+  calibratedTo?: { eps: number; delta: number };
 }
 
 /**
@@ -42,7 +46,7 @@ export function planNoise(p: ParsedNoise, l1: number, l2: number, argName = 'sen
   if (p.mechanism === 'laplace') plan = { kind: 'laplace', mechanism: 'laplace', sensitivity: l1, scale: l1 / p.eps, mode: p.noise };
   else {
     const { sigma, mechanism } = gaussianSigmaFor(p, l2);
-    plan = { kind: 'gaussian', mechanism, sensitivity: l2, scale: sigma, mode: p.noise };
+    plan = { kind: 'gaussian', mechanism, sensitivity: l2, scale: sigma, mode: p.noise, calibratedTo: { eps: p.eps, delta: p.delta } };
   }
   const sc = plan.scale;
   if (!(sc > 0) || !Number.isFinite(sc)) throw new InvalidArgumentError(argName, `give a noise scale ${sc} (sensitivity ${sens}, eps ${p.eps}) that is not a finite number > 0`, sc);
@@ -63,8 +67,16 @@ export function checkPlanRange(plan: NoisePlan, dims: number, maxAbs: number, ar
   }
 }
 
-/** The noise plan of mechanisms/noise.ts (grid, scale applied, half-width slack) for `dims` values. */
+/**
+ * The noise plan of mechanisms/noise.ts (grid, scale applied, half-width slack) for `dims` values.
+ * A 'safe' Gaussian plan is checked here (every plan lays out its noise before the data are read):
+ * its (eps, delta) holds for the lattice release when the 2^-20 sigma margin lowers the continuous
+ * delta by at least (1 + e^eps) dims tau(2^40) (src/random/lattice-gaussian-tv.ts); refused, naming
+ * delta, otherwise (only for an astronomically small delta).
+ */
 export function noiseLayout(plan: NoisePlan, dims: number): NoiseLayout {
+  const c = plan.calibratedTo;
+  if (c !== undefined && plan.kind === 'gaussian' && plan.mode === 'safe') checkLatticeGaussianMargin(c.eps, c.delta, plan.sensitivity, plan.scale, dims, GAUSSIAN_MARGIN);
   return planNoiseLayout(plan.kind, plan.scale, plan.sensitivity, dims, plan.mode);
 }
 

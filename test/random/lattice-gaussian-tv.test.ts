@@ -8,6 +8,10 @@ import { InvalidArgumentError } from '../../src/errors.js';
 import { gaussianDelta } from '../../src/mechanisms/gaussian-calibration.js';
 import { checkLatticeGaussianMargin, LATTICE_GAUSSIAN_MIN_SCALE, latticeGaussianTv, latticeMarginCovers, logGaussianDeltaDecrease } from '../../src/random/lattice-gaussian-tv.js';
 import { GAUSSIAN_MARGIN, planGaussianGrid } from '../../src/random/lattice.js';
+import { PrivacyAccountant } from '../../src/accounting/accountant.js';
+import { gaussianMechanism } from '../../src/mechanisms/gaussian.js';
+import { planHistogram } from '../../src/statistics/histogram.js';
+import { seededRng } from '../../src/random/rng.js';
 
 /** Exact TV(p, q) = (1/2) sum_x |p(x) - q(x)| over |x| <= 14 s (the rest has mass < e^-98). */
 function exactTv(s: number): number {
@@ -121,5 +125,28 @@ describe('the safe Gaussian margin', () => {
       expect(e).toBeInstanceOf(InvalidArgumentError);
       expect((e as InvalidArgumentError).argument).toBe('delta');
     }
+  });
+});
+
+describe('the margin is checked at calibration, before any data are read', () => {
+  it("gaussianMechanism 'safe' refuses an astronomically small delta, spending nothing; 'float' and ordinary deltas run", () => {
+    // eps 1, delta 1e-90: mu ~ 0.05, the margin lowers delta by ~ 1e-96 < (1 + e) tau(2^40) ~ 6e-26.
+    const acc = new PrivacyAccountant({ eps: 10, delta: 0.5 });
+    for (const analytic of [true, false]) {
+      expect(() => gaussianMechanism([1, 2], 0.9, 1e-90, 1, { analytic, accountant: acc, rng: seededRng(1) })).toThrow(InvalidArgumentError);
+      expect(() => gaussianMechanism([1, 2], 0.9, 1e-90, 1, { analytic, accountant: acc, rng: seededRng(1) })).toThrow(/delta/);
+    }
+    expect(() => gaussianMechanism([1, 2], 0.9, 1e-90, 1, { typeDP: 'pDP', accountant: acc, rng: seededRng(1) })).toThrow(InvalidArgumentError);
+    expect(acc.remaining()).toEqual({ eps: 10, delta: 0.5 });
+    expect(() => gaussianMechanism([1, 2], 0.9, 1e-90, 1, { analytic: true, noise: 'float', rng: seededRng(1) })).not.toThrow();
+    expect(() => gaussianMechanism(new Float64Array(10_000), 0.9, 1e-12, 1, { analytic: true, rng: seededRng(1) })).not.toThrow();
+    // Per element with allocProportions: each element is its own 1-coordinate release.
+    expect(() => gaussianMechanism([1, 2], 0.9, 1e-90, [1, 1], { analytic: true, allocProportions: [0.5, 0.5], rng: seededRng(1) })).toThrow(InvalidArgumentError);
+  });
+
+  it('the statistics refuse it at plan time too (a histogram over 10 bins)', () => {
+    expect(() => planHistogram({ eps: 0.9, delta: 1e-90, mechanism: 'analytic', lower: 0, upper: 1, breaks: 10 })).toThrow(InvalidArgumentError);
+    expect(() => planHistogram({ eps: 0.9, delta: 1e-12, mechanism: 'analytic', lower: 0, upper: 1, breaks: 10 })).not.toThrow();
+    expect(() => planHistogram({ eps: 0.9, delta: 1e-90, mechanism: 'analytic', lower: 0, upper: 1, breaks: 10, noise: 'float' })).not.toThrow();
   });
 });
