@@ -61,6 +61,12 @@ export interface EngineOptions {
   violationTol: number;
   /** Families (indices) imposed from the start. */
   initial?: number[];
+  /**
+   * Lazy method: a point near the optimum (e.g. a coarser level's solution on this grid); every
+   * family starts with the epigraph terms that are positive or tied at zero there (with a non-zero
+   * mass). Only the starting rows change, never the optimum.
+   */
+  seed?: Float64Array;
   /** Lazy/cutting planes: at most this many families added per iteration (most violated first). */
   maxAddPerIteration?: number;
   /** Cutting planes: drop cuts whose slack exceeds this (fraction of delta) every `dropEvery` iterations. */
@@ -298,7 +304,26 @@ export async function solveFamilies(base: LpProblem, numVars: number, families: 
   });
   try {
     if (method === 'compact') await addTerms(families.map((_, fi) => ({ fi, terms: allTerms(fi) })));
-    else if (opts.initial && opts.initial.length) {
+    else if (opts.seed && method === 'lazy') {
+      const P = opts.seed;
+      let scale = 0;
+      for (let v = 0; v < numVars; v++) scale = Math.max(scale, P[v]!);
+      const tau = 1e-9 * scale;
+      const items: { fi: number; terms: number[] }[] = [];
+      for (let fi = 0; fi < families.length; fi++) {
+        const { src, tgt, cs, ct } = families[fi]!.terms;
+        const terms: number[] = [];
+        for (let i = 0; i < src.length; i++) {
+          const g = tgt[i]!;
+          if (g < 0) continue;
+          const ps = P[src[i]!]!;
+          const pt = P[g]!;
+          if ((ps > 0 || pt > 0) && cs[i]! * ps - ct[i]! * pt >= -tau) terms.push(i);
+        }
+        items.push({ fi, terms });
+      }
+      await addTerms(items);
+    } else if (opts.initial && opts.initial.length) {
       if (method === 'lazy') await addTerms(opts.initial.map((fi) => ({ fi, terms: allTerms(fi) })));
       else await addCuts(opts.initial, new Float64Array(numVars).fill(1));
     }
@@ -308,7 +333,7 @@ export async function solveFamilies(base: LpProblem, numVars: number, families: 
       iteration++;
       const remaining = (deadline - performance.now()) / 1000;
       if (remaining <= 0) throw new ConvergenceError(`optimal noise: time limit reached after ${iteration - 1} LP solves (no certified solution)`);
-      const r = await session.solve({ feasibilityTolerance: opts.feasibilityTolerance ?? 1e-10, highsOptions: { ...(iteration > 1 ? { presolve: 'off' } : {}), ...opts.highsOptions }, ...(Number.isFinite(remaining) ? { timeLimit: remaining } : {}) });
+      const r = await session.solve({ feasibilityTolerance: opts.feasibilityTolerance ?? 1e-10, highsOptions: { ...(iteration > 1 && opts.backend?.name !== 'cbc' ? { presolve: 'off' } : {}), ...opts.highsOptions }, ...(Number.isFinite(remaining) ? { timeLimit: remaining } : {}) });
       solveMs += r.timeMs;
       if (r.status === 'infeasible') throw new ConvergenceError('optimal noise: the LP is infeasible (support too small for these eps, delta, sensitivity, or contradictory constraints)');
       const ok = requireOptimal(r, 'optimal noise LP');

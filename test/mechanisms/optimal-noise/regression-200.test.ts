@@ -11,10 +11,11 @@ const CASES: [string, OptimizeNoiseOptions, number, number][] = [
   ['asymmetric, (1, 0.2), Delta 1, S 2, beta 0.02', { eps: 1, delta: 0.2, sensitivity: 1, beta: 0.02, support: 2, loss: 'asymmetric' }, 0.7781754037225301, 0.7623392685411902],
 ];
 
-describe('optimizeNoise: 200-cell LP values are unchanged (1e-9)', () => {
-  for (const [name, o, ub, lb] of CASES) {
-    it(name, async () => {
-      const r = await optimizeNoise(o);
+describe('optimizeNoise: 200-cell LP values are unchanged (1e-9), single level and multi-resolution', () => {
+  for (const [name, o, ub, lb] of CASES) for (const multiResolution of [false, true]) {
+    it(`${name}${multiResolution ? ', multi-resolution (100 -> 200 cells)' : ''}`, async () => {
+      const r = await optimizeNoise({ ...o, multiResolution });
+      if (multiResolution) expect(r.stats!.method).toMatch(/^multi-resolution \(100 -> 200 cells/);
       expect(r.probabilities.length).toBe(200);
       expect(Math.abs(r.expectedLoss - ub)).toBeLessThan(1e-9);
       expect(r.lowerBound).not.toBeNull();
@@ -22,6 +23,6 @@ describe('optimizeNoise: 200-cell LP values are unchanged (1e-9)', () => {
       expect(r.lowerBound!).toBeLessThanOrEqual(r.expectedLoss);
       expect(r.verify().ok).toBe(true);
       expect(r.verifySafe().ok).toBe(true);
-    }, 60_000);
+    }, 120_000);
   }
 });
