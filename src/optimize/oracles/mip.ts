@@ -224,6 +224,9 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
     while ((Kb + 1) * (Kb + 1) <= T && Kb < K) Kb++;
     while (Kb * Kb > T) Kb--;
   }
+  // The lattice admits |k|^2 <= T = floor(D^2/tau^2 + 1e-9), i.e. |w| <= tau sqrt(T), which may exceed D by
+  // a relative 1e-9: the big-M constants use the larger radius so that they bound |<w, x>| on every lattice point.
+  const Dl = Math.max(D, tau * Math.sqrt(T));
   const needOneHot = h !== 0 || T < K * K * d;
   const k0 = b.addVariables(d, { lower: -Kb, upper: Kb, integer: !needOneHot });
   for (let j = 0; j < d; j++) {
@@ -294,8 +297,8 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
       l1 += Math.abs(x);
       l2 += x * x;
     }
-    const loose = Math.min(tau * K * l1, D * Math.sqrt(l2));
-    const M = (strengthen ? Math.min(loose, boxBallSupport(X.subarray(o, o + d), tau * Kb, D)) : loose) * (1 + 1e-9) + 1e-12;
+    const loose = Math.min(tau * K * l1, Dl * Math.sqrt(l2));
+    const M = (strengthen ? Math.min(loose, boxBallSupport(X.subarray(o, o + d), tau * Kb, Dl)) : loose) * (1 + 1e-9) + 1e-12;
     const e = b.addVariable({ lower: 0, upper: 1, integer: true, cost: p });
     if (strengthen && p > 0) {
       // conflict cut with the same x under the other label (both weights > 0): e_+ + e_- >= 1
