@@ -141,7 +141,7 @@ function latticeTv(claim: ReleaseClaim, count: number): number {
 
 /**
  * The delta left for the PLD of the continuous Gaussians after the lattice term (module comment):
- * delta - (1 + e^{epsB}) tv, rounded down; <= 0 (or NaN-free -Infinity) when nothing is left.
+ * delta - (1 + e^{epsB}) tv, rounded down; <= 0 (-Infinity when the term overflows) when nothing is left.
  */
 function pldTarget(delta: number, epsB: number, tv: number): number {
   if (tv === 0) return delta;
@@ -173,20 +173,22 @@ export function claimsPldEps(items: readonly { claim: ReleaseClaim; count?: numb
     deltaB += count * cost.delta;
     tv += latticeTv(claim, count);
   }
-  let target = pldTarget(delta, epsB, tv);
-  const generic = !(target > 0);
-  if (generic) target = delta;
-  const releases = groupPlanReleases(
-    items.map(({ claim, count = 1 }) => {
-      const r = claimPlanRelease(generic ? { ...claim, dims: undefined } : claim, neighbors);
-      return { ...r, count };
-    }),
-  );
-  const pld = planPrivacyCost(releases, { delta: target, neighbors }).pld.eps;
-  // Basic composition is valid at delta whenever the summed deltas fit it (then eps <= eps_b also
-  // keeps e^eps <= e^{eps_b} in the lattice term).
+  const composed = (generic: boolean, target: number): number =>
+    planPrivacyCost(
+      groupPlanReleases(items.map(({ claim, count = 1 }) => ({ ...claimPlanRelease(generic ? { ...claim, dims: undefined } : claim, neighbors), count }))),
+      { delta: target, neighbors },
+    ).pld.eps;
+  // Basic composition is valid at delta whenever the summed deltas fit it.
   const basicFits = deltaB <= delta * (1 + 1e-12);
-  return { eps: basicFits ? Math.min(pld, epsB) : pld, generic };
+  const target = pldTarget(delta, epsB, tv);
+  if (target > 0) {
+    const pld = composed(false, target);
+    // The term was taken at e^{eps_b}: valid for a charge <= eps_b.
+    if (pld <= epsB) return { eps: pld, generic: false };
+    if (basicFits) return { eps: epsB, generic: false };
+  }
+  const pld = composed(true, delta);
+  return { eps: basicFits ? Math.min(pld, epsB) : pld, generic: tv > 0 };
 }
 
 /**
