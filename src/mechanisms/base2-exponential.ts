@@ -80,9 +80,19 @@ function checkBase(v: unknown): Base2Parameters {
   return { x, y, z };
 }
 
-/** eta = -z log2(x / 2^y) = z (y - log2 x); rounded up by a relative 2^-40 (covers the rounding of log2). */
+/**
+ * -log2(x / 2^y) = -log1p(-(2^y - x) / 2^y) / ln 2, to a few ulps RELATIVE: 2^y - x and its scaling
+ * by 2^-y are exact, and log1p is accurate to about one ulp. (y - log2 x in doubles is not: for x near
+ * 2^y the subtraction cancels and the error of log2 x, up to one ulp of y, exceeds the result itself;
+ * e.g. x = 2^48 - 2 gives 2^-47 instead of 2^-47 / ln 2, an eps under-charged by the factor ln 2.)
+ */
+function etaPerFactor(b: Base2Parameters): number {
+  return -Math.log1p(-(2 ** b.y - b.x) / 2 ** b.y) / Math.LN2;
+}
+
+/** eta = -z log2(x / 2^y), rounded up by a relative 2^-40 (covers the few-ulp error of {@link etaPerFactor}). */
 function etaUpper(b: Base2Parameters): number {
-  return b.z * (b.y - Math.log2(b.x)) * (1 + 2 ** -40);
+  return b.z * etaPerFactor(b) * (1 + 2 ** -40);
 }
 
 /**
@@ -111,7 +121,7 @@ export function planBase2Exponential(eps: number, sensitivity: number, options: 
     if (!(x < 2 ** y)) throw new InvalidArgumentError('eps', `is too small for the base x / 2^${y} (exp(-eps / (c D)) must be below 1 - 2^-47); pass a base`, eps);
     base = { x: Math.max(1, x), y, z: 1 };
   }
-  const eta = base.z * (base.y - Math.log2(base.x));
+  const eta = base.z * etaPerFactor(base);
   return { gridExponent: j, grid: g, gridSensitivity: d, base, eta, realisedEps: Math.min(eps, factor * etaUpper(base) * d * Math.LN2 * (1 + 2 ** -40)), factor };
 }
 
@@ -133,7 +143,7 @@ export class Base2Coin {
     this.x = base.x;
     this.y = base.y;
     this.z = base.z;
-    const perFactor = base.y - Math.log2(base.x); // -log2 of one factor
+    const perFactor = etaPerFactor(base); // -log2 of one factor (the chunk size only sets the running time)
     this.chunk = Math.max(1, Math.min(64, Math.floor(1 / perFactor)));
     this.chunkNum = BigInt(base.x) ** BigInt(this.chunk);
     this.chunkDen = 1n << BigInt(base.y * this.chunk);

@@ -59,6 +59,18 @@ describe('planBase2Exponential: calibration', () => {
     expect(() => planBase2Exponential(1, 1, { base: { x: 1, y: 2, z: 0 } })).toThrow(/base\.z/);
     expect(() => planBase2Exponential(1, 1, { base: { x: 1, y: 2, z: 1, w: 1 } as never })).toThrow(/w/);
   });
+  it('a base just below 1 is charged its true eta (no cancellation in y - log2 x)', () => {
+    // x / 2^y = 1 - 2^-47: eta = -1024 log2(1 - 2^-47) = 1024 (2^-47 + 2^-95 + ...) / ln 2, so with
+    // D = 2^40 (grid 1) eps = 2 eta D ln 2 = 16 (1 + 2^-48 + ...). y - log2(x) in doubles is 2^-47
+    // (one ulp of 48), not 2^-47 / ln 2: that would charge 16 ln 2 = 11.09 for an eps-16 mechanism.
+    const base = { x: 2 ** 48 - 2, y: 48, z: 1024 };
+    expect(() => planBase2Exponential(15.99, 2 ** 40, { grid: 1, base })).toThrow(/implies eps = 16\.0/);
+    const p = planBase2Exponential(16.001, 2 ** 40, { grid: 1, base });
+    expect(p.realisedEps).toBeCloseTo(16, 9);
+    expect(p.eta).toBeCloseTo(2 ** -37 / Math.LN2, 20);
+    // x = 2^48 - 1: eta = 2^-38 / ln 2 per z = 1024 unit; eps = 8 (y - log2 x rounds it to 2^-47, over-charging).
+    expect(planBase2Exponential(8.001, 2 ** 40, { grid: 1, base: { x: 2 ** 48 - 1, y: 48, z: 1024 } }).realisedEps).toBeCloseTo(8, 9);
+  });
 });
 
 describe('Base2Coin: P(true) = (x / 2^y)^(z m) exactly', () => {
