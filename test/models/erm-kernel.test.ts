@@ -9,6 +9,7 @@ import { scaleDesign } from '../../src/models/erm/preprocess.js';
 import { columnMajor } from '../../src/models/matrix.js';
 import { ballProjection } from '../../src/optimize/projections.js';
 import { seededRng } from '../../src/random/rng.js';
+import { ADULT_LOWER, ADULT_UPPER, loadAdult } from './data.js';
 
 /** Row-major n x d -> column-major. */
 function toColumns(X: Float64Array, n: number, d: number): Float64Array {
@@ -88,6 +89,60 @@ describe('the preconditioned solver', () => {
     const g = new Float64Array(6);
     ermObjective(cols, { b })(c.theta, g);
     expect(Math.hypot(...g)).toBeLessThanOrEqual(ermTolerance(1));
+  });
+});
+
+describe('the subsample warm start (unweighted logistic, column-major, n >= 2 PRECONDITIONER_ROWS)', () => {
+  /** ||grad J_b(theta)|| on the ROW-major objective (the reference pass, independent of the column kernel). */
+  function gradNormRows(p: ErmProblem, perturb: { b?: Float64Array; quadratic?: number }, theta: Float64Array): number {
+    const g = new Float64Array(p.d);
+    ermObjective(p, perturb)(theta, g);
+    return Math.hypot(...g);
+  }
+  // The row-major solve starts from 0 without the warm start (plain preconditioned L-BFGS): both
+  // points meet ||grad J_b|| <= tol and J_b is (gamma/n + Delta)-strongly convex, so they are within
+  // 2 tol / (gamma/n + Delta) of each other and of the exact minimiser.
+  for (const [seed, d, Delta] of [[51, 3, 0], [52, 11, 0], [53, 11, 1e-4], [54, 20, 0]] as const) {
+    it(`seed ${seed}, d = ${d}, Delta = ${Delta}: the minimiser is the row-major solver's, and the gradient at return is <= tol`, () => {
+      const n = 2 * PRECONDITIONER_ROWS + 7 * seed;
+      const p = problem(seed, n, d, 'logistic', false);
+      const cols: ErmProblem = { ...p, X: toColumns(p.X, n, d), layout: 'columns' };
+      const rng = seededRng(`warm-${seed}`);
+      // b of the size objective perturbation draws (||b|| ~ Gamma(d, eps/2) at eps = 1: about 2d).
+      const b = new Float64Array(d).map(() => (rng.nextDouble() * 2 - 1) * 4);
+      const perturb = { b, quadratic: Delta };
+      const r = minimizeErm(p, perturb, { gradientBound: 1 });
+      const c = minimizeErm(cols, perturb, { gradientBound: 1 });
+      expect(r.converged && c.converged).toBe(true);
+      expect(gradNormRows(p, perturb, c.theta)).toBeLessThanOrEqual(ermTolerance(1));
+      let dist = 0;
+      for (let j = 0; j < d; j++) dist += (c.theta[j]! - r.theta[j]!) ** 2;
+      expect(Math.sqrt(dist)).toBeLessThanOrEqual((2 * ermTolerance(1)) / (p.gamma / n + Delta));
+    });
+  }
+
+  it('Adult (twice over, n = 65122; bias, 5 numeric columns, documented bounds): the minimiser is the row-major solver\'s', () => {
+    const { X, y } = loadAdult();
+    const X2 = [...X, ...X];
+    const y2 = Float64Array.from([...y, ...y]);
+    const cs = scaleDesign(X2, ADULT_LOWER, ADULT_UPPER, true, true, 'columns');
+    const rs = scaleDesign(X2, ADULT_LOWER, ADULT_UPPER, true, true, 'rows');
+    const n = cs.n;
+    expect(n).toBeGreaterThanOrEqual(2 * PRECONDITIONER_ROWS);
+    const base = { n, d: cs.d, y: y2, loss: 'logistic' as const, gamma: 1, regularizer: 'l2' as const };
+    for (const seed of [1, 2, 3]) {
+      const rng = seededRng(`adult-warm-${seed}`);
+      const b = new Float64Array(cs.d).map(() => (rng.nextDouble() * 2 - 1) * 4);
+      const rowsP: ErmProblem = { ...base, X: rs.X, layout: rs.layout };
+      const colsP: ErmProblem = { ...base, X: cs.X, layout: cs.layout };
+      const r = minimizeErm(rowsP, { b }, { gradientBound: 1 });
+      const c = minimizeErm(colsP, { b }, { gradientBound: 1 });
+      expect(r.converged && c.converged).toBe(true);
+      expect(gradNormRows(rowsP, { b }, c.theta)).toBeLessThanOrEqual(ermTolerance(1));
+      let dist = 0;
+      for (let j = 0; j < cs.d; j++) dist += (c.theta[j]! - r.theta[j]!) ** 2;
+      expect(Math.sqrt(dist)).toBeLessThanOrEqual((2 * ermTolerance(1) * n) / base.gamma);
+    }
   });
 });
 
