@@ -21,6 +21,10 @@ describe('audit: lattice ERM noise (Gamma-norm, d = 1)', () => {
     const r = auditDP({ mechanism: release(2, 'lattice'), neighbors: [0, 1], eps: 1, seed: 'erm-noise-2' });
     expect(r.passed, formatAudit(r)).toBe(false);
   });
+  it('flags lattice noise added to an OFF-lattice input (0 vs 1/2 + 2^-32; spacing 2^-30): x mod 2^k is released', () => {
+    const r = auditDP({ mechanism: release(1, 'lattice'), neighbors: [0, 0.5 + 2 ** -32], eps: 1, seed: 'erm-noise-4', latticePattern: true });
+    expect(r.passed, formatAudit(r)).toBe(false);
+  });
   it('flags the float sampler through the float pattern (x + b rounded in floating point)', () => {
     const r = auditDP({ mechanism: release(1, 'float'), neighbors: [0, 1], eps: 1, seed: 'erm-noise-3', floatPattern: true });
     expect(r.passed, formatAudit(r)).toBe(false);

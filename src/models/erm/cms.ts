@@ -106,6 +106,11 @@ export function cmsOutputSensitivity(gamma: number, weightsUpperBound = 1, n = 0
  * point (||grad J(theta~)|| <= tol, checked) and S = {@link cmsOutputSensitivity}(gamma, W, n)
  * bounds its l2-sensitivity including the solver tolerance. eps-DP, replace-one neighbours. The
  * noise is drawn only when the solver converged (otherwise nothing is released).
+ *
+ * The noise is the FLOAT Gamma-norm sampler (Mironov's 2012 caveat applies; `noise: 'safe'` is the
+ * lattice release, output-lattice.ts). Never the lattice sampler here: theta~ is not on the lattice,
+ * so theta~ + 2^k y would release theta~ modulo 2^k exactly, and neighbouring data (different
+ * theta~) would give disjoint output sets.
  */
 export function cmsOutputPerturbation(p: ErmProblem, eps: number, rng: Rng, weightsUpperBound = 1): PerturbedFit & { rate: number; sensitivity: number } {
   checkEpsilon(eps);
@@ -114,7 +119,7 @@ export function cmsOutputPerturbation(p: ErmProblem, eps: number, rng: Rng, weig
   const rate = eps / sensitivity; // ~ gamma eps / (2 W)
   const { theta, converged } = minimizeErm(p, {}, { gradientBound: weightsUpperBound });
   if (!converged) return { theta, converged, rate, sensitivity };
-  const b = sampleGammaSphere(rng, p.d, rate);
+  const b = sampleGammaSphere(rng, p.d, rate, undefined, 'float');
   for (let j = 0; j < p.d; j++) theta[j] = theta[j]! + b[j]!;
   return { theta, converged, rate, sensitivity };
 }

@@ -17,6 +17,11 @@
  * inverse-CDF sampling. 'float': the continuous samplers of src/random/continuous.ts (exact in law
  * up to double rounding).
  *
+ * Lattice noise must never be ADDED to a value that is not itself on the lattice: x + 2^k y releases
+ * x modulo 2^k exactly, so neighbours with different residues give disjoint outputs (no finite eps).
+ * Output perturbation therefore uses the 'float' sampler (cmsOutputPerturbation) or rounds the point
+ * to the lattice first with the rounding counted (noise 'safe', output-lattice.ts).
+ *
  * The limitation that stays (objective perturbation): the privacy proofs of CMS and KST are for the
  * CONTINUOUS noise density and the EXACT minimiser of the perturbed objective; the lattice law is the
  * continuous density restricted to a lattice 2^-30 of the noise scale fine, and the released
