@@ -10,8 +10,8 @@
  * c_i = w_i l'(z_i) in one loop over contiguous arrays, then grad_j = sum_i c_i x_ij (four columns
  * per sweep, each accumulated in row order, so it equals the row-major accumulation bit for bit).
  * The unweighted logistic loss sums log(1 + e^{-|z|}) as logs of chunked products (one log per 256
- * rows, see rowLosses) and is branch-free per row; its value differs from the per-row log1p sum
- * by ~1e-16 relative, its derivatives are the same numbers.
+ * rows, see rowLosses) and is branch-free per row; its value and derivatives differ from the
+ * per-row log1p / Math.exp pass by ~1e-16 relative.
  * Every loop runs over whole columns (views of X) with i < n, which lets the engine drop the bounds
  * checks (measured: twice as fast as offset indexing); blocking the rows for cache gained nothing
  * (the sweeps are compute-bound).
@@ -20,12 +20,15 @@
  * - 'logistic', y in {0, 1}: l = log1p(e^{-|z|}) + max(z, 0) - y z, l' = sigma(z) - y with
  *   sigma(z) = 1/(1 + e^{-|z|}) for z >= 0 and e^{-|z|}/(1 + e^{-|z|}) otherwise (one exp per
  *   row, and one log1p per row with weights, one log per 256 rows without; no overflow for any
- *   finite z);
+ *   finite z). Without weights e^{-|z|} is {@link expNegative} (table-driven, within 4e-16
+ *   relative of Math.exp, 1.4 -> 0.85 ms for the per-row loop at n = 1e5), so the derivatives
+ *   agree with the row pass to ~1e-16 relative rather than bit for bit;
  * - 'huber' (Chapelle 2007), y in {-1, +1}, margin m = y z: l = 0 (m > 1 + h), (1 + h - m)^2/(4h)
  *   (|1 - m| <= h), 1 - m (m < 1 - h);
  * - 'squared': l = (z - y)^2 / 2, l' = z - y.
  */
 import { gramColumnMajor } from '../../math/linalg.js';
+import { expNegative } from './exp-negative.js';
 import type { LossKind } from './losses.js';
 
 /** Writes grad F(theta) (unnormalised) into `grad` and returns F(theta). */
@@ -155,7 +158,7 @@ function rowLosses(z: Float64Array, c: Float64Array, y: Float64Array, w: Float64
           const zi = z[i]!;
           const yi = y[i]!;
           const a = Math.abs(zi);
-          const e = Math.exp(-a);
+          const e = expNegative(a);
           const q = 1 + e;
           prod *= q;
           // max(z, 0) = (z + |z|)/2 and sigma(z) = (z >= 0 ? 1 : e)/q, written without branches
@@ -226,7 +229,7 @@ export function columnLogisticHessian(X: Float64Array, n: number, d: number, the
     }
   }
   for (let i = 0; i < m; i++) {
-    const e = Math.exp(-Math.abs(r[i]!));
+    const e = expNegative(Math.abs(r[i]!));
     r[i] = Math.sqrt(e) / (1 + e);
   }
   for (let j = 0; j < d; j++) {
