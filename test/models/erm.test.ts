@@ -314,7 +314,7 @@ describe('mechanisms on a fixed problem', () => {
       // replay the rng to know b (the mechanism draws b first and returns only theta)
       const seed = `kst${delta}`;
       const { sigma: sd, rate: rt } = kstParameters(0.5, delta, 2 * 3 ** 1.5, 3);
-      const bReplay = delta === 0 ? sampleGammaSphere(seededRng(seed), 3, rt) : sampleGaussianVector(seededRng(seed), 3, sd);
+      const bReplay = delta === 0 ? sampleGammaSphere(seededRng(seed), 3, rt, undefined, 'float') : sampleGaussianVector(seededRng(seed), 3, sd, undefined, 'float');
       const fit = kstObjectivePerturbation(p, { eps: 0.5, delta, zeta: 2 * 3 ** 1.5, lambda: 3, project: ballProjection(0.3) }, seededRng(seed));
       expect(fit.converged).toBe(true);
       expect('b' in fit).toBe(false);

@@ -81,7 +81,8 @@ export interface PerturbedFit {
 export function cmsObjectivePerturbation(p: ErmProblem, eps: number, c: number, rng: Rng): PerturbedFit & CmsObjectiveParameters {
   const params = cmsObjectiveParameters(eps, p.gamma, c, p.n);
   if (p.weights !== undefined) throw new InvalidArgumentError('weights', 'are supported with output perturbation only (Giddens et al. 2023)');
-  const b = sampleGammaSphere(rng, p.d, params.rate);
+  // The float sampler: a lattice b is recoverable from theta through stationarity (see kst.ts).
+  const b = sampleGammaSphere(rng, p.d, params.rate, undefined, 'float');
   const { theta, converged } = minimizeErm(p, { b, quadratic: params.Delta }, { gradientBound: 1 });
   return { theta, converged, ...params };
 }

@@ -63,7 +63,12 @@ export function kstParameters(eps: number, delta: number, zeta: number, lambda: 
 export function kstObjectivePerturbation(p: ErmProblem, o: KstOptions, rng: Rng): PerturbedFit & { Delta: number; rate: number; sigma: number } {
   const delta = o.delta ?? 0;
   const { Delta, rate, sigma } = kstParameters(o.eps, delta, o.zeta, o.lambda);
-  const b = delta === 0 ? sampleGammaSphere(rng, p.d, rate) : sampleGaussianVector(rng, p.d, sigma);
+  // The FLOAT samplers (the continuous law the proof needs, up to double rounding), not the lattice
+  // ones: theta determines b = -n (grad J(theta) + Delta theta / n) up to the solver's residual, and
+  // a b on a public lattice 2^-30 of its scale shows through (at n = 2, a quarter of the recovered
+  // coordinates lie within 1e-3 lattice units of it) under the true data only, while the proof is a
+  // density-ratio argument that needs a continuous density for b.
+  const b = delta === 0 ? sampleGammaSphere(rng, p.d, rate, undefined, 'float') : sampleGaussianVector(rng, p.d, sigma, undefined, 'float');
   const { theta, converged } = minimizeErm(p, { b, quadratic: Delta / p.n }, { project: o.project, gradientBound: o.zeta });
   return { theta, converged, rate, sigma, Delta };
 }

@@ -22,12 +22,11 @@
  * Output perturbation therefore uses the 'float' sampler (cmsOutputPerturbation) or rounds the point
  * to the lattice first with the rounding counted (noise 'safe', output-lattice.ts).
  *
- * The limitation that stays (objective perturbation): the privacy proofs of CMS and KST are for the
- * CONTINUOUS noise density and the EXACT minimiser of the perturbed objective; the lattice law is the
- * continuous density restricted to a lattice 2^-30 of the noise scale fine, and the released
- * coefficients are the solver's floating-point output. The lattice removes the floating-point
- * artefacts of the noise itself; the guarantee claimed remains the continuous proof's (see
- * docs/models.md, Known limitations).
+ * Objective perturbation uses the 'float' samplers too: the privacy proofs of CMS and KST are
+ * density-ratio arguments for the CONTINUOUS noise density and the EXACT minimiser; with b on the
+ * lattice, the b recovered from the released theta through stationarity lies near the lattice under
+ * the true data only (test/models/erm/noise-residue.test.ts). So no release calls the lattice
+ * samplers at present; they are kept, tested and audited as samplers (see docs/threat-model.md).
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { sampleGamma, sampleNormal, sampleUnitSphere } from '../../random/continuous.js';
