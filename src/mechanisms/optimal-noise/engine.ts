@@ -67,6 +67,8 @@ export interface EngineOptions {
    * mass). Only the starting rows change, never the optimum.
    */
   seed?: Float64Array;
+  /** Only families with V(seed) >= delta - seedSlack start with terms (default: every family). */
+  seedSlack?: number;
   /** Lazy/cutting planes: at most this many families added per iteration (most violated first). */
   maxAddPerIteration?: number;
   /** Cutting planes: drop cuts whose slack exceeds this (fraction of delta) every `dropEvery` iterations. */
@@ -310,7 +312,9 @@ export async function solveFamilies(base: LpProblem, numVars: number, families: 
       for (let v = 0; v < numVars; v++) scale = Math.max(scale, P[v]!);
       const tau = 1e-9 * scale;
       const items: { fi: number; terms: number[] }[] = [];
+      const slack = opts.seedSlack ?? Infinity;
       for (let fi = 0; fi < families.length; fi++) {
+        if (familyValue(families[fi]!, P) < opts.delta - slack) continue;
         const { src, tgt, cs, ct } = families[fi]!.terms;
         const terms: number[] = [];
         for (let i = 0; i < src.length; i++) {

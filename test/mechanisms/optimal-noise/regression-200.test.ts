@@ -26,3 +26,16 @@ describe('optimizeNoise: 200-cell LP values are unchanged (1e-9), single level a
     }, 120_000);
   }
 });
+
+describe('optimizeNoise: multi-resolution is the default for the upper bound from 400 cells', () => {
+  it('400 cells (beta 1/100), l1, upper bound: same optimum as the single-level LP (1e-9), verified exactly', async () => {
+    const o: OptimizeNoiseOptions = { eps: 1, delta: 0.2, sensitivity: 1, beta: 0.01, support: 2, loss: 'l1', certificate: false };
+    const multi = await optimizeNoise(o);
+    expect(multi.stats!.method).toBe('multi-resolution (100 -> 200 -> 400 cells; lazy, then cuts)');
+    const single = await optimizeNoise({ ...o, multiResolution: false });
+    expect(single.stats!.method).toBe('lazy');
+    expect(Math.abs(multi.expectedLoss - single.expectedLoss)).toBeLessThan(1e-9);
+    expect(multi.verify().ok).toBe(true);
+    expect(multi.verifySafe().ok).toBe(true);
+  }, 300_000);
+});
