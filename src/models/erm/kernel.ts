@@ -48,94 +48,188 @@ export function columnDataTerm(X: Float64Array, n: number, d: number, y: Float64
   const inv4h = 1 / (4 * h);
   const inv2h = 1 / (2 * h);
   return (theta, grad) => {
-    // z = X theta, up to four columns per sweep, added in column order.
-    for (let j = 0; j < d; j += 4) {
-      const m = Math.min(4, d - j);
-      const src = j === 0 ? zero : z;
-      const a0 = col[j]!;
-      const t0 = theta[j]!;
-      if (m === 4) {
-        const a1 = col[j + 1]!;
-        const a2 = col[j + 2]!;
-        const a3 = col[j + 3]!;
-        const t1 = theta[j + 1]!;
-        const t2 = theta[j + 2]!;
-        const t3 = theta[j + 3]!;
-        for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1 + a2[i]! * t2 + a3[i]! * t3;
-      } else if (m === 3) {
-        const a1 = col[j + 1]!;
-        const a2 = col[j + 2]!;
-        const t1 = theta[j + 1]!;
-        const t2 = theta[j + 2]!;
-        for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1 + a2[i]! * t2;
-      } else if (m === 2) {
-        const a1 = col[j + 1]!;
-        const t1 = theta[j + 1]!;
-        for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1;
-      } else {
-        for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0;
-      }
-    }
+    // z = X theta, up to six columns per sweep, added in column order.
+    for (let j = 0; j < d; j += 6) scoreSweep(col, theta, j, Math.min(6, d - j), j === 0 ? zero : z, z, n);
     const f = rowLosses(z, c, y, w, n, kind, h, inv4h, inv2h);
-    // grad_j = sum_i c_i x_ij, four columns per sweep, each accumulated in row order.
-    let k = 0;
-    for (; k + 3 < d; k += 4) {
-      const a0 = col[k]!;
-      const a1 = col[k + 1]!;
-      const a2 = col[k + 2]!;
-      const a3 = col[k + 3]!;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      for (let i = 0; i < n; i++) {
-        const ci = c[i]!;
-        s0 += ci * a0[i]!;
-        s1 += ci * a1[i]!;
-        s2 += ci * a2[i]!;
-        s3 += ci * a3[i]!;
-      }
-      grad[k] = s0;
-      grad[k + 1] = s1;
-      grad[k + 2] = s2;
-      grad[k + 3] = s3;
-    }
-    if (d - k === 3) {
-      const a0 = col[k]!;
-      const a1 = col[k + 1]!;
-      const a2 = col[k + 2]!;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      for (let i = 0; i < n; i++) {
-        const ci = c[i]!;
-        s0 += ci * a0[i]!;
-        s1 += ci * a1[i]!;
-        s2 += ci * a2[i]!;
-      }
-      grad[k] = s0;
-      grad[k + 1] = s1;
-      grad[k + 2] = s2;
-    } else if (d - k === 2) {
-      const a0 = col[k]!;
-      const a1 = col[k + 1]!;
-      let s0 = 0;
-      let s1 = 0;
-      for (let i = 0; i < n; i++) {
-        const ci = c[i]!;
-        s0 += ci * a0[i]!;
-        s1 += ci * a1[i]!;
-      }
-      grad[k] = s0;
-      grad[k + 1] = s1;
-    } else if (d - k === 1) {
-      const a0 = col[k]!;
-      let s0 = 0;
-      for (let i = 0; i < n; i++) s0 += c[i]! * a0[i]!;
-      grad[k] = s0;
-    }
+    // grad_j = sum_i c_i x_ij, up to six columns per sweep, each accumulated in row order.
+    for (let k = 0; k < d; k += 6) gradientSweep(col, c, k, Math.min(6, d - k), grad, n);
     return f;
   };
+}
+
+/**
+ * z = src + X[:, j..j+m) theta[j..j+m) over all n rows (m <= 6 columns; src = zero for the first
+ * sweep): the products added in column order, so z_i is the row-major dot product's sum.
+ */
+function scoreSweep(col: Float64Array[], theta: Float64Array, j: number, m: number, src: Float64Array, z: Float64Array, n: number): void {
+  if (m === 6) {
+    const a0 = col[j]!;
+    const a1 = col[j + 1]!;
+    const a2 = col[j + 2]!;
+    const a3 = col[j + 3]!;
+    const a4 = col[j + 4]!;
+    const a5 = col[j + 5]!;
+    const t0 = theta[j]!;
+    const t1 = theta[j + 1]!;
+    const t2 = theta[j + 2]!;
+    const t3 = theta[j + 3]!;
+    const t4 = theta[j + 4]!;
+    const t5 = theta[j + 5]!;
+    for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1 + a2[i]! * t2 + a3[i]! * t3 + a4[i]! * t4 + a5[i]! * t5;
+  } else if (m === 5) {
+    const a0 = col[j]!;
+    const a1 = col[j + 1]!;
+    const a2 = col[j + 2]!;
+    const a3 = col[j + 3]!;
+    const a4 = col[j + 4]!;
+    const t0 = theta[j]!;
+    const t1 = theta[j + 1]!;
+    const t2 = theta[j + 2]!;
+    const t3 = theta[j + 3]!;
+    const t4 = theta[j + 4]!;
+    for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1 + a2[i]! * t2 + a3[i]! * t3 + a4[i]! * t4;
+  } else if (m === 4) {
+    const a0 = col[j]!;
+    const a1 = col[j + 1]!;
+    const a2 = col[j + 2]!;
+    const a3 = col[j + 3]!;
+    const t0 = theta[j]!;
+    const t1 = theta[j + 1]!;
+    const t2 = theta[j + 2]!;
+    const t3 = theta[j + 3]!;
+    for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1 + a2[i]! * t2 + a3[i]! * t3;
+  } else if (m === 3) {
+    const a0 = col[j]!;
+    const a1 = col[j + 1]!;
+    const a2 = col[j + 2]!;
+    const t0 = theta[j]!;
+    const t1 = theta[j + 1]!;
+    const t2 = theta[j + 2]!;
+    for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1 + a2[i]! * t2;
+  } else if (m === 2) {
+    const a0 = col[j]!;
+    const a1 = col[j + 1]!;
+    const t0 = theta[j]!;
+    const t1 = theta[j + 1]!;
+    for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0 + a1[i]! * t1;
+  } else {
+    const a0 = col[j]!;
+    const t0 = theta[j]!;
+    for (let i = 0; i < n; i++) z[i] = src[i]! + a0[i]! * t0;
+  }
+}
+
+/** grad[k..k+m) = sum_i c_i x_i[k..k+m) (m <= 6 columns), each sum accumulated in row order. */
+function gradientSweep(col: Float64Array[], c: Float64Array, k: number, m: number, grad: Float64Array, n: number): void {
+  if (m === 6) {
+    const a0 = col[k]!;
+    const a1 = col[k + 1]!;
+    const a2 = col[k + 2]!;
+    const a3 = col[k + 3]!;
+    const a4 = col[k + 4]!;
+    const a5 = col[k + 5]!;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let s4 = 0;
+    let s5 = 0;
+    for (let i = 0; i < n; i++) {
+      const ci = c[i]!;
+      s0 += ci * a0[i]!;
+      s1 += ci * a1[i]!;
+      s2 += ci * a2[i]!;
+      s3 += ci * a3[i]!;
+      s4 += ci * a4[i]!;
+      s5 += ci * a5[i]!;
+    }
+    grad[k] = s0;
+    grad[k + 1] = s1;
+    grad[k + 2] = s2;
+    grad[k + 3] = s3;
+    grad[k + 4] = s4;
+    grad[k + 5] = s5;
+  } else if (m === 5) {
+    const a0 = col[k]!;
+    const a1 = col[k + 1]!;
+    const a2 = col[k + 2]!;
+    const a3 = col[k + 3]!;
+    const a4 = col[k + 4]!;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let s4 = 0;
+    for (let i = 0; i < n; i++) {
+      const ci = c[i]!;
+      s0 += ci * a0[i]!;
+      s1 += ci * a1[i]!;
+      s2 += ci * a2[i]!;
+      s3 += ci * a3[i]!;
+      s4 += ci * a4[i]!;
+    }
+    grad[k] = s0;
+    grad[k + 1] = s1;
+    grad[k + 2] = s2;
+    grad[k + 3] = s3;
+    grad[k + 4] = s4;
+  } else if (m === 4) {
+    const a0 = col[k]!;
+    const a1 = col[k + 1]!;
+    const a2 = col[k + 2]!;
+    const a3 = col[k + 3]!;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let i = 0; i < n; i++) {
+      const ci = c[i]!;
+      s0 += ci * a0[i]!;
+      s1 += ci * a1[i]!;
+      s2 += ci * a2[i]!;
+      s3 += ci * a3[i]!;
+    }
+    grad[k] = s0;
+    grad[k + 1] = s1;
+    grad[k + 2] = s2;
+    grad[k + 3] = s3;
+  } else if (m === 3) {
+    const a0 = col[k]!;
+    const a1 = col[k + 1]!;
+    const a2 = col[k + 2]!;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    for (let i = 0; i < n; i++) {
+      const ci = c[i]!;
+      s0 += ci * a0[i]!;
+      s1 += ci * a1[i]!;
+      s2 += ci * a2[i]!;
+    }
+    grad[k] = s0;
+    grad[k + 1] = s1;
+    grad[k + 2] = s2;
+  } else if (m === 2) {
+    const a0 = col[k]!;
+    const a1 = col[k + 1]!;
+    let s0 = 0;
+    let s1 = 0;
+    for (let i = 0; i < n; i++) {
+      const ci = c[i]!;
+      s0 += ci * a0[i]!;
+      s1 += ci * a1[i]!;
+    }
+    grad[k] = s0;
+    grad[k + 1] = s1;
+  } else {
+    const a0 = col[k]!;
+    let s0 = 0;
+    for (let i = 0; i < n; i++) {
+      const ci = c[i]!;
+      s0 += ci * a0[i]!;
+    }
+    grad[k] = s0;
+  }
 }
 
 /** Rows per product of {@link rowLosses}' logistic loss (factors in (1, 2], so the product stays below 2^256). */
