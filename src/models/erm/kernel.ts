@@ -5,9 +5,9 @@
  *   F(theta) = sum_i w_i l(z_i, y_i),   grad F = sum_i w_i l'(z_i, y_i) x_i,   z = X theta,
  *
  * (unnormalised; the caller divides by n and adds the regulariser and the perturbation). The scores
- * z are formed column by column (four columns per sweep, added in column order, so z_i is the same
+ * z are formed column by column (up to six columns per sweep, added in column order, so z_i is the same
  * floating-point sum as the row-major dot product x_i . theta), the per-row loss and derivative
- * c_i = w_i l'(z_i) in one loop over contiguous arrays, then grad_j = sum_i c_i x_ij (four columns
+ * c_i = w_i l'(z_i) in one loop over contiguous arrays, then grad_j = sum_i c_i x_ij (up to six columns
  * per sweep, each accumulated in row order, so it equals the row-major accumulation bit for bit).
  * The unweighted logistic loss sums log(1 + e^{-|z|}) as logs of chunked products (one log per 256
  * rows, see rowLosses) and is branch-free per row; its value and derivatives differ from the
