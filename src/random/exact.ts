@@ -606,9 +606,11 @@ const ROUND_C = 6755399441055744; // 1.5 2^52
  * Math.round(v) (the nearest integer, ties towards +inf) for a finite double, without Math.round
  * (several times slower in V8). For |v| < 2^51, v + 1.5 2^52 lies in [2^52, 2^53), where the
  * doubles are the integers, so (v + 1.5 2^52) - 1.5 2^52 = r is v rounded to the nearest integer
- * with ties to even (the subtraction is exact); v - r is exact (|v - r| <= 1/2, Sterbenz for
- * |v| < 1) and equals 1/2 exactly on the ties rounded down, which are moved up. Beyond 2^51,
- * Math.round itself.
+ * with ties to even (1.5 2^52 is even; the subtraction is exact); v - r is exact (r = 0 for
+ * |v| < 1/2, else Sterbenz: r/2 <= v <= 2r) and equals 1/2 exactly on the ties rounded down, which
+ * are moved up. Beyond 2^51, Math.round itself. The same number as Math.round(v) for every double;
+ * only the sign of a zero result differs (+0 where Math.round gives -0, v in [-1/2, 0]), which a
+ * lattice release never shows: it outputs (r + y) 2^k with an integer y that is never -0.
  */
 export function roundHalfUp(v: number): number {
   if (v < TWO51 && v > -TWO51) {
@@ -740,7 +742,13 @@ export function discreteLaplaceTableSampler(t: number, prefixBits = 32): IntSamp
    */
   // The rare paths of `fill` live in these helpers, so that the optimised loop holds no BigInt
   // arithmetic and no call site it has never seen (either would send it back to the interpreter).
-  /** Finishes the scan of A from a after an undecided table entry (exact comparisons, see above). */
+  /**
+   * Finishes the scan of A from a after an undecided table entry (exact comparisons, see above).
+   * Each {@link uniformBelowExpNeg} call reads U's digits after u afresh; the calls still compare
+   * ONE U because at most one threshold can need those digits: that happens only for u within 2 of
+   * 2^32 rho^a, and consecutive thresholds are rho^a (1 - rho) >= e^(-7 - 2^-8) (1 - e^(-2^-9))
+   * > 2^-20 apart (a <= N, 2^m / t in (2^-9, 1]), i.e. more than 2^12 values of u.
+   */
   const resolveA = (src: BitSource, u: number, a: number): number => {
     while (a < N && (u < lo[a + 1]! || (u <= hi[a + 1]! && uniformBelowExpNeg(src, u, BigInt(a + 1) * stepB, tB)))) a++;
     return a;
