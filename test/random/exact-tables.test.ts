@@ -235,3 +235,34 @@ describe('roundHalfUp (the lattice rounding, replacing Math.round)', () => {
     for (const v of [NaN, Infinity, -Infinity]) expect(Object.is(roundHalfUp(v), Math.round(v))).toBe(true);
   });
 });
+
+describe("table discrete Laplace: the low part's acceptance after 8 zero bits (scripted words)", () => {
+  // B (m bits) is accepted with probability exp(-B/t) by CKS Algorithm 1; its first trial
+  // A_1 = [U < B/t] (B/t < 2^-8) is settled by U's first 8 bits unless they are 0; then U' = 2^8 U
+  // is compared with 256 B/t. Scripted: B = 2^m - 1 and 2^(m-1), the 8 bits 0, U' just below
+  // 256 B/t (A_1 = 1; then A_2 = 0 from a word of ones: k = 2, rejected) or just above (A_1 = 0,
+  // accepted). Accepted: sign 1, output -B; rejected: B is redrawn as 0 and accepted, output 0.
+  for (const t of [1000, 2 ** 20 + 1, 2 ** 41 + 3]) {
+    it(`t = ${t}`, () => {
+      let lg = 0;
+      while (2 ** (lg + 1) <= t) lg++;
+      const m = lg - 8;
+      const f = discreteLaplaceTableSampler(t);
+      for (const b of [2 ** m - 1, 2 ** (m - 1)]) {
+        const bw = (x: number) => (m <= 32 ? [x * 2 ** (32 - m)] : [Math.floor(x / 2 ** 32) * 2 ** (64 - m), x % 2 ** 32]);
+        // Block: A's word (A = 0), B, the 8-bit word 0x00ff0000 (0, then sign 1 ... or 0xff, sign 0).
+        const block = [0xffffffff, ...bw(b), 0x00ff0000, ...bw(0)];
+        const v = (256n * BigInt(b) << 64n) / BigInt(t); // floor(2^64 256 B / t)
+        for (const [u, want] of [
+          [v - 1n, 0],
+          [v + 1n, -b],
+        ] as const) {
+          const rng = scripted(block, [Number(u >> 32n), Number(u & M32), 0xffffffff]);
+          const ys = new Float64Array(1);
+          f.fill!(rng, ys, 0, 1, new Map());
+          expect(ys[0], `b=${b} u=${u}`).toBe(want);
+        }
+      }
+    });
+  }
+});
