@@ -81,12 +81,18 @@ function countBelow(ws: bigint[], v: bigint): number {
 }
 
 describe('table discrete Laplace: every threshold decided as U < exp(-a/t) (scripted words, reference exp)', () => {
-  // t < 512: the magnitude is A alone (no low part), A = #{a >= 1 : U < exp(-a/t)}, N = 7t thresholds.
-  for (const t of [1, 2, 3, 7, 64, 511]) {
+  // G = 2^m A + B, A = #{a >= 1 : U < exp(-a 2^m/t)}, N = ceil(7t / 2^m) thresholds (m = 0: t < 512).
+  for (const t of [1, 2, 3, 7, 64, 511, 1000, 2 ** 41 + 3]) {
     it(`t = ${t}: both sides of every threshold, at 32 and at 96 digits, in the batch loop`, () => {
-      const N = 7 * t;
+      let lg = 0;
+      while (2 ** (lg + 1) <= t) lg++;
+      const m = Math.max(0, lg - 8);
+      const step = 2 ** m;
+      const N = Math.ceil((7 * t) / step);
       const ws: bigint[] = [];
-      for (let a = 1; a <= N; a++) ws.push(expNegFloor(BigInt(a), BigInt(t), 96));
+      for (let a = 1; a <= N; a++) ws.push(expNegFloor(BigInt(a) * BigInt(step), BigInt(t), 96));
+      // After U's word: B = 0 (m > 0: its word(s) 0, then 8 bits 0x01: accepted), the sign bit 0.
+      const rest = m === 0 ? [0] : m <= 32 ? [0, 0x01000000] : [0, 0, 0x01000000];
       const f = discreteLaplaceTableSampler(t);
       let exactPathWords = 0;
       for (let a = 1; a <= N; a++) {
@@ -95,14 +101,14 @@ describe('table discrete Laplace: every threshold decided as U < exp(-a/t) (scri
         const vs = [w - 1n, w + 1n, ((u - 1n) << 64n) | 0x5555555555555555n, ((u + 1n) << 64n) | 0x5555555555555555n];
         for (const v of vs) {
           const [w0, w1, w2] = words96(v);
-          // Block: U's first word, then the sign word (0: positive); the exact path reads U's further
-          // words from the Rng after the block, then (A >= N only) a fresh A from 0xffffffff (A = 0).
-          const rng = scripted([w0!, 0], [w1!, w2!, 0xffffffff]);
+          // Block: U's first word, then B's words and the sign (0: positive); the exact path reads U's
+          // further words from the Rng after the block, then (A >= N only) a fresh A from 0xffffffff (A = 0).
+          const rng = scripted([w0!, ...rest], [w1!, w2!, 0xffffffff]);
           const ys = new Float64Array(1);
           f.fill!(rng, ys, 0, 1, new Map());
           const want = countBelow(ws, v);
-          if (want >= N) expect(ys[0]).toBeGreaterThanOrEqual(N);
-          else expect(ys[0], `t=${t} a=${a} v=${v}`).toBe(want);
+          if (want >= N) expect(ys[0]).toBeGreaterThanOrEqual(N * step);
+          else expect(ys[0], `t=${t} a=${a} v=${v}`).toBe(want * step);
           exactPathWords += rng.used();
         }
       }
