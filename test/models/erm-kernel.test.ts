@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { accumulateGramColumns, gram, gramColumnMajor, xtv } from '../../src/math/linalg.js';
 import { sigmoid } from '../../src/models/erm/losses.js';
-import { columnLogisticHessian } from '../../src/models/erm/kernel.js';
+import { columnLogisticHessian, logisticHessianInPlace } from '../../src/models/erm/kernel.js';
 import { leastSquaresMoments, MOMENT_BLOCK } from '../../src/models/erm/moments.js';
 import { ermObjective, ermTolerance, minimizeErm, PRECONDITIONER_ROWS, type ErmProblem } from '../../src/models/erm/objective.js';
 import { scaleDesign } from '../../src/models/erm/preprocess.js';
@@ -147,6 +147,17 @@ describe('the subsample warm start (unweighted logistic, column-major, n >= 2 PR
 });
 
 describe('columnLogisticHessian (the preconditioner of the final phase)', () => {
+  it('logisticHessianInPlace is columnLogisticHessian over every row (k = 1), bit for bit, and overwrites its design', () => {
+    const p = problem(43, 517, 7, 'logistic', false);
+    const Xc = toColumns(p.X, p.n, 7);
+    const theta = Float64Array.of(0.5, -1, 2, 0.3, -0.7, 1.5, 0.1);
+    const ref = columnLogisticHessian(Xc, p.n, 7, theta, 1);
+    const scratch = Xc.slice();
+    const H = logisticHessianInPlace(scratch, p.n, 7, theta);
+    expect(Array.from(H)).toEqual(Array.from(ref));
+    expect(Array.from(scratch)).not.toEqual(Array.from(Xc));
+  });
+
   it('is the mean of sigma(z)(1 - sigma(z)) x x^T over every k-th row', () => {
     const p = problem(41, 301, 4, 'logistic', false);
     const Xc = toColumns(p.X, p.n, 4);

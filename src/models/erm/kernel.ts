@@ -334,3 +334,29 @@ export function columnLogisticHessian(X: Float64Array, n: number, d: number, the
   for (let q = 0; q < d * d; q++) G[q] = G[q]! / m;
   return G;
 }
+
+/**
+ * {@link columnLogisticHessian} over ALL n rows of a column-major scratch design, without the copy:
+ * the mean (1/n) sum_i s_i x_i x_i^T with s_i = sigma(z_i)(1 - sigma(z_i)), computed by scaling X's
+ * rows by sqrt(s_i) IN PLACE (X is overwritten and must not be used afterwards) and one blocked
+ * Gram pass. For the solver's preconditioner only (never released).
+ */
+export function logisticHessianInPlace(X: Float64Array, n: number, d: number, theta: Float64Array): Float64Array {
+  const r = new Float64Array(n);
+  for (let j = 0; j < d; j++) {
+    const col = X.subarray(j * n, (j + 1) * n);
+    const t = theta[j]!;
+    for (let i = 0; i < n; i++) r[i] = r[i]! + col[i]! * t;
+  }
+  for (let i = 0; i < n; i++) {
+    const e = expNegative(Math.abs(r[i]!));
+    r[i] = Math.sqrt(e) / (1 + e);
+  }
+  for (let j = 0; j < d; j++) {
+    const col = X.subarray(j * n, (j + 1) * n);
+    for (let i = 0; i < n; i++) col[i] = col[i]! * r[i]!;
+  }
+  const G = gramColumnMajor(X, n, d);
+  for (let q = 0; q < d * d; q++) G[q] = G[q]! / n;
+  return G;
+}

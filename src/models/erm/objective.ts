@@ -19,7 +19,7 @@
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import { cholesky, choleskySolve, gram, gramColumnMajor } from '../../math/linalg.js';
 import { minimizeLbfgs } from '../../optimize/lbfgs.js';
-import { columnDataTerm, columnLogisticHessian } from './kernel.js';
+import { columnDataTerm, columnLogisticHessian, logisticHessianInPlace } from './kernel.js';
 import type { LossKind } from './losses.js';
 import type { LeastSquaresMoments } from './moments.js';
 
@@ -404,7 +404,8 @@ function subsampleWarmStart(p: ErmProblem, perturb: ErmPerturbation): { theta: F
     const pre0 = ermPreconditioner(sub, subPerturb);
     const r = minimizeLbfgs(ermObjective(sub, subPerturb), new Float64Array(d), { gradTol: 1e-5, maxIter: 1000, ...(pre0 !== undefined ? { precondition: pre0 } : {}) });
     for (let j = 0; j < d; j++) if (!Number.isFinite(r.x[j]!)) return undefined;
-    const H = columnLogisticHessian(Xs, m, d, r.x, 1);
+    // Xs is not needed after the subsample solve: its rows are scaled in place.
+    const H = logisticHessianInPlace(Xs, m, d, r.x);
     const ridge = p.gamma / n + (perturb.quadratic ?? 0);
     for (let j = 0; j < d; j++) H[j * d + j] = H[j * d + j]! + ridge;
     const L = cholesky(H, d);
