@@ -172,49 +172,88 @@ function rowHash(d: SqlDialect, k: string, hasValue: boolean): string {
 }
 
 /**
- * DuckDB: the source rows `src` (u, g, v, as a SELECT, read twice: once for all pairs, once for the
- * rows of the pairs that need a row choice) and the common table expressions of the bounding, in two
- * phases so that the keyed hashes are computed only where a choice is made (see the file comment):
- * `pairs` (one row per (unit, group): c rows and the pair's sums `aggs` over all its rows), `kept`
- * (the pairs of the k smallest (h, g) of each unit, with c and the sums), `cut` (the rows (u, g, v)
- * of the kept pairs with c > m: their m rows of smallest h_r). A kept pair with c <= m keeps all its
- * rows, so its sums in `kept` are final.
- * The k smallest pairs of a unit with dg > k pairs are ranked among its candidates, the pairs with
- * h / 2^64 < (k + 2 sqrt(k) + 2) / dg (in DOUBLE; the test is monotone in h, so the candidates are the
- * pairs of smallest h). When a unit has at least k candidates, the k smallest (h, g) of all its pairs
- * are candidates (a non-candidate has a larger h than every candidate), so ranking the candidates
- * keeps exactly them; a unit with fewer than k candidates is ranked over all its pairs. The window
- * sorts about (k + 2 sqrt(k) + 2) pairs per unit instead of all of them; the kept pairs are those
- * of the one-pass ranking whatever the threshold (it only moves work between the two branches).
- * Performance notes (measured with EXPLAIN ANALYZE, bench/bounding-sql.bench.ts): the source is not
- * a CTE (a CTE referenced twice is materialised, a copy of every row); the rows of `cut` are matched
- * by `coalesce((u, g) IN (...), false)`, a mark join that builds its hash table on the few pairs
- * with c > m; DuckDB's cardinality estimates made a SEMI JOIN build it on all source rows instead.
+ * DuckDB: the source rows (u, g, v, a SELECT read several times, never a CTE) and the common table
+ * expressions of the bounding (see the file comment). The group choice never aggregates all
+ * (unit, group) pairs; it works on CANDIDATE rows:
+ * - `units`: per unit its row count n_u and word W('u', u); `words`: per group its word W('g', g);
+ * - `candrows`: the rows whose pair hash h = h(u, g) passes the unit's test
+ *     n_u <= C  or  double(h) < (C / n_u) 2^64,   C = k + 2 sqrt(k) + 2,
+ *   and `pairs` / `cand` aggregate and rank only them (ROW_NUMBER by (h, g); nc candidate pairs);
+ * - `fb`: the units that need the exact path: n_u > C and fewer than k candidate pairs; their pairs
+ *   are aggregated from all their rows and ranked by (h, g) over all of them (`fbpairs`);
+ * - `kept`: the k smallest (h, g) pairs of every unit, with the pair's row count c and sums; `cut`:
+ *   the rows of kept pairs with c > m, ranked by h_r (a kept pair with c <= m keeps all its rows).
+ * Exactness (the kept pairs are the k smallest (h, g) of each unit, as in the one-pass ranking, for
+ * every threshold C): for a fixed unit the test is "h in a down-set": double() is non-decreasing in h
+ * and the bound (C / n_u) 2^64 is the same for all the unit's rows, so h' <= h and h a candidate imply
+ * h' a candidate, and all rows of one pair share h (a pair is a candidate with all its rows or not at
+ * all). Hence (a) if a unit has at least k candidate pairs, every pair among its k smallest (h, g) has
+ * h no larger than that of a candidate and is a candidate: ranking the candidates keeps exactly them;
+ * (b) if n_u <= C every pair is a candidate, so ranking the candidates is ranking all pairs; (c)
+ * otherwise (n_u > C, fewer than k candidates) the unit is in `fb` and ranked over all its pairs.
+ * The three cases partition the units, so each unit's pairs come from exactly one branch. n_u is the
+ * unit's own row count (n_u >= its number of distinct groups D_u), so the test, like the choice,
+ * depends only on the key and the unit's own rows. Cost: a unit with D_u distinct groups has about
+ * C D_u / n_u <= C candidate pairs (binomial); it falls back with probability P(Bin(D_u, C / n_u) < k)
+ * (about 1% at D_u = n_u = 30, k = 5), or always when its rows repeat groups so much that
+ * D_u C / n_u < k (correct, only slower). The choice of C only moves work between the branches.
+ * Performance notes (measured at 1e7 rows, 3.3e5 units, 1e4 groups): `units` and `words` are small
+ * hash aggregates and the two joins of `candrows` build on them (3.3e5 and 1e4 rows); the rows of `fb`
+ * and `cut` are matched by `coalesce(x IN (...), false)`, a mark join that builds on the few units or
+ * pairs (DuckDB's estimates made a SEMI JOIN build on all source rows instead).
  */
-function duckBounding(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; k: string; maxPartitions: number; maxRows: number; aggs: string }): { src: string; ctes: string[] } {
+function duckBounding(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; k: string; maxPartitions: number; maxRows: number; aggs: string; candidates?: number }): { ctes: string[]; keptRows: (cond: string) => string } {
   const d: SqlDialect = 'duckdb';
   const h = pairHash(d, 'ku', 'kg');
   const k = q.maxPartitions;
-  // Expected candidates per unit: k + 2 sqrt(k) + 2 of its dg pairs (fewer than k, binomially: 0.3% of units
-  // with dg = 30 at k = 5, 0.4% at k = 1 or 3; none while dg <= k + 2 sqrt(k) + 2).
-  const c = String(k + 2 * Math.sqrt(k) + 2);
-  const src = `(SELECT ${q.U} AS u, ${q.G} AS g, ${q.V === undefined ? '0' : `CAST(${q.V} AS DOUBLE)`} AS v FROM ${q.from} WHERE ${q.where.join(' AND ')}) AS src`;
+  const c = String(q.candidates ?? k + 2 * Math.sqrt(k) + 2);
+  const src = (alias: string) => `(SELECT ${q.U} AS u, ${q.G} AS g, ${q.V === undefined ? '0' : `CAST(${q.V} AS DOUBLE)`} AS v FROM ${q.from} WHERE ${q.where.join(' AND ')}) AS ${alias}`;
+  const aggs = q.aggs === '' ? '' : `, ${q.aggs}`;
+  // The rows (uid, gid, v) of the kept pairs with a condition on the pair's row count c: a pair kept
+  // from the candidates has all its rows among the candidate rows (its rows share h), a pair of a
+  // fallback unit among that unit's rows; fbk says which (a fallback unit also has candidate rows).
+  const keptRows = (cond: string) =>
+    `SELECT r.uid AS uid, r.gid AS gid, r.v AS v FROM ranked AS r JOIN (SELECT uid, gid FROM kept_ids WHERE NOT fbk AND ${cond}) AS p ON r.uid = p.uid AND r.gid = p.gid` +
+    ` UNION ALL SELECT r.uid, r.gid, r.v FROM fbrows AS r JOIN (SELECT uid, gid FROM kept_ids WHERE fbk AND ${cond}) AS p ON r.uid = p.uid AND r.gid = p.gid`;
   const ctes = [
-    `pairs AS (SELECT u, g, count(*) AS c${q.aggs === '' ? '' : `, ${q.aggs}`} FROM ${src} GROUP BY u, g)`,
-    `units AS (SELECT u, count(*) AS dg, ${md5Word(d, q.k, 'u', 'u')} AS ku FROM pairs GROUP BY u)`,
-    `hashed AS (SELECT p.*, dg, ${h} AS h FROM pairs AS p JOIN units AS wu ON p.u = wu.u JOIN (SELECT g, ${md5Word(d, q.k, 'g', 'g')} AS kg FROM (SELECT DISTINCT g FROM pairs)) AS wg ON p.g = wg.g)`,
-    `cand AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY u ORDER BY h, g) AS gr, count(*) OVER (PARTITION BY u) AS nc FROM hashed WHERE dg <= ${k} OR CAST(h AS DOUBLE) < LEAST(1.0, ${c} / dg) * 18446744073709551616.0)`,
-    `kept AS (SELECT * EXCLUDE (dg, h, gr, nc) FROM cand WHERE gr <= ${k} AND nc >= LEAST(${k}, dg)` +
-      ` UNION ALL SELECT * EXCLUDE (dg, h, gr) FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY u ORDER BY h, g) AS gr FROM hashed` +
-      ` WHERE coalesce(u IN (SELECT u FROM units WHERE dg > ${k} AND u NOT IN (SELECT u FROM cand WHERE nc >= ${k} AND gr = 1)), false)) AS ranked_pairs WHERE gr <= ${k})`,
+    `units AS (SELECT u, count(*) AS nu, ${md5Word(d, q.k, 'u', 'u')} AS ku, ROW_NUMBER() OVER () AS uid FROM ${src('src_u')} GROUP BY u)`,
+    `words AS (SELECT g, ${md5Word(d, q.k, 'g', 'g')} AS kg, ROW_NUMBER() OVER (ORDER BY g) AS gid FROM ${src('src_g')} GROUP BY g)`,
+    `ranked AS (SELECT *, DENSE_RANK() OVER (PARTITION BY uid ORDER BY h, gid) AS gr FROM (SELECT uid, gid, nu, r.v AS v, ${h} AS h FROM ${src('r')}` +
+      ` JOIN units AS wu ON r.u = wu.u JOIN words AS wg ON r.g = wg.g WHERE nu <= ${c} OR CAST(${h} AS DOUBLE) < ${c} / nu * 18446744073709551616.0) AS candrows)`,
+    `fb AS (SELECT uid, u FROM units WHERE nu > ${c} AND uid NOT IN (SELECT uid FROM ranked WHERE gr = ${k}))`,
+    `fbrows AS MATERIALIZED (SELECT uid, gid, f.v AS v, ${h} AS h FROM (SELECT u, g, v FROM ${src('f')} WHERE coalesce(u IN (SELECT u FROM fb), false)) AS f` +
+      ` JOIN units AS wu ON f.u = wu.u JOIN words AS wg ON f.g = wg.g)`,
+    `kept_ids AS (SELECT uid, gid, false AS fbk, count(*) AS c${aggs} FROM ranked WHERE gr <= ${k} AND NOT coalesce(uid IN (SELECT uid FROM fb), false) GROUP BY uid, gid` +
+      ` UNION ALL SELECT * EXCLUDE (h, gr) FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY uid ORDER BY h, gid) AS gr FROM (SELECT uid, gid, true AS fbk, count(*) AS c${aggs}, any_value(h) AS h` +
+      ` FROM fbrows GROUP BY uid, gid) AS fbpairs) AS ranked_pairs WHERE gr <= ${k})`,
+    `kept AS (SELECT wu.u AS u, wg.g AS g, p.* EXCLUDE (uid, gid, fbk) FROM kept_ids AS p JOIN units AS wu ON p.uid = wu.uid JOIN words AS wg ON p.gid = wg.gid)`,
     `cut AS (SELECT u, g, v FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${rowHash(d, q.k, q.V !== undefined)}) AS rn` +
-      ` FROM ${src} WHERE coalesce((u, g) IN (SELECT u, g FROM kept WHERE c > ${q.maxRows}), false)) AS ranked_rows WHERE rn <= ${q.maxRows})`,
+      ` FROM (SELECT wu.u AS u, wg.g AS g, x.v AS v FROM (${keptRows(`c > ${q.maxRows}`)}) AS x JOIN units AS wu ON x.uid = wu.uid JOIN words AS wg ON x.gid = wg.gid) AS cut_rows) AS ranked_rows WHERE rn <= ${q.maxRows})`,
   ];
-  return { src, ctes };
+  return { ctes, keptRows };
+}
+
+/**
+ * Internal tuning of the DuckDB plan, for tests: `candidates` replaces the threshold C of the
+ * candidate test (see duckBounding). It moves work between the candidate and the exact branch and
+ * never changes the kept rows.
+ */
+export interface BoundingTuning {
+  candidates?: number;
+}
+
+const BOUNDING_TUNING = optionSpec<BoundingTuning>({ candidates: true });
+
+function checkTuning(t: BoundingTuning | undefined): number | undefined {
+  if (t === undefined) return undefined;
+  checkOptions('tuning', t, BOUNDING_TUNING, true);
+  if (t.candidates !== undefined && !(typeof t.candidates === 'number' && Number.isFinite(t.candidates) && t.candidates > 0)) throw new InvalidArgumentError('tuning.candidates', 'must be a finite number > 0', t.candidates);
+  return t.candidates;
 }
 
 /** One row per (group, unit) of the bounded data: g, u, n, s, s2, sc (see the file comment). */
-export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): string {
+export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect, tuning?: BoundingTuning): string {
+  const candidates = checkTuning(tuning);
   if (dialect !== 'duckdb' && dialect !== 'clickhouse') throw new InvalidArgumentError('dialect', "must be 'duckdb' or 'clickhouse'", dialect);
   checkOptions('boundedPerUnitSql', plan, BOUNDING_PLAN, true);
   const d = dialect;
@@ -247,7 +286,7 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect): stri
   // Sums per pair over the rows (the pair's total is clamped afterwards with perUnitClamp).
   const aggs = V === undefined ? '0 AS s, 0 AS s2, 0 AS sc' : plan.perUnitClamp ? 'sum(v) AS s, 0 AS s2, 0 AS sc' : `sum(${cv}) AS s, sum(${cd} * ${cd}) AS s2, sum(${cd}) AS sc`;
   const s = plan.perUnitClamp ? clampExpr(d, 's', l, u) : 's';
-  const { ctes } = duckBounding({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs });
+  const { ctes } = duckBounding({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs, candidates });
   return [
     `WITH ${ctes.join(',\n')}`,
     `SELECT g, u, c AS n, ${s} AS s, s2, sc FROM kept WHERE c <= ${b.maxRows}`,
@@ -284,8 +323,8 @@ function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string
 }
 
 /** Per-group aggregates of the bounded data: g, units, n, s, s2, sc (see the file comment). */
-export function boundedGroupsSql(plan: BoundingPlan, dialect: SqlDialect): string {
-  return `SELECT g, count(*) AS units, sum(n) AS n, sum(s) AS s, sum(s2) AS s2, sum(sc) AS sc FROM (\n${boundedPerUnitSql(plan, dialect)}\n) AS per_unit GROUP BY g ORDER BY g`;
+export function boundedGroupsSql(plan: BoundingPlan, dialect: SqlDialect, tuning?: BoundingTuning): string {
+  return `SELECT g, count(*) AS units, sum(n) AS n, sum(s) AS s, sum(s2) AS s2, sum(sc) AS sc FROM (\n${boundedPerUnitSql(plan, dialect, tuning)}\n) AS per_unit GROUP BY g ORDER BY g`;
 }
 
 /** The plan of a per-unit bounded magnitude histogram (for private bounds). */
@@ -354,7 +393,8 @@ export function boundedMagnitudeBinsSql(plan: MagnitudeBinsPlan, dialect: SqlDia
  * and validation as {@link boundedPerUnitSql} (which it calls to validate the plan); `perUnitClamp`
  * does not apply (rows are returned, not totals). The caller aggregates the result in the engine.
  */
-export function boundedRowsSql(plan: BoundingPlan, dialect: SqlDialect): string {
+export function boundedRowsSql(plan: BoundingPlan, dialect: SqlDialect, tuning?: BoundingTuning): string {
+  const candidates = checkTuning(tuning);
   boundedPerUnitSql(plan, dialect); // validation (dialect, keys, bounds, names, levels)
   if (plan.perUnitClamp) throw new InvalidArgumentError('perUnitClamp', 'does not apply to the kept rows (it clamps per-unit totals)');
   const d = dialect;
@@ -369,10 +409,10 @@ export function boundedRowsSql(plan: BoundingPlan, dialect: SqlDialect): string 
   const k = quoteString(d, keyHex(plan.key));
   const cv = V === undefined ? '0' : clampExpr(d, 'v', num(plan.lower as number, 'lower'), num(plan.upper as number, 'upper'));
   if (d === 'duckdb') {
-    const { src, ctes } = duckBounding({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs: '' });
+    const { ctes, keptRows } = duckBounding({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs: '', candidates });
     return [
       `WITH ${ctes.join(',\n')}`,
-      `SELECT g, u, ${cv} AS c FROM ${src} WHERE coalesce((u, g) IN (SELECT u, g FROM kept WHERE c <= ${b.maxRows}), false)`,
+      `SELECT wg.g AS g, wu.u AS u, ${cv} AS c FROM (${keptRows(`c <= ${b.maxRows}`)}) AS x JOIN units AS wu ON x.uid = wu.uid JOIN words AS wg ON x.gid = wg.gid`,
       `UNION ALL SELECT g, u, ${cv} AS c FROM cut`,
     ].join('\n');
   }
