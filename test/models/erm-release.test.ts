@@ -50,7 +50,8 @@ describe('fitInfo: public quantities only (review finding 1)', () => {
           for (const d of [a, b]) {
             const m = make().fit(d.X, d.y, { ...bounds, rng: seededRng(seed) });
             const keys = Object.keys(m.fitInfo!).sort();
-            expect(keys).toEqual(perturbation === 'objective' ? ['Delta', 'dimension', 'epsPrime', 'mechanism', 'rate'] : ['dimension', 'mechanism', 'rate', 'sensitivity']);
+            // output perturbation releases on the lattice by default: its grid exponent and applied scale are public too
+            expect(keys).toEqual(perturbation === 'objective' ? ['Delta', 'dimension', 'epsPrime', 'mechanism', 'rate'] : ['dimension', 'gridExponent', 'mechanism', 'rate', 'scale', 'sensitivity']);
             infos.push(JSON.stringify(m.fitInfo));
           }
         }
@@ -162,7 +163,7 @@ describe('golden curvature constants (review finding 10)', () => {
     expect(i5.epsPrime).toBeCloseTo(2.8027754226637804, 14); // 5 - ln(1 + 2c + c^2)
     expect(i5.Delta).toBe(0);
     expect(i5.rate).toBeCloseTo(1.4013877113318902, 14);
-    const io = fit(new SvmDP({ eps: 1, gamma: 3, huberH: 0.25, perturbation: 'output' }));
+    const io = fit(new SvmDP({ eps: 1, gamma: 3, huberH: 0.25, perturbation: 'output', noise: 'float' }));
     expect(io.sensitivity).toBeCloseTo(0.6666666693333334, 15); // (2 + 2 n 1e-9)/gamma
     expect(io.rate).toBe(1 / io.sensitivity!);
   });
@@ -176,7 +177,7 @@ describe('golden curvature constants (review finding 10)', () => {
     expect(i02.epsPrime).toBe(0.1);
     expect(i02.Delta).toBeCloseTo(0.969010405816618, 14);
     expect(i02.rate).toBe(0.05);
-    const io = fit(new LogisticRegressionDP({ eps: 1, gamma: 1, perturbation: 'output' }));
+    const io = fit(new LogisticRegressionDP({ eps: 1, gamma: 1, perturbation: 'output', noise: 'float' }));
     expect(io.sensitivity).toBeCloseTo(2.000000008, 15);
     expect(io.rate).toBeCloseTo(0.49999999799999995, 15);
     expect(io.dimension).toBe(1);

@@ -44,7 +44,7 @@ describe('LogisticRegressionDP', () => {
     expect(() => m.fit([[1, NaN]], [0], { lower: LOWER, upper: UPPER, rng })).toThrow(/X\[…\]\[…\]/);
     expect(() => m.fit([], [], { lower: LOWER, upper: UPPER, rng })).toThrow(/X/);
     expect(() => m.fit(data.X, data.y, { lower: LOWER, upper: UPPER, weights: data.y.map(() => 1), weightsUpperBound: 1, rng })).toThrow(/output/);
-    const out = new LogisticRegressionDP({ eps: 1, gamma: 1, perturbation: 'output' });
+    const out = new LogisticRegressionDP({ eps: 1, gamma: 1, perturbation: 'output', noise: 'float' }); // the Gamma-norm law (the default lattice law is tested in output-lattice.test.ts)
     expect(() => out.fit(data.X, data.y, { lower: LOWER, upper: UPPER, weights: data.y.map(() => 1), rng })).toThrow(/weightsUpperBound/);
     expect(() => out.fit(data.X, data.y, { lower: LOWER, upper: UPPER, weights: data.y.map(() => 2), weightsUpperBound: 1, rng })).toThrow(/weights\[…\]/); // per-row data: checked after the budget check
     expect(() => m.fit(data.X, data.y, { lower: LOWER, upper: UPPER, addBias: 1 as unknown as boolean, rng })).toThrow(/addBias/);
@@ -135,7 +135,7 @@ describe('LogisticRegressionDP', () => {
     const rng = seededRng(11);
     const norms = new Float64Array(3000);
     for (let k = 0; k < norms.length; k++) {
-      const c = new LogisticRegressionDP({ eps, gamma, perturbation: 'output' }).fit(X, y, { lower: [-1], upper: [1], addBias: true, rng }).coeff!;
+      const c = new LogisticRegressionDP({ eps, gamma, perturbation: 'output', noise: 'float' }).fit(X, y, { lower: [-1], upper: [1], addBias: true, rng }).coeff!; // the Gamma-norm law of the float sampler
       norms[k] = Math.SQRT2 * Math.hypot(c[0]! - np[0]!, c[1]! - np[1]!);
     }
     const rate = (gamma * eps) / 2;

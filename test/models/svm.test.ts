@@ -135,7 +135,7 @@ describe('SvmDP', () => {
       w.push(x > 0 ? 2 : 0.5);
     }
     const acc = new PrivacyAccountant({ eps: 1 });
-    const m = new SvmDP({ eps: 1, gamma: 5, perturbation: 'output' });
+    const m = new SvmDP({ eps: 1, gamma: 5, perturbation: 'output', noise: 'float' });
     m.fit(X, y, { lower: [-1], upper: [1], addBias: true, weights: w, weightsUpperBound: 2, rng: seededRng(8), accountant: acc });
     expect(acc.spent().eps).toBe(1);
     expect(acc.ledger()[0]!.mechanism).toBe('cms-weighted-output-perturbation');

@@ -37,10 +37,11 @@ export interface CmsModelOptions {
   /** 'objective' (default) or 'output' perturbation. */
   perturbation?: PerturbationMethod;
   /**
-   * Output perturbation's noise: 'float' (default: CMS's l2 Gamma-norm noise in floating point) or
-   * 'safe' (the solver's point rounded to a public lattice plus exact discrete Laplace noise per
-   * coordinate, calibrated to the l1-sensitivity sqrt(d) S with the grid rounding counted; see
-   * src/models/erm/output-lattice.ts). 'safe' requires perturbation 'output'.
+   * Output perturbation's noise: 'safe' (the default with perturbation 'output': the solver's point
+   * rounded to a public lattice plus exact discrete Laplace noise per coordinate, calibrated to the
+   * l1-sensitivity sqrt(d) S with the grid rounding counted; see src/models/erm/output-lattice.ts) or
+   * 'float' (CMS's l2 Gamma-norm noise in floating point, for simulations; the only choice, and the
+   * default, for objective perturbation). 'safe' requires perturbation 'output'.
    */
   noise?: 'float' | 'safe';
 }
@@ -107,7 +108,9 @@ export function checkCmsModelOptions(o: unknown, model: string): { eps: number; 
   const regularizer = checkRegularizer(opts.regularizer);
   const perturbation = opts.perturbation ?? 'objective';
   if (perturbation !== 'objective' && perturbation !== 'output') throw new InvalidArgumentError('perturbation', "must be 'objective' or 'output'", perturbation);
-  const noise = opts.noise ?? 'float';
+  // Output perturbation releases on the lattice by default (floating-point safe); objective perturbation's
+  // noise is inside the optimisation and stays float (docs/models.md explains why a lattice cannot help there).
+  const noise = opts.noise ?? (perturbation === 'output' ? 'safe' : 'float');
   if (noise !== 'float' && noise !== 'safe') throw new InvalidArgumentError('noise', "must be 'float' or 'safe'", noise);
   if (noise === 'safe' && perturbation !== 'output') throw new InvalidArgumentError('noise', "'safe' requires perturbation 'output' (objective perturbation's noise is inside the optimisation)", noise);
   return { eps, gamma, regularizer, perturbation, noise };
