@@ -46,6 +46,20 @@ function onePassSql(p: { k: string; maxPartitions: number; maxRows: number; from
   return `SELECT ${select} FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${hr}) AS rn, DENSE_RANK() OVER (PARTITION BY u ORDER BY ${hg}, g) AS gr FROM (SELECT s AS u, d AS g, y AS v FROM ${p.from}) AS src) AS ranked WHERE rn <= ${p.maxRows} AND gr <= ${p.maxPartitions}`;
 }
 
+/**
+ * How many units take each branch of the candidate plan at threshold C: `all` (n_u <= C: every pair
+ * a candidate), `fast` (n_u > C, at least k candidate pairs) and `full` (n_u > C, fewer than k: the
+ * exact path over all the unit's rows), counted here from the documented hashes.
+ */
+function branchSql(k: string, from: string, maxPartitions: number, C: number): string {
+  const hg = `hash(xor(md5_number_upper('${k}' || '|u|' || CAST(s AS VARCHAR)), md5_number_upper('${k}' || '|g|' || CAST(d AS VARCHAR))))`;
+  return (
+    `SELECT count(*) FILTER (WHERE nu <= ${C}) AS "all", count(*) FILTER (WHERE nu > ${C} AND nc >= ${maxPartitions}) AS fast, count(*) FILTER (WHERE nu > ${C} AND nc < ${maxPartitions}) AS full` +
+    ` FROM (SELECT s, any_value(nu) AS nu, count(DISTINCT d) FILTER (WHERE CAST(${hg} AS DOUBLE) < ${C} / nu * 18446744073709551616.0) AS nc` +
+    ` FROM (SELECT s, d, count(*) OVER (PARTITION BY s) AS nu FROM ${from}) GROUP BY s)`
+  );
+}
+
 describe('bounding SQL: the group-choice hash and the two-phase plan (DuckDB)', () => {
   it('DuckDB computes the documented words and finaliser (md5_number_upper = first 8 MD5 bytes LE; hash(UBIGINT) = F)', async () => {
     for (const s of ['a', '0123|u|42', 'é|g|x']) {
@@ -72,13 +86,10 @@ describe('bounding SQL: the group-choice hash and the two-phase plan (DuckDB)', 
       const key = freshHashKey(seededRng(seed));
       const ref = { k: keyHex(key), maxPartitions, maxRows, from: 'ie' };
       const plan: BoundingPlan = { from: 'ie', unit: 's', by: 'd', value: 'y', lower: 2, upper: 4, maxPartitions, maxRows, key };
-      // Both branches of the candidate ranking occur: units ranked among their candidates (pairs with
-      // h / 2^64 < (k + 2 sqrt(k) + 2) / dg, at least k of them) and units ranked over all pairs.
-      const hg = `hash(xor(md5_number_upper('${ref.k}' || '|u|' || CAST(s AS VARCHAR)), md5_number_upper('${ref.k}' || '|g|' || CAST(d AS VARCHAR))))`;
-      const cut = maxPartitions + 2 * Math.sqrt(maxPartitions) + 2;
-      const [branches] = await rows(
-        `SELECT count(*) FILTER (WHERE dg > ${maxPartitions} AND nc >= ${maxPartitions}) AS fast, count(*) FILTER (WHERE dg > ${maxPartitions} AND nc < ${maxPartitions}) AS full FROM (SELECT u, dg, count(*) FILTER (WHERE CAST(h AS DOUBLE) < LEAST(1.0, ${cut} / dg) * 18446744073709551616.0) AS nc FROM (SELECT u, h, count(*) OVER (PARTITION BY u) AS dg FROM (SELECT DISTINCT s AS u, ${hg} AS h FROM ie)) GROUP BY u, dg)`,
-      );
+      // Both branches of the candidate ranking occur: units ranked among their candidate pairs (rows
+      // with h / 2^64 < C / n_u, n_u the unit's row count, C = k + 2 sqrt(k) + 2; at least k
+      // candidate pairs) and units ranked over all their pairs (n_u > C, fewer than k candidates).
+      const [branches] = await rows(branchSql(ref.k, 'ie', maxPartitions, maxPartitions + 2 * Math.sqrt(maxPartitions) + 2));
       expect(Number(branches!.fast)).toBeGreaterThan(100);
       expect(Number(branches!.full)).toBeGreaterThan(0);
       const got = await rows(`SELECT g, u, n, s, s2, sc FROM (${boundedPerUnitSql(plan, 'duckdb')}) ORDER BY g, u`);
@@ -94,6 +105,48 @@ describe('bounding SQL: the group-choice hash and the two-phase plan (DuckDB)', 
       const kept = await rows(`SELECT g, u, c FROM (${boundedRowsSql(plan, 'duckdb')}) ORDER BY g, u, c`);
       expect(show(kept)).toEqual(show(await rows(`SELECT g, u, ${c} AS c FROM (${onePassSql(ref, 'u, g, v')}) ORDER BY g, u, c`)));
     }
+  });
+
+  it('keeps the one-pass rows whatever the candidate threshold C (forced small: most units take the exact path; large: none)', async () => {
+    // 300 units of 20 rows over 1 to 25 groups (so pairs repeat: c > m occurs in both branches, and
+    // some units have fewer than k groups), and InstEval.
+    await con.run(`CREATE OR REPLACE TEMP TABLE syn AS SELECT 'u' || (i % 300) AS s, 'g' || (hash(i * 7 + 3) % (1 + (i % 300) % 25)) AS d, CAST(1 + hash(i * 13) % 7 AS DOUBLE) AS y FROM range(6000) t(i)`);
+    const seen = { all: 0, fast: 0, full: 0 };
+    for (const [from, seed, maxPartitions, maxRows, C] of [
+      ['syn', 11, 3, 2, 0.25],
+      ['syn', 12, 3, 2, 4],
+      ['syn', 13, 2, 1, 9],
+      ['syn', 14, 5, 3, 1e12],
+      ['ie', 15, 3, 1, 0.5],
+      ['ie', 16, 4, 2, 6],
+    ] as const) {
+      const key = freshHashKey(seededRng(seed));
+      const ref = { k: keyHex(key), maxPartitions, maxRows, from };
+      const [b] = await rows(branchSql(ref.k, from, maxPartitions, C));
+      for (const x of ['all', 'fast', 'full'] as const) seen[x] += Number(b![x]) > 0 ? 1 : 0;
+      if (C === 1e12) expect(Number(b!.fast) + Number(b!.full)).toBe(0);
+      if (C <= 0.5) expect(Number(b!.full)).toBeGreaterThan(Number(b!.fast));
+      const plan: BoundingPlan = { from, unit: 's', by: 'd', value: 'y', lower: 2, upper: 6, maxPartitions, maxRows, key };
+      const c = 'LEAST(GREATEST(v, 2), 6)';
+      const got = await rows(`SELECT g, u, n, s, s2, sc FROM (${boundedPerUnitSql(plan, 'duckdb', { candidates: C })}) ORDER BY g, u`);
+      const want = await rows(`SELECT g, u, count(*) AS n, sum(${c}) AS s, sum((${c} - 4) * (${c} - 4)) AS s2, sum(${c} - 4) AS sc FROM (${onePassSql(ref, 'u, g, v')}) GROUP BY g, u ORDER BY g, u`);
+      expect(got.length).toBeGreaterThan(500);
+      expect(show(got)).toEqual(show(want));
+      // syn: pairs with more than m rows were cut (the row choice ran).
+      if (from === 'syn') expect(want.some((r) => Number(r.n) === maxRows)).toBe(true);
+      const kept = await rows(`SELECT g, u, c FROM (${boundedRowsSql(plan, 'duckdb', { candidates: C })}) ORDER BY g, u, c`);
+      expect(show(kept)).toEqual(show(await rows(`SELECT g, u, ${c} AS c FROM (${onePassSql(ref, 'u, g, v')}) ORDER BY g, u, c`)));
+    }
+    expect(seen.all).toBeGreaterThan(0);
+    expect(seen.fast).toBeGreaterThan(0);
+    expect(seen.full).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('the tuning argument is checked (unknown keys, non-positive or non-finite C)', () => {
+    const plan: BoundingPlan = { from: 'ie', unit: 's', by: 'd', maxPartitions: 2, maxRows: 1, key: freshHashKey(seededRng('tuning')) };
+    expect(() => boundedPerUnitSql(plan, 'duckdb', { candidate: 3 } as never)).toThrow(/candidate/);
+    for (const bad of [0, -1, Number.NaN, Infinity, '3']) expect(() => boundedRowsSql(plan, 'duckdb', { candidates: bad as number })).toThrow(/candidates/);
+    expect(boundedPerUnitSql(plan, 'duckdb', { candidates: 3 })).toContain('nu <= 3 OR');
   });
 
   it("a unit's choice depends only on its own rows: removing other units or reordering the table changes nothing for it", async () => {
