@@ -29,14 +29,16 @@
  * documented; count them privately if needed). Values are clamped per row to [lower, upper], or the
  * unit's per-group TOTAL is clamped to [lower, upper] with `perUnitClamp` (per-partition sum bounding).
  *
- * Dialects. DuckDB runs the plan in two phases, so that a choice is only computed where one is made:
- * (1) one hash GROUP BY (unit, group) gives each pair's row count c and sums over all its rows;
- * (2) ROW_NUMBER() OVER (PARTITION BY unit ORDER BY h_g, group) <= k over the PAIRS (not the rows)
- * keeps k pairs per unit (the words W joined from the distinct units and groups); (3) a kept pair with
- * c <= m keeps all its rows, so its sums from (1) are final; only the rows of kept pairs with c > m are
- * read again and ranked by h_r (ROW_NUMBER() OVER (PARTITION BY unit, group ORDER BY h_r) <= m). The
- * kept rows are those of the one-pass formulation (both windows over all rows) for the same key
- * (test/node/bounding-sql-pair-hash.test.ts). ClickHouse runs the same plan with arrays, which also
+ * Dialects. DuckDB never aggregates all (unit, group) pairs (with many units nearly every row is its
+ * own pair, and that aggregate alone cost ~7x the plain grouped mean): (1) per unit its row count
+ * n_u and word, per group its word (two small hash aggregates); (2) the candidate rows, whose pair
+ * hash lies below a per-unit threshold that a unit's k smallest pairs pass with high probability, are
+ * ranked per unit (DENSE_RANK by (h_g, group)) and the k smallest kept; (3) the few units with fewer
+ * than k candidates are ranked over all their rows; (4) a kept pair with c <= m rows keeps them all,
+ * only the rows of kept pairs with c > m are ranked by h_r (ROW_NUMBER() OVER (PARTITION BY unit,
+ * group ORDER BY h_r) <= m). The exactness argument is at duckBounding: the kept rows are those of
+ * the one-pass formulation (both windows over all rows) for the same key, whatever the threshold
+ * (test/node/bounding-sql-pair-hash.test.ts). ClickHouse makes the same choice with arrays, which also
  * work on servers without window functions (before 21.x): per (unit, group) the values sorted by h_r
  * and sliced to m (arraySort / arraySlice over groupArray), and per unit the k smallest pairs
  * (h_g, group) (joined back on the unit); the kept set is identical to DuckDB's for the same key.
@@ -175,32 +177,42 @@ function rowHash(d: SqlDialect, k: string, hasValue: boolean): string {
  * DuckDB: the source rows (u, g, v, a SELECT read several times, never a CTE) and the common table
  * expressions of the bounding (see the file comment). The group choice never aggregates all
  * (unit, group) pairs; it works on CANDIDATE rows:
- * - `units`: per unit its row count n_u and word W('u', u); `words`: per group its word W('g', g);
- * - `candrows`: the rows whose pair hash h = h(u, g) passes the unit's test
+ * - `units`: per unit its row count n_u, word W('u', u) and an integer id uid; `words`: per group
+ *   its word W('g', g) and gid, the group's rank in the order of g (so (h, gid) orders as (h, g));
+ * - `ranked`: the CANDIDATE rows, whose pair hash h = h(u, g) passes the unit's test
  *     n_u <= C  or  double(h) < (C / n_u) 2^64,   C = k + 2 sqrt(k) + 2,
- *   and `pairs` / `cand` aggregate and rank only them (ROW_NUMBER by (h, g); nc candidate pairs);
- * - `fb`: the units that need the exact path: n_u > C and fewer than k candidate pairs; their pairs
- *   are aggregated from all their rows and ranked by (h, g) over all of them (`fbpairs`);
- * - `kept`: the k smallest (h, g) pairs of every unit, with the pair's row count c and sums; `cut`:
- *   the rows of kept pairs with c > m, ranked by h_r (a kept pair with c <= m keeps all its rows).
+ *   with gr = DENSE_RANK() OVER (PARTITION BY uid ORDER BY h, gid): the rows of one pair share (h,
+ *   gid) and distinct pairs differ in gid, so gr is the pair's rank among the unit's candidate pairs,
+ *   and some row has gr = k iff the unit has at least k candidate pairs;
+ * - `fb`: the units that need the exact path: n_u > C and fewer than k candidate pairs; `fbrows`
+ *   all their rows, whose pairs are ranked by ROW_NUMBER() over (h, gid);
+ * - `kept_ids`: the k smallest (h, g) pairs of every unit, with the pair's row count c and sums (fbk:
+ *   from the exact path); `kept` the same with the unit and group names; `cut`: the rows of kept
+ *   pairs with c > m, ranked by h_r (a kept pair with c <= m keeps all its rows).
  * Exactness (the kept pairs are the k smallest (h, g) of each unit, as in the one-pass ranking, for
- * every threshold C): for a fixed unit the test is "h in a down-set": double() is non-decreasing in h
- * and the bound (C / n_u) 2^64 is the same for all the unit's rows, so h' <= h and h a candidate imply
- * h' a candidate, and all rows of one pair share h (a pair is a candidate with all its rows or not at
- * all). Hence (a) if a unit has at least k candidate pairs, every pair among its k smallest (h, g) has
- * h no larger than that of a candidate and is a candidate: ranking the candidates keeps exactly them;
- * (b) if n_u <= C every pair is a candidate, so ranking the candidates is ranking all pairs; (c)
- * otherwise (n_u > C, fewer than k candidates) the unit is in `fb` and ranked over all its pairs.
+ * every threshold C): for a fixed unit the candidates form a down-set in h: double() is non-decreasing
+ * in h and the bound (C / n_u) 2^64 is the same for all the unit's rows, so h' <= h and h a candidate
+ * imply h' a candidate; all rows of one pair share h, so a pair is a candidate with all its rows or
+ * with none. (a) If a unit has at least k candidate pairs, each of its k smallest (h, g) pairs q is a
+ * candidate: otherwise every candidate p has h_p < h_q (h_p >= h_q would make q a candidate), so the
+ * k or more candidates all precede q and q is not among the k smallest. Hence the k smallest
+ * candidates are the k smallest pairs. (b) If n_u <= C every pair is a candidate. (c) Otherwise (n_u
+ * > C, fewer than k candidate pairs) the unit is in `fb` and ranked over all its pairs.
  * The three cases partition the units, so each unit's pairs come from exactly one branch. n_u is the
  * unit's own row count (n_u >= its number of distinct groups D_u), so the test, like the choice,
  * depends only on the key and the unit's own rows. Cost: a unit with D_u distinct groups has about
  * C D_u / n_u <= C candidate pairs (binomial); it falls back with probability P(Bin(D_u, C / n_u) < k)
- * (about 1% at D_u = n_u = 30, k = 5), or always when its rows repeat groups so much that
- * D_u C / n_u < k (correct, only slower). The choice of C only moves work between the branches.
- * Performance notes (measured at 1e7 rows, 3.3e5 units, 1e4 groups): `units` and `words` are small
- * hash aggregates and the two joins of `candrows` build on them (3.3e5 and 1e4 rows); the rows of `fb`
- * and `cut` are matched by `coalesce(x IN (...), false)`, a mark join that builds on the few units or
- * pairs (DuckDB's estimates made a SEMI JOIN build on all source rows instead).
+ * (0.3% of the units of the 1e7-row benchmark: D_u ~ n_u ~ 30, k = 5, C = 11.5), and mostly when
+ * its rows repeat groups so much that D_u C / n_u < k (correct, only slower). The choice of C only
+ * moves work between the branches (C = 8.2 and 6.5 measured slower: the exact path reads more rows).
+ * Performance notes (EXPLAIN ANALYZE at 1e7 rows, 3.3e5 units, 1e4 groups): the joins of `ranked`
+ * build on the small `units` and `words` (3.3e5 and 1e4 rows) but probe every row, and together with
+ * `units` they are the largest cost (~2.3 s CPU of ~5.8 s, the plain grouped mean ~0.37 s); next the
+ * window over the ~3.8e6 candidate rows (integer keys: ~1 s cheaper than the names). The rows of `fb`
+ * are matched by `coalesce(u IN (...), false)`, a mark join that builds on the few units (DuckDB's
+ * estimates made a SEMI JOIN build on all source rows); `fbrows` is MATERIALIZED so that the joins
+ * run after that filter, and the rows of the kept pairs come from `ranked` and `fbrows` (no second
+ * read of the source for the row choice).
  */
 function duckBounding(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; k: string; maxPartitions: number; maxRows: number; aggs: string; candidates?: number }): { ctes: string[]; keptRows: (cond: string) => string } {
   const d: SqlDialect = 'duckdb';
