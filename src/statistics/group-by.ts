@@ -392,7 +392,9 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
         }
         const c = x < l ? l : x > u ? u : x;
         if (hist) {
-          const bin = Math.min(p.bins - 1, Math.floor(((c - l) / (u - l)) * p.bins));
+          // right-closed bins (a, b], the first also closed on the left: histogramDP's and the SQL engines' rule
+          const r = c > l ? Math.ceil((c - l) * (p.bins / (u - l))) - 1 : 0;
+          const bin = r < 0 ? 0 : r > p.bins - 1 ? p.bins - 1 : r;
           hist[g * p.bins + bin]!++;
           continue;
         }

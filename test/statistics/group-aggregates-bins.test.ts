@@ -7,13 +7,14 @@ import { seededRng } from '../../src/random/rng.js';
 /** Rows of 6 units over keys a, b: values 0..9; every unit has at most 2 keys and 3 rows per key. */
 const rows = Array.from({ length: 30 }, (_, i) => ({ s: `u${i % 6}`, g: i % 5 < 3 ? 'a' : 'b', y: i % 10 }));
 
-/** The exact per-key histogram of `rows` on [0, 10) with B equal bins (groupByDP's binning). */
+/** The exact per-key histogram of `rows` on [0, 10] with B equal bins (groupByDP's binning). */
 function hist(B: number): { keys: string[]; units: number[]; n: number[]; h: number[] } {
   const keys = ['a', 'b'];
   const h = new Array<number>(2 * B).fill(0);
   const units = keys.map((k) => new Set(rows.filter((r) => r.g === k).map((r) => r.s)).size);
   const n = keys.map((k) => rows.filter((r) => r.g === k).length);
-  for (const r of rows) h[keys.indexOf(r.g) * B + Math.min(B - 1, Math.floor((r.y / 10) * B))]!++;
+  // right-closed bins (a, b], the first also closed on the left (histogramDP's and the engines' rule)
+  for (const r of rows) h[keys.indexOf(r.g) * B + Math.min(B - 1, Math.max(0, Math.ceil((r.y / 10) * B) - 1))]!++;
   return { keys, units, n, h };
 }
 

@@ -134,7 +134,7 @@ describe('groupByDP: accuracy and intervals', () => {
     expect(Math.abs((groupByDP(rows, { ...o, statistic: 'sum' }).values as number[])[0]! - mean * ys.length)).toBeLessThan(3);
     expect(Math.abs((groupByDP(rows, { ...o, statistic: 'sd' }).values as number[])[0]! - sd)).toBeLessThan(0.05);
     const h = groupByDP(rows, { ...o, statistic: 'histogram', breaks: 6 }).values as number[][];
-    expect(h[0]).toEqual([0, 80, 80, 80, 80, 80]);
+    expect(h[0]).toEqual([80, 80, 80, 80, 80, 0]); // y in 1..5: right-closed bins (0,1], ..., (4,5] (histogramDP's rule)
     const q = groupByDP(rows, { ...o, statistic: 'quantile', breaks: 60, probs: [0.1, 0.5, 0.9] }).values as number[][];
     expect(q[0]![1]).toBeGreaterThan(2.9);
     expect(q[0]![1]).toBeLessThan(3.2);
