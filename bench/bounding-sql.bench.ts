@@ -2,13 +2,13 @@
  * Contribution bounding + grouped mean in DuckDB (src/node/bounding-sql.ts) against the same DuckDB
  * grouped mean without bounding, on generated event tables with InstEval's shape (~30 rows per unit,
  * N/30 units, 1e4 keys, ratings 1-5). Both queries read the same in-memory table `ev` (the bounded one
- * reads it twice: all rows for the (unit, group) aggregate, then only the rows of pairs that need a
- * row choice). Only per-group aggregates reach JS.
+ * reads it four times: per unit, per group, the candidate rows, the rows of the few units that take
+ * the exact path). Only per-group aggregates reach JS.
  *
  * Reported per size: wall-clock and CPU time (user + system of this process, which includes DuckDB's
  * threads: steadier than wall time on a shared machine), their ratios to the plain grouped mean, and
  * the floor of any plan that aggregates per (unit, group) first: the GROUP BY (unit, group) with the
- * pair sums, then per group (no hashing, no choice). Memory: the process's peak RSS so far (includes
+ * pair sums, then per group (no hashing, no choice; the bounded plan avoids that aggregate). Memory: the process's peak RSS so far (includes
  * DuckDB's memory, in-process) and the JS heap; the load average is printed because wall-clock
  * ratios move with it.
  */
