@@ -106,9 +106,10 @@ function newLedgerView(b: Analysis['budget']): LedgerView {
 
 /**
  * The cost block of a plan (--dry-run): basic, PLD and zCDP composition, which one the ledger is
- * charged, and how many more releases like the last would fit after it. Data-independent figures.
+ * charged, and how many more releases like the last would fit after it (unless `opts.more` is false:
+ * no ledger to fit in). Data-independent figures.
  */
-export function planCostLines(c: PlanCostSummary, lastName: string): string[] {
+export function planCostLines(c: PlanCostSummary, lastName: string, opts: { more?: boolean } = {}): string[] {
   const out: string[] = [];
   out.push(`Cost of this plan (${c.releases} release(s), in the ledger's ${REL_TEXT[c.neighbors]} relation):`);
   out.push(`  basic composition: ${budgetText(c.basic)}`);
@@ -123,7 +124,7 @@ export function planCostLines(c: PlanCostSummary, lastName: string): string[] {
   out.push(`  charged: ${how}`);
   const m = c.more;
   const more = c.accounting === 'zcdp-filter' ? `${m.zcdp} by zCDP` : `${m.basic} by basic composition, ${m.pld} by PLD composition`;
-  out.push(`  more releases like "${lastName}" that would fit in the remaining budget after this plan: ${more}${c.fits ? '' : ' (the plan itself does not fit)'}`);
+  if (opts.more !== false) out.push(`  more releases like "${lastName}" that would fit in the remaining budget after this plan: ${more}${c.fits ? '' : ' (the plan itself does not fit)'}`);
   // At most 100 columns: long lines continue, indented, on the next lines.
   return out.flatMap((l) => (l.startsWith('  ') ? wrapCell(l.slice(2), 92).map((x, i) => (i === 0 ? `  ${x}` : `      ${x}`)) : [l]));
 }
@@ -765,7 +766,7 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
     const nDescribed = columns.filter((c) => schema.columns.get(c.name)?.type !== 'id').length;
     if (nDescribed === 0) throw new InvalidArgumentError('columns', 'must name at least one column');
     bounds = describeBoundsPlan(missing, o.eps ?? 1, nDescribed, o, o.schema);
-    if (o.dryRun) return describeDryRun(data, columns.filter((c) => schema.columns.get(c.name)?.type !== 'id'), missing, bounds, o, io);
+    if (o.dryRun) return describeDryRun(data, columns.filter((c) => schema.columns.get(c.name)?.type !== 'id'), missing, bounds, schema, o, io);
     if (o.eps === undefined) throw new InvalidArgumentError('--eps', 'is required (the total epsilon of the description, split over columns and statistics); --dry-run shows the plan without it');
     for (const [name, be] of bounds.eps) schema.columns.set(name, pendingBoundsColumn(name, bounds.method, be, `${name}: bounds`, bounds.range));
     if (missing.length > 0 && o.boundsFromData) {
@@ -816,6 +817,14 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   );
   if (bounds.eps.size > 0) io.err(`dpkit: ${boundsText(bounds)}`);
   const fromData = new Set([...schema.columns.values()].filter((c) => c.fromData).map((c) => c.name));
+  // The plan is charged as run's is (PLD once on a basic ledger, the summed rho on a zcdp-filter
+  // ledger; plan-accounting.ts), costed with the placeholder bounds. Valid although a column's
+  // releases after its 'bounds' release use that release's output: each release, its (eps, delta),
+  // mechanism and noise coordinates are fixed before any data are read, and its dominating pair does
+  // not depend on the bounds (a Gaussian count/histogram/table: sigma / sensitivity is the analytic
+  // calibration whatever the edges; means and sds: generic (eps, delta) pairs; quartiles and bounds:
+  // eps-DP), so the adaptive composition is dominated by the product of the pairs (Zhu, Dong & Wang
+  // 2022). docs/accounting.md, "What dpkit describe does".
   return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data, debug: o.debug, outSetting: '--out', quiet: o.quiet, json: o.json, wide: o.wide }, io);
 }
 
@@ -856,14 +865,37 @@ function describeReleases(columns: readonly { name: string; kind: 'numeric' | 'c
 }
 
 /**
+ * The schema describe's plan is costed with before any data are read: the schema's columns, the
+ * placeholder of each column whose bounds a private 'bounds' release will estimate (as the run sets
+ * it), and for a column whose bounds or levels only the data would give (--bounds-from-data, or none
+ * yet) a public placeholder: numeric, 10 bins (describe's histogram); categorical, 100 levels (the
+ * most --bounds-from-data takes). Only the mechanism labels and the numbers of noise coordinates of
+ * the Gaussian releases are read from it (plan-accounting.ts); 100 levels bound the lattice term from
+ * above, so the cost shown is never below the run's.
+ */
+function describePlanSchema(schema: DataSchema, columns: readonly { name: string; kind: 'numeric' | 'categorical' }[], bounds: DescribeBounds): DataSchema {
+  const s: DataSchema = { file: schema.file, columns: new Map(schema.columns) };
+  for (const [name, be] of bounds.eps) s.columns.set(name, pendingBoundsColumn(name, bounds.method, be, `${name}: bounds`, bounds.range));
+  for (const c of columns) {
+    if (s.columns.has(c.name)) continue;
+    s.columns.set(c.name, c.kind === 'numeric' ? { name: c.name, type: 'numeric', lower: 0, upper: 1, missing: 'drop', bins: 10 } : { name: c.name, type: 'categorical', levels: Array.from({ length: 100 }, (_, i) => `level ${i + 1}`), missing: 'drop' });
+  }
+  return s;
+}
+
+/**
  * `describe --dry-run`: the planned releases and their costs, from the header and the column types
- * only (no data value is read, no bound is computed, the ledger is only read when it exists).
+ * only (no data value is read, no bound is computed, the ledger is only read when it exists). The
+ * cost block is run's (basic, PLD and zCDP composition, what the ledger is charged, how many more
+ * releases fit: plan-accounting.ts), for the ledger as it is or as --budget would create it; without
+ * either, the costs only.
  */
 function describeDryRun(
   data: string,
   columns: readonly { name: string; kind: 'numeric' | 'categorical' }[],
   missing: readonly { name: string }[],
   bounds: DescribeBounds,
+  schema: DataSchema,
   o: DescribeOptions,
   io: CliIO,
 ): number {
@@ -875,12 +907,18 @@ function describeDryRun(
   const undeclared = missing.map((c) => c.name);
   const noLevels = undeclared.filter((c) => !bounds.eps.has(c));
   const needs = noLevels.length > 0 && !o.boundsFromData;
-  let remaining: { eps: number; delta: number } | undefined = existing?.remaining;
-  if (!existing && o.budget !== undefined) {
-    const [e, dl] = o.budget.split(',');
-    remaining = { eps: Number(e), delta: dl === undefined ? 0 : Number(dl) };
+  // The ledger a run would charge: the existing one, or the one --budget would create (validated as a run does).
+  const budget = o.budget !== undefined || existing ? parseBudget(o.budget, o.ledger, cost) : undefined;
+  if (existing && budget?.accounting !== undefined && budget.accounting !== existing.budget.accounting) {
+    throw new LedgerError(`ledger ${o.ledger} adds up its spends by '${existing.budget.accounting}' accounting, but --budget asks for '${budget.accounting}'; a ledger's accounting cannot be changed (use a new ledger)`);
   }
-  const ok = remaining === undefined || fits(cost, remaining, existing?.budget ?? remaining);
+  const view: LedgerView | undefined = existing ? ledgerViewOf(existing) : budget ? newLedgerView(budget) : undefined;
+  const remaining: { eps: number; delta: number } | undefined = view?.remaining;
+  // Without a ledger or --budget: the costs under each rule, costed as on a new basic ledger whose
+  // budget is the plan's basic cost (its fit and "more" figures are not shown).
+  const planned = planCostSummary(releases, describePlanSchema(schema, columns, bounds), view ?? { accounting: 'basic', neighbors: ledgerRel, budget: cost, remaining: cost });
+  const ok = view === undefined || planned.fits;
+  const costOnly = ({ fits: _f, more: _m, ...rest }: PlanCostSummary) => rest;
   if (o.json) {
     io.out(
       JSON.stringify(
@@ -891,9 +929,10 @@ function describeDryRun(
           delta: o.delta ?? 0,
           releases: releases.map((r) => ({ ...withoutLine(r), charged: releaseCost(r, ledgerRel) })),
           cost,
+          planCost: view ? planned : costOnly(planned),
           undeclaredColumns: undeclared,
           privateBounds: Object.fromEntries(bounds.eps),
-          ledger: { path: o.ledger, exists: Boolean(existing), remaining: remaining ?? null },
+          ledger: { path: o.ledger, exists: Boolean(existing), remaining: remaining ?? null, ...(view ? { neighbors: view.neighbors, budget: { ...view.budget, accounting: view.accounting } } : {}), ...(view?.rho ? { rho: view.rho } : {}) },
           fits: ok,
         },
         null,
@@ -906,9 +945,14 @@ function describeDryRun(
     io.out(`Plan: private description of ${data}${o.eps === undefined ? ' (--eps not given: the costs below are for --eps 1; they scale with it)' : ''}`);
     io.out(`Releases (${releases.length}):`);
     for (const r of releases) for (const l of planLines(r, ledgerRel)) io.out(l);
-    io.out(`This plan spends ${budgetText(cost)} (sequential composition).`);
-    if (existing) io.out(`Ledger ${o.ledger}: total ${budgetText(existing.budget)}, spent ${budgetText(existing.spent)}, remaining ${budgetText(existing.remaining)}.`);
-    else io.out(`Ledger ${o.ledger} does not exist yet${o.budget === undefined ? '; a run needs --budget to create it' : ''}.`);
+    if (planned.charged === 'basic') io.out(`This plan spends ${budgetText(cost)} (sequential composition, charged in the ledger's ${REL_TEXT[ledgerRel]} relation).`);
+    for (const l of planCostLines(planned, releases[releases.length - 1]!.name, { more: view !== undefined })) io.out(l);
+    if (existing) io.out(`Ledger ${o.ledger} (${REL_TEXT[existing.neighbors]} neighbours, ${existing.budget.accounting} accounting): total ${budgetText(existing.budget)}, spent ${budgetText(existing.spent)}, remaining ${budgetText(existing.remaining)}${existing.rho ? ` (rho ${fmt(existing.rho.spent)} of ${fmt(existing.rho.budget)} spent)` : ''}.`);
+    else if (view) io.out(`Ledger ${o.ledger} does not exist yet; a run creates it with the total budget ${budgetText(view.budget)} for ${REL_TEXT[view.neighbors]} neighbours (${view.accounting} accounting).`);
+    else io.out(`Ledger ${o.ledger} does not exist yet; a run needs --budget to create it (the charge shown is a basic ledger's).`);
+    if (noLevels.length > 0 && o.boundsFromData && columns.some((c) => c.kind === 'categorical' && noLevels.includes(c.name)) && planned.charged === 'pld') {
+      io.out('The frequency tables of columns whose levels would come from the data are costed at 100 levels (the most --bounds-from-data takes): the run is charged at most this.');
+    }
     if (bounds.eps.size > 0) io.out(boundsText(bounds).replace(/^private bounds/, 'Private bounds'));
     if (needs) {
       io.out(
@@ -919,7 +963,7 @@ function describeDryRun(
     }
     if (!ok) {
       io.out('The plan does NOT fit in the remaining budget: a run would be refused before reading any data.');
-      for (const h of fitHints(releases, ledgerRel, remaining!, existing?.budget ?? remaining!)) io.out(`  ${h}`);
+      if (view!.accounting === 'basic') for (const h of fitHints(releases, ledgerRel, remaining!, view!.budget)) io.out(`  ${h}`);
     }
     io.out('Dry run: only the header and the column types were read; no data value was read and nothing was spent.');
   }
