@@ -171,6 +171,36 @@ describe('describe charges its fixed plan by PLD (basic ledger)', () => {
   });
 });
 
+describe('describe --dry-run without a ledger, and with levels from the data', () => {
+  it('without a ledger or --budget: the costs, no fit and no "more" figures', async () => {
+    const dir = tmp();
+    const a = ['describe', ADULT, '--eps', '1', '--delta', '1e-6', '--columns', 'age,hours_per_week', '--ledger', path.join(dir, 'ledger'), '--out', path.join(dir, 'out'), '--dry-run'];
+    const text = joined((await cli(...a)).out);
+    expect(text).toMatch(/ {2}charged: PLD composition, eps=0\.\d+, delta=7e-7, once for the whole plan/);
+    expect(text).not.toContain('more releases like');
+    expect(text).toContain('a run needs --budget to create it (the charge shown is a basic ledger\'s)');
+    const j = JSON.parse((await cli(...a, '--json')).out) as DryJson;
+    expect(j.planCost).toMatchObject({ releases: 12, charged: 'pld' });
+    expect(j.planCost.more).toBeUndefined();
+    expect(j.planCost.fits).toBeUndefined();
+    expect(j.fits).toBe(true);
+  });
+
+  it('--bounds-from-data: a table whose levels come from the data is costed at 100 levels, never below the charge', async () => {
+    const dir = tmp();
+    const a = ['describe', ADULT, '--eps', '1', '--delta', '1e-6', '--columns', 'sex,race', '--bounds-from-data', '--ledger', path.join(dir, 'ledger'), '--budget', '10,1e-5', '--out', path.join(dir, 'out')];
+    const dry = await cli(...a, '--dry-run');
+    expect(joined(dry.out)).toContain('costed at 100 levels (the most --bounds-from-data takes): the run is charged at most this');
+    const pc = (JSON.parse((await cli(...a, '--dry-run', '--json')).out) as DryJson).planCost;
+    expect(pc.charged).toBe('pld');
+    expect((await cli(...a, '-q')).code).toBe(EXIT.ok);
+    const e = readLedger(path.join(dir, 'ledger')).entries;
+    expect(e).toHaveLength(1);
+    expect(e[0]!.eps).toBeLessThanOrEqual(pc.charge.eps);
+    expect(e[0]!.eps).toBeGreaterThan(pc.charge.eps * (1 - 1e-6));
+  });
+});
+
 describe('describe on a zcdp-filter ledger', () => {
   it('--dry-run shows the rho charged and how many more fit; the run charges that rho once', async () => {
     const dir = tmp();
