@@ -6,7 +6,7 @@
  * Bernoulli(exp(-gamma)) coins with rational gamma (Canonne, Kamath & Steinke 2020, Algorithm 1).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { BitSource, bernoulliExpBits, discreteLaplaceSampler, sampleBernoulliExp, uniformBelow } from '../random/exact.js';
+import { BitSource, bernoulliExpBits, discreteLaplaceSampler, expNegBounds, sampleBernoulliExp, uniformBelow } from '../random/exact.js';
 import { checkSelectionGrid } from '../random/exact-selection.js';
 import { doubleToRational, floorLog2 } from '../random/lattice.js';
 import type { Rng } from '../random/rng.js';
@@ -80,6 +80,177 @@ export function quantileExponentRate(eps: number): { num: number; shift: number;
 /** Rank-distance margin of the sampler's window, in units of 1/rate: e^-24 is the far points' first coin. */
 const WINDOW_NATS = 24;
 
+/** The level sampler is the default for lattices of at most 2^LEVELS_MAX_SIZE_BITS points. */
+const LEVELS_MAX_SIZE_BITS = 24;
+/** Levels whose envelope 2^P exp(-gamma j) is certified below 2^-TAIL_BITS form the tail. */
+const TAIL_BITS = 20;
+const TWO_M50 = 2 ** -50;
+
+/**
+ * Whether V + U < 2^P exp(-a/b), exactly, for an integer 0 <= V < 2^53, an integer P >= 0, a rational
+ * a/b >= 0 and U uniform in [0, 1) whose binary digits are read lazily, 32 at a time, from `src`
+ * (`first`: U's first word when already drawn). After r digits, (V + U) 2^r lies in [v, v + 1) with
+ * v the integer V 2^r + (the r digits), and lo <= 2^(P + r + 2) exp(-a/b) <= hi (expNegBounds:
+ * integer arithmetic, hi - lo <= 2): 4 (v + 1) <= lo decides "below", 4 v >= hi decides "not below",
+ * else r grows by 32. At most 2 of the 2^32 next values of v stay undecided, so this ends with
+ * probability 1 (after one more word with probability at most 2^-31).
+ */
+function belowScaledExp(src: BitSource, V: number, P: number, a: bigint, b: bigint, first?: number): boolean {
+  let v = BigInt(V);
+  let w = first;
+  for (let r = 32; ; r += 32) {
+    v = (v << 32n) | BigInt(w ?? src.word32());
+    w = undefined;
+    const [lo, hi] = expNegBounds(a, b, P + r + 2);
+    if ((v + 1n) << 2n <= lo) return true;
+    if (v << 2n >= hi) return false;
+  }
+}
+
+/**
+ * Certified bounds Lo_j <= 2^P exp(-j a/b) <= Hi_j for j = 0, 1, ... (see {@link levelSample}), up to
+ * J = the first level >= 1 with Hi_J <= 2^-tailBits, at most `levels` (>= 1); returns J, Hi_J (Hi_levels when J =
+ * levels) and the bounds of levels 0..J-1. Exported for tests.
+ */
+export function certifiedExpPowers(a: bigint, b: bigint, P: number, levels: number, tailBits: number): { J: number; hiJ: number; hiArr: Float64Array; loArr: Float64Array } {
+  const top = Math.pow(2, P);
+  const [qLoBig, qHiBig] = expNegBounds(a, b, 53);
+  const two53 = 1n << 53n;
+  const qLo = Number(qLoBig) * 2 ** -53; // exact: qLoBig < 2^53
+  const qHi = Number(qHiBig < two53 ? qHiBig : two53) * 2 ** -53; // exp(-gamma) <= 1: 2^53 is an upper bound
+  const tailBound = Math.pow(2, -tailBits);
+  let J = 0;
+  let hiJ = top;
+  // Level 0 is never in the tail (the tail's two ranges need D* + J >= 1).
+  for (; J < levels && (J === 0 || hiJ > tailBound); J++) hiJ = hiJ * qHi * (1 + TWO_M50);
+  // The same recurrence again (the same operations, so the same numbers), now storing.
+  const hiArr = new Float64Array(J);
+  const loArr = new Float64Array(J);
+  let hj = top;
+  let lj = top;
+  for (let j = 0; j < J; j++) {
+    hiArr[j] = hj;
+    loArr[j] = lj;
+    hj = hj * qHi * (1 + TWO_M50);
+    lj = lj * qLo * (1 - TWO_M50);
+    if (lj < 1e-300) lj = 0;
+  }
+  return { J, hiJ, hiArr, loArr };
+}
+
+/** Test-only knobs of the level sampler: the envelope precision P (<= 52 - ceil(log2 size)) and the tail threshold 2^-tailBits (tailBits >= 0). */
+export interface LevelTuning {
+  precision?: number;
+  tailBits?: number;
+}
+
+/**
+ * Level sampler: the exact draw of {@link quantileExactFromSorted} by bucketed proposals.
+ *
+ * Decomposition. With gamma = eps'/2 = a/b and D* the best |c - t| over non-empty intervals, the
+ * target is P(m) proportional to f(m) = exp(-gamma j(m)), j(m) = |c(m) - t| - D* >= 0 the LEVEL of m.
+ * Level j holds the lattice points of the two intervals c = t - D* - j and c = t + D* + j (one when
+ * D* + j = 0): N_j points, all with the same weight, so P(level j) is proportional to N_j exp(-gamma j)
+ * and, given the level, the point is uniform among its N_j points: the same two-stage decomposition
+ * of the exponential mechanism over the lattice (same P(m) for every m).
+ *
+ * Envelope (rejection sampling). Fix P = 52 - ceil(log2 size). For the first J levels an integer
+ * h_j >= 2^P exp(-gamma j) (below: certified); the tail (levels >= J, where the certified bound
+ * of 2^P exp(-gamma J) is <= 2^-20) gets h = 1 per point. A proposal draws ONE uniform integer R in
+ * [0, T), T = sum_{j<J} N_j h_j + N_tail (< 2^53); a near R falls in level j's block of N_j h_j
+ * integers with probability N_j h_j / T and splits into the point index i = floor(off / h_j)
+ * (uniform over the level's N_j points) and V = off - i h_j (uniform in [0, h_j), independent of
+ * i); the proposal is accepted iff V + U < 2^P exp(-gamma j) (U a fresh uniform in [0, 1)), i.e.
+ * with probability 2^P exp(-gamma j) / h_j <= 1. So a trial returns m with probability
+ * (h_j / T) (2^P exp(-gamma j) / h_j) = 2^P f(m) / T: proportional to the target. A tail R is a
+ * uniform point of the tail (the lattice points with |c(m) - t| >= D* + J, two contiguous ranges
+ * since c(m) is monotone); it is accepted iff U < 2^P exp(-gamma J) and a coin Bernoulli(exp(-gamma
+ * (j - J))) is true, probability 2^P f(m) again (h = 1 >= 2^P exp(-gamma j)). Hence the law is exactly
+ * P(m), whatever the envelope, as long as every h >= 2^P exp(-gamma j) (certified below).
+ *
+ * Certified envelope without exp in floating point: [qLo, qHi] = expNegBounds(a, b, 53) / 2^53 brackets
+ * exp(-gamma) (integer arithmetic); Hi_0 = Lo_0 = 2^P and Hi_{j+1} = fl(fl(Hi_j qHi) (1 + 2^-50)),
+ * Lo_{j+1} = fl(fl(Lo_j qLo) (1 - 2^-50)). For normal results fl(z) lies in [z (1 - 2^-53), z (1 + 2^-53)]
+ * (IEEE 754 round to nearest), and (1 - 2^-53)^2 (1 + 2^-50) > 1 > (1 + 2^-53)^2 (1 - 2^-50), so by
+ * induction Lo_j <= 2^P exp(-gamma j) <= Hi_j (Lo is set to 0 below 1e-300, away from subnormals;
+ * Hi stays above 2^-20 qHi >= 2^-73 while computed). h_j = ceil(Hi_j). The acceptance test uses them
+ * only as shortcuts: V + 1 <= Lo_j accepts, V >= Hi_j rejects, anything else is decided exactly
+ * by {@link belowScaledExp}.
+ *
+ * Cost: expected trials T / (2^P Z) <= 1 + size (1 + 2^-40) / 2^P with Z = sum_m f(m) >= 1 (level 0
+ * is not empty), i.e. at most 1 + 2^(2 ceil(log2 size) - 52) + tiny (1.004 for the default lattice),
+ * plus O(J) set-up with J <= (P + 21) ln 2 / gamma + 1 levels (and at most the number of levels).
+ * Independent of how the data are spread (concentrated data no longer cost a proposal per lattice
+ * point). Timing is outside the guarantee.
+ */
+function levelSample(k: Float64Array, t: number, best: number, lattice: QuantileLattice, a: bigint, b: bigint, sizeBits: number, bits: BitSource, rng: Rng, coin: (j: number) => boolean, tuning: LevelTuning): number {
+  const tailBits = tuning.tailBits ?? TAIL_BITS;
+  const { lo, hi } = lattice;
+  const n = k.length;
+  const left = (c: number): number => (c === 0 ? lo : k[c - 1]!);
+  const right = (c: number): number => (c === n ? hi + 1 : k[c]!);
+  const width = (c: number): number => (c < 0 || c > n ? 0 : right(c) - left(c));
+  const P = tuning.precision ?? 52 - sizeBits;
+  const jMax = Math.max(t, n - t) - best; // the last level with an interval in [0, n]
+  const { J, hiJ, hiArr, loArr } = certifiedExpPowers(a, b, P, jMax + 1, tailBits);
+  const hArr = new Float64Array(J);
+  const cum = new Float64Array(J);
+  const nA = new Float64Array(J); // points of the lower interval c = t - D* - j
+  let total = 0;
+  for (let j = 0; j < J; j++) {
+    const d = best + j;
+    const wa = width(t - d);
+    const wb = d === 0 ? 0 : width(t + d);
+    const h = Math.ceil(hiArr[j]!);
+    hArr[j] = h;
+    nA[j] = wa;
+    total += (wa + wb) * h;
+    cum[j] = total;
+  }
+  // Tail: c(m) <= t - D* - J, i.e. m < right(t - D* - J); c(m) >= t + D* + J, i.e. m >= left(t + D* + J).
+  const dT = best + J;
+  const tailA = t - dT >= 0 ? right(t - dT) : lo; // [lo, tailA)
+  const tailB = t + dT <= n ? left(t + dT) : hi + 1; // [tailB, hi + 1)
+  const nLeft = tailA - lo;
+  const T = total + nLeft + (hi + 1 - tailB);
+  const aJ = BigInt(J) * a;
+  const firstMax = hiJ * 2 ** 32; // exact scaling; U >= firstMax / 2^32 >= 2^P exp(-gamma J) rejects
+  for (;;) {
+    const R = uniformBelow(rng, T);
+    if (R < total) {
+      let x = 0;
+      let y = J - 1;
+      while (x < y) {
+        const mid = (x + y) >>> 1;
+        if (cum[mid]! > R) y = mid;
+        else x = mid + 1;
+      }
+      const j = x;
+      const h = hArr[j]!;
+      const off = R - (j === 0 ? 0 : cum[j - 1]!);
+      let i = Math.floor(off / h);
+      let V = off - i * h;
+      if (V < 0) {
+        i--;
+        V += h;
+      } else if (V >= h) {
+        i++;
+        V -= h;
+      }
+      const accept = V + 1 <= loArr[j]! ? true : V >= hiArr[j]! ? false : belowScaledExp(bits, V, P, BigInt(j) * a, b);
+      if (!accept) continue;
+      const d = best + j;
+      return i < nA[j]! ? left(t - d) + i : left(t + d) + (i - nA[j]!);
+    }
+    const i = R - total;
+    const m = i < nLeft ? lo + i : tailB + (i - nLeft);
+    const w = bits.word32();
+    if (w >= firstMax || !belowScaledExp(bits, 0, P, aJ, b, w)) continue;
+    const c = countAtMost(k, m);
+    if (coin(Math.abs(c - t) - best - J)) return m;
+  }
+}
+
 /**
  * The exact quantile draw on SORTED data clipped to [l, u]. Each value is rounded to the lattice,
  * k = round(x / g) clamped to [L, U] (monotone, so k stays sorted; a per-record map, so neighbouring
@@ -107,7 +278,7 @@ const WINDOW_NATS = 24;
  * at most the lattice size (2^20 to 2^21 by default), most of them rejected by one cheap coin.
  * Running time depends on the data (outside the guarantee).
  */
-export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: number, lattice: QuantileLattice, rng: Rng, options: { sampler?: 'uniform' | 'rank' } = {}): number {
+export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: number, lattice: QuantileLattice, rng: Rng, options: { sampler?: 'uniform' | 'rank' | 'levels'; levels?: LevelTuning } = {}): number {
   const { gridExponent, grid, lo, hi } = lattice;
   const n = sorted.length;
   const s = Math.pow(2, -gridExponent);
@@ -172,6 +343,18 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
   // Z_L = (1 + e^-gamma) / (1 - e^-gamma) and S the largest interval; a rank trial costs about 4
   // uniform ones.
   let arm = options.sampler;
+  const sizeBits = size === 1 ? 0 : floorLog2(size - 1) + 1;
+  // The level sampler needs 2 ceil(log2 size) <= 52 (its integer envelope below 2^53) and expects at
+  // most 1 + 2^(2 ceil(log2 size) - 52) proposals: the default from lattices of up to 2^24 points
+  // (the default lattice has 2^20 to 2^21 + 1).
+  if (arm === undefined && sizeBits <= LEVELS_MAX_SIZE_BITS) arm = 'levels';
+  if (arm === 'levels') {
+    const tuning = options.levels ?? {};
+    if (sizeBits > 26) throw new InvalidArgumentError('sampler', "'levels' needs a lattice of at most 2^26 points", size);
+    if (tuning.precision !== undefined && !(Number.isInteger(tuning.precision) && tuning.precision >= 0 && tuning.precision <= 52 - sizeBits)) throw new InvalidArgumentError('levels.precision', 'must be an integer in [0, 52 - ceil(log2 size)]', tuning.precision);
+    if (tuning.tailBits !== undefined && !(Number.isInteger(tuning.tailBits) && tuning.tailBits >= 0 && tuning.tailBits <= 60)) throw new InvalidArgumentError('levels.tailBits', 'must be an integer in [0, 60]', tuning.tailBits);
+    return levelSample(k, t, best, lattice, BigInt(num) * bigNumScale, bigDen, sizeBits, bits, rng, coin, tuning) * grid;
+  }
   if (arm === undefined) {
     const g = rate.value / 2;
     let z = 0;
@@ -194,7 +377,6 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
     }
   }
   // Uniform proposals: ceil(log2 size) random bits, rejected when >= size (exact; size <= 2^40 + 1).
-  const sizeBits = size === 1 ? 0 : floorLog2(size - 1) + 1;
   for (;;) {
     const r = bits.wide(sizeBits);
     if (r >= size) continue;

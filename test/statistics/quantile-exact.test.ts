@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { quantileDP } from '../../src/statistics/quantile.js';
-import { planQuantileLattice, quantileExactFromSorted, quantileExactProbabilities, quantileExponentRate, targetRank } from '../../src/statistics/quantile-exact.js';
+import { certifiedExpPowers, planQuantileLattice, quantileExactFromSorted, quantileExactProbabilities, quantileExponentRate, targetRank } from '../../src/statistics/quantile-exact.js';
+import { expNegBounds } from '../../src/random/exact.js';
+import { doubleToRational } from '../../src/random/lattice.js';
 import { seededRng } from '../../src/random/rng.js';
 import { chiSquareTest } from '../helpers/gof.js';
 
@@ -60,20 +62,20 @@ describe('exact quantile: distribution (fixed seeds)', () => {
   const data = [2, 3, 3, 7, 12, 15, 15, 18];
   const lattice = planQuantileLattice(0, 20, 1);
   const sorted = Float64Array.from(data);
-  const sample = (eps: number, seed: string, sampler: 'uniform' | 'rank') => {
+  const sample = (eps: number, seed: string, sampler: 'uniform' | 'rank' | 'levels') => {
     const rng = seededRng(seed);
     const c = new Array<number>(21).fill(0);
     for (let t = 0; t < trials; t++) c[quantileExactFromSorted(sorted, 0.5, eps, lattice, rng, { sampler })]!++;
     return c;
   };
   const chi = (c: number[], p: number[]) => chiSquareTest(c, p.map((x) => x * trials)).pValue;
-  it.each(['uniform', 'rank'] as const)('matches the law at eps = 1 (%s proposals); the law at x0.7 and x1.3 is rejected', (sampler) => {
+  it.each(['uniform', 'rank', 'levels'] as const)('matches the law at eps = 1 (%s proposals); the law at x0.7 and x1.3 is rejected', (sampler) => {
     const c = sample(1, `q-exact-1-${sampler}`, sampler);
     expect(chi(c, law(data, 0.5, 1, 0, 20))).toBeGreaterThan(1e-6);
     expect(chi(c, law(data, 0.5, 0.7, 0, 20))).toBeLessThan(1e-6);
     expect(chi(c, law(data, 0.5, 1.3, 0, 20))).toBeLessThan(1e-6);
   });
-  it.each(['uniform', 'rank'] as const)('far points (outside the window of D* + w ranks, w = ceil(24 / (eps/2)) = 6 at eps = 8), %s proposals: same law; x0.7 / x1.3 rejected', (sampler) => {
+  it.each(['uniform', 'rank', 'levels'] as const)('far points (outside the window of D* + w ranks, w = ceil(24 / (eps/2)) = 6 at eps = 8), %s proposals: same law; x0.7 / x1.3 rejected', (sampler) => {
     const rng = seededRng(`q-exact-far-${sampler}`);
     const big = Array.from({ length: 41 }, (_, i) => Math.floor((i * 3) / 2)); // 0, 1, 3, 4, 6, ... 60 on the lattice 0..63
     const lat = planQuantileLattice(0, 63, 1);
@@ -85,7 +87,7 @@ describe('exact quantile: distribution (fixed seeds)', () => {
     expect(chi(c, law(big, 0.3, 5.6, 0, 63, t0))).toBeLessThan(1e-6);
     expect(chi(c, law(big, 0.3, 10.4, 0, 63, t0))).toBeLessThan(1e-6);
   });
-  it.each(['uniform', 'rank'] as const)('a non-integer grid point data set: values rounded to the lattice (0.5), clamped to [L, U] (%s proposals)', (sampler) => {
+  it.each(['uniform', 'rank', 'levels'] as const)('a non-integer grid point data set: values rounded to the lattice (0.5), clamped to [L, U] (%s proposals)', (sampler) => {
     const rng = seededRng(`q-exact-2-${sampler}`);
     const lat = planQuantileLattice(-1.3, 2.2, 0.5); // points -1, -0.5, ..., 2
     const x = Float64Array.from([-1.3, -0.2, 0.26, 0.9, 2.2]); // clipped data (sorted); k = [-2 -> -2 clamped, 0, 1, 2, 4]
@@ -100,6 +102,78 @@ describe('exact quantile: distribution (fixed seeds)', () => {
     expect(chi(counts, p)).toBeGreaterThan(1e-6);
     expect(chi(counts, law([-2, 0, 1, 2, 4], 0.5, 1.4, -2, 4, 3))).toBeLessThan(1e-6);
     expect(chi(counts, law([-2, 0, 1, 2, 4], 0.5, 2.6, -2, 4, 3))).toBeLessThan(1e-6);
+  });
+});
+
+describe('exact quantile: the level sampler (bucketed proposals)', () => {
+  const trials = 60_000;
+  const chi = (c: number[], p: number[]) => chiSquareTest(c, p.map((x) => x * trials)).pValue;
+  const run = (data: number[], q: number, eps: number, hiM: number, seed: string, options: Parameters<typeof quantileExactFromSorted>[5]) => {
+    const rng = seededRng(seed);
+    const lat = planQuantileLattice(0, hiM, 1);
+    const sx = Float64Array.from(data);
+    const c = new Array<number>(hiM + 1).fill(0);
+    for (let t = 0; t < trials; t++) c[quantileExactFromSorted(sx, q, eps, lat, rng, options)]!++;
+    return c;
+  };
+  it('certified envelope: Lo_j <= 2^P exp(-j a/b) <= Hi_j for every stored level (checked against 160 more exact bits)', () => {
+    const cases: [bigint, bigint, number][] = [
+      [1n, 2n, 30], // gamma = 1/2 (eps = 1), default-lattice precision
+      [1717986918n, 1n << 35n, 30], // eps = 0.1 rounded to 30 bits, /2
+      [3n, 1n, 48], // gamma = 3
+      [25n, 1n, 10], // e^-gamma ~ 2^-36: few significant bits in [qLo, qHi]
+      [1n, 1n << 20n, 26], // gamma = 2^-20: ~10^7 levels before the tail, 2000 checked
+    ];
+    for (const [a, b, P] of cases) {
+      const { J, hiJ, hiArr, loArr } = certifiedExpPowers(a, b, P, 2000, 20);
+      expect(J).toBeGreaterThan(0);
+      for (let j = 0; j <= J; j += j < 50 ? 1 : 37) {
+        const [L, H] = expNegBounds(BigInt(j) * a, b, P + 160);
+        const hi = doubleToRational(j === J ? hiJ : hiArr[j]!);
+        expect(hi.num << 160n >= H * hi.den).toBe(true);
+        if (j < J) {
+          const lo = doubleToRational(loArr[j]!);
+          expect(lo.num << 160n <= L * lo.den).toBe(true);
+        }
+      }
+      if (J < 2000) expect(hiJ).toBeLessThanOrEqual(2 ** -20);
+    }
+  });
+  it('ties and D* > 0: [3 x6, 7 x2] on 0..10 at q = 1/2 (t = 4: the nearest non-empty intervals are 2 ranks away); levels, uniform and rank all match the law; x0.7 / x1.3 rejected', () => {
+    const data = [3, 3, 3, 3, 3, 3, 7, 7];
+    for (const sampler of ['levels', 'uniform', 'rank'] as const) {
+      const c = run(data, 0.5, 1, 10, `q-lev-ties-${sampler}`, { sampler });
+      expect(chi(c, law(data, 0.5, 1, 0, 10))).toBeGreaterThan(1e-6);
+      expect(chi(c, law(data, 0.5, 0.7, 0, 10))).toBeLessThan(1e-6);
+      expect(chi(c, law(data, 0.5, 1.3, 0, 10))).toBeLessThan(1e-6);
+    }
+  });
+  it('coarse envelope and an early tail (P = 2, tail from 2^P exp(-gamma j) <= 1): the tail path and the exact BigInt comparisons carry weight, same law; x0.7 / x1.3 rejected', () => {
+    const data = [1, 4, 4, 5, 9, 13, 14, 20, 22, 22, 27, 30];
+    for (const q of [0.5, 0.2]) {
+      const c = run(data, q, 0.8, 31, `q-lev-tail-${q}`, { sampler: 'levels', levels: { precision: 2, tailBits: 0 } });
+      const t0 = targetRank(q, data.length);
+      expect(chi(c, law(data, q, 0.8, 0, 31, t0))).toBeGreaterThan(1e-6);
+      expect(chi(c, law(data, q, 0.56, 0, 31, t0))).toBeLessThan(1e-6);
+      expect(chi(c, law(data, q, 1.04, 0, 31, t0))).toBeLessThan(1e-6);
+    }
+  });
+  it('P = 0 (every proposal decided by the exact comparison but level 0), tail from level 1', () => {
+    const data = [2, 3, 3, 7, 12, 15, 15, 18];
+    const c = run(data, 0.5, 1, 20, 'q-lev-p0', { sampler: 'levels', levels: { precision: 0, tailBits: 0 } });
+    expect(chi(c, law(data, 0.5, 1, 0, 20))).toBeGreaterThan(1e-6);
+    expect(chi(c, law(data, 0.5, 0.7, 0, 20))).toBeLessThan(1e-6);
+    expect(chi(c, law(data, 0.5, 1.3, 0, 20))).toBeLessThan(1e-6);
+  });
+  it('is the default up to 2^24 lattice points (same draws as sampler: levels); knobs are checked', () => {
+    const x = Float64Array.from({ length: 200 }, (_, i) => 50 + (i % 7) * 1e-3);
+    const lat = planQuantileLattice(0, 100, undefined);
+    const a = seededRng('q-lev-def');
+    const b = seededRng('q-lev-def');
+    for (let i = 0; i < 20; i++) expect(quantileExactFromSorted(x, 0.5, 1, lat, a)).toBe(quantileExactFromSorted(x, 0.5, 1, lat, b, { sampler: 'levels' }));
+    expect(() => quantileExactFromSorted(x, 0.5, 1, lat, a, { sampler: 'levels', levels: { precision: 40 } })).toThrow(/levels.precision/);
+    expect(() => quantileExactFromSorted(x, 0.5, 1, lat, a, { sampler: 'levels', levels: { tailBits: -1 } })).toThrow(/levels.tailBits/);
+    expect(() => quantileExactFromSorted(x, 0.5, 1, planQuantileLattice(0, 1, 2 ** -27), a, { sampler: 'levels' })).toThrow(/at most 2\^26/);
   });
 });
 
