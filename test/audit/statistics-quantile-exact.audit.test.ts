@@ -29,7 +29,7 @@ describe("audit: quantileDP noise 'exact'", () => {
     const r = auditDP({ mechanism: (x: readonly number[], rng) => quantileDP(x, 0.5, { lower: 0, upper: 1, grid: 2 ** -6, eps: 8, rng }), neighbors: [base, moved], eps: 8, seed: 'qx-5', latticePattern: true });
     expect(r.passed, formatAudit(r)).toBe(true);
   });
-  it.each(['uniform', 'rank'] as const)('each exact sampler alone passes (%s proposals, eps = 1, replace one)', (sampler) => {
+  it.each(['uniform', 'rank', 'levels'] as const)('each exact sampler alone passes (%s proposals, eps = 1, replace one)', (sampler) => {
     const lattice = planQuantileLattice(0, 1, 2 ** -4);
     const mech = (x: readonly number[], rng: Parameters<typeof quantileExactFromSorted>[4]) => quantileExactFromSorted(Float64Array.from(x).sort(), 0.5, 1, lattice, rng, { sampler });
     const r = auditDP({ mechanism: mech, neighbors: nb, eps: 1, seed: `qx-arm-${sampler}`, latticePattern: true });
