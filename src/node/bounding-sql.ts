@@ -177,8 +177,14 @@ function rowHash(d: SqlDialect, k: string, hasValue: boolean): string {
  * DuckDB: the source rows (u, g, v, a SELECT read several times, never a CTE) and the common table
  * expressions of the bounding (see the file comment). The group choice never aggregates all
  * (unit, group) pairs; it works on CANDIDATE rows:
- * - `units`: per unit its row count n_u, word W('u', u) and an integer id uid; `words`: per group
- *   its word W('g', g) and gid, the group's rank in the order of g (so (h, gid) orders as (h, g));
+ * - `units`: per unit its row count n_u, word W('u', u) and an integer id uid, the unit's rank in
+ *   the order of u; `words`: per group its word W('g', g) and gid, the group's rank in the order of g
+ *   (so (h, gid) orders as (h, g)). Both ids are functions of the table, not of the engine's output
+ *   order: `units` is referenced from several places (candidates, exact path, names of the kept
+ *   pairs, row choice), and where the engine evaluates a CTE once per reference (NOT MATERIALIZED, or
+ *   an engine that inlines CTEs) ROW_NUMBER() OVER () gave a different unit-to-id map in each, so one
+ *   unit's kept pairs came back under several names (2k groups per name measured); `units` is also
+ *   MATERIALIZED, so it is computed once;
  * - `ranked`: the CANDIDATE rows, whose pair hash h = h(u, g) passes the unit's test
  *     n_u <= C  or  double(h) < (C / n_u) 2^64,   C = k + 2 sqrt(k) + 2,
  *   with gr = DENSE_RANK() OVER (PARTITION BY uid ORDER BY h, gid): the rows of one pair share (h,
@@ -228,7 +234,7 @@ function duckBounding(q: { from: string; U: string; G: string; V: string | undef
     `SELECT r.uid AS uid, r.gid AS gid, r.v AS v FROM ranked AS r JOIN (SELECT uid, gid FROM kept_ids WHERE NOT fbk AND ${cond}) AS p ON r.uid = p.uid AND r.gid = p.gid` +
     ` UNION ALL SELECT r.uid, r.gid, r.v FROM fbrows AS r JOIN (SELECT uid, gid FROM kept_ids WHERE fbk AND ${cond}) AS p ON r.uid = p.uid AND r.gid = p.gid`;
   const ctes = [
-    `units AS (SELECT u, count(*) AS nu, ${md5Word(d, q.k, 'u', 'u')} AS ku, ROW_NUMBER() OVER () AS uid FROM ${src('src_u')} GROUP BY u)`,
+    `units AS MATERIALIZED (SELECT u, count(*) AS nu, ${md5Word(d, q.k, 'u', 'u')} AS ku, ROW_NUMBER() OVER (ORDER BY u) AS uid FROM ${src('src_u')} GROUP BY u)`,
     `words AS (SELECT g, ${md5Word(d, q.k, 'g', 'g')} AS kg, ROW_NUMBER() OVER (ORDER BY g) AS gid FROM ${src('src_g')} GROUP BY g)`,
     `ranked AS (SELECT *, DENSE_RANK() OVER (PARTITION BY uid ORDER BY h, gid) AS gr FROM (SELECT uid, gid, nu, r.v AS v, ${h} AS h FROM ${src('r')}` +
       ` JOIN units AS wu ON r.u = wu.u JOIN words AS wg ON r.g = wg.g WHERE nu <= ${c} OR CAST(${h} AS DOUBLE) < ${c} / nu * 18446744073709551616.0) AS candrows)`,
