@@ -6,7 +6,7 @@
  * Bernoulli(exp(-gamma)) coins with rational gamma (Canonne, Kamath & Steinke 2020, Algorithm 1).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { BitSource, bernoulliExpBits, discreteLaplaceSampler, expNegBounds, sampleBernoulliExp, uniformBelow } from '../random/exact.js';
+import { BitSource, bernoulliExpBits, discreteLaplaceSampler, expNegBounds, roundHalfUp, sampleBernoulliExp, uniformBelow } from '../random/exact.js';
 import { checkSelectionGrid } from '../random/exact-selection.js';
 import { doubleToRational, floorLog2 } from '../random/lattice.js';
 import type { Rng } from '../random/rng.js';
@@ -107,6 +107,30 @@ function belowScaledExp(src: BitSource, V: number, P: number, a: bigint, b: bigi
   }
 }
 
+/** gamma = eps'/2 = num 2^-(shift + 1) as the exact rational a / b (BigInts). */
+function rateRational(rate: { num: number; shift: number }): { a: bigint; b: bigint } {
+  const e = rate.shift + 1;
+  return { a: BigInt(rate.num) << BigInt(Math.max(0, -e)), b: 1n << BigInt(Math.max(0, e)) };
+}
+
+/** Bernoulli(exp(-j gamma)) for an integer j >= 0, gamma = num 2^-(shift + 1): exact (CKS Algorithm 1 on bits; BigInt beyond 2^53). */
+function rankCoin(rate: { num: number; shift: number }, bits: BitSource, rng: Rng): (j: number) => boolean {
+  const num = rate.num;
+  const fast = rate.shift + 1 < 52;
+  const den = fast ? Math.pow(2, rate.shift + 1) : 0;
+  const { a: bigNum, b: bigDen } = rateRational(rate);
+  return (j: number): boolean => {
+    if (j === 0) return true;
+    const a = j * num;
+    if (fast && a < 2 ** 53) {
+      const rem = a % den;
+      for (let whole = (a - rem) / den; whole > 0; whole--) if (!bernoulliExpBits(bits, 1, 1)) return false;
+      return bernoulliExpBits(bits, rem, den);
+    }
+    return sampleBernoulliExp(rng, BigInt(j) * bigNum, bigDen);
+  };
+}
+
 /**
  * Certified bounds Lo_j <= 2^P exp(-j a/b) <= Hi_j for j = 0, 1, ... (see {@link levelSample}), up to
  * J = the first level >= 1 with Hi_J <= 2^-tailBits, at most `levels` (>= 1); returns J, Hi_J (Hi_levels when J =
@@ -183,13 +207,40 @@ export interface LevelTuning {
  * Independent of how the data are spread (concentrated data no longer cost a proposal per lattice
  * point). Timing is outside the guarantee.
  */
-function levelSample(k: Float64Array, t: number, best: number, lattice: QuantileLattice, a: bigint, b: bigint, sizeBits: number, bits: BitSource, rng: Rng, coin: (j: number) => boolean, tuning: LevelTuning): number {
+function levelSample(sorted: Float64Array, s: number, t: number, lattice: QuantileLattice, a: bigint, b: bigint, sizeBits: number, bits: BitSource, rng: Rng, coin: (j: number) => boolean, tuning: LevelTuning): number {
   const tailBits = tuning.tailBits ?? TAIL_BITS;
   const { lo, hi } = lattice;
-  const n = k.length;
-  const left = (c: number): number => (c === 0 ? lo : k[c - 1]!);
-  const right = (c: number): number => (c === n ? hi + 1 : k[c]!);
+  const n = sorted.length;
+  // The lattice value of record i, on demand: k_i = round(x_i / g) (half up) clamped to [L, U].
+  const kAt = (i: number): number => {
+    const r = roundHalfUp(sorted[i]! * s);
+    return r < lo ? lo : r > hi ? hi : r;
+  };
+  const left = (c: number): number => (c === 0 ? lo : kAt(c - 1));
+  const right = (c: number): number => (c === n ? hi + 1 : kAt(c));
   const width = (c: number): number => (c < 0 || c > n ? 0 : right(c) - left(c));
+  // #{i : k_i <= m} (strict: < m) by binary search (k is sorted: rounding and clamping are monotone).
+  const countK = (m: number, strict: boolean): number => {
+    let x = 0;
+    let y = n;
+    while (x < y) {
+      const mid = (x + y) >>> 1;
+      const v = kAt(mid);
+      if (strict ? v < m : v <= m) x = mid + 1;
+      else y = mid;
+    }
+    return x;
+  };
+  // D* = the smallest |c - t| over non-empty intervals. If interval t is empty (t < n: interval n
+  // holds U + 1 - k_{n-1} >= 1 points), k_{t-1} = k_t = v and the nearest non-empty intervals are
+  // c = #{k <= v} above (it holds [v, next value)) and c = #{k < v} below (non-empty unless v = L).
+  let best = 0;
+  if (width(t) === 0) {
+    const v = kAt(t);
+    const cL = countK(v, true);
+    best = countK(v, false) - t;
+    if (width(cL) > 0 && t - cL < best) best = t - cL;
+  }
   const P = tuning.precision ?? 52 - sizeBits;
   const jMax = Math.max(t, n - t) - best; // the last level with an interval in [0, n]
   const { J, hiJ, hiArr, loArr } = certifiedExpPowers(a, b, P, jMax + 1, tailBits);
@@ -246,7 +297,7 @@ function levelSample(k: Float64Array, t: number, best: number, lattice: Quantile
     const m = i < nLeft ? lo + i : tailB + (i - nLeft);
     const w = bits.word32();
     if (w >= firstMax || !belowScaledExp(bits, 0, P, aJ, b, w)) continue;
-    const c = countAtMost(k, m);
+    const c = countK(m, false);
     if (coin(Math.abs(c - t) - best - J)) return m;
   }
 }
@@ -282,8 +333,25 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
   const { gridExponent, grid, lo, hi } = lattice;
   const n = sorted.length;
   const s = Math.pow(2, -gridExponent);
-  const k = new Float64Array(n);
   const t = targetRank(q, n);
+  const size = hi - lo + 1;
+  const sizeBits = size === 1 ? 0 : floorLog2(size - 1) + 1;
+  const rate = quantileExponentRate(eps);
+  let arm = options.sampler;
+  // The level sampler needs 2 ceil(log2 size) <= 52 (its integer envelope below 2^53) and expects at
+  // most 1 + 2^(2 ceil(log2 size) - 52) proposals: the default from lattices of up to 2^24 points
+  // (the default lattice has 2^20 to 2^21 + 1). It reads the lattice values on demand (no pass).
+  if (arm === undefined && sizeBits <= LEVELS_MAX_SIZE_BITS) arm = 'levels';
+  if (arm === 'levels') {
+    const tuning = options.levels ?? {};
+    if (sizeBits > 26) throw new InvalidArgumentError('sampler', "'levels' needs a lattice of at most 2^26 points", size);
+    if (tuning.precision !== undefined && !(Number.isInteger(tuning.precision) && tuning.precision >= 0 && tuning.precision <= 52 - sizeBits)) throw new InvalidArgumentError('levels.precision', 'must be an integer in [0, 52 - ceil(log2 size)]', tuning.precision);
+    if (tuning.tailBits !== undefined && !(Number.isInteger(tuning.tailBits) && tuning.tailBits >= 0 && tuning.tailBits <= 60)) throw new InvalidArgumentError('levels.tailBits', 'must be an integer in [0, 60]', tuning.tailBits);
+    const bits = new BitSource(rng);
+    const { a, b } = rateRational(rate);
+    return levelSample(sorted, s, t, lattice, a, b, sizeBits, bits, rng, rankCoin(rate, bits, rng), tuning) * grid;
+  }
+  const k = new Float64Array(n);
   // One pass: the lattice values, D* (the best |c - t| among non-empty intervals: interval c holds
   // the lattice points [k_{c-1}, k_c), with k_{-1} = L and k_n = U + 1) and S (the largest interval).
   let best = Infinity;
@@ -305,13 +373,8 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
     best = Math.min(best, Math.abs(n - t));
     sMax = Math.max(sMax, hi + 1 - prev);
   }
-  const rate = quantileExponentRate(eps);
   const num = rate.num;
-  // gamma per rank = eps' / 2 = num / 2^(s + 1) = num / den (den a double only while below 2^52).
-  const fast = rate.shift + 1 < 52;
-  const den = fast ? Math.pow(2, rate.shift + 1) : 0;
-  const bigDen = 1n << BigInt(Math.max(0, rate.shift + 1));
-  const bigNumScale = rate.shift + 1 < 0 ? 1n << BigInt(-(rate.shift + 1)) : 1n;
+  const { a: bigNum, b: bigDen } = rateRational(rate);
   // w = ceil(24 / gamma) ranks, capped at n + 1 (then the window is every lattice point).
   const w = Math.min(n + 1, Math.ceil(WINDOW_NATS * Math.pow(2, rate.shift + 1) / num));
   // The window: c in [c1, c2] = [t - (D* + w) + 1, t + (D* + w) - 1], i.e. m in [mLo, mHi).
@@ -322,18 +385,7 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
   const sLo = Math.max(0, Math.min(n, c1)); // in the window, k[< sLo] <= m and k[>= sHi] > m
   const sHi = Math.max(sLo, Math.min(n, c2));
   const bits = new BitSource(rng, 1024);
-  // Bernoulli(exp(-j num / den)) for an integer j >= 0.
-  const coin = (j: number): boolean => {
-    if (j === 0) return true;
-    const a = j * num;
-    if (fast && a < 2 ** 53) {
-      const rem = a % den;
-      for (let whole = (a - rem) / den; whole > 0; whole--) if (!bernoulliExpBits(bits, 1, 1)) return false;
-      return bernoulliExpBits(bits, rem, den);
-    }
-    return sampleBernoulliExp(rng, BigInt(j) * BigInt(num) * bigNumScale, bigDen);
-  };
-  const size = hi - lo + 1;
+  const coin = rankCoin(rate, bits, rng);
   // Interval c = 0..n holds the lattice points [left(c), right(c)) (all with count c).
   const left = (c: number): number => (c === 0 ? lo : k[c - 1]!);
   const right = (c: number): number => (c === n ? hi + 1 : k[c]!);
@@ -342,19 +394,6 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
   // Z' = sum over intervals of s_c e^(-gamma (|c - t| - D*)) (ranks of the window suffice here),
   // Z_L = (1 + e^-gamma) / (1 - e^-gamma) and S the largest interval; a rank trial costs about 4
   // uniform ones.
-  let arm = options.sampler;
-  const sizeBits = size === 1 ? 0 : floorLog2(size - 1) + 1;
-  // The level sampler needs 2 ceil(log2 size) <= 52 (its integer envelope below 2^53) and expects at
-  // most 1 + 2^(2 ceil(log2 size) - 52) proposals: the default from lattices of up to 2^24 points
-  // (the default lattice has 2^20 to 2^21 + 1).
-  if (arm === undefined && sizeBits <= LEVELS_MAX_SIZE_BITS) arm = 'levels';
-  if (arm === 'levels') {
-    const tuning = options.levels ?? {};
-    if (sizeBits > 26) throw new InvalidArgumentError('sampler', "'levels' needs a lattice of at most 2^26 points", size);
-    if (tuning.precision !== undefined && !(Number.isInteger(tuning.precision) && tuning.precision >= 0 && tuning.precision <= 52 - sizeBits)) throw new InvalidArgumentError('levels.precision', 'must be an integer in [0, 52 - ceil(log2 size)]', tuning.precision);
-    if (tuning.tailBits !== undefined && !(Number.isInteger(tuning.tailBits) && tuning.tailBits >= 0 && tuning.tailBits <= 60)) throw new InvalidArgumentError('levels.tailBits', 'must be an integer in [0, 60]', tuning.tailBits);
-    return levelSample(k, t, best, lattice, BigInt(num) * bigNumScale, bigDen, sizeBits, bits, rng, coin, tuning) * grid;
-  }
   if (arm === undefined) {
     const g = rate.value / 2;
     let z = 0;
@@ -367,7 +406,7 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
     // 1 / gamma = 2^(s+1) / num, CKS Algorithm 2), then r uniform in [0, S): accepted when c is an
     // interval (0 <= c <= n) and r < s_c, giving the lattice point left(c) + r. P(m) per trial is
     // exp(-gamma |c(m) - t|) / (Z_L S) for every lattice point m: proportional to the target.
-    const dlap = discreteLaplaceSampler(bigDen, BigInt(num) * bigNumScale);
+    const dlap = discreteLaplaceSampler(bigDen, bigNum);
     for (;;) {
       const y = dlap(rng);
       const c = t + (typeof y === 'bigint' ? Number(y) : y);

@@ -139,13 +139,19 @@ describe('exact quantile: the level sampler (bucketed proposals)', () => {
       if (J < 2000) expect(hiJ).toBeLessThanOrEqual(2 ** -20);
     }
   });
-  it('ties and D* > 0: [3 x6, 7 x2] on 0..10 at q = 1/2 (t = 4: the nearest non-empty intervals are 2 ranks away); levels, uniform and rank all match the law; x0.7 / x1.3 rejected', () => {
-    const data = [3, 3, 3, 3, 3, 3, 7, 7];
+  it.each([
+    ['[3 x6, 7 x2], q = 1/2 (t = 4: non-empty intervals 2 ranks below and above)', [3, 3, 3, 3, 3, 3, 7, 7], 0.5],
+    ['[0 x5, 5], q = 1/2 (ties at L: no non-empty interval below)', [0, 0, 0, 0, 0, 5], 0.5],
+    ['[1, 10 x5], q = 1/2 (ties at U: interval n is the one above)', [1, 10, 10, 10, 10, 10], 0.5],
+    ['[0 x3, 4, 9], q = 0 (t = 0, interval 0 empty)', [0, 0, 0, 4, 9], 0],
+    ['[2, 2, 6], q = 1 (t = n)', [2, 2, 6], 1],
+  ] as const)('ties, D* and the ends: %s on 0..10; levels, uniform and rank all match the law; x0.7 / x1.3 rejected', (_, data, q) => {
+    const d = [...data];
     for (const sampler of ['levels', 'uniform', 'rank'] as const) {
-      const c = run(data, 0.5, 1, 10, `q-lev-ties-${sampler}`, { sampler });
-      expect(chi(c, law(data, 0.5, 1, 0, 10))).toBeGreaterThan(1e-6);
-      expect(chi(c, law(data, 0.5, 0.7, 0, 10))).toBeLessThan(1e-6);
-      expect(chi(c, law(data, 0.5, 1.3, 0, 10))).toBeLessThan(1e-6);
+      const c = run(d, q, 1, 10, `q-lev-ties-${sampler}-${d.join('.')}-${q}`, { sampler });
+      expect(chi(c, law(d, q, 1, 0, 10))).toBeGreaterThan(1e-6);
+      expect(chi(c, law(d, q, 0.7, 0, 10))).toBeLessThan(1e-6);
+      expect(chi(c, law(d, q, 1.3, 0, 10))).toBeLessThan(1e-6);
     }
   });
   it('coarse envelope and an early tail (P = 2, tail from 2^P exp(-gamma j) <= 1): the tail path and the exact BigInt comparisons carry weight, same law; x0.7 / x1.3 rejected', () => {
