@@ -317,7 +317,14 @@ function levelSample(sorted: Float64Array, s: number, t: number, lattice: Quanti
  * (replace one record: c(m) moves by at most 1, t fixed; add/remove one record: c(m) - t moves by
  * -q' or 1 - q' with q' = t(n+1) - t(n) in {0, 1}, so by at most 1). eps'-DP, hence eps-DP.
  *
- * Sampling (exact): a uniform lattice point m (exact uniform integer from random bits, by rejection) is accepted with probability
+ * Sampling (exact). Three samplers, each with exactly this law (any of them may be chosen; the choice
+ * depends only on the public lattice size, or for large lattices on the data, and affects only the
+ * running time): the default up to 2^24 lattice points is the LEVEL sampler ({@link levelSample}:
+ * the utility level |c - t| - D* chosen by one uniform integer against a certified integer envelope,
+ * then a uniform point of the level; about 1 proposal whatever the data; O(J + log n), no pass over
+ * the data). Beyond that, the rank or the uniform sampler below, whichever is estimated faster.
+ *
+ * Uniform sampler: a uniform lattice point m (exact uniform integer from random bits, by rejection) is accepted with probability
  * exp(-eps' (|c(m) - t| - D*) / 2), D* = the smallest |c - t| over non-empty intervals; accepted
  * points follow P(m) above exactly (D* only normalises). The coin is factored to skip the far points
  * cheaply: with the public margin w = ceil(24 / (eps'/2)) ranks, the lattice points with
