@@ -214,6 +214,29 @@ describe('bounding SQL: the group-choice hash and the two-phase plan (DuckDB)', 
     }
   });
 
+  it("hash ties: a unit's order of its own groups is by name, whatever group names other units add (the integer group ids are ranks over all groups)", async () => {
+    // Every word forced equal, so every pair ties in h and only the tie-break decides. Another unit
+    // adding names that sort before and between this unit's groups shifts every group id, but not the
+    // order of this unit's groups: the kept groups stay the unit's k smallest names.
+    const db = await (await DuckDBInstance.create(':memory:')).connect();
+    try {
+      await db.run(`CREATE TABLE t AS SELECT 'u' || (i % 3) AS s, 'g' || (i % 7) AS d, CAST(i AS DOUBLE) AS y FROM range(84) r(i)`);
+      await db.run(`CREATE TABLE t2 AS SELECT * FROM t UNION ALL SELECT 'x' AS s, d, 1.0 AS y FROM (VALUES ('a'), ('g0a'), ('g1a'), ('g2'), ('g3a'), ('h')) v(d)`);
+      await db.run(`CREATE TEMP MACRO md5_number_upper(x) AS CAST(42 AS UBIGINT)`);
+      for (const k of [1, 3, 6]) {
+        const sql = (from: string) => boundedPerUnitSql({ from, unit: 's', by: 'd', value: 'y', lower: 0, upper: 100, maxPartitions: k, maxRows: 2, key: freshHashKey(seededRng(k)) }, 'duckdb');
+        const own = await rows(`SELECT u, g, n, s FROM (${sql('t')}) ORDER BY u, g`, db);
+        const withOther = await rows(`SELECT u, g, n, s FROM (${sql('t2')}) WHERE u <> 'x' ORDER BY u, g`, db);
+        expect(own).toHaveLength(3 * k);
+        expect(show(withOther)).toEqual(show(own));
+        const x = await rows(`SELECT list(g ORDER BY g) AS gs FROM (${sql('t2')}) WHERE u = 'x'`, db);
+        expect(x[0]!.gs).toEqual(['a', 'g0a', 'g1a', 'g2', 'g3a', 'h'].slice(0, k));
+      }
+    } finally {
+      db.closeSync();
+    }
+  });
+
   it('two units with the same groups choose independently (joint chi-square); without the finaliser F they do not', async () => {
     // 400 pairs of units (a_j, b_j) per key, each pair with its own 6 groups (so the pairs are
     // independent samples), k = 1; 4 keys: 1600 joint choices. Independent uniform choices put each
