@@ -193,7 +193,7 @@ export function base2ExponentialIndex(k: Float64Array, base: Base2Parameters, rn
  *
  * so every weight b^m is an exact dyadic rational x^(z m) / 2^(y z m), and the draw is exact:
  * uniform proposals (exact uniform integers) accepted by integer comparisons of uniform random bits
- * with x^c (BigInt), no floating-point operation in any decision ({@link base2ExponentialIndex}).
+ * with x^c (BigInt), no floating-point operation in any decision (`base2ExponentialIndex`).
  *
  * Guarantee: eps-DP (delta = 0) for the neighbouring relation under which Delta holds, with
  *

@@ -227,7 +227,7 @@ const FUNCTIONAL_OPTIONS = optionSpec<FunctionalLinearOptions>({ eps: true, norm
  * 2020, sampled from uniform random bits; src/random/lattice.ts); the release is (m + Y) 2^k.
  * Sensitivity with the rounding: each rounding moves a coordinate by at most 2^(k-1), so for
  * neighbours |m_j - m'_j| <= |T_j - T'_j| / 2^k + 1 and ||m - m'||_1 <= Delta_1 / 2^k + d grid units
- * (d = {@link functionalStatisticDimension}); the noise scale is therefore raised from
+ * (d = `functionalStatisticDimension`); the noise scale is therefore raised from
  * b = Delta_1 / eps to b (Delta_1 + d 2^k) / Delta_1 and rounded up to an integer number t of grid
  * units, so ||m - m'||_1 / t <= eps: eps-DP by the discrete Laplace mechanism (its likelihood ratio
  * for an integer shift c is at most exp(||c||_1 / t)). The relative increase of the scale is

@@ -52,6 +52,7 @@ export interface ErmProblem {
   /**
    * Loss 'squared' without weights only: G = X^T X, X^T y and y^T y of the design (moments.ts), so
    * J(theta) = (theta^T G theta / 2 - theta . X^T y + y^T y / 2)/n + ... is evaluated in O(d^2).
+   * @internal
    */
   moments?: LeastSquaresMoments | undefined;
   y: Float64Array;
