@@ -175,7 +175,7 @@ export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSize
       sensitivity: pv.sensitivity.length === 1 ? pv.sensitivity[0]! : pv.sensitivity,
       scale: pv.scale.length === 1 ? pv.scale[0]! : pv.scale,
       halfWidth: pv.halfWidth,
-      unit: pv.halfWidth !== null ? (r.stat === 'count' && !r.by ? 'count' : 'per count') : r.unit.bounds ? 'depends on the private bounds' : 'per group: (w_sum + h·w_count)/noisy count, shown with the result',
+      unit: pv.halfWidth !== null ? (r.stat === 'count' && !r.by ? 'count' : 'per count') : r.stat === 'quantile' ? 'read off a noisy histogram: no data-independent interval' : r.unit.bounds ? 'depends on the private bounds' : 'per group: (w_sum + h·w_count)/noisy count, shown with the result',
       guarantee: pv.guarantee,
       detail: pv.detail,
     };
@@ -259,7 +259,10 @@ export function cliSpec(r: ReleaseSpec, schema?: Schema): CliReleaseSpec {
     const col = r.column === undefined ? undefined : schema?.get(r.column);
     const bins = r.stat !== 'histogram' ? undefined : r.edges ? r.edges.length - 1 : (r.bins ?? (col?.type === 'numeric' ? col.bins : 10));
     const plain = cliSpec({ ...r, unit: undefined, neighbors: 'unbounded' });
-    return { ...plain, ...(bins !== undefined && r.edges === undefined ? { bins } : {}), unitBounds: cliUnitBounds(r, bins) } as CliReleaseSpec;
+    // Per unit, quantiles and histograms may be grouped (`by`), and quantiles take `breaks` (default 100).
+    const binned = (r.stat === 'quantile' || r.stat === 'histogram') && r.by !== undefined ? { by: r.by } : {};
+    const qBins = r.stat === 'quantile' && r.bins !== undefined ? { bins: r.bins } : {};
+    return { ...plain, ...binned, ...qBins, ...(bins !== undefined && r.edges === undefined ? { bins } : {}), unitBounds: cliUnitBounds(r, bins) } as CliReleaseSpec;
   }
   const b = { name: r.name, eps: r.eps, delta: r.delta, neighbors: r.neighbors, line: 0 };
   const noisy = { ...b, mechanism: r.mechanism };

@@ -51,7 +51,10 @@ export interface UnitOptions extends PlanUnit {
 }
 
 /** Statistics the studio releases per unit. */
-export const UNIT_STATS = ['count', 'mean', 'sd', 'variance', 'histogram'] as const;
+export const UNIT_STATS = ['count', 'mean', 'sd', 'variance', 'quantile', 'histogram'] as const;
+
+/** Equal-width bins of a per-unit quantile when `breaks` is not given (the CLI's default). */
+export const QUANTILE_BREAKS = 100;
 
 /** The fields of a studio release a per-unit release reads. */
 export interface UnitRelease {
@@ -64,7 +67,18 @@ export interface UnitRelease {
   by?: string;
   bins?: number;
   edges?: number[];
+  probs?: number[];
   unit?: UnitOptions;
+}
+
+/** The bins of a per-group histogram or quantile: the CLI spec's `breaks` (default: the column's bins for a histogram, 100 for quantiles). */
+function binnedBreaks(spec: CliReleaseSpec): number {
+  return (spec as { bins?: number }).bins ?? QUANTILE_BREAKS;
+}
+
+/** A per-group histogram or a quantile (per group or of the one group 'all'): one noisy (key x bin) vector. */
+export function isBinned(r: Pick<UnitRelease, 'stat' | 'by'>): boolean {
+  return r.stat === 'quantile' || (r.stat === 'histogram' && r.by !== undefined);
 }
 
 /** The guarantee a per-unit release claims: (eps, delta + select_delta), add/remove one unit, per unit. */
@@ -106,7 +120,7 @@ export function checkUnitRelease(r: UnitRelease, schema: DataSchema, fileColumns
     const g = schema.columns.get(r.by);
     if (g && g.type === 'numeric') throw new InvalidArgumentError('by', `"${r.by}" is numeric; group by a categorical column (public levels) or an undeclared column (private keys)`);
     if (g && g.missing !== 'drop') throw new InvalidArgumentError('by', `"${r.by}" imputes missing values; per-unit releases drop rows with a missing group (set missing: drop)`);
-    if (r.stat === 'histogram') throw new InvalidArgumentError('by', 'a per-group histogram is not offered in the studio');
+    if (r.stat === 'histogram' && r.edges !== undefined) throw new InvalidArgumentError('breaks', 'a per-group histogram takes a number of equal-width bins in the studio, not explicit edges');
     const isPrivate = !g || g.type === 'id';
     if (isPrivate && !u.select) throw new InvalidArgumentError('select', `"${r.by}" has no public levels: private keys need select ε and δ`);
     if (!isPrivate && u.select) throw new InvalidArgumentError('select', `"${r.by}" has public levels: key selection is only for a column without declared levels`);
@@ -114,6 +128,10 @@ export function checkUnitRelease(r: UnitRelease, schema: DataSchema, fileColumns
   if (r.column !== undefined) {
     const c = schema.columns.get(r.column);
     if (c && c.missing !== 'drop') throw new InvalidArgumentError('column', `"${r.column}" imputes missing values; per-unit releases drop rows with a missing value (set missing: drop)`);
+  }
+  if (r.stat === 'quantile') {
+    if (r.mechanism !== 'laplace') throw new InvalidArgumentError('mechanism', 'a per-unit quantile reads a Laplace-noised histogram (mechanism: laplace)');
+    if (r.bins !== undefined && !(Number.isInteger(r.bins) && r.bins >= 1 && r.bins <= 10000)) throw new InvalidArgumentError('breaks', `must be an integer in [1, 10000], got ${String(r.bins)}`);
   }
   if (u.perUnitClamp && r.stat !== 'mean') throw new InvalidArgumentError('per_unit_clamp', `applies to mean only, not ${r.stat}`);
   if (u.perUnitClamp && !(Number.isFinite(u.perUnitClamp.lower) && Number.isFinite(u.perUnitClamp.upper) && u.perUnitClamp.lower < u.perUnitClamp.upper)) throw new InvalidArgumentError('per_unit_clamp', 'must be two finite numbers with lower < upper');
@@ -153,6 +171,33 @@ export function previewUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSc
   const detail = unitSensitivityText(spec, schema) ?? '';
   const col = r.column === undefined ? undefined : schema.columns.get(r.column);
   const [lower, upper] = col && col.type === 'numeric' ? [col.lower, col.upper] : [0, 1];
+  if (isBinned(r)) {
+    // One noisy (key x bin) vector: the part's L1/L2 do not depend on the value bounds (private or public).
+    const bins = binnedBreaks(spec);
+    const rel = releaseGroupAggregates(
+      { keys: ['·'], units: [0], n: [0], h: new Array<number>(bins).fill(0) },
+      {
+        statistic: r.stat as 'quantile' | 'histogram',
+        eps: b.aggregateEps,
+        ...(r.mechanism === 'laplace' ? { mechanism: 'laplace' as const } : { mechanism: r.mechanism, delta: r.delta }),
+        maxPartitions: b.maxPartitions,
+        maxRows: b.maxRows,
+        lower,
+        upper,
+        breaks: bins,
+        ...(r.stat === 'quantile' ? { probs: [...(r.probs ?? [0.5])] } : {}),
+        keys: ['·'],
+        privacyUnit: b.unit,
+        rng: seededRng('studio-preview'),
+        accountant: null,
+        details: true,
+      },
+    );
+    const parts = rel.parts.map((p) => ({ name: p.name, l1: p.l1, l2: p.l2, scale: p.scale }));
+    const used = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
+    const hw = r.stat === 'histogram' ? (rel.noiseHalfWidth(alpha) as number) : null;
+    return { mechanism: planned.mechanism, guarantee: formatGuarantee(unitGuarantee(r)), detail, parts, sensitivity: used, scale: parts.map((p) => p.scale), halfWidth: hw };
+  }
   const stat = r.stat === 'histogram' ? 'count' : (r.stat as 'count' | 'mean' | 'sd' | 'variance');
   const rel = releaseGroupAggregates(
     { keys: ['·'], units: [0], n: [0], s: [0], s2: [0], sc: [0] },
@@ -260,12 +305,15 @@ export function runUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSchema
     lower = lo;
     upper = hi;
     notes.push(
-      ab.method === 'quantiles'
+      isBinned(r)
+        ? `private bounds [${lower}, ${upper}] (${ab.method === 'quantiles' ? 'private 1st/99th percentiles' : 'ApproxBounds'}, eps ${+ab.eps.toPrecision(6)})`
+        : ab.method === 'quantiles'
         ? `private bounds [${lower}, ${upper}] (private 1st/99th percentiles in [${ab.range![0]}, ${ab.range![1]}] over at most ${b.maxRows} rows per ${b.unit}: exponential mechanism, eps ${+(ab.eps / 2).toPrecision(6)} each, rank-utility sensitivity ${b.maxRows})`
         : `private bounds [${lower}, ${upper}] (ApproxBounds: noisy log2-magnitude histogram over at most ${b.maxRows} rows per ${b.unit}, Laplace scale ${+pb.scale.toPrecision(6)}, eps ${+ab.eps.toPrecision(6)}${pb.value.found ? '' : '; no bin passed the threshold: the widest public range is used'})`,
     );
     partsText.push(`bounds eps ${+ab.eps.toPrecision(6)}`);
   }
+  if (isBinned(r)) return runBinned(r, spec, schema, ds, rng, alpha, { mechanism, unitDict, x: x!, lower: lower!, upper: upper!, notes, partsText });
   // The group of each row: the by column's text, a histogram bin (bins (e_i, e_{i+1}], the first closed, values outside go to the end bins, as the CLI's SQL), or 'all'.
   const bins = r.stat === 'histogram' ? (r.edges ? r.edges.length - 1 : r.bins!) : 0;
   const edges = r.stat === 'histogram' ? (r.edges ?? edgesOf(lower!, upper!, bins)) : undefined;
@@ -353,4 +401,104 @@ export function runUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSchema
   }
   const values = vals.map(post);
   return { ...base, labels: keys, values, intervals: values.map((v, i) => interval(v, i)) };
+}
+
+/**
+ * A per-group histogram or quantiles (per group with `by`, else of the one group 'all'), per unit, as
+ * the CLI's per-unit plan (src/node/unit-releases.ts) releases them: the core's groupByDP keeps at most
+ * k = max_partitions groups per unit and m = max_rows rows per unit and group (keyed SipHash, fresh
+ * key), counts the kept rows per (group, bin) of `breaks` equal-width bins on [lower, upper]
+ * (right-closed (a, b], the first closed: the SQL engines' binning) and adds Laplace (histogram:
+ * Laplace or Gaussian) noise to the whole (key x bin) vector: one unit adds at most m rows to each of
+ * k keys, L1 = k m, L2 <= sqrt(k) m. Quantiles are read off each key's noisy histogram (negative
+ * counts 0, linear interpolation inside the bin: post-processing). Guarantee: (eps, delta +
+ * select_delta)-DP per unit, add/remove one unit (basic composition, Dwork & Roth 2014, Thm 3.16).
+ */
+function runBinned(
+  r: UnitRelease,
+  spec: CliReleaseSpec,
+  schema: DataSchema,
+  ds: Dataset,
+  rng: Rng,
+  alpha: number,
+  c: { mechanism: string; unitDict: (string | null)[]; x: Float64Array; lower: number; upper: number; notes: string[]; partsText: string[] },
+): UnitResult {
+  const b = spec.unitBounds!;
+  const { lower, upper, notes, partsText, x, unitDict } = c;
+  const unitCol = ds.column(b.unit);
+  const byCol = r.by === undefined ? undefined : ds.column(r.by);
+  const gcol = r.by === undefined ? undefined : schema.columns.get(r.by);
+  const levels = gcol?.type === 'categorical' ? gcol.levels : undefined;
+  const bins = binnedBreaks(spec);
+  const probs = r.probs ?? [0.5];
+  const rows: { u: string; g: string; v: number }[] = [];
+  for (let i = 0; i < ds.rows; i++) {
+    const u = unitDict[unitCol.codes[i]!]!;
+    if (u === null) continue;
+    const v = x[i]!;
+    if (Number.isNaN(v)) continue;
+    let g = 'all';
+    if (byCol) {
+      g = byCol.dict[byCol.codes[i]!]!;
+      if (g === '') continue;
+    }
+    rows.push({ u, g, v });
+  }
+  const rel: GroupedRelease = groupByDP(rows, {
+    unit: 'u',
+    by: 'g',
+    value: 'v',
+    statistic: r.stat as 'quantile' | 'histogram',
+    eps: b.aggregateEps,
+    ...(r.mechanism === 'laplace' ? { mechanism: 'laplace' as const } : { mechanism: r.mechanism, delta: r.delta }),
+    maxPartitions: b.maxPartitions,
+    maxRows: b.maxRows,
+    lower,
+    upper,
+    breaks: bins,
+    ...(r.stat === 'quantile' ? { probs: [...probs] } : {}),
+    ...(b.selectKeys ? { selectKeys: { ...b.selectKeys } } : { keys: levels ? [...levels] : ['all'] }),
+    privacyUnit: b.unit,
+    rng,
+    accountant: null,
+    details: true,
+  });
+  const g = unitGuarantee(r);
+  const keys = rel.value.keys.map(String);
+  const vals = rel.value.values as number[][];
+  partsText.unshift(...rel.parts.map((p) => `${p.name} (keys x ${bins} bins): eps ${+p.eps.toPrecision(6)}, L1 ${+p.l1.toPrecision(6)}, L2 ${+p.l2.toPrecision(6)}, scale ${+p.scale.toPrecision(6)}`));
+  if (rel.selection) partsText.push(`keys: ${b.selectKeys!.method} partition selection, eps ${+rel.selection.eps.toPrecision(6)}, delta ${rel.selection.delta}, ${keys.length} key(s) released`);
+  notes.unshift(`${formatGuarantee(g)}; contribution bounds: at most ${b.maxPartitions} group(s) and ${b.maxRows} row(s) per group per ${b.unit} (kept uniformly at random by a keyed hash, fresh key)`, partsText.join('; '));
+  if (r.stat === 'quantile') notes.push(`quantiles read off each group's noisy histogram of ${bins} equal-width bins on [${lower}, ${upper}] (post-processing; resolution ${+((upper - lower) / bins).toPrecision(4)}); no data-independent interval is shown`);
+  notes.push(`rows with a missing ${b.unit}, group or value are dropped; how many rows the bounding dropped is not released`);
+  const sens = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
+  const base: UnitResult = {
+    name: r.name,
+    stat: r.stat,
+    columns: [r.column!, ...(r.by ? [r.by] : [])],
+    eps: r.eps,
+    delta: g.delta,
+    neighbors: 'unbounded',
+    privacyUnit: b.unit,
+    guaranteeText: formatGuarantee(g),
+    level: 1 - alpha,
+    mechanism: c.mechanism,
+    sensitivity: sens[0]!,
+    scale: rel.scale[0]!,
+    notes,
+  };
+  const prefix = (k: string) => (r.by === undefined ? '' : `${k}: `);
+  if (r.stat === 'quantile') {
+    if (r.by === undefined && probs.length === 1) return { ...base, value: vals[0]![0]! };
+    return { ...base, labels: keys.flatMap((k) => probs.map((q) => `${prefix(k)}q${+(q * 100).toFixed(2)}`)), values: vals.flat(), intervals: vals.flat().map(() => null) };
+  }
+  const edges = edgesOf(lower, upper, bins);
+  const w = rel.noiseHalfWidth(alpha) as number;
+  const values = vals.flat();
+  return {
+    ...base,
+    labels: keys.flatMap((k) => edges.slice(0, -1).map((e, j) => `${k}: ${fmtEdge(e)}–${fmtEdge(edges[j + 1]!)}`)),
+    values,
+    intervals: values.map((v) => [Math.max(0, v - w - 0.5), v + w + 0.5] as [number, number]),
+  };
 }

@@ -17,6 +17,7 @@ import type { PlanUnit } from '../../studio/src/units.js';
 import { loadAnalysis } from '../../src/node/analysis.js';
 import { DataEngine } from '../../src/node/data.js';
 import { executePlan } from '../../src/node/execute.js';
+import { main, EXIT } from '../../src/node/cli.js';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { seededRng } from '../../src/random/rng.js';
 import { rowSensitivities, unitTotalSensitivities } from '../../src/statistics/contribution-bounding.js';
@@ -47,6 +48,14 @@ const releases: ReleaseSpec[] = [
   { ...b, stat: 'histogram', name: 'histogram(y) auto', column: 'y', bins: 4, eps: 1, ...u({ bounds: { eps: 0.3, method: 'quantiles', range: [-100, 100] } }) },
   { ...b, stat: 'variance', name: 'variance(y) by dept', column: 'y', by: 'dept', eps: 1, mechanism: 'analytic', delta: 1e-6, ...u() },
   { ...b, stat: 'mean', name: 'mean(y) by dept, per-unit clamp', column: 'y', by: 'dept', eps: 1, mechanism: 'gaussian', delta: 1e-6, ...u({ perUnitClamp: { lower: 0, upper: 15 } }) },
+  // Quantiles (from a noisy histogram of `breaks` bins, default 100) and per-group histograms.
+  { ...b, stat: 'quantile', name: 'median(y)', column: 'y', probs: [0.5], eps: 1, ...u() },
+  { ...b, stat: 'quantile', name: 'quartiles(y) by dept', column: 'y', by: 'dept', probs: [0.25, 0.5, 0.75], bins: 20, eps: 1, ...u() },
+  { ...b, stat: 'quantile', name: 'median(y) by d', column: 'y', by: 'd', probs: [0.5], eps: 1.5, ...u({ select: { eps: 0.5, delta: 1e-6, method: 'optimal' } }) },
+  { ...b, stat: 'quantile', name: 'quantiles(y) auto', column: 'y', probs: [0.1, 0.9], bins: 8, eps: 1, ...u({ bounds: { eps: 0.3, method: 'quantiles', range: [-100, 100] } }) },
+  { ...b, stat: 'histogram', name: 'histogram(y) by dept', column: 'y', by: 'dept', bins: 5, eps: 1, mechanism: 'analytic', delta: 1e-6, ...u() },
+  { ...b, stat: 'histogram', name: 'histogram(y) by d', column: 'y', by: 'd', bins: 4, eps: 1.5, ...u({ select: { eps: 0.5, delta: 1e-6, method: 'laplace' } }) },
+  { ...b, stat: 'histogram', name: 'histogram(y) by dept auto', column: 'y', by: 'dept', bins: 5, eps: 1, ...u({ bounds: { eps: 0.2, method: 'histogram' } }) },
 ];
 
 function dataset(): Dataset {
@@ -133,6 +142,27 @@ describe('studio releases per privacy unit', () => {
     const clamp = previewRelease(releases[9]!, schema, sizes, 0.05, cols);
     // Per-unit totals clamped to [0, 15]: L2 = sqrt(k) 15 (no m), Gaussian uses L2.
     expect((clamp.sensitivity as number[])[1]).toBeCloseTo(unitTotalSensitivities(unit, 15).l2, 12);
+    // Quantiles and per-group histograms: one noisy (key x bin) vector, L1 = k m (k = 1 ungrouped), from the CLI's plan.
+    const med = previewRelease(releases[10]!, schema, sizes, 0.05, cols);
+    expect(med.guarantee).toBe('1-DP per s (add/remove one s)');
+    expect(med.mechanism).toBe('per-unit-quantile-laplace');
+    expect(med.sensitivity).toBe(rowSensitivities({ maxPartitions: 1, maxRows: 3 }, 1).l1);
+    expect(med.scale as number).toBeCloseTo(3, 9);
+    expect(med.halfWidth).toBeNull();
+    expect(med.detail).toBe('k=1, m=3: histogram (keys x bins) L1 3, L2 3');
+    const qd = previewRelease(releases[12]!, schema, sizes, 0.05, cols);
+    expect(qd.sensitivity).toBe(9);
+    // b = L1/eps = 9 (aggregate eps 1), rounded up to the floating-point-safe lattice (relative error < 1e-9).
+    expect(Math.abs((qd.scale as number) / 9 - 1)).toBeLessThan(1e-9);
+    expect(qd.detail).toBe('k=3, m=3: histogram (keys x bins) L1 9, L2 5.19615; keys: optimal partition selection (eps 0.5, delta 0.000001, split over k)');
+    const hd = previewRelease(releases[14]!, schema, sizes, 0.05, cols);
+    // Analytic Gaussian on L2 = sqrt(k) m = sqrt(27).
+    expect(hd.sensitivity as number).toBeCloseTo(rowSensitivities(unit, 1).l2, 12);
+    expect(hd.mechanism).toBe('per-unit-histogram-analytic');
+    expect(hd.halfWidth as number).toBeGreaterThan(0);
+    const ha = previewRelease(releases[16]!, schema, sizes, 0.05, cols);
+    expect(ha.sensitivity).toBe(9);
+    expect(ha.detail).toBe('k=3, m=3: histogram (keys x bins) L1 9, L2 5.19615; bounds: private (eps 0.2, histogram L1 3)');
     const hist = previewRelease(releases[4]!, schema, sizes, 0.05, cols);
     expect(hist.detail).toMatch(/^k=3, m=3: count L1 9, L2 5\.19615/);
   });
@@ -147,7 +177,11 @@ describe('studio releases per privacy unit', () => {
     expect(() => previewRelease({ ...releases[2]!, unit: { ...unit } }, schema, sizes, 0.05, cols)).toThrow(/private keys need select/);
     expect(() => previewRelease({ ...releases[2]!, unit: { ...unit, select: { eps: 1.5, delta: 1e-6, method: 'optimal' } } }, schema, sizes, 0.05, cols)).toThrow(/leaves no ε/);
     expect(() => previewRelease({ ...r, by: 's' }, schema, sizes, 0.05, cols)).toThrow(/must not be the privacy unit/);
-    expect(() => previewRelease({ ...r, stat: 'quantile', probs: [0.5] }, schema, sizes, 0.05, cols)).toThrow(/not released per privacy unit/);
+    expect(() => previewRelease({ ...r, stat: 'table', columns: ['dept'] }, schema, sizes, 0.05, cols)).toThrow(/not released per privacy unit/);
+    const q = releases[11]!;
+    expect(() => previewRelease({ ...q, mechanism: 'gaussian', delta: 1e-6 }, schema, sizes, 0.05, cols)).toThrow(/mechanism.*Laplace/);
+    expect(() => previewRelease({ ...q, bins: 0 }, schema, sizes, 0.05, cols)).toThrow(/breaks.*integer in \[1, 10000\]/);
+    expect(() => previewRelease({ ...releases[14]!, bins: undefined, edges: [1, 2, 5] }, schema, sizes, 0.05, cols)).toThrow(/breaks.*not explicit edges/);
     // The YAML import names the key and the rule.
     const head = 'data: { path: a.csv }\nschema: { columns: { s: { type: id }, y: { lower: 1, upper: 5 } } }\nbudget: { eps: 1 }\n';
     expect(() => yamlToPlan(`${head}privacy_unit: s\nmax_partitions: 0\nreleases: [{ stat: mean, column: y, eps: 1 }]`)).toThrow(new PlanFileError('.max_partitions must be an integer in [1, 1000000]'));
@@ -158,7 +192,7 @@ describe('studio releases per privacy unit', () => {
     expect(() => yamlToPlan(`${head}releases: [{ stat: mean, column: y, eps: 1, max_rows: 2 }]`)).toThrow(/max_rows is not a known key/);
   });
 
-  it('round-trips the per-unit keys through the YAML, which `dpkit run --dry-run` reads with the sensitivities', () => {
+  it('round-trips the per-unit keys through the YAML, which `dpkit run --dry-run` reads with the sensitivities', async () => {
     const rs = [...releases, { ...b, stat: 'mean' as const, name: 'mean(y) q-bounds', column: 'y', eps: 1, ...u({ maxRows: 2, bounds: { eps: 0.3, method: 'quantiles' as const, range: [-100, 100] as [number, number] } }) }];
     const text = planToYaml(plan(rs));
     expect(text).toContain('privacy_unit: s');
@@ -168,7 +202,30 @@ describe('studio releases per privacy unit', () => {
     const file = path.join(tmp, 'dry.analysis.yaml');
     fs.writeFileSync(file, text);
     const a = loadAnalysis(file);
-    expect(a.releases.map((r) => r.unitBounds?.aggregateEps)).toEqual([1, 1, 1, 0.5, 1, 1, 0.8, 0.7, 1, 1, 0.7]);
-    expect(a.releases[10]!.unitBounds).toEqual({ unit: 's', maxPartitions: 1, maxRows: 2, aggregateEps: 0.7, autoBounds: { eps: 0.3, method: 'quantiles', range: [-100, 100] } });
+    expect(a.releases.map((r) => r.unitBounds?.aggregateEps)).toEqual([1, 1, 1, 0.5, 1, 1, 0.8, 0.7, 1, 1, 1, 1, 1, 0.7, 1, 1, 0.8, 0.7]);
+    expect(a.releases[17]!.unitBounds).toEqual({ unit: 's', maxPartitions: 1, maxRows: 2, aggregateEps: 0.7, autoBounds: { eps: 0.3, method: 'quantiles', range: [-100, 100] } });
+    // Quantiles: `breaks` only where given (the CLI's default 100 otherwise), `by` kept; k = 1 ungrouped, max_partitions by a group.
+    expect(text).not.toMatch(/name: median\(y\)\n(.*\n)*?.*breaks: 100/);
+    expect(a.releases.slice(10, 17).map((r) => [r.stat, 'by' in r ? r.by : undefined, 'bins' in r ? r.bins : undefined, r.unitBounds!.maxPartitions])).toEqual([
+      ['quantile', undefined, undefined, 1],
+      ['quantile', 'dept', 20, 3],
+      ['quantile', 'd', undefined, 3],
+      ['quantile', undefined, 8, 1],
+      ['histogram', 'dept', 5, 3],
+      ['histogram', 'd', 4, 3],
+      ['histogram', 'dept', 5, 3],
+    ]);
+    // `dpkit run --dry-run` accepts the exported file and states each release's sensitivities (nothing is read or spent).
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(['run', file, '--dry-run'], { out: (x) => out.push(x), err: (x) => err.push(x) });
+    expect(err.join('\n')).not.toMatch(/error/i);
+    expect(code).toBe(EXIT.ok);
+    const dry = out.join('\n').replace(/\s+/g, ' ');
+    for (const name of ['median(y)', 'quartiles(y) by dept', 'median(y) by d', 'histogram(y) by dept', 'histogram(y) by d']) expect(dry).toContain(name);
+    expect(dry).toContain('k=1, m=3: histogram (keys x bins) L1 3, L2 3');
+    expect(dry).toContain('k=3, m=3: histogram (keys x bins) L1 9, L2 5.19615');
+    expect(dry).toContain('Dry run: no data were read and nothing was spent.');
+    expect(fs.existsSync(path.join(tmp, 'out', 'ledger'))).toBe(false);
   });
 });
