@@ -155,6 +155,8 @@ export interface Charge {
   mechanism?: string;
   /** The privacy unit of the guarantee ("row" when absent); checked against the accountant's unit. */
   privacyUnit?: string;
+  /** A release of one noise vector: its number of coordinates (a plan charged in advance compares it). */
+  dims?: number;
 }
 
 /** What {@link runChecked} needs besides the computation: the ledger name and one charge per release. */

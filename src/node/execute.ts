@@ -48,7 +48,8 @@ async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: Ex
   const res = await runChecked(
     { rng: o.rng, accountant: o.accountant, name },
     // A failed release is recorded as the CLI reports it (cli.ts: 'failed (charged)').
-    { name, charges: [{ ...claim, mechanism: planned.mechanism }], failedMechanism: 'failed (charged)' },
+    // A release of one noise vector states its coordinates (a prepaid plan admits only the d it charged).
+    { name, charges: [{ ...claim, mechanism: planned.mechanism, ...(planned.dims !== undefined ? { dims: planned.dims } : {}) }], failedMechanism: 'failed (charged)' },
     (rng) => planned.run(engine, rng, o.alpha).catch((e: unknown) => {
       throw locate(r, e);
     }),

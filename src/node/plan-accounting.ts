@@ -113,13 +113,14 @@ export function planClaims(releases: readonly ReleaseSpec[], schema: DataSchema)
 /**
  * The claims a {@link PrepaidPlan} admits for a plan charged as a whole: each release's stated
  * guarantee (with its privacy unit) and, for a release charged as a Gaussian, its mechanism label
- * (the plan then refuses a non-Gaussian release in its place).
+ * and number of noise coordinates (the plan then refuses a non-Gaussian release, or one with other
+ * coordinates, in its place).
  */
 export function prepaidClaims(releases: readonly ReleaseSpec[], schema: DataSchema): PlannedClaim[] {
   const claims = planClaims(releases, schema);
   return releases.map((r, i) => {
-    const m = claims[i]!.mechanism;
-    return m === undefined ? releaseClaim(r) : { ...releaseClaim(r), mechanism: m };
+    const { mechanism: m, dims } = claims[i]!;
+    return m === undefined ? releaseClaim(r) : { ...releaseClaim(r), mechanism: m, ...(dims !== undefined ? { dims } : {}) };
   });
 }
 

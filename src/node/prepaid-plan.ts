@@ -9,7 +9,9 @@
  * A release charged as a Gaussian (its claim carries a Gaussian mechanism label: the plan's PLD
  * composed it as a Gaussian, not as a generic (eps, delta) release) is admitted only with a Gaussian
  * label: another mechanism with the same (eps, delta) may have a worse privacy profile than the
- * Gaussian that was charged.
+ * Gaussian that was charged. Such a release is also admitted only with the number of noise
+ * coordinates d (`dims`) it was charged for: the charge includes the lattice coupling term
+ * (1 + e^eps) d tau(2^40) (plan-charge.ts), which covers no more coordinates than charged.
  *
  * Nothing is written here: the ledger already records the plan's charge, and a release that fails
  * after its check stays charged (the plan was paid before the data were read).
@@ -26,7 +28,12 @@ export interface PlannedClaim extends PrivacyCost {
   privacyUnit?: string;
   /** The mechanism label the plan was charged for, when it was charged as a Gaussian (else any mechanism). */
   mechanism?: string;
+  /** With a Gaussian label: the number of noise coordinates it was charged for (its lattice term). */
+  dims?: number;
 }
+
+/** What a release asks the plan to admit. */
+type Request = PrivacyCost & { name?: string; neighbors?: Neighbors; privacyUnit?: string; mechanism?: string; dims?: number };
 
 const same = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b), 1e-300);
 
@@ -57,13 +64,14 @@ export class PrepaidPlan implements Accountant {
 
   /**
    * Refuses anything but the plan's next release (BudgetExceededError: nothing of it runs), and a
-   * release charged as a Gaussian whose mechanism label is not a Gaussian's.
+   * release charged as a Gaussian whose mechanism label is not a Gaussian's or whose number of noise
+   * coordinates is not the one charged.
    */
-  check(request: PrivacyCost & { name?: string; neighbors?: Neighbors; privacyUnit?: string; mechanism?: string }): void {
+  check(request: Request): void {
     this.admit(request, true);
   }
 
-  private admit(request: PrivacyCost & { name?: string; neighbors?: Neighbors; privacyUnit?: string; mechanism?: string }, family: boolean): void {
+  private admit(request: Request, family: boolean): void {
     const c = this.claims[this.next];
     const ok =
       c !== undefined &&
@@ -71,7 +79,9 @@ export class PrepaidPlan implements Accountant {
       same(request.eps, c.eps) &&
       same(request.delta, c.delta) &&
       (request.neighbors ?? this.neighbors) === c.neighbors &&
-      (request.privacyUnit ?? 'row') === (c.privacyUnit ?? 'row');
+      (request.privacyUnit ?? 'row') === (c.privacyUnit ?? 'row') &&
+      // A release charged with a lattice term for d coordinates runs with exactly d.
+      (c.dims === undefined || request.dims === c.dims);
     // The family is compared when the release asks to run (a settled failure carries its own mark).
     const sameFamily = !family || c === undefined || !isGaussianLabel(c.mechanism) || isGaussianLabel(request.mechanism);
     if (!ok || !sameFamily) {
@@ -92,7 +102,7 @@ export class PrepaidPlan implements Accountant {
    * Settles the plan's next release (after it ran or failed; its check compared the mechanism
    * family, a failure is recorded with its own mark); records nothing more in the ledger.
    */
-  spend(request: SpendRequest): LedgerEntry {
+  spend(request: SpendRequest & { dims?: number }): LedgerEntry {
     this.admit(request, false);
     this.next++;
     const cost = this.costOf(request);

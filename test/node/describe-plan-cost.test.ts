@@ -13,6 +13,7 @@ import { EXIT, main } from '../../src/node/cli.js';
 import { readLedger } from '../../src/node/ledger.js';
 import { planClaims, prepaidClaims } from '../../src/node/plan-accounting.js';
 import { PrepaidPlan } from '../../src/node/prepaid-plan.js';
+import { planRelease } from '../../src/node/spec-plans.js';
 import { pendingBoundsColumn } from '../../src/node/bounds-release.js';
 import type { DataSchema, ReleaseResult, ReleaseSpec } from '../../src/node/spec.js';
 import { analyticGaussianSigma } from '../../src/mechanisms/gaussian-calibration.js';
@@ -133,8 +134,11 @@ describe('describe charges its fixed plan by PLD (basic ledger)', () => {
     const r = await cli(...args(dir), '-q');
     expect(r.code, r.err).toBe(EXIT.ok);
     const results = (JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8')) as { results: ReleaseResult[] }).results;
-    const claims = prepaidClaims(releases, pendingSchema(NUMERIC, releases[0]!.eps));
-    const request = (x: ReleaseResult) => ({ name: x.name, eps: x.eps, delta: x.delta, neighbors: x.neighbors, mechanism: x.mechanism });
+    const schema = pendingSchema(NUMERIC, releases[0]!.eps);
+    const claims = prepaidClaims(releases, schema);
+    // Each request states its noise coordinates as the run does (execute.ts: the planned release's d).
+    const dims = (x: ReleaseResult) => planRelease(releases.find((r) => r.name === x.name)!, schema).dims;
+    const request = (x: ReleaseResult) => ({ name: x.name, eps: x.eps, delta: x.delta, neighbors: x.neighbors, mechanism: x.mechanism, ...(dims(x) !== undefined ? { dims: dims(x)! } : {}) });
     const plan = new PrepaidPlan(claims, 'bounded', 'plan "d"');
     for (const x of results) {
       expect(() => plan.check(request(x))).not.toThrow();

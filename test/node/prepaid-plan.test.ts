@@ -11,7 +11,7 @@ import path from 'node:path';
 import { main, EXIT } from '../../src/node/cli.js';
 import { readLedger } from '../../src/node/ledger.js';
 import { loadAnalysis } from '../../src/node/analysis.js';
-import { planCostSummary } from '../../src/node/plan-accounting.js';
+import { planCostSummary, prepaidClaims } from '../../src/node/plan-accounting.js';
 import { PrepaidPlan } from '../../src/node/prepaid-plan.js';
 import { BudgetExceededError } from '../../src/errors.js';
 
@@ -78,5 +78,33 @@ describe('a plan charged as a whole, run again', () => {
     expect(plan.settled()).toBe(1);
     expect(() => plan.spend({ name: 'a', eps: 0.5, delta: 0, neighbors: 'unbounded', privacyUnit: 'user' })).toThrow(BudgetExceededError);
     expect(plan.settled()).toBe(1);
+  });
+
+  it('a release charged as a Gaussian on d coordinates is admitted only with d: more coordinates (a larger lattice term than charged) are refused before the data', () => {
+    const claim = { name: 'h', eps: 0.5, delta: 1e-6, neighbors: 'bounded' as const, mechanism: 'gaussian-analytic', dims: 4 };
+    const plan = new PrepaidPlan([claim], 'bounded', 'plan "p"');
+    const { dims: _d, ...noDims } = claim;
+    expect(() => plan.check({ ...claim, dims: 5 })).toThrow(BudgetExceededError);
+    expect(() => plan.check({ ...claim, dims: 400 })).toThrow(/the plan's next release is "h"/);
+    expect(() => plan.check(noDims)).toThrow(BudgetExceededError); // coordinates not stated
+    expect(() => plan.spend({ ...claim, dims: 5 })).toThrow(BudgetExceededError);
+    expect(plan.settled()).toBe(0);
+    plan.check(claim);
+    plan.spend(claim);
+    expect(plan.settled()).toBe(1);
+    // A claim charged generically (no Gaussian label, no dims) compares no coordinates.
+    const generic = new PrepaidPlan([{ name: 'm', eps: 0.5, delta: 0, neighbors: 'bounded' }], 'bounded', 'plan "q"');
+    generic.check({ name: 'm', eps: 0.5, delta: 0, neighbors: 'bounded', dims: 7 });
+  });
+
+  it('the claims of a prepaid plan carry the coordinates each Gaussian release was charged for (a histogram: its bins)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-prepaid-dims-'));
+    const file = path.join(dir, 'a.analysis.yaml');
+    const releases = `  - { stat: histogram, name: "ages", column: age, bins: 7, mechanism: analytic, eps: 0.5, delta: 1.0e-6 }\n  - { stat: mean, column: age, neighbors: unbounded, n: 3000, eps: 0.3 }\n`;
+    fs.writeFileSync(file, `title: dims\ndata:\n  path: ${ADULT}\nschema: ${SCHEMA}\nbudget:\n  eps: 8\n  delta: 1.0e-4\nledger: ledger\noutput:\n  dir: out\nreleases:\n${releases}`);
+    const a = loadAnalysis(file);
+    const claims = prepaidClaims(a.releases, a.schema);
+    expect(claims[0]).toMatchObject({ name: 'ages', dims: 7 });
+    expect(claims[1]!.dims).toBeUndefined();
   });
 });

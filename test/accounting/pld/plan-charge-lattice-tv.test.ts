@@ -112,7 +112,8 @@ describe('the CLI plan: coordinates of each Gaussian release, and the prepaid pl
     expect(claims[0]!.mechanism).toBe('gaussian-analytic');
     expect(claims[5]!.mechanism).toBeUndefined();
     const plan = new PrepaidPlan(claims, 'bounded', 'plan "t"');
-    const req = { name: 'n', eps: 0.5, delta: 1e-6, neighbors: 'bounded' as const };
+    // The count was charged as a Gaussian on 1 coordinate: its request states it (PrepaidPlan compares it).
+    const req = { name: 'n', eps: 0.5, delta: 1e-6, neighbors: 'bounded' as const, dims: 1 };
     expect(() => plan.check({ ...req, mechanism: 'laplace' })).toThrow(BudgetExceededError);
     expect(() => plan.check({ ...req, mechanism: 'pure-dp' })).toThrow(/charged as a Gaussian mechanism/);
     expect(() => plan.check(req)).toThrow(BudgetExceededError);
@@ -122,7 +123,7 @@ describe('the CLI plan: coordinates of each Gaussian release, and the prepaid pl
     plan.spend({ ...req, mechanism: 'failed (charged)' });
     expect(plan.settled()).toBe(1);
     // The mean (charged as a generic release) may carry any label.
-    for (let i = 1; i < 5; i++) plan.spend({ name: a.releases[i]!.name, eps: 0.5, delta: 1e-6, neighbors: 'bounded', mechanism: 'gaussian-analytic' });
+    for (let i = 1; i < 5; i++) plan.spend({ name: a.releases[i]!.name, eps: 0.5, delta: 1e-6, neighbors: 'bounded', mechanism: 'gaussian-analytic', dims: claims[i]!.dims! });
     expect(() => plan.check({ name: 'm', eps: 0.5, delta: 1e-6, neighbors: 'bounded', mechanism: 'laplace' })).not.toThrow();
   });
 });
