@@ -561,7 +561,7 @@ function addRelease(): void {
   else if (stat !== 'count') return say('plan-message', `A ${stat} needs a numeric column with declared bounds.`, 'error');
   const by = select('by').value;
   const unit = planUnitColumn();
-  if (by && (stat === 'count' || stat === 'mean' || (unit && (stat === 'sd' || stat === 'variance')))) item.by = by;
+  if (by && (stat === 'count' || stat === 'mean' || (unit && (stat === 'sd' || stat === 'variance' || stat === 'quantile' || stat === 'histogram')))) item.by = by;
   if (unit) {
     const uo: UnitItem = {};
     if (item.by && !schemaOf().schema.has(item.by)) {

@@ -360,9 +360,9 @@ export function defaultName(r: Pick<ReleaseSpec, 'stat' | 'column' | 'columns' |
     case 'count':
       return `count(${r.column ?? '*'})${by}`;
     case 'quantile':
-      return (r.probs ?? [0.5]).length === 1 && (r.probs ?? [0.5])[0] === 0.5 ? `median(${r.column})` : `quantiles(${r.column})`;
+      return (r.probs ?? [0.5]).length === 1 && (r.probs ?? [0.5])[0] === 0.5 ? `median(${r.column})${by}` : `quantiles(${r.column})${by}`;
     case 'histogram':
-      return `histogram(${r.column})`;
+      return `histogram(${r.column})${by}`;
     case 'table':
       return `table(${(r.columns ?? []).join(' x ')})`;
     case 'linear_regression':
