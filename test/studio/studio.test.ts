@@ -526,7 +526,7 @@ describe('dpkit studio in chromium', () => {
     // Per-unit releases are add/remove one unit: an add/remove-one budget charges them unconverted.
     await page.selectOption('#neighbors', 'unbounded');
     await page.selectOption('#allocation', 'equal');
-    await page.fill('#plan-eps', '4.5');
+    await page.fill('#plan-eps', '7.5');
     await page.fill('#plan-delta', '0');
     await page.selectOption('#unit', 's');
     const noBudget = 'No budget stored yet for "ratings.csv"';
@@ -569,21 +569,35 @@ describe('dpkit studio in chromium', () => {
     await page.click('#add');
     await page.selectOption('#by', 'd');
     await page.click('#add');
-    await expect.poll(() => page.locator('#plan tbody tr').count()).toBe(3);
+    // Quartiles by department (public keys) and a histogram by lecturer (private keys).
+    await page.selectOption('#stat', 'quantile');
+    await page.selectOption('#column', 'y');
+    await page.selectOption('#by', 'dept');
+    await page.fill('#probs', '0.25, 0.5, 0.75');
+    await page.click('#add');
+    await page.selectOption('#stat', 'histogram');
+    await page.selectOption('#column', 'y');
+    await page.selectOption('#by', 'd');
+    await page.fill('#bins', '5');
+    await page.selectOption('#mechanism', 'laplace');
+    await page.click('#add');
+    await expect.poll(() => page.locator('#plan tbody tr').count()).toBe(5);
     expect(await page.locator('#plan td.error').count()).toBe(0);
     const mech = await page.$$eval('#plan td.mech', (tds) => tds.map((td) => ({ ...(td as { dataset: Record<string, string> }).dataset })));
-    expect(mech.map((m) => m.guarantee)).toEqual(['1.5-DP per s (add/remove one s)', '1.5-DP per s (add/remove one s)', '(1.5, 0.000001)-DP per s (add/remove one s)']);
+    const sel = '(1.5, 0.000001)-DP per s (add/remove one s)';
+    expect(mech.map((m) => m.guarantee)).toEqual(['1.5-DP per s (add/remove one s)', '1.5-DP per s (add/remove one s)', sel, '1.5-DP per s (add/remove one s)', sel]);
     // The sensitivities from the bounds (the CLI's per-unit plan): count k = 1 ungrouped, L1 = m = 3;
-    // grouped count L1 = k m = 9 and centred sum L1 = k m (u - l)/2 = 18.
-    expect(mech.map((m) => JSON.parse(m.sensitivity!))).toEqual([3, [9, 18], [9, 18]]);
+    // grouped count L1 = k m = 9 and centred sum L1 = k m (u - l)/2 = 18; a (key x bin) histogram L1 = k m = 9.
+    expect(mech.map((m) => JSON.parse(m.sensitivity!))).toEqual([3, [9, 18], [9, 18], 9, 9]);
     expect(mech[2]!.detail).toContain('k=3, m=3: count L1 9, L2 5.19615; centred sum L1 18, L2 10.3923; keys: optimal partition selection');
-    expect(await page.textContent('#plan-total')).toContain('This plan spends ε = 4.5, δ = 1e-6');
+    expect(mech[3]!.detail).toBe('k=3, m=3: histogram (keys x bins) L1 9, L2 5.19615');
+    expect(await page.textContent('#plan-total')).toContain('This plan spends ε = 7.5, δ = 2e-6');
     await screenshot('units-planned');
 
     await clickRelease(page);
     await page.waitForFunction(() => /Released|Refused|Cancelled/.test(document.getElementById('release-message')!.textContent ?? ''));
-    expect(await page.textContent('#release-message')).toContain('Released 3 of 3');
-    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 4\.5, δ = 1e-6 of ε = 10, δ = 0\.0001; .*per s\)\.$/);
+    expect(await page.textContent('#release-message')).toContain('Released 5 of 5');
+    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 7\.5, δ = 2e-6 of ε = 10, δ = 0\.0001; .*per s\)\.$/);
     // The budget in IndexedDB: one charge of the whole plan, per s, before the worker ran.
     const rec = await page.evaluate(
       () =>
@@ -602,8 +616,10 @@ describe('dpkit studio in chromium', () => {
       ['count(*)', 's'],
       ['mean(y) by dept', 's'],
       ['mean(y) by d', 's'],
+      ['quantiles(y) by dept', 's'],
+      ['histogram(y) by d', 's'],
     ]);
-    expect(rec.entries.reduce((s, e) => s + e.eps, 0)).toBeCloseTo(4.5, 12);
+    expect(rec.entries.reduce((s, e) => s + e.eps, 0)).toBeCloseTo(7.5, 12);
     await screenshot('units-released');
     const results = (JSON.parse((await download(page, '#export-json')).text) as { results: Result[] }).results;
     expect(results.map((r) => r.guaranteeText)).toEqual(mech.map((m) => m.guarantee));
@@ -630,6 +646,11 @@ describe('dpkit studio in chromium', () => {
     expect(results[1]!.labels).toEqual(DEPTS);
     expect(results[2]!.labels!.length).toBeGreaterThan(0);
     expect(results[2]!.labels!.every((k) => LECTURERS.includes(k))).toBe(true);
+    // Quartiles by department: three per department, in [1, 5]; the histogram's keys are lecturers only.
+    expect(results[3]!.labels).toEqual(DEPTS.flatMap((k) => [`${k}: q25`, `${k}: q50`, `${k}: q75`]));
+    expect(results[3]!.values!.every((v) => v >= 1 && v <= 5)).toBe(true);
+    expect(results[4]!.labels!.length % 5).toBe(0);
+    expect(results[4]!.labels!.every((l) => LECTURERS.includes(l.split(': ')[0]!))).toBe(true);
     const report = await download(page, '#export-report');
     expect(report.text).toContain('per s (add/remove one s)');
     expect(report.text).toContain('s (every guarantee protects ALL rows of one s');
@@ -642,7 +663,7 @@ describe('dpkit studio in chromium', () => {
     const dry = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'src/node/cli.ts'), 'run', file, '--dry-run'], { cwd: dir, encoding: 'utf8' });
     expect(dry.stderr).toBe('');
     expect(dry.status).toBe(0);
-    expect(dry.stdout).toContain('Releases (3)');
+    expect(dry.stdout).toContain('Releases (5)');
     // The CLI's dry run states the same per-unit sensitivities as the studio's preview (lines are wrapped there).
     const dryText = dry.stdout.replace(/\s+/g, ' ');
     for (const m of mech) expect(dryText).toContain(`per s, sensitivity from the contribution bounds: ${m.detail}`);
@@ -670,7 +691,7 @@ describe('dpkit studio in chromium', () => {
     await page.selectOption('#unit', '');
     expect(await page.textContent('#plan-message')).toContain('the budget of "ratings.csv" protects one s; this plan is per row');
     expect(await page.isDisabled('#release')).toBe(true);
-    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 4\.5, δ = 1e-6 of ε = 10/);
+    expect(await page.textContent('#budget-status')).toMatch(/spent ε = 7\.5, δ = 2e-6 of ε = 10/);
   });
 
   it('labels every control, fits 1280x800 and a narrow window', async () => {
