@@ -97,7 +97,7 @@ function planCostSection(c: ReportPlanCost): string {
   const z = 'rho' in c.zcdp ? `ρ = ${num(c.zcdp.rho)} (ε = ${num(c.zcdp.eps)} at δ = ${num(c.zcdp.delta)})` : esc(c.zcdp.unavailable);
   const more = c.accounting === 'zcdp-filter' ? `${c.more.zcdp ?? 0} by zCDP` : `${c.more.basic ?? 0} by basic composition, ${c.more.pld ?? 0} by PLD composition`;
   return (
-    `<h3>Cost of this plan (${c.releases} release(s), ${esc(c.accounting)} ledger)</h3><table class="results"><tr><th>rule</th><th>cost</th></tr>` +
+    `<h3>Cost of this plan (${c.releases} release(s), ${esc(c.accounting)} ledger)</h3><table class="results plan-cost"><tr><th>rule</th><th>cost</th></tr>` +
     `<tr><td>basic composition</td><td>${pair(c.basic)}${mark('basic')}</td></tr>` +
     `<tr><td>PLD composition (fixed plan)</td><td>${pair(c.pld)}${mark('pld')}</td></tr>` +
     `<tr><td>zCDP</td><td>${z}${mark('zcdp')}</td></tr></table>` +

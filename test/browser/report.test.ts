@@ -34,7 +34,7 @@ const PROBE = `JSON.stringify({
   svgs: document.querySelectorAll('svg.chart').length,
   bars: document.querySelectorAll('svg.chart rect.bar').length,
   errorBars: document.querySelectorAll('svg.chart line.err').length,
-  rows: document.querySelectorAll('table.results tr').length,
+  rows: document.querySelectorAll('table.results:not(.plan-cost) tr').length,
   scripts: document.scripts.length,
   external: [...document.querySelectorAll('[src],[href]')].map((e) => e.getAttribute('src') || e.getAttribute('href')).filter((u) => !/^(data:|#)/.test(u)),
   overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
