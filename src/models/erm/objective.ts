@@ -282,22 +282,79 @@ export function minimizeErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: 
   const objective = ermObjective(p, perturb);
   const d = p.d;
   const tol = ermTolerance(opts.gradientBound ?? 1);
+  const maxIter = opts.maxIter ?? 20000;
   const x0 = new Float64Array(d);
   if (isSubsampleWarmStart(p, opts)) {
     const start = subsampleWarmStart(p, perturb);
     if (start !== undefined) {
-      const r = finishFrom(objective, start.theta, start.precondition, tol, opts.maxIter ?? 20000);
+      const r = finishFrom(objective, start.theta, start.precondition, tol, maxIter);
       // Not met from there (never seen): solve again from 0 as below.
       if (r !== undefined && r.converged) return r;
     }
   }
-  const g0 = new Float64Array(d);
-  // The last evaluation is remembered: the solver starts with an evaluation at 0, made here for the
-  // starting gradient norm, and re-evaluates the point it ends on; both are answered from memory.
-  const lastX = new Float64Array(d);
+  const { fg, g0 } = memoizedObjective(objective, x0);
+  let base: number;
+  if (opts.project === undefined) {
+    base = euclideanNorm(g0);
+  } else {
+    // The projected-gradient residual at 0 (P(0) = 0): ||0 - P(0 - g0)||.
+    const t = new Float64Array(d);
+    for (let j = 0; j < d; j++) t[j] = -g0[j]!;
+    opts.project(t);
+    base = euclideanNorm(t);
+  }
+  const failed: ErmSolution = { theta: x0, converged: false, tolerance: tol };
+  if (!Number.isFinite(base)) return failed;
+  let start: Float64Array = x0;
+  let pre: ((v: Float64Array) => void) | undefined;
+  try {
+    const precondition = ermPreconditioner(p, perturb);
+    pre = precondition;
+    if (precondition !== undefined && opts.project === undefined && p.loss === 'logistic' && p.layout === 'columns' && p.moments === undefined && base > 0) {
+      // Phase 1 with the Hessian at 0 down to 2% of the starting gradient norm; there the
+      // Hessian is re-estimated (the logistic curvature falls as |z| grows) for the final phase.
+      const warm = minimizeLbfgs(fg, x0, { gradTol: Math.max(0.02 * base, absoluteGradTol(tol, base)), maxIter, precondition });
+      let finite = true;
+      for (let j = 0; j < d; j++) if (!Number.isFinite(warm.x[j]!)) finite = false;
+      if (finite && warm.iterations > 0) {
+        start = warm.x;
+        pre = logisticPreconditionerAt(p, perturb, start) ?? precondition;
+      }
+    }
+  } catch {
+    // e.g. a non-finite objective value: a failure like any other (the caller charges, then throws)
+    return failed;
+  }
+  return lbfgsToTolerance(fg, start, base, tol, maxIter, opts.project, pre, x0);
+}
+
+/** ||v||_2, the squares summed in index order. */
+function euclideanNorm(v: Float64Array): number {
+  let s = 0;
+  for (let j = 0; j < v.length; j++) s += v[j]! * v[j]!;
+  return Math.sqrt(s);
+}
+
+/**
+ * The solver's relative gradient tolerance that turns its test ||g|| <= gradTol max(1, base) into
+ * the absolute threshold tol (with a 1e-12 relative margin).
+ */
+function absoluteGradTol(tol: number, base: number): number {
+  return (tol * (1 - 1e-12)) / Math.max(1, base);
+}
+
+/**
+ * `objective` evaluated once at `start` (f0, g0) and wrapped to remember its last evaluation: the
+ * solver starts with an evaluation at `start` and re-evaluates the point it ends on; both are
+ * answered from memory.
+ */
+function memoizedObjective(objective: (theta: Float64Array, grad: Float64Array) => number, start: Float64Array): { fg: (x: Float64Array, grad: Float64Array) => number; f0: number; g0: Float64Array } {
+  const d = start.length;
+  const lastX = Float64Array.from(start);
   const lastG = new Float64Array(d);
   let lastF = objective(lastX, lastG);
-  g0.set(lastG);
+  const f0 = lastF;
+  const g0 = Float64Array.from(lastG);
   const fg = (x: Float64Array, grad: Float64Array): number => {
     let same = true;
     for (let j = 0; j < d; j++) if (x[j] !== lastX[j]) same = false;
@@ -310,49 +367,27 @@ export function minimizeErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: 
     lastG.set(grad);
     return lastF;
   };
-  let base: number;
-  if (opts.project === undefined) {
-    let s = 0;
-    for (let j = 0; j < d; j++) s += g0[j]! * g0[j]!;
-    base = Math.sqrt(s);
-  } else {
-    // The projected-gradient residual at 0 (P(0) = 0): ||0 - P(0 - g0)||.
-    const t = new Float64Array(d);
-    for (let j = 0; j < d; j++) t[j] = -g0[j]!;
-    opts.project(t);
-    let s = 0;
-    for (let j = 0; j < d; j++) s += t[j]! * t[j]!;
-    base = Math.sqrt(s);
-  }
+  return { fg, f0, g0 };
+}
+
+/**
+ * L-BFGS (projected with `project`) on `fg` from `start` to the absolute tolerance tol, `base` the
+ * gradient norm (or projected residual) at the start: the point, and converged when the solver met
+ * tol and every coefficient is finite. A throw (e.g. a non-finite objective value) is a failure
+ * like any other (the caller charges, then throws) and reports `onThrow` as the point.
+ */
+function lbfgsToTolerance(fg: (x: Float64Array, grad: Float64Array) => number, start: Float64Array, base: number, tol: number, maxIter: number, project: ((theta: Float64Array) => void) | undefined, precondition: ((v: Float64Array) => void) | undefined, onThrow: Float64Array): ErmSolution {
+  let x: Float64Array = onThrow;
   let converged = false;
-  let x: Float64Array = x0;
-  if (Number.isFinite(base)) {
-    const gradTol = (tol * (1 - 1e-12)) / Math.max(1, base);
-    try {
-      const precondition = ermPreconditioner(p, perturb);
-      const maxIter = opts.maxIter ?? 20000;
-      let start: Float64Array = x0;
-      let pre = precondition;
-      if (precondition !== undefined && opts.project === undefined && p.loss === 'logistic' && p.layout === 'columns' && p.moments === undefined && base > 0) {
-        // Phase 1 with the Hessian at 0 down to 2% of the starting gradient norm; there the
-        // Hessian is re-estimated (the logistic curvature falls as |z| grows) for the final phase.
-        const warm = minimizeLbfgs(fg, x0, { gradTol: Math.max(0.02 * base, gradTol), maxIter, precondition });
-        let finite = true;
-        for (let j = 0; j < d; j++) if (!Number.isFinite(warm.x[j]!)) finite = false;
-        if (finite && warm.iterations > 0) {
-          start = warm.x;
-          pre = logisticPreconditionerAt(p, perturb, start) ?? precondition;
-        }
-      }
-      const result = minimizeLbfgs(fg, start, { gradTol, maxIter, project: opts.project, ...(pre !== undefined ? { precondition: pre } : {}) });
-      x = result.x;
-      converged = result.converged && result.gradNorm <= tol;
-    } catch {
-      // e.g. a non-finite objective value: a failure like any other (the caller charges, then throws)
-      converged = false;
-    }
+  try {
+    const gradTol = absoluteGradTol(tol, base);
+    const result = minimizeLbfgs(fg, start, { gradTol, maxIter, project, ...(precondition !== undefined ? { precondition } : {}) });
+    x = result.x;
+    converged = result.converged && result.gradNorm <= tol;
+  } catch {
+    converged = false;
   }
-  for (let j = 0; j < d; j++) if (!Number.isFinite(x[j]!)) converged = false;
+  for (let j = 0; j < x.length; j++) if (!Number.isFinite(x[j]!)) converged = false;
   return { theta: x, converged, tolerance: tol };
 }
 
@@ -389,12 +424,7 @@ function subsampleWarmStart(p: ErmProblem, perturb: ErmPerturbation): { theta: F
   const { n, d } = p;
   const k = Math.floor(n / PRECONDITIONER_ROWS);
   const m = Math.ceil(n / k);
-  const Xs = new Float64Array(m * d);
-  for (let j = 0; j < d; j++) {
-    const col = p.X.subarray(j * n, (j + 1) * n);
-    const o = Xs.subarray(j * m, (j + 1) * m);
-    for (let r = 0; r < m; r++) o[r] = col[r * k]!;
-  }
+  const Xs = everyKthRow(p.X, n, d, k, m);
   const ys = new Float64Array(m);
   for (let r = 0; r < m; r++) ys[r] = p.y[r * k]!;
   const ratio = m / n;
@@ -406,11 +436,8 @@ function subsampleWarmStart(p: ErmProblem, perturb: ErmPerturbation): { theta: F
     const r = minimizeLbfgs(ermObjective(sub, subPerturb), new Float64Array(d), { gradTol: 1e-5, maxIter: 1000, ...(pre0 !== undefined ? { precondition: pre0 } : {}) });
     for (let j = 0; j < d; j++) if (!Number.isFinite(r.x[j]!)) return undefined;
     // Xs is not needed after the subsample solve: its rows are scaled in place.
-    const H = logisticHessianInPlace(Xs, m, d, r.x);
-    const ridge = p.gamma / n + (perturb.quadratic ?? 0);
-    for (let j = 0; j < d; j++) H[j * d + j] = H[j * d + j]! + ridge;
-    const L = cholesky(H, d);
-    return { theta: r.x, precondition: (v) => choleskySolve(L, d, v, v) };
+    const precondition = ridgeCholeskyPreconditioner(logisticHessianInPlace(Xs, m, d, r.x), p, perturb);
+    return precondition === undefined ? undefined : { theta: r.x, precondition };
   } catch {
     return undefined;
   }
@@ -423,38 +450,10 @@ function subsampleWarmStart(p: ErmProblem, perturb: ErmPerturbation): { theta: F
  * start's objective or gradient is not finite (the caller then solves from 0).
  */
 function finishFrom(objective: (theta: Float64Array, grad: Float64Array) => number, start: Float64Array, precondition: (v: Float64Array) => void, tol: number, maxIter: number): ErmSolution | undefined {
-  const d = start.length;
-  const lastX = Float64Array.from(start);
-  const lastG = new Float64Array(d);
-  let lastF = objective(lastX, lastG);
-  let s = 0;
-  for (let j = 0; j < d; j++) s += lastG[j]! * lastG[j]!;
-  const base = Math.sqrt(s);
-  if (!Number.isFinite(base) || !Number.isFinite(lastF)) return undefined;
-  const fg = (x: Float64Array, grad: Float64Array): number => {
-    let same = true;
-    for (let j = 0; j < d; j++) if (x[j] !== lastX[j]) same = false;
-    if (same) {
-      grad.set(lastG);
-      return lastF;
-    }
-    lastF = objective(x, grad);
-    lastX.set(x);
-    lastG.set(grad);
-    return lastF;
-  };
-  let x: Float64Array = start;
-  let converged = false;
-  try {
-    const gradTol = (tol * (1 - 1e-12)) / Math.max(1, base);
-    const result = minimizeLbfgs(fg, start, { gradTol, maxIter, precondition });
-    x = result.x;
-    converged = result.converged && result.gradNorm <= tol;
-  } catch {
-    converged = false;
-  }
-  for (let j = 0; j < d; j++) if (!Number.isFinite(x[j]!)) converged = false;
-  return { theta: x, converged, tolerance: tol };
+  const { fg, f0, g0 } = memoizedObjective(objective, start);
+  const base = euclideanNorm(g0);
+  if (!Number.isFinite(base) || !Number.isFinite(f0)) return undefined;
+  return lbfgsToTolerance(fg, start, base, tol, maxIter, undefined, precondition, start);
 }
 
 /** Rows the preconditioner's Gram matrix is estimated from on large column-major designs (see {@link ermPreconditioner}). */
@@ -485,30 +484,14 @@ export function ermPreconditioner(p: ErmProblem, perturb: ErmPerturbation = {}):
     // over the m = ceil(n / k) rows kept; a preconditioner only needs to be close.
     const k = Math.floor(n / PRECONDITIONER_ROWS);
     rows = Math.ceil(n / k);
-    const sub = new Float64Array(rows * d);
-    for (let j = 0; j < d; j++) {
-      const col = p.X.subarray(j * n, (j + 1) * n);
-      const o = j * rows;
-      for (let r = 0; r < rows; r++) sub[o + r] = col[r * k]!;
-    }
-    G = gramColumnMajor(sub, rows, d);
+    G = gramColumnMajor(everyKthRow(p.X, n, d, k, rows), rows, d);
   } else {
     G = p.layout === 'columns' ? gramColumnMajor(p.X, n, d) : gram(p.X, n, d);
   }
   const scale = (p.loss === 'logistic' ? 0.25 : 1) / rows;
-  const ridge = p.gamma / n + (perturb.quadratic ?? 0);
   const M = new Float64Array(d * d);
   for (let k = 0; k < d * d; k++) M[k] = G[k]! * scale;
-  for (let j = 0; j < d; j++) M[j * d + j] = M[j * d + j]! + ridge;
-  let L: Float64Array;
-  try {
-    L = cholesky(M, d);
-  } catch {
-    return undefined;
-  }
-  return (v) => {
-    choleskySolve(L, d, v, v);
-  };
+  return ridgeCholeskyPreconditioner(M, p, perturb);
 }
 
 /**
@@ -519,8 +502,16 @@ export function ermPreconditioner(p: ErmProblem, perturb: ErmPerturbation = {}):
 function logisticPreconditionerAt(p: ErmProblem, perturb: ErmPerturbation, theta: Float64Array): ((v: Float64Array) => void) | undefined {
   const { n, d } = p;
   const k = n >= 2 * PRECONDITIONER_ROWS ? Math.floor(n / PRECONDITIONER_ROWS) : 1;
-  const H = columnLogisticHessian(p.X, n, d, theta, k);
-  const ridge = p.gamma / n + (perturb.quadratic ?? 0);
+  return ridgeCholeskyPreconditioner(columnLogisticHessian(p.X, n, d, theta, k), p, perturb);
+}
+
+/**
+ * M^{-1} for M = H + (gamma/n + Delta) I (H, d x d row-major, gets the ridge added IN PLACE),
+ * applied in place by a Cholesky solve; undefined when the factorisation fails.
+ */
+function ridgeCholeskyPreconditioner(H: Float64Array, p: ErmProblem, perturb: ErmPerturbation): ((v: Float64Array) => void) | undefined {
+  const d = p.d;
+  const ridge = p.gamma / p.n + (perturb.quadratic ?? 0);
   for (let j = 0; j < d; j++) H[j * d + j] = H[j * d + j]! + ridge;
   let L: Float64Array;
   try {
@@ -531,6 +522,17 @@ function logisticPreconditionerAt(p: ErmProblem, perturb: ErmPerturbation, theta
   return (v) => {
     choleskySolve(L, d, v, v);
   };
+}
+
+/** Rows 0, k, 2k, ... (m of them) of a column-major n x d design, as a column-major m x d copy. */
+function everyKthRow(X: Float64Array, n: number, d: number, k: number, m: number): Float64Array {
+  const out = new Float64Array(m * d);
+  for (let j = 0; j < d; j++) {
+    const col = X.subarray(j * n, (j + 1) * n);
+    const o = out.subarray(j * m, (j + 1) * m);
+    for (let r = 0; r < m; r++) o[r] = col[r * k]!;
+  }
+  return out;
 }
 
 /**
