@@ -64,8 +64,8 @@ function numCol(schema: DataSchema, column: string): NumericColumn {
   return c;
 }
 
-/** Equal-width public edges on [lower, upper]. */
-function edgesOf(lower: number, upper: number, bins: number): number[] {
+/** Equal-width public edges on [lower, upper] (shared with the studio). */
+export function edgesOf(lower: number, upper: number, bins: number): number[] {
   const e: number[] = [];
   for (let i = 0; i <= bins; i++) e.push(i === bins ? upper : lower + ((upper - lower) * i) / bins);
   return e;
@@ -190,11 +190,7 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
         const pb = await unitPrivateBounds(engine, b, valueCol!.name, rng);
         lower = pb.value.lower;
         upper = pb.value.upper;
-        notes.push(
-          b.autoBounds.method === 'quantiles'
-            ? `private bounds [${lower}, ${upper}] (private 1st/99th percentiles in [${b.autoBounds.range![0]}, ${b.autoBounds.range![1]}] over at most ${b.maxRows} rows per ${b.unit}: exponential mechanism, eps ${+(b.autoBounds.eps / 2).toPrecision(6)} each, rank-utility sensitivity ${b.maxRows})`
-            : `private bounds [${lower}, ${upper}] (ApproxBounds: noisy log2-magnitude histogram over at most ${b.maxRows} rows per ${b.unit}, Laplace scale ${+pb.scale.toPrecision(6)}, eps ${+b.autoBounds.eps.toPrecision(6)}${pb.value.found ? '' : '; no bin passed the threshold: the widest public range is used'})`,
-        );
+        notes.push(privateBoundsNote(b, false, pb, lower, upper));
         parts.push(`bounds eps ${+b.autoBounds.eps.toPrecision(6)}`);
       }
       const edges = r.stat === 'histogram' ? (r.edges ?? edgesOf(lower!, upper!, bins)) : undefined;
@@ -224,56 +220,8 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
       };
       const rel: GroupedRelease = releaseGroupAggregates(input, aggOptions(r, lower, upper, keysFor, rng));
       const g: Guarantee = { eps: r.eps, delta: r.delta + (b.selectKeys?.delta ?? 0), neighbors: 'unbounded', privacyUnit: b.unit };
-      const keys = rel.value.keys.map(String);
-      const vals = rel.value.values as number[];
-      const hw = rel.noiseHalfWidth(alpha);
-      const sens = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
-      parts.unshift(...rel.parts.map((p) => `${p.name}: eps ${+p.eps.toPrecision(6)}, L1 ${+p.l1.toPrecision(6)}, L2 ${+p.l2.toPrecision(6)}, scale ${+p.scale.toPrecision(6)}`));
-      if (rel.selection) parts.push(`keys: ${b.selectKeys!.method} partition selection, eps ${+rel.selection.eps.toPrecision(6)}, delta ${rel.selection.delta}, ${keys.length} key(s) released`);
-      notes.unshift(`${formatGuarantee(g)}; contribution bounds: at most ${b.maxPartitions} group(s) and ${b.maxRows} row(s) per group per ${b.unit} (kept uniformly at random by a keyed hash, fresh key)`, parts.join('; '));
-      notes.push(`rows with a missing ${b.unit}, group or value are dropped; how many rows the bounding dropped is not released`);
-      const baseRes = {
-        name: r.name,
-        stat: r.stat,
-        columns: [...(valueCol ? [valueCol.name] : []), ...(by ? [by] : [])],
-        eps: r.eps,
-        delta: g.delta,
-        neighbors: 'unbounded' as const,
-        privacyUnit: b.unit,
-        guaranteeText: formatGuarantee(g),
-        level: 1 - alpha,
-        mechanism,
-        sensitivity: sens.length === 1 ? sens[0]! : sens,
-        scale: rel.scale.length === 1 ? rel.scale[0]! : rel.scale,
-        notes,
-      };
-      const w = (i: number) => (Array.isArray(hw) ? hw[i]! : hw);
-      const interval = (v: number, i: number): [number, number] | null => {
-        if (r.stat === 'count' || r.stat === 'histogram') return [Math.max(0, v - w(i) - 0.5), v + w(i) + 0.5];
-        if (r.stat === 'mean' && !b.perUnitClamp) return Number.isFinite(w(i)) ? [Math.max(lower!, v - w(i)), Math.min(upper!, v + w(i))] : [lower!, upper!];
-        if (r.stat === 'mean') return Number.isFinite(w(i)) ? [v - w(i), v + w(i)] : null;
-        return null;
-      };
-      // Counts are rounded half-to-even and clamped at 0 (post-processing), as the other counts of dpkit.
-      const post = (v: number) => (r.stat === 'count' ? Math.max(0, Math.round(v)) : v);
-      if (r.stat === 'histogram') {
-        const counts = keys.length ? keys.map((_, i) => Math.max(0, Math.round(vals[i]!))) : [];
-        return {
-          ...baseRes,
-          labels: counts.map((_, i) => `${fmtEdge(edges![i]!)}–${fmtEdge(edges![i + 1]!)}`),
-          values: counts,
-          intervals: counts.map((v, i) => interval(v, i)),
-          edges,
-        };
-      }
-      if (r.stat === 'variance' || r.stat === 'sd') notes.push('no data-independent interval is shown for a grouped variance (three noisy parts); see the noise scales');
-      if (by === undefined) {
-        const v = post(vals[0]!);
-        const iv = interval(v, 0);
-        return { ...baseRes, value: v, ...(iv ? { interval: iv } : {}) };
-      }
-      const values = vals.map(post);
-      return { ...baseRes, labels: keys, values, intervals: values.map((v, i) => interval(v, i)) };
+      const baseRes = unitResultBase(rel, { name: r.name, stat: r.stat, columns: [...(valueCol ? [valueCol.name] : []), ...(by ? [by] : [])], g, b, alpha, mechanism, notes, parts });
+      return { ...baseRes, ...unitValueFields(rel, { stat: r.stat, grouped: by !== undefined, perUnitClamp: b.perUnitClamp !== undefined, lower, upper, edges, alpha, notes }) };
     },
   };
 }
@@ -333,7 +281,8 @@ async function unitPrivateBounds(engine: DataEngine, b: UnitBounds, value: strin
   return privateBoundsFromCounts(counts, { eps: ab.eps, maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, privacyUnit: b.unit, rng, accountant: null, details: true });
 }
 
-function fmtEdge(x: number): string {
+/** A histogram edge in a label (shared with the studio). */
+export function fmtEdge(x: number): string {
   return Number.isInteger(x) ? String(x) : String(+x.toPrecision(4));
 }
 
@@ -401,7 +350,7 @@ function planBinnedUnitRelease(r: BinnedSpec, schema: DataSchema): PlannedUnitRe
         const pb = await unitPrivateBounds(engine, b, valueCol.name, rng);
         lower = pb.value.lower;
         upper = pb.value.upper;
-        notes.push(`private bounds [${lower}, ${upper}] (${b.autoBounds.method === 'quantiles' ? 'private 1st/99th percentiles' : 'ApproxBounds'}, eps ${+b.autoBounds.eps.toPrecision(6)})`);
+        notes.push(privateBoundsNote(b, true, pb, lower, upper));
         parts.push(`bounds eps ${+b.autoBounds.eps.toPrecision(6)}`);
       }
       const edges = r.stat === 'histogram' && r.edges ? r.edges : edgesOf(lower, upper, bins);
@@ -444,48 +393,136 @@ function planBinnedUnitRelease(r: BinnedSpec, schema: DataSchema): PlannedUnitRe
       }
       const rel: GroupedRelease = releaseGroupAggregates({ keys: [...index.keys()], units, n, h }, binnedOptions(r, lower, upper, bins, levels, rng));
       const g: Guarantee = { eps: r.eps, delta: r.delta + (b.selectKeys?.delta ?? 0), neighbors: 'unbounded', privacyUnit: b.unit };
-      const keys = rel.value.keys.map(String);
-      const vals = rel.value.values as number[][];
-      parts.unshift(...rel.parts.map((p) => `${p.name} (keys x ${bins} bins): eps ${+p.eps.toPrecision(6)}, L1 ${+p.l1.toPrecision(6)}, L2 ${+p.l2.toPrecision(6)}, scale ${+p.scale.toPrecision(6)}`));
-      if (rel.selection) parts.push(`keys: ${b.selectKeys!.method} partition selection, eps ${+rel.selection.eps.toPrecision(6)}, delta ${rel.selection.delta}, ${keys.length} key(s) released`);
-      notes.unshift(`${formatGuarantee(g)}; contribution bounds: at most ${b.maxPartitions} group(s) and ${b.maxRows} row(s) per group per ${b.unit} (kept uniformly at random by a keyed hash, fresh key)`, parts.join('; '));
-      if (r.stat === 'quantile') notes.push(`quantiles read off each group's noisy histogram of ${bins} equal-width bins on [${lower}, ${upper}] (post-processing; resolution ${+((upper - lower) / bins).toPrecision(4)}); no data-independent interval is shown`);
-      notes.push(`rows with a missing ${b.unit}, group or value are dropped; how many rows the bounding dropped is not released`);
-      const sens = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
-      const baseRes = {
-        name: r.name,
-        stat: r.stat,
-        columns: [valueCol.name, ...(by ? [by] : [])],
-        eps: r.eps,
-        delta: g.delta,
-        neighbors: 'unbounded' as const,
-        privacyUnit: b.unit,
-        guaranteeText: formatGuarantee(g),
-        level: 1 - alpha,
-        mechanism,
-        sensitivity: sens[0]!,
-        scale: rel.scale[0]!,
-        notes,
-      };
-      const prefix = (k: string) => (by === undefined ? '' : `${k}: `);
-      if (r.stat === 'quantile') {
-        const probs = r.probs;
-        if (by === undefined && probs.length === 1) return { ...baseRes, value: vals[0]![0]! };
-        return {
-          ...baseRes,
-          labels: keys.flatMap((k) => probs.map((q) => `${prefix(k)}q${+(q * 100).toFixed(2)}`)),
-          values: vals.flat(),
-          intervals: vals.flat().map(() => null),
-        };
-      }
-      const w = rel.noiseHalfWidth(alpha) as number;
-      const values = vals.flat();
-      return {
-        ...baseRes,
-        labels: keys.flatMap((k) => edges.slice(0, -1).map((e, j) => `${k}: ${fmtEdge(e)}–${fmtEdge(edges[j + 1]!)}`)),
-        values,
-        intervals: values.map((v) => [Math.max(0, v - w - 0.5), v + w + 0.5] as [number, number]),
-      };
+      const baseRes = unitResultBase(rel, { name: r.name, stat: r.stat, columns: [valueCol.name, ...(by ? [by] : [])], g, b, alpha, mechanism, notes, parts, binned: { bins, lower, upper } });
+      return { ...baseRes, ...binnedValueFields(rel, { stat: r.stat, grouped: by !== undefined, probs: r.stat === 'quantile' ? r.probs : [], edges, alpha }) };
     },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Result fields of a per-unit release from the core's GroupedRelease (shared with the studio, which
+// runs the same releases in memory: studio/src/units.ts; browser-safe)
+
+/** The note of a release's private bounds (binned: the short form of per-group histograms and quantiles). */
+export function privateBoundsNote(b: UnitBounds, binned: boolean, pb: { scale: number; value: { found?: boolean } }, lower: number | undefined, upper: number | undefined): string {
+  const ab = b.autoBounds!;
+  if (binned) return `private bounds [${lower}, ${upper}] (${ab.method === 'quantiles' ? 'private 1st/99th percentiles' : 'ApproxBounds'}, eps ${+ab.eps.toPrecision(6)})`;
+  return ab.method === 'quantiles'
+    ? `private bounds [${lower}, ${upper}] (private 1st/99th percentiles in [${ab.range![0]}, ${ab.range![1]}] over at most ${b.maxRows} rows per ${b.unit}: exponential mechanism, eps ${+(ab.eps / 2).toPrecision(6)} each, rank-utility sensitivity ${b.maxRows})`
+    : `private bounds [${lower}, ${upper}] (ApproxBounds: noisy log2-magnitude histogram over at most ${b.maxRows} rows per ${b.unit}, Laplace scale ${+pb.scale.toPrecision(6)}, eps ${+ab.eps.toPrecision(6)}${pb.value.found ? '' : '; no bin passed the threshold: the widest public range is used'})`;
+}
+
+/** The fields every per-unit result carries. */
+export interface UnitResultBase {
+  name: string;
+  stat: string;
+  columns: string[];
+  eps: number;
+  delta: number;
+  neighbors: 'unbounded';
+  privacyUnit: string;
+  guaranteeText: string;
+  level: number;
+  mechanism: string;
+  sensitivity: number | number[];
+  scale: number | number[];
+  notes: string[];
+}
+
+/**
+ * The common result fields of a per-unit release, and its notes: `parts` (noisy parts, after any
+ * "bounds eps" part) and `notes` (after any private-bounds note) are completed in place. `binned`: a
+ * per-group histogram or quantile (one noisy (key x bin) vector of `bins` bins on [lower, upper]).
+ */
+export function unitResultBase(
+  rel: GroupedRelease,
+  o: { name: string; stat: string; columns: string[]; g: Guarantee; b: UnitBounds; alpha: number; mechanism: string; notes: string[]; parts: string[]; binned?: { bins: number; lower: number; upper: number } },
+): UnitResultBase {
+  const { b, g, notes, parts, binned } = o;
+  const sens = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
+  const dims = binned ? ` (keys x ${binned.bins} bins)` : '';
+  parts.unshift(...rel.parts.map((p) => `${p.name}${dims}: eps ${+p.eps.toPrecision(6)}, L1 ${+p.l1.toPrecision(6)}, L2 ${+p.l2.toPrecision(6)}, scale ${+p.scale.toPrecision(6)}`));
+  if (rel.selection) parts.push(`keys: ${b.selectKeys!.method} partition selection, eps ${+rel.selection.eps.toPrecision(6)}, delta ${rel.selection.delta}, ${rel.value.keys.length} key(s) released`);
+  notes.unshift(`${formatGuarantee(g)}; contribution bounds: at most ${b.maxPartitions} group(s) and ${b.maxRows} row(s) per group per ${b.unit} (kept uniformly at random by a keyed hash, fresh key)`, parts.join('; '));
+  if (binned && o.stat === 'quantile') {
+    const { bins, lower, upper } = binned;
+    notes.push(`quantiles read off each group's noisy histogram of ${bins} equal-width bins on [${lower}, ${upper}] (post-processing; resolution ${+((upper - lower) / bins).toPrecision(4)}); no data-independent interval is shown`);
+  }
+  notes.push(`rows with a missing ${b.unit}, group or value are dropped; how many rows the bounding dropped is not released`);
+  return {
+    name: o.name,
+    stat: o.stat,
+    columns: o.columns,
+    eps: g.eps,
+    delta: g.delta,
+    neighbors: 'unbounded',
+    privacyUnit: b.unit,
+    guaranteeText: formatGuarantee(g),
+    level: 1 - o.alpha,
+    mechanism: o.mechanism,
+    sensitivity: binned ? sens[0]! : sens.length === 1 ? sens[0]! : sens,
+    scale: binned ? rel.scale[0]! : rel.scale.length === 1 ? rel.scale[0]! : rel.scale,
+    notes,
+  };
+}
+
+/** The released values of a per-unit release (an ungrouped value, or labelled values per key or bin) with their intervals. */
+export type UnitValueFields =
+  | { value: number; interval?: [number, number] }
+  | { labels: string[]; values: number[]; intervals: ([number, number] | null)[]; edges?: number[] };
+
+/**
+ * The values of a per-unit count, mean, variance, sd or (ungrouped) histogram, with the intervals:
+ * counts rounded half-to-even and clamped at 0 (post-processing), +- (w + 0.5); a mean's half-width
+ * clipped to the clamp [lower, upper] (none with per-unit clamp and an infinite width); no interval for
+ * a variance (a note is added to `notes`).
+ */
+export function unitValueFields(
+  rel: GroupedRelease,
+  o: { stat: string; grouped: boolean; perUnitClamp: boolean; lower: number | undefined; upper: number | undefined; edges: number[] | undefined; alpha: number; notes: string[] },
+): UnitValueFields {
+  const { stat, lower, upper, edges } = o;
+  const keys = rel.value.keys.map(String);
+  const vals = rel.value.values as number[];
+  const hw = rel.noiseHalfWidth(o.alpha);
+  const w = (i: number) => (Array.isArray(hw) ? hw[i]! : hw);
+  const interval = (v: number, i: number): [number, number] | null => {
+    if (stat === 'count' || stat === 'histogram') return [Math.max(0, v - w(i) - 0.5), v + w(i) + 0.5];
+    if (stat === 'mean' && !o.perUnitClamp) return Number.isFinite(w(i)) ? [Math.max(lower!, v - w(i)), Math.min(upper!, v + w(i))] : [lower!, upper!];
+    if (stat === 'mean') return Number.isFinite(w(i)) ? [v - w(i), v + w(i)] : null;
+    return null;
+  };
+  // Counts are rounded half-to-even and clamped at 0 (post-processing), as the other counts of dpkit.
+  const post = (v: number) => (stat === 'count' ? Math.max(0, Math.round(v)) : v);
+  if (stat === 'histogram') {
+    const counts = keys.map((_, i) => Math.max(0, Math.round(vals[i]!)));
+    return { labels: counts.map((_, i) => `${fmtEdge(edges![i]!)}–${fmtEdge(edges![i + 1]!)}`), values: counts, intervals: counts.map((v, i) => interval(v, i)), edges };
+  }
+  if (stat === 'variance' || stat === 'sd') o.notes.push('no data-independent interval is shown for a grouped variance (three noisy parts); see the noise scales');
+  if (!o.grouped) {
+    const v = post(vals[0]!);
+    const iv = interval(v, 0);
+    return { value: v, ...(iv ? { interval: iv } : {}) };
+  }
+  const values = vals.map(post);
+  return { labels: keys, values, intervals: values.map((v, i) => interval(v, i)) };
+}
+
+/** The values of a per-group histogram (counts per key and bin of `edges`, +- (w + 0.5)) or of quantiles (no interval). */
+export function binnedValueFields(rel: GroupedRelease, o: { stat: string; grouped: boolean; probs: readonly number[]; edges: readonly number[]; alpha: number }): UnitValueFields {
+  const { probs, edges } = o;
+  const keys = rel.value.keys.map(String);
+  const vals = rel.value.values as number[][];
+  const prefix = (k: string) => (o.grouped ? `${k}: ` : '');
+  if (o.stat === 'quantile') {
+    if (!o.grouped && probs.length === 1) return { value: vals[0]![0]! };
+    return { labels: keys.flatMap((k) => probs.map((q) => `${prefix(k)}q${+(q * 100).toFixed(2)}`)), values: vals.flat(), intervals: vals.flat().map(() => null) };
+  }
+  const w = rel.noiseHalfWidth(o.alpha) as number;
+  const values = vals.flat();
+  return {
+    labels: keys.flatMap((k) => edges.slice(0, -1).map((e, j) => `${k}: ${fmtEdge(e)}–${fmtEdge(edges[j + 1]!)}`)),
+    values,
+    intervals: values.map((v) => [Math.max(0, v - w - 0.5), v + w + 0.5] as [number, number]),
   };
 }

@@ -24,7 +24,7 @@
  */
 import type { Neighbors } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { planUnitRelease, unitSensitivityText } from '../../src/node/unit-releases.js';
+import { binnedValueFields, edgesOf, planUnitRelease, privateBoundsNote, unitResultBase, unitSensitivityText, unitValueFields } from '../../src/node/unit-releases.js';
 import type { DataSchema, ReleaseSpec as CliReleaseSpec, UnitBounds } from '../../src/node/spec.js';
 import { formatGuarantee } from '../../src/privacy-unit.js';
 import type { Guarantee } from '../../src/release.js';
@@ -222,16 +222,6 @@ export function previewUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSc
   return { mechanism: planned.mechanism, guarantee: formatGuarantee(unitGuarantee(r)), detail, parts, sensitivity: used, scale: parts.map((p) => p.scale), halfWidth: hw };
 }
 
-function fmtEdge(x: number): string {
-  return Number.isInteger(x) ? String(x) : String(+x.toPrecision(4));
-}
-
-function edgesOf(lower: number, upper: number, bins: number): number[] {
-  const e: number[] = [];
-  for (let i = 0; i <= bins; i++) e.push(i === bins ? upper : lower + ((upper - lower) * i) / bins);
-  return e;
-}
-
 /** The result of a per-unit release (the CLI's per-unit ReleaseResult without the charge). */
 export interface UnitResult {
   name: string;
@@ -304,13 +294,7 @@ export function runUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSchema
     }
     lower = lo;
     upper = hi;
-    notes.push(
-      isBinned(r)
-        ? `private bounds [${lower}, ${upper}] (${ab.method === 'quantiles' ? 'private 1st/99th percentiles' : 'ApproxBounds'}, eps ${+ab.eps.toPrecision(6)})`
-        : ab.method === 'quantiles'
-        ? `private bounds [${lower}, ${upper}] (private 1st/99th percentiles in [${ab.range![0]}, ${ab.range![1]}] over at most ${b.maxRows} rows per ${b.unit}: exponential mechanism, eps ${+(ab.eps / 2).toPrecision(6)} each, rank-utility sensitivity ${b.maxRows})`
-        : `private bounds [${lower}, ${upper}] (ApproxBounds: noisy log2-magnitude histogram over at most ${b.maxRows} rows per ${b.unit}, Laplace scale ${+pb.scale.toPrecision(6)}, eps ${+ab.eps.toPrecision(6)}${pb.value.found ? '' : '; no bin passed the threshold: the widest public range is used'})`,
-    );
+    notes.push(privateBoundsNote(b, isBinned(r), pb, lower, upper));
     partsText.push(`bounds eps ${+ab.eps.toPrecision(6)}`);
   }
   if (isBinned(r)) return runBinned(r, spec, schema, ds, rng, alpha, { mechanism, unitDict, x: x!, lower: lower!, upper: upper!, notes, partsText });
@@ -356,51 +340,10 @@ export function runUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSchema
     details: true,
   });
   const g = unitGuarantee(r);
-  const keys = rel.value.keys.map(String);
-  const vals = rel.value.values as number[];
-  const hw = rel.noiseHalfWidth(alpha);
-  const sens = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
-  partsText.unshift(...rel.parts.map((p) => `${p.name}: eps ${+p.eps.toPrecision(6)}, L1 ${+p.l1.toPrecision(6)}, L2 ${+p.l2.toPrecision(6)}, scale ${+p.scale.toPrecision(6)}`));
-  if (rel.selection) partsText.push(`keys: ${b.selectKeys!.method} partition selection, eps ${+rel.selection.eps.toPrecision(6)}, delta ${rel.selection.delta}, ${keys.length} key(s) released`);
-  notes.unshift(`${formatGuarantee(g)}; contribution bounds: at most ${b.maxPartitions} group(s) and ${b.maxRows} row(s) per group per ${b.unit} (kept uniformly at random by a keyed hash, fresh key)`, partsText.join('; '));
-  notes.push(`rows with a missing ${b.unit}, group or value are dropped; how many rows the bounding dropped is not released`);
-  const base: UnitResult = {
-    name: r.name,
-    stat: r.stat,
-    columns: [...(valueCol ? [r.column!] : []), ...(r.by ? [r.by] : [])],
-    eps: r.eps,
-    delta: g.delta,
-    neighbors: 'unbounded',
-    privacyUnit: b.unit,
-    guaranteeText: formatGuarantee(g),
-    level: 1 - alpha,
-    mechanism,
-    sensitivity: sens.length === 1 ? sens[0]! : sens,
-    scale: rel.scale.length === 1 ? rel.scale[0]! : rel.scale,
-    notes,
-  };
-  const w = (i: number) => (Array.isArray(hw) ? hw[i]! : hw);
-  // The intervals of the CLI (src/node/unit-releases.ts): counts +- (w + 0.5) after rounding; a mean's
+  const base = unitResultBase(rel, { name: r.name, stat: r.stat, columns: [...(valueCol ? [r.column!] : []), ...(r.by ? [r.by] : [])], g, b, alpha, mechanism, notes, parts: partsText });
+  // The values and intervals of the CLI (src/node/unit-releases.ts): counts +- (w + 0.5) after rounding; a mean's
   // rigorous half-width (w_s + h w_n)/n~ of the core (both noisy parts), clipped to the clamp.
-  const interval = (v: number, i: number): [number, number] | null => {
-    if (r.stat === 'count' || r.stat === 'histogram') return [Math.max(0, v - w(i) - 0.5), v + w(i) + 0.5];
-    if (r.stat === 'mean' && !b.perUnitClamp) return Number.isFinite(w(i)) ? [Math.max(lower!, v - w(i)), Math.min(upper!, v + w(i))] : [lower!, upper!];
-    if (r.stat === 'mean') return Number.isFinite(w(i)) ? [v - w(i), v + w(i)] : null;
-    return null;
-  };
-  const post = (v: number) => (r.stat === 'count' ? Math.max(0, Math.round(v)) : v);
-  if (r.stat === 'histogram') {
-    const counts = keys.map((_, i) => Math.max(0, Math.round(vals[i]!)));
-    return { ...base, labels: counts.map((_, i) => `${fmtEdge(edges![i]!)}–${fmtEdge(edges![i + 1]!)}`), values: counts, intervals: counts.map((v, i) => interval(v, i)), edges };
-  }
-  if (r.stat === 'variance' || r.stat === 'sd') notes.push('no data-independent interval is shown for a grouped variance (three noisy parts); see the noise scales');
-  if (r.by === undefined) {
-    const v = post(vals[0]!);
-    const iv = interval(v, 0);
-    return { ...base, value: v, ...(iv ? { interval: iv } : {}) };
-  }
-  const values = vals.map(post);
-  return { ...base, labels: keys, values, intervals: values.map((v, i) => interval(v, i)) };
+  return { ...base, ...unitValueFields(rel, { stat: r.stat, grouped: r.by !== undefined, perUnitClamp: b.perUnitClamp !== undefined, lower, upper, edges, alpha, notes }) };
 }
 
 /**
@@ -464,41 +407,6 @@ function runBinned(
     details: true,
   });
   const g = unitGuarantee(r);
-  const keys = rel.value.keys.map(String);
-  const vals = rel.value.values as number[][];
-  partsText.unshift(...rel.parts.map((p) => `${p.name} (keys x ${bins} bins): eps ${+p.eps.toPrecision(6)}, L1 ${+p.l1.toPrecision(6)}, L2 ${+p.l2.toPrecision(6)}, scale ${+p.scale.toPrecision(6)}`));
-  if (rel.selection) partsText.push(`keys: ${b.selectKeys!.method} partition selection, eps ${+rel.selection.eps.toPrecision(6)}, delta ${rel.selection.delta}, ${keys.length} key(s) released`);
-  notes.unshift(`${formatGuarantee(g)}; contribution bounds: at most ${b.maxPartitions} group(s) and ${b.maxRows} row(s) per group per ${b.unit} (kept uniformly at random by a keyed hash, fresh key)`, partsText.join('; '));
-  if (r.stat === 'quantile') notes.push(`quantiles read off each group's noisy histogram of ${bins} equal-width bins on [${lower}, ${upper}] (post-processing; resolution ${+((upper - lower) / bins).toPrecision(4)}); no data-independent interval is shown`);
-  notes.push(`rows with a missing ${b.unit}, group or value are dropped; how many rows the bounding dropped is not released`);
-  const sens = rel.parts.map((p) => (p.mechanism.startsWith('laplace') ? p.l1 : p.l2));
-  const base: UnitResult = {
-    name: r.name,
-    stat: r.stat,
-    columns: [r.column!, ...(r.by ? [r.by] : [])],
-    eps: r.eps,
-    delta: g.delta,
-    neighbors: 'unbounded',
-    privacyUnit: b.unit,
-    guaranteeText: formatGuarantee(g),
-    level: 1 - alpha,
-    mechanism: c.mechanism,
-    sensitivity: sens[0]!,
-    scale: rel.scale[0]!,
-    notes,
-  };
-  const prefix = (k: string) => (r.by === undefined ? '' : `${k}: `);
-  if (r.stat === 'quantile') {
-    if (r.by === undefined && probs.length === 1) return { ...base, value: vals[0]![0]! };
-    return { ...base, labels: keys.flatMap((k) => probs.map((q) => `${prefix(k)}q${+(q * 100).toFixed(2)}`)), values: vals.flat(), intervals: vals.flat().map(() => null) };
-  }
-  const edges = edgesOf(lower, upper, bins);
-  const w = rel.noiseHalfWidth(alpha) as number;
-  const values = vals.flat();
-  return {
-    ...base,
-    labels: keys.flatMap((k) => edges.slice(0, -1).map((e, j) => `${k}: ${fmtEdge(e)}–${fmtEdge(edges[j + 1]!)}`)),
-    values,
-    intervals: values.map((v) => [Math.max(0, v - w - 0.5), v + w + 0.5] as [number, number]),
-  };
+  const base = unitResultBase(rel, { name: r.name, stat: r.stat, columns: [r.column!, ...(r.by ? [r.by] : [])], g, b, alpha, mechanism: c.mechanism, notes, parts: partsText, binned: { bins, lower, upper } });
+  return { ...base, ...binnedValueFields(rel, { stat: r.stat, grouped: r.by !== undefined, probs, edges: r.stat === 'quantile' ? [] : edgesOf(lower, upper, bins), alpha }) };
 }
