@@ -322,17 +322,7 @@ export function columnLogisticHessian(X: Float64Array, n: number, d: number, the
       r[i] = r[i]! + v * t;
     }
   }
-  for (let i = 0; i < m; i++) {
-    const e = expNegative(Math.abs(r[i]!));
-    r[i] = Math.sqrt(e) / (1 + e);
-  }
-  for (let j = 0; j < d; j++) {
-    const o = sub.subarray(j * m, (j + 1) * m);
-    for (let i = 0; i < m; i++) o[i] = o[i]! * r[i]!;
-  }
-  const G = gramColumnMajor(sub, m, d);
-  for (let q = 0; q < d * d; q++) G[q] = G[q]! / m;
-  return G;
+  return weightedGramMean(sub, m, d, r);
 }
 
 /**
@@ -348,15 +338,24 @@ export function logisticHessianInPlace(X: Float64Array, n: number, d: number, th
     const t = theta[j]!;
     for (let i = 0; i < n; i++) r[i] = r[i]! + col[i]! * t;
   }
-  for (let i = 0; i < n; i++) {
+  return weightedGramMean(X, n, d, r);
+}
+
+/**
+ * The shared tail of the two logistic Hessians: given the scores z (in `r`, overwritten with
+ * sqrt(s_i) = sqrt(e)/(1 + e), e = exp(-|z_i|)), scales the rows of the column-major m x d block B
+ * by sqrt(s_i) IN PLACE and returns (1/m) B^T B (d x d, row-major) from one blocked Gram pass.
+ */
+function weightedGramMean(B: Float64Array, m: number, d: number, r: Float64Array): Float64Array {
+  for (let i = 0; i < m; i++) {
     const e = expNegative(Math.abs(r[i]!));
     r[i] = Math.sqrt(e) / (1 + e);
   }
   for (let j = 0; j < d; j++) {
-    const col = X.subarray(j * n, (j + 1) * n);
-    for (let i = 0; i < n; i++) col[i] = col[i]! * r[i]!;
+    const col = B.subarray(j * m, (j + 1) * m);
+    for (let i = 0; i < m; i++) col[i] = col[i]! * r[i]!;
   }
-  const G = gramColumnMajor(X, n, d);
-  for (let q = 0; q < d * d; q++) G[q] = G[q]! / n;
+  const G = gramColumnMajor(B, m, d);
+  for (let q = 0; q < d * d; q++) G[q] = G[q]! / m;
   return G;
 }
