@@ -44,6 +44,8 @@ import { noiseCommand } from './noise-cli.js';
 import { writeSkeletons } from './init.js';
 import { dataFingerprint, readStored, reuseKey, store, storeDir } from './results-store.js';
 import { pendingBoundsColumn, privateBoundsNotes } from './bounds-release.js';
+import { privateKeysMechanism, REPLACE_ONE_KEYS } from './private-keys-table.js';
+import { optimalKeepTable } from '../mechanisms/partition-selection.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, error: 1, usage: 2, budget: 3, ledger: 4, data: 5, failed: 6, output: 7 } as const;
@@ -73,7 +75,7 @@ const REL_TEXT = { bounded: 'replace-one', unbounded: 'add/remove-one' } as cons
 /** One line of the plan: the release's own guarantee and, when converted, what the ledger will be charged. */
 function planLine(r: ReleaseSpec, ledgerRel: Neighbors): string {
   const what = 'column' in r && r.column ? r.column : 'columns' in r ? r.columns.join(', ') : 'features' in r ? `${r.label} ~ ${r.features.join(' + ')}` : '*';
-  const mech = 'mechanism' in r ? r.mechanism : r.stat === 'quantile' ? 'exponential' : r.stat === 'bounds' ? (r.method === 'quantiles' ? 'quantile-bounds' : 'approx-bounds') : 'objective perturbation';
+  const mech = r.stat === 'table' && r.selectKeys ? privateKeysMechanism(r.selectKeys.method) : 'mechanism' in r ? r.mechanism : r.stat === 'quantile' ? 'exponential' : r.stat === 'bounds' ? (r.method === 'quantiles' ? 'quantile-bounds' : 'approx-bounds') : 'objective perturbation';
   const c = releaseCost(r, ledgerRel);
   const conv = r.neighbors !== ledgerRel ? `  [${REL_TEXT[r.neighbors]}; charged ${budgetText(c)} to the ${REL_TEXT[ledgerRel]} ledger]` : '';
   return `  ${r.name.padEnd(28)} ${r.stat.padEnd(12)} ${what.padEnd(20)} eps ${fmt(r.eps).padStart(7)}${r.delta ? `  delta ${fmt(r.delta)}` : ''}  ${mech}${'by' in r && r.by ? ` (grouped by ${r.by})` : ''}${conv}`;
@@ -678,23 +680,40 @@ export const DESCRIBE_SPLIT = { count: 0.1, mean: 0.2, sd: 0.2, quartiles: 0.3, 
 /** Default share of a column's eps for its private bounds (`describe --auto-bounds`); the rest is split as DESCRIBE_SPLIT. */
 export const DESCRIBE_BOUNDS_SHARE = 0.2;
 
-/** The private bounds of describe: per auto-bounded column its eps, the method and the quantile method's range. */
+/**
+ * Share of a categorical column's eps for the private selection of its values when it has no public
+ * levels (as the analysis files' default select share); the rest pays the Laplace counts.
+ */
+export const DESCRIBE_SELECT_SHARE = 0.5;
+
+/** The delta a dry run costs the private-keys tables with when --delta is not given (a run refuses then). */
+const DRY_RUN_DELTA = 1e-6;
+
+/**
+ * The private bounds of describe: per auto-bounded column its eps, the method and the quantile
+ * method's range; `keys`: the categorical columns without public levels, whose frequency tables
+ * release privately selected values (private-keys-table.ts).
+ */
 interface DescribeBounds {
   eps: Map<string, number>;
   method: 'histogram' | 'quantiles';
   range?: [number, number];
+  keys: string[];
 }
 
 /**
  * The private-bounds options of describe, checked before anything is read or spent: numeric columns
  * without schema bounds get a private 'bounds' release (bounds-release.ts) unless --bounds-from-data;
- * a categorical column without levels still needs a schema (or --bounds-from-data).
+ * a categorical column without levels gets a frequency table of privately selected values, which
+ * needs --delta (refused here, before anything is read or spent, when it is missing; a dry run
+ * costs it at {@link DRY_RUN_DELTA} and says so). Whether a column is categorical is the type
+ * DuckDB's sniffer inferred (public structure, like the header; see describeDryRun).
  */
 function describeBoundsPlan(missing: readonly { name: string; kind: 'numeric' | 'categorical' }[], eps: number, k: number, o: DescribeOptions, schemaFile: string | undefined): DescribeBounds {
   if (o.autoBounds && o.boundsFromData) throw new InvalidArgumentError('--auto-bounds', 'cannot be combined with --bounds-from-data (private bounds, or bounds from the data that are NOT private: choose one)');
   if (o.boundsFromData) {
     for (const k of ['boundsEps', 'boundsMethod', 'boundsRange'] as const) if (o[k] !== undefined) throw new InvalidArgumentError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, 'applies to private bounds (--auto-bounds), not to --bounds-from-data');
-    return { eps: new Map(), method: 'histogram' };
+    return { eps: new Map(), method: 'histogram', keys: [] };
   }
   const method = o.boundsMethod ?? 'histogram';
   let range: [number, number] | undefined;
@@ -706,11 +725,11 @@ function describeBoundsPlan(missing: readonly { name: string; kind: 'numeric' | 
     if (!(Math.abs(parts[0]!) <= 1e12 && Math.abs(parts[1]!) <= 1e12)) throw new InvalidArgumentError('--bounds-range', 'must lie within +-1e12 (the range of the exact sums of the later releases)', o.boundsRange);
     range = [parts[0]!, parts[1]!];
   } else if (method === 'quantiles') throw new InvalidArgumentError('--bounds-range', 'is required with --bounds-method quantiles (lo,hi: the wide public range the percentiles are searched in)');
-  const cat = missing.find((c) => c.kind !== 'numeric');
-  if (cat && !o.dryRun) {
+  const keys = missing.filter((c) => c.kind !== 'numeric').map((c) => c.name);
+  if (keys.length > 0 && o.delta === undefined && !o.dryRun) {
     throw new InvalidArgumentError(
-      `column "${cat.name}"`,
-      `has no public levels${schemaFile ? ` in ${schemaFile}` : ' (no --schema given)'}: declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private); private bounds (--auto-bounds) are for numeric columns`,
+      '--delta',
+      `is required: column "${keys[0]}" has no public levels${schemaFile ? ` in ${schemaFile}` : ' (no --schema given)'}, so its frequency table releases only privately selected values (partition selection is (eps, delta)-DP; e.g. --delta 1e-6); or declare its levels in a schema (dpkit init writes one), or pass --bounds-from-data (NOT private)`,
     );
   }
   const num = missing.filter((c) => c.kind === 'numeric');
@@ -720,7 +739,7 @@ function describeBoundsPlan(missing: readonly { name: string; kind: 'numeric' | 
     for (const k of ['boundsEps', 'boundsMethod', 'boundsRange'] as const) if (o[k] !== undefined) throw new InvalidArgumentError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, 'is not used: no numeric column lacks schema bounds');
   }
   if (num.length > 0 && !(be < epsCol)) throw new InvalidArgumentError('--bounds-eps', `must be smaller than each column's share of --eps (${fmt(epsCol)}), which also pays its other releases`, be);
-  return { eps: new Map(num.map((c) => [c.name, be])), method, ...(range ? { range } : {}) };
+  return { eps: new Map(num.map((c) => [c.name, be])), method, ...(range ? { range } : {}), keys };
 }
 
 async function describe(dataArg: string | undefined, o: DescribeOptions, io: CliIO): Promise<number> {
@@ -793,8 +812,9 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   }
   const eps = o.eps!;
   // Identifier columns (schema type id: a privacy unit, private keys) have no per-row statistic to describe.
+  // A column whose values are selected privately (bounds.keys) has no schema entry: its sniffed kind.
   const described = columns.flatMap((c) => {
-    const t = schema.columns.get(c.name)!.type;
+    const t = schema.columns.get(c.name)?.type ?? c.kind;
     return t === 'id' ? [] : [{ name: c.name, kind: t }];
   });
   const releases = describeReleases(described, eps, o.delta, bounds);
@@ -813,7 +833,7 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
     releases,
   };
   io.err(
-    `dpkit: budget split: eps ${fmt(eps)}${o.delta ? `, delta ${fmt(o.delta)}` : ''} over ${k} column(s) = ${fmt(epsCol)} each; numeric column: count ${DESCRIBE_SPLIT.count * 100}%, mean ${DESCRIBE_SPLIT.mean * 100}%, sd ${DESCRIBE_SPLIT.sd * 100}%, quartiles ${DESCRIBE_SPLIT.quartiles * 100}% (a third each), histogram ${DESCRIBE_SPLIT.histogram * 100}%; categorical column: frequency table 100%.`,
+    `dpkit: budget split: eps ${fmt(eps)}${o.delta ? `, delta ${fmt(o.delta)}` : ''} over ${k} column(s) = ${fmt(epsCol)} each; numeric column: count ${DESCRIBE_SPLIT.count * 100}%, mean ${DESCRIBE_SPLIT.mean * 100}%, sd ${DESCRIBE_SPLIT.sd * 100}%, quartiles ${DESCRIBE_SPLIT.quartiles * 100}% (a third each), histogram ${DESCRIBE_SPLIT.histogram * 100}%; categorical column: frequency table 100%${bounds.keys.length > 0 ? ` (without public levels: selection of its values ${DESCRIBE_SELECT_SHARE * 100}% of the eps and all of the delta, Laplace counts ${(1 - DESCRIBE_SELECT_SHARE) * 100}%)` : ''}.`,
   );
   if (bounds.eps.size > 0) io.err(`dpkit: ${boundsText(bounds)}`);
   const fromData = new Set([...schema.columns.values()].filter((c) => c.fromData).map((c) => c.name));
@@ -857,6 +877,10 @@ function describeReleases(columns: readonly { name: string; kind: 'numeric' | 'c
       releases.push({ ...base, stat: 'sd', name: `${c.name}: sd`, column: c.name, eps: e * DESCRIBE_SPLIT.sd, delta: d(DESCRIBE_SPLIT.sd), mechanism });
       releases.push({ ...base, stat: 'quantile', name: `${c.name}: quartiles`, column: c.name, probs: [0.25, 0.5, 0.75], eps: e * DESCRIBE_SPLIT.quartiles, delta: 0 });
       releases.push({ ...base, stat: 'histogram', name: `${c.name}: histogram`, column: c.name, normalize: false, eps: e * DESCRIBE_SPLIT.histogram, delta: d(DESCRIBE_SPLIT.histogram), mechanism });
+    } else if (bounds?.keys.includes(c.name)) {
+      // No public levels: privately selected values (delta/k all to the selection), Laplace counts.
+      if (!delta) throw new InvalidArgumentError('--delta', `is required for column "${c.name}" (no public levels: partition selection is (eps, delta)-DP)`);
+      releases.push({ ...base, stat: 'table', name: `${c.name}: frequencies`, columns: [c.name], eps: epsCol, delta: delta / k, mechanism: 'laplace', selectKeys: { eps: epsCol * DESCRIBE_SELECT_SHARE, delta: delta / k, method: 'optimal' } });
     } else {
       releases.push({ ...base, stat: 'table', name: `${c.name}: frequencies`, columns: [c.name], eps: epsCol, delta: delta ? delta / k : 0, mechanism });
     }
@@ -869,7 +893,7 @@ function describeReleases(columns: readonly { name: string; kind: 'numeric' | 'c
  * placeholder of each column whose bounds a private 'bounds' release will estimate (as the run sets
  * it), and for a column whose bounds or levels only the data would give (--bounds-from-data, or none
  * yet) a public placeholder: numeric, 10 bins (describe's histogram); categorical, 100 levels (the
- * most --bounds-from-data takes). Only the mechanism labels and the numbers of noise coordinates of
+ * most --bounds-from-data takes; a table of privately selected values does not read it). Only the mechanism labels and the numbers of noise coordinates of
  * the Gaussian releases are read from it (plan-accounting.ts); 100 levels bound the lattice term from
  * above, so the cost shown is never below the run's.
  */
@@ -885,7 +909,9 @@ function describePlanSchema(schema: DataSchema, columns: readonly { name: string
 
 /**
  * `describe --dry-run`: the planned releases and their costs, from the header and the column types
- * only (no data value is read, no bound is computed, the ledger is only read when it exists). The
+ * only (no bound or count is computed, the ledger is only read when it exists). The column types of
+ * a CSV or JSON file are DuckDB's sniff of its values (not private; treated as public structure like
+ * the header, and said so); a schema's types are the user's. The
  * cost block is run's (basic, PLD and zCDP composition, what the ledger is charged, how many more
  * releases fit: plan-accounting.ts), for the ledger as it is or as --budget would create it; without
  * either, the costs only.
@@ -900,7 +926,9 @@ function describeDryRun(
   io: CliIO,
 ): number {
   const eps = o.eps ?? 1;
-  const releases = describeReleases(columns, eps, o.delta, bounds);
+  // Without --delta, a table of privately selected values is costed at DRY_RUN_DELTA (a run refuses).
+  const delta = o.delta ?? (bounds.keys.length > 0 ? DRY_RUN_DELTA : undefined);
+  const releases = describeReleases(columns, eps, delta, bounds);
   const existing = fs.existsSync(o.ledger) ? readLedger(o.ledger) : undefined;
   const ledgerRel = existing?.neighbors ?? 'bounded';
   const cost = planCost(releases, ledgerRel);
@@ -919,6 +947,18 @@ function describeDryRun(
   const planned = planCostSummary(releases, describePlanSchema(schema, columns, bounds), view ?? { accounting: 'basic', neighbors: ledgerRel, budget: cost, remaining: cost });
   const ok = view === undefined || planned.fits;
   const costOnly = ({ fits: _f, more: _m, ...rest }: PlanCostSummary) => rest;
+  // The tables of privately selected values: their selection parameters (public) and the counts' share.
+  const privateKeys = releases.flatMap((r) => {
+    if (r.stat !== 'table' || !r.selectKeys) return [];
+    const s = r.selectKeys;
+    const table = optimalKeepTable(s.eps, s.delta, REPLACE_ONE_KEYS);
+    return [{ column: r.columns[0]!, countsEps: r.eps - s.eps, selection: { method: s.method, eps: s.eps, delta: s.delta, maxPartitions: REPLACE_ONE_KEYS, perValueEps: s.eps / REPLACE_ONE_KEYS, perValueDelta: s.delta / REPLACE_ONE_KEYS, alwaysKeptFrom: table.length - 1 } }];
+  });
+  const sniffed = columns.filter((c) => !schema.columns.has(c.name)).map((c) => c.name);
+  const typesText =
+    sniffed.length === 0
+      ? 'every described column\'s type is declared in the schema'
+      : `the types (numeric or categorical) of ${sniffed.join(', ')} were not declared in a schema: they come from the data source (for a CSV or JSON file, DuckDB's sniffer infers them from the values), which is not private; dpkit treats them, like the header's names, as public structure. Declare them in a schema (dpkit init writes one) to make them public facts you chose`;
   if (o.json) {
     io.out(
       JSON.stringify(
@@ -926,12 +966,15 @@ function describeDryRun(
           data,
           eps,
           epsGiven: o.eps !== undefined,
-          delta: o.delta ?? 0,
+          delta: delta ?? 0,
+          deltaGiven: o.delta !== undefined,
           releases: releases.map((r) => ({ ...withoutLine(r), charged: releaseCost(r, ledgerRel) })),
           cost,
           planCost: view ? planned : costOnly(planned),
           undeclaredColumns: undeclared,
           privateBounds: Object.fromEntries(bounds.eps),
+          privateKeys: Object.fromEntries(privateKeys.map((k) => [k.column, { ...k.selection, countsEps: k.countsEps, countsMechanism: 'laplace', countsSensitivity: REPLACE_ONE_KEYS }])),
+          typesFrom: typesText,
           ledger: { path: o.ledger, exists: Boolean(existing), remaining: remaining ?? null, ...(view ? { neighbors: view.neighbors, budget: { ...view.budget, accounting: view.accounting } } : {}), ...(view?.rho ? { rho: view.rho } : {}) },
           fits: ok,
         },
@@ -956,8 +999,15 @@ function describeDryRun(
     if (bounds.eps.size > 0) io.out(boundsText(bounds).replace(/^private bounds/, 'Private bounds'));
     if (needs) {
       io.out(
-        `Columns without public levels: ${noLevels.join(', ')}. Declare them in a schema (--schema; dpkit init writes a skeleton), or a run needs --bounds-from-data (NOT private).`,
+        `Columns without public levels: ${noLevels.join(', ')}. Their frequency tables release only privately selected values (the schema's levels, if declared with --schema, would be used instead; dpkit init writes a skeleton):`,
       );
+      for (const k of privateKeys) {
+        const s = k.selection;
+        io.out(
+          `  ${k.column}: optimal partition selection (Desfontaines, Voss, Gipson & Mandayam 2022) with eps ${fmt(s.eps)} and delta ${fmt(s.delta)} (replace-one changes two counts: per value eps ${fmt(s.perValueEps)}, delta ${fmt(s.perValueDelta)}; a value held by n rows is kept with probability pi(n), always from n = ${s.alwaysKeptFrom}), then Laplace counts of the selected values with eps ${fmt(k.countsEps)} (L1 sensitivity ${REPLACE_ONE_KEYS}).`,
+        );
+      }
+      if (o.delta === undefined) io.out(`--delta not given: a run needs it for these columns (refused before anything is read or spent); the costs above are for --delta ${DRY_RUN_DELTA}, which also gives the noisy releases Gaussian noise.`);
     } else if (undeclared.length > 0 && o.boundsFromData) {
       io.out(`--bounds-from-data: a run would compute the bounds/levels of ${undeclared.join(', ')} from the data (NOT private; flagged in every output).`);
     }
@@ -965,7 +1015,8 @@ function describeDryRun(
       io.out('The plan does NOT fit in the remaining budget: a run would be refused before reading any data.');
       if (view!.accounting === 'basic') for (const h of fitHints(releases, ledgerRel, remaining!, view!.budget)) io.out(`  ${h}`);
     }
-    io.out('Dry run: only the header and the column types were read; no data value was read and nothing was spent.');
+    io.out(`Column types: ${typesText}.`);
+    io.out('Dry run: only the header and the column types were read (no count, bound or level was computed) and nothing was spent.');
   }
   return ok ? EXIT.ok : EXIT.budget;
 }

@@ -27,6 +27,7 @@ import { gridMaxAbs, gridWidth } from './engine/engine.js';
 import { fitModel, modelsAvailable } from './models.js';
 import { planUnitRelease } from './unit-releases.js';
 import { planBoundsSpec } from './bounds-release.js';
+import { planPrivateKeysTable } from './private-keys-table.js';
 import type { CategoricalColumn, DataSchema, NoiseMechanism, NumericColumn, ReleaseResult, ReleaseSpec, StatName } from './spec.js';
 
 /** A release's result before its charge is known. */
@@ -272,6 +273,8 @@ const planHistogramSpec: Planner<'histogram'> = (r, schema) => {
 
 /** A contingency table: {@link planTable} with the schema's public levels, fed with the SQL cell counts. */
 const planTableSpec: Planner<'table'> = (r, schema) => {
+  // A column without public levels (describe): privately selected keys (private-keys-table.ts).
+  if (r.selectKeys) return planPrivateKeysTable(r);
   const cols = r.columns.map((c) => catCol(schema, c));
   const plan = planTable({ ...noiseOptions(r), levels: cols.map((c) => c.levels) }, cols.length);
   return {

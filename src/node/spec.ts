@@ -99,7 +99,12 @@ export type ReleaseSpec =
   | (ReleaseBase & { stat: 'cov'; columns: [string, string]; mechanism: NoiseMechanism; n?: number })
   | (ReleaseBase & { stat: 'quantile'; column: string; probs: number[]; by?: string; bins?: number })
   | (ReleaseBase & { stat: 'histogram'; column: string; by?: string; bins?: number; edges?: number[]; normalize: boolean; mechanism: NoiseMechanism })
-  | (ReleaseBase & { stat: 'table'; columns: string[]; mechanism: NoiseMechanism })
+  /**
+   * `selectKeys` (`dpkit describe`, a categorical column without public levels): one column whose
+   * keys are private; only keys that pass partition selection (this share of eps and ALL of the
+   * release's delta) are released, with Laplace counts from the rest of eps (private-keys-table.ts).
+   */
+  | (ReleaseBase & { stat: 'table'; columns: string[]; mechanism: NoiseMechanism; selectKeys?: { eps: number; delta: number; method: 'optimal' | 'laplace' | 'gaussian' } })
   /**
    * Private clipping bounds of a numeric column (`dpkit describe` for a column the schema gives no
    * bounds): their result replaces the column's placeholder bounds for the later releases of the plan.
