@@ -149,10 +149,13 @@ describe('describe --dry-run', () => {
     expect(r.out).toMatch(/--eps not given: the costs below are for --eps 1/);
     expect(r.out).toMatch(/age: quartiles\s+quantile\s+age\s+eps\s+0\.016/); // 1/15 columns x 80% (20% pays age's private bounds) x 30%
     expect(r.out).toMatch(/age: bounds\s+bounds\s+age\s+eps\s+0\.0133/);
-    expect(r.out).toMatch(/This plan spends eps=1 /);
+    // The categorical columns without levels (privately selected values) need --delta: costed at 1e-6 and said so.
+    expect(r.out).toMatch(/basic composition: eps=1, delta=8\.8e-7/); // 9 tables x 1e-6/15 + 6 numeric columns x 70% x 1e-6/15 (quartiles: no delta)
     expect(r.out).toMatch(/Private bounds \(--auto-bounds; .*\) for age \(eps 0\.0133\)/);
-    expect(r.out).toMatch(/Columns without public levels: workclass/);
-    expect(r.out).toMatch(/no data value was read and nothing was spent/);
+    expect(r.out).toMatch(/Columns without public levels: workclass, .*Their frequency tables release only privately selected values/);
+    expect(r.out).toMatch(/--delta not given: a run needs it for these columns/);
+    expect(r.out).toMatch(/DuckDB's sniffer infers them from the values\), which is not private/);
+    expect(r.out).toMatch(/only the header and the column types were read \(no count, bound or level was computed\) and nothing was spent/);
     expect(fs.existsSync(ledger)).toBe(false);
     expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
   });

@@ -388,12 +388,15 @@ describe('dpkit describe', () => {
     expect(readLedger(path.join(dir, 'l')).spent.eps).toBeCloseTo(1, 12);
   });
 
-  it('missing levels are an error, missing bounds get private bounds; --bounds-from-data works with a loud NOT PRIVATE flag', async () => {
+  it('missing levels need --delta (privately selected values), missing bounds get private bounds; --bounds-from-data works with a loud NOT PRIVATE flag', async () => {
     const dir = tmpDir();
     const common = ['--eps', '0.5', '--columns', 'age', '--ledger', path.join(dir, 'l'), '--budget', '5', '--out', path.join(dir, 'o')];
     const c = await cli('describe', ADULT, ...common.map((x) => (x === 'age' ? 'sex' : x)));
     expect(c.code).toBe(EXIT.usage);
-    expect(c.err).toEqual(['dpkit: error: column "sex" has no public levels (no --schema given): declare them in a schema file, or pass --bounds-from-data to compute them from the data (NOT private); private bounds (--auto-bounds) are for numeric columns']);
+    // A categorical column without levels: privately selected values (test/node/cli-describe-private-keys.test.ts), which need --delta.
+    expect(c.err).toEqual([
+      'dpkit: error: --delta is required: column "sex" has no public levels (no --schema given), so its frequency table releases only privately selected values (partition selection is (eps, delta)-DP; e.g. --delta 1e-6); or declare its levels in a schema (dpkit init writes one), or pass --bounds-from-data (NOT private)',
+    ]);
     expect(fs.existsSync(path.join(dir, 'l'))).toBe(false);
     // A numeric column without schema bounds: private bounds (describe --auto-bounds, the default; test/node/describe-auto-bounds.test.ts).
     const r = await cli('describe', ADULT, ...common, '--ledger', path.join(dir, 'l2'));
