@@ -34,6 +34,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError } from '../../errors.js';
 import type { LpBackend, LpProblem, LpResult, LpSession, LpSolveOptions, LpStatus, NewColumns, SparseRows } from '../../optimize/lp.js';
+import { formatMipStart } from './mip-start-file.js';
 import { EditableModel, parseSolution, type NativeStatus } from './mps.js';
 
 export interface CbcBackendOptions {
@@ -138,6 +139,8 @@ function lpStatus(s: NativeStatus, elapsedS: number, limitS: number): LpStatus {
 
 class CbcSession implements LpSession {
   private disposed = false;
+  /** MIP start for the next solves (-mipstart), or null. */
+  private start: Float64Array | null = null;
   constructor(
     private readonly model: EditableModel,
     private readonly cfg: { cbc: string; clp: string | null; threads: number | undefined; defaultTimeLimit: number; keepFiles: boolean },
@@ -169,6 +172,20 @@ class CbcSession implements LpSession {
     this.live().setCoefficients(rows, cols, values);
   }
 
+  /**
+   * A start for the following solves: for a MIP, CBC's `-mipstart` (./mip-start-file.ts; CBC fixes
+   * the integer columns at these values, solves the LP over the rest, and keeps the point as its
+   * first incumbent when feasible). An LP solve ignores it (CLP takes no start from the command line).
+   * Dropped when columns are added afterwards.
+   */
+  async setStart(colValue: ArrayLike<number>): Promise<void> {
+    const model = this.live();
+    if (typeof colValue !== 'object' || colValue === null || colValue.length !== model.numCols) throw new InvalidArgumentError('colValue', `must have length numCols = ${model.numCols}`, colValue?.length);
+    const x = Float64Array.from(colValue);
+    for (let j = 0; j < x.length; j++) if (!Number.isFinite(x[j]!)) throw new InvalidArgumentError(`colValue[${j}]`, 'must be finite', x[j]);
+    this.start = x;
+  }
+
   async solve(options?: LpSolveOptions): Promise<LpResult> {
     const model = this.live();
     const isMip = model.isMip;
@@ -186,6 +203,10 @@ class CbcSession implements LpSession {
         args.push('-timeMode', 'elapsed', '-sec', String(o.timeLimit));
         if (isMip && o.threads !== undefined && o.threads > 1 && (await cbcHasThreads(exe))) args.push('-threads', String(o.threads));
         if (isMip) args.push('-allowableGap', String(o.absGap), '-ratioGap', String(o.relGap), '-integerTolerance', String(o.intTol));
+        if (isMip && this.start !== null && this.start.length === model.numCols) {
+          await writeFile(join(dir, 'start.txt'), formatMipStart(this.start));
+          args.push('-mipstart', 'start.txt');
+        }
         args.push('-primalTolerance', String(o.primalTol));
       }
       args.push('-printingOptions', 'all', '-solve', '-solu', 'sol.txt');

@@ -46,12 +46,35 @@
  *   of the two true indicators is 1, and the true indicators (which the minimisation selects) satisfy
  *   the cut.
  *
- * MIP starts: none (the LP bridge takes no start). Which optimum HiGHS returns matters only on ties;
- * the perturbed objectives of two distinct lattice points differ by a non-degenerate Gaussian linear
- * form (<eta, pi(w) - pi(w')>, pi injective; or the separator weights for RSPM), so ties have
- * probability 0 and the exact argmin is unique almost surely: a start (data-dependent or not) could
- * change the running time but not the certified point, except inside the 1e-6 tolerance discussed
- * under Certificate.
+ * MIP starts (`mipStart`, default true): before each solve the deterministic heuristic of
+ * ./mip-start.ts (rounded class-mean, logistic-regression and noise directions, then coordinate and
+ * pair local search on the perturbed objective) finds a lattice point k_s, and the model's full
+ * column vector at k_s ({@link zeroOneMipStartVector}) is handed to the solver as its first
+ * incumbent (HiGHS `setSolution` through `LpSession.setStart`; CBC `-mipstart`, dpkit/node). The
+ * start depends on the data and on the noise. Why the privacy guarantees are unaffected:
+ * - OPDisc (Neel, Roth, Vietri & Wu 2019, Theorem 2) and Gaussian RSPM (Neel, Roth & Wu 2018) assume an oracle
+ *   that returns THE minimiser w* of the perturbed objective f over W_tau. With the noise as
+ *   implemented, w* is unique with probability 1. OPDisc: eta ~ N(0, sigma^2 I_{d+1}) and
+ *   f(w) - f(w') = L(w) - L(w') - <eta, pi(w) - pi(w')> with pi injective, so each difference has a
+ *   continuous law. RSPM: the perturbation is the loss of the separator examples (e_j, +1), (e_j, -1)
+ *   with independent Gaussian weights; their indicator pair (1[w_j < m], 1[w_j > -m]) is (1,1), (0,1),
+ *   (1,0) for w_j = 0, 1, -1, so two distinct points of {-1,0,1}^d differ by a non-zero integer
+ *   combination of Gaussians: continuous again. Finitely many pairs: ties have probability 0 (the
+ *   Gaussians are doubles, so a tie needs an exact coincidence of probability ~2^-50 per pair).
+ * - A certified point w_c has f(w_c) <= min f + alphaTolerance (up to the solver's feasibility
+ *   tolerances). Let E be the event that some w != w* has f(w) <= f(w*) + alphaTolerance (a near
+ *   tie). Outside E, w* is the ONLY point that can be certified, whatever path the solver takes: no
+ *   start, the heuristic start, or any other start (test/optimize/oracles/mip-start.test.ts starts
+ *   from the worst lattice point). E is a property of the data and the noise, not of the start. So
+ *   the mechanisms with and without a start release the same point outside E and can differ only on
+ *   E, where the exact-argmin proofs cover neither (see Certificate). A data-dependent start adds no
+ *   failure event, and it is used. (Without a start the solver's choice among near-optimal points
+ *   already depends on the data through its branching; the same holds for `strengthen` and for the
+ *   backend.) A gap of exactly 0 cannot be certified by a floating-point solver; releases keep the
+ *   absolute 1e-6 certificate below, and on an exact tie the solver returns one of the minimisers.
+ * - The start never enters the certificate: status and bound are the solver's proof; the start is
+ *   only a candidate point (an infeasible one is dropped by the solver) and the released w and its
+ *   objective are recomputed from the solver's answer as below.
  *
  * Certificate: HiGHS runs with mip_rel_gap = 0 and mip_abs_gap = 1e-9 (an ABSOLUTE stopping gap:
  * OPDisc and RSPM assume an exact argmin, and a relative gap would allow ~1e-2 on Adult-size
@@ -65,7 +88,8 @@
  * docs/research/objective-perturbation.md). No floating-point solver proves exactness beyond that.
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { inProcessLpBackend, LpBuilder, solveLp, type LpBackend, type LpResult } from '../lp.js';
+import { highsOptionRecord, inProcessLpBackend, LpBuilder, type LpBackend, type LpProblem, type LpResult, type LpSolveOptions } from '../lp.js';
+import { zeroOneLatticeSearch } from './mip-start.js';
 import { checkClassificationData, checkMargin, makeLattice, zeroOneLoss, type ClassificationData, type Lattice, type LatticeSpec, type OracleResult, type OracleStatus, type ProjectedOracle, type LinearOracle } from './types.js';
 
 export interface ZeroOneMipOptions {
@@ -83,6 +107,11 @@ export interface ZeroOneMipOptions {
   highsOptions?: Record<string, boolean | number | string>;
   /** Merge identical rows, water-filling big-M, conflict cuts (default true; see the module comment). */
   strengthen?: boolean;
+  /**
+   * Seed the solver with the heuristic incumbent of ./mip-start.ts (default true; see "MIP starts" in
+   * the module comment). Used by backends whose sessions take a start (HiGHS, CBC); ignored otherwise.
+   */
+  mipStart?: boolean;
 }
 
 /** The objective's perturbation terms: -<a, w> - h sqrt(D^2 - |w|^2). */
@@ -106,6 +135,7 @@ interface Checked {
   /** 'highs-mip', or '<solver>-mip' for a backend that names its solver (e.g. dpkit/node's cbcLpBackend). */
   solverName: string;
   strengthen: boolean;
+  mipStart: boolean;
   /** The merged rows (built once per oracle, when strengthen is on). */
   merged?: ClassificationData;
 }
@@ -123,7 +153,9 @@ function checkOptions(data: ClassificationData, o: ZeroOneMipOptions): Checked {
   const solver = (backend as { solver?: unknown }).solver;
   const strengthen = o.strengthen ?? true;
   if (typeof strengthen !== 'boolean') throw new InvalidArgumentError('strengthen', 'must be a boolean', strengthen);
-  return { data, lat, margin, timeLimit, alphaTol, backend, highsOptions: o.highsOptions ?? {}, solverName: `${typeof solver === 'string' ? solver : 'highs'}-mip`, strengthen };
+  const mipStart = o.mipStart ?? true;
+  if (typeof mipStart !== 'boolean') throw new InvalidArgumentError('mipStart', 'must be a boolean', mipStart);
+  return { data, lat, margin, timeLimit, alphaTol, backend, highsOptions: o.highsOptions ?? {}, solverName: `${typeof solver === 'string' ? solver : 'highs'}-mip`, strengthen, mipStart };
 }
 
 /** The key of row i (its x values and label), exact: equal keys iff bitwise-equal rows up to -0 = 0. */
@@ -212,7 +244,7 @@ export function zeroOneObjective(data: ClassificationData, w: ArrayLike<number>,
  * `strengthen`: bound tightening, big-M constants from {@link boxBallSupport} and conflict cuts
  * (merging identical rows is done by the caller, {@link mergeIdenticalRows}).
  */
-export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: number, obj: ZeroOneObjective, strengthen = false): { builder: LpBuilder; kIndex: number } {
+export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: number, obj: ZeroOneObjective, strengthen = false): { builder: LpBuilder; kIndex: number; layout: ZeroOneMipLayout } {
   const { n, d, X, y, weights } = data;
   const { tau, K, radius: D, T } = lat;
   const h = obj.sphere ?? 0;
@@ -229,6 +261,7 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
   const Dl = Math.max(D, tau * Math.sqrt(T));
   const needOneHot = h !== 0 || T < K * K * d;
   const k0 = b.addVariables(d, { lower: -Kb, upper: Kb, integer: !needOneHot });
+  const layout: ZeroOneMipLayout = { numCols: 0, kIndex: k0, Kb, zIndex: -1, K, uIndex: -1, T, eIndex: new Int32Array(n).fill(-1), rowCoef: [] };
   for (let j = 0; j < d; j++) {
     const a = obj.linear ? obj.linear[j]! : 0;
     if (!Number.isFinite(a)) throw new InvalidArgumentError(`linear[${j}]`, 'must be finite', a);
@@ -239,6 +272,8 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
     const V = 2 * K + 1;
     const z0 = b.addVariables(d * V, { lower: 0, upper: 1, integer: true });
     const u0 = b.addVariables(T + 1, { lower: 0, upper: 1, integer: true });
+    layout.zIndex = z0;
+    layout.uIndex = u0;
     for (let t = 0; t <= T; t++) b.setCost(u0 + t, -h * Math.sqrt(Math.max(0, D * D - tau * tau * t)));
     const idx: number[] = [];
     const val: number[] = [];
@@ -300,6 +335,7 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
     const loose = Math.min(tau * K * l1, Dl * Math.sqrt(l2));
     const M = (strengthen ? Math.min(loose, boxBallSupport(X.subarray(o, o + d), tau * Kb, Dl)) : loose) * (1 + 1e-9) + 1e-12;
     const e = b.addVariable({ lower: 0, upper: 1, integer: true, cost: p });
+    layout.eIndex[i] = e;
     if (strengthen && p > 0) {
       // conflict cut with the same x under the other label (both weights > 0): e_+ + e_- >= 1
       const key = rowKey(X, d, i);
@@ -317,6 +353,7 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
     }
     idx.length = q + 1;
     val.length = q + 1;
+    layout.rowCoef[i] = { idx: idx.slice(0, q), val: val.slice(0, q), positive: p > 0 };
     idx[q] = e;
     if (p > 0) {
       // y <w,x> + c e >= margin, c = margin + M
@@ -331,7 +368,55 @@ export function buildZeroOneMip(data: ClassificationData, lat: Lattice, margin: 
     idx.length = d + 1;
     val.length = d + 1;
   }
-  return { builder: b, kIndex: k0 };
+  layout.numCols = b.numCols;
+  return { builder: b, kIndex: k0, layout };
+}
+
+/** Where buildZeroOneMip put its columns (for MIP starts). */
+export interface ZeroOneMipLayout {
+  numCols: number;
+  /** First k column; |k_j| <= Kb. */
+  kIndex: number;
+  Kb: number;
+  /** First z column (one-hot of k_j over v = -K..K), or -1 without one-hot encodings. */
+  zIndex: number;
+  K: number;
+  /** First u column (one-hot of |k|^2 = 0..T), or -1. */
+  uIndex: number;
+  T: number;
+  /** The indicator column of each row, -1 for a row of weight 0. */
+  eIndex: Int32Array;
+  /** Each row's k-coefficients (y_i tau x_ij) and the sign of its weight. */
+  rowCoef: { idx: number[]; val: number[]; positive: boolean }[];
+}
+
+/**
+ * The full column vector of buildZeroOneMip's model at the lattice point k (|k_j| <= Kb,
+ * |k|^2 <= T): the one-hot encodings, and each indicator at the value its row allows, e_i = 1 iff
+ * y_i tau <k, x_i> < margin (weight > 0) or <= margin - xi (weight < 0), the activity computed
+ * with the row's own coefficients. Exported for tests.
+ */
+export function zeroOneMipStartVector(layout: ZeroOneMipLayout, k: ArrayLike<number>, margin: number): Float64Array {
+  const x = new Float64Array(layout.numCols);
+  let t = 0;
+  for (let j = 0; j < k.length; j++) {
+    const v = k[j]!;
+    if (!(Number.isInteger(v) && Math.abs(v) <= layout.Kb)) throw new InvalidArgumentError(`start[${j}]`, `must be an integer in [-${layout.Kb}, ${layout.Kb}]`, v);
+    x[layout.kIndex + j] = v;
+    t += v * v;
+    if (layout.zIndex >= 0) x[layout.zIndex + j * (2 * layout.K + 1) + v + layout.K] = 1;
+  }
+  if (t > layout.T) throw new InvalidArgumentError('start', `must satisfy |k|^2 <= ${layout.T}`, t);
+  if (layout.uIndex >= 0) x[layout.uIndex + t] = 1;
+  for (let i = 0; i < layout.eIndex.length; i++) {
+    const e = layout.eIndex[i]!;
+    if (e < 0) continue;
+    const rc = layout.rowCoef[i]!;
+    let a = 0;
+    for (let q = 0; q < rc.idx.length; q++) a += rc.val[q]! * x[rc.idx[q]!]!;
+    x[e] = rc.positive ? (a < margin ? 1 : 0) : a <= margin - XI ? 1 : 0;
+  }
+  return x;
 }
 
 function statusOf(r: LpResult): OracleStatus {
@@ -358,11 +443,31 @@ export async function solveZeroOneMip(data: ClassificationData, options: ZeroOne
   return solveChecked(c, obj);
 }
 
+/** solveLp with an optional start (passed when the backend's session takes one). */
+async function solveWithStart(problem: LpProblem, options: LpSolveOptions, backend: LpBackend, start: Float64Array | undefined): Promise<LpResult> {
+  highsOptionRecord(options); // validate before any work
+  const session = await backend.open(problem);
+  try {
+    // setStart is optional in LpSession: a backend without it solves without the start
+    const withStart = session as { setStart?: (x: ArrayLike<number>) => Promise<void> };
+    if (start !== undefined && typeof withStart.setStart === 'function') await withStart.setStart(start);
+    return await session.solve(options);
+  } finally {
+    await session.dispose();
+  }
+}
+
 async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleResult> {
   const { data, lat, margin } = c;
   if (c.strengthen) c.merged ??= mergeIdenticalRows(data);
-  const { builder, kIndex } = buildZeroOneMip(c.merged ?? data, lat, margin, obj, c.strengthen);
-  const r = await solveLp(
+  const rows = c.merged ?? data;
+  const { builder, kIndex, layout } = buildZeroOneMip(rows, lat, margin, obj, c.strengthen);
+  let start: Float64Array | undefined;
+  if (c.mipStart) {
+    const h = zeroOneLatticeSearch({ data: rows, tau: lat.tau, bound: layout.Kb, T: lat.T, radius: lat.radius, margin, ...(obj.linear ? { linear: obj.linear } : {}), ...(obj.sphere ? { sphere: obj.sphere } : {}) });
+    start = zeroOneMipStartVector(layout, h.k, margin);
+  }
+  const r = await solveWithStart(
     builder.build(),
     {
       timeLimit: c.timeLimit,
@@ -370,6 +475,7 @@ async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleRe
       highsOptions: { mip_abs_gap: 1e-9, mip_feasibility_tolerance: 1e-7, primal_feasibility_tolerance: 1e-8, ...c.highsOptions },
     },
     c.backend,
+    start,
   );
   const status = statusOf(r);
   const d = data.d;
