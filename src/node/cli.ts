@@ -1182,14 +1182,14 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
 
   program
     .command('describe')
-    .description('Private count, mean, sd, quartiles and histogram of every numeric column, and a frequency table of every categorical column.')
+    .description('Private count, mean, sd, quartiles and histogram of every numeric column, and a frequency table of every categorical column (of privately selected values when it has no public levels; needs --delta).')
     .argument('[data]', 'CSV, Parquet or JSON file (or --clickhouse URL --table T)')
     .option('--eps <eps>', 'total epsilon of the description (split over columns and statistics); required except with --dry-run', num('--eps', 'positive'))
-    .option('--dry-run', 'print the planned releases and their costs; read only the header and column types, spend nothing')
+    .option('--dry-run', 'print the planned releases and their costs; read only the header and column types (sniffed from a CSV/JSON file\'s values: not private), spend nothing')
     .option('-q, --quiet', 'do not print the results table (only the one-line summary of what was spent, and errors)')
     .option('--json', 'print results.json (or, with --dry-run, the plan) on stdout instead of the table')
     .option('--wide', 'print every column of the table at full width (default: fit 100 columns)')
-    .option('--delta <delta>', 'total delta; when given, Gaussian (analytic) noise replaces Laplace', num('--delta', 'unit'))
+    .option('--delta <delta>', 'total delta; when given, Gaussian (analytic) noise replaces Laplace; required when a categorical column has no public levels (its values are selected privately)', num('--delta', 'unit'))
     .option('--schema <schema.yaml>', 'public bounds, levels and missing-value policies of the columns')
     .option('--bounds-from-data', 'compute missing bounds/levels from the data (NOT PRIVATE; flagged in every output)')
     .option('--auto-bounds', 'private bounds for numeric columns without schema bounds, charged like any release (the default unless --bounds-from-data)')
