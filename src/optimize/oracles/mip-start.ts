@@ -9,7 +9,11 @@
  *    -y_i with weight |p_i|: p 1[y s < m] = |p| 1[-y s > -m]), the same with the linear perturbation
  *    a added to its gradient, and a itself; each direction rounded to the lattice at every scale
  *    c = 1, 2, ..., Kb of its largest coordinate and pulled into the ball (largest |k_j| reduced
- *    first). The best three by f are kept.
+ *    first). Besides, when d (T + 1)(2 Kb + 1) <= 1e7, the exact minimisers over the lattice of the
+ *    linear-plus-sphere surrogates -tau <a + lambda u, k> - h sqrt(D^2 - tau^2 |k|^2) for the data
+ *    directions u above and lambda on a geometric grid (lambda = 0 is the exact noise-only
+ *    minimiser), by dynamic programming over (coordinate, |k|^2): max sum_j c_j k_j with
+ *    sum_j k_j^2 = t for every t <= T, then the best t. The best three candidates by f are kept.
  * 2. Local search from each: coordinate moves (every value of one k_j, O(nnz_j (2 Kb + 1)) with the
  *    scores kept incrementally), then pair moves (k_j +- 1, k_l +- 1), repeated until no move
  *    improves f by more than 1e-12, or `maxPasses`.
@@ -127,6 +131,51 @@ function logisticDirection(p: LatticeSearchProblem, shift: number, iterations = 
     }
   }
   return w;
+}
+
+/**
+ * Exact argmin over {k in {-Kb..Kb}^d : |k|^2 <= T} of -tau <c, k> - h sqrt(D^2 - tau^2 |k|^2), by DP
+ * over (coordinate, |k|^2) (ties broken towards the first value found). O(d (T + 1) (2 Kb + 1)).
+ */
+export function linearSphereArgmin(c: ArrayLike<number>, h: number, tau: number, Kb: number, T: number, D: number): Int32Array {
+  const d = c.length;
+  const NEG = -Infinity;
+  let best = new Float64Array(T + 1).fill(NEG);
+  best[0] = 0;
+  const choice = new Int8Array(d * (T + 1));
+  for (let j = 0; j < d; j++) {
+    const next = new Float64Array(T + 1).fill(NEG);
+    for (let t = 0; t <= T; t++) {
+      if (best[t] === NEG) continue;
+      for (let v = -Kb; v <= Kb; v++) {
+        const u = t + v * v;
+        if (u > T) continue;
+        const val = best[t]! + tau * c[j]! * v;
+        if (val > next[u]!) {
+          next[u] = val;
+          choice[j * (T + 1) + u] = v;
+        }
+      }
+    }
+    best = next;
+  }
+  let bt = 0;
+  let bv = NEG;
+  for (let t = 0; t <= T; t++) {
+    if (best[t] === NEG) continue;
+    const v = best[t]! + h * Math.sqrt(Math.max(0, D * D - tau * tau * t));
+    if (v > bv) {
+      bv = v;
+      bt = t;
+    }
+  }
+  const k = new Int32Array(d);
+  for (let j = d - 1; j >= 0; j--) {
+    const v = choice[j * (T + 1) + bt]!;
+    k[j] = v;
+    bt -= v * v;
+  }
+  return k;
 }
 
 interface Columns {
@@ -269,6 +318,25 @@ export function zeroOneLatticeSearch(p: LatticeSearchProblem, options: LatticeSe
     dirs.push(Float64Array.from(p.linear));
   }
   for (const u of dirs) for (let c = 1; c <= Kb; c++) cands.push(roundDirection(u, c, Kb, p.T));
+  if (d * (p.T + 1) * (2 * Kb + 1) <= 1e7) {
+    // surrogates -tau <a + lambda u, k> - h sqrt(...): lambda |u| from 0 to 100 |a| (or 1 without a)
+    const a = p.linear ?? new Float64Array(d);
+    let na = 0;
+    for (let j = 0; j < d; j++) na += a[j]! * a[j]!;
+    na = Math.sqrt(na);
+    for (const u of dirs.slice(0, 2)) {
+      let nu = 0;
+      for (let j = 0; j < u.length; j++) nu += u[j]! * u[j]!;
+      nu = Math.sqrt(nu);
+      if (!(nu > 0)) continue;
+      const base = (na > 0 ? na : 1) / nu;
+      for (const r of [0, 0.03, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 30, 100]) {
+        if (r === 0 && !(na > 0 || p.sphere)) continue;
+        const c = Float64Array.from({ length: d }, (_, j) => a[j]! + r * base * u[j]!);
+        cands.push(linearSphereArgmin(c, p.sphere ?? 0, p.tau, Kb, p.T, p.radius));
+      }
+    }
+  }
   for (const s of options.starts ?? []) {
     if (s.length !== d) continue;
     const k = new Int32Array(d);

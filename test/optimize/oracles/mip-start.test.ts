@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import { openLpSession } from '../../../src/optimize/lp.js';
 import { enumerateProblem, enumeratedArgmin } from '../../../src/optimize/oracles/enumeration.js';
-import { latticeObjective, zeroOneLatticeSearch } from '../../../src/optimize/oracles/mip-start.js';
+import { latticeObjective, linearSphereArgmin, zeroOneLatticeSearch } from '../../../src/optimize/oracles/mip-start.js';
 import { buildZeroOneMip, mergeIdenticalRows, solveZeroOneMip, zeroOneMipStartVector, zeroOneObjective } from '../../../src/optimize/oracles/mip.js';
 import { makeLattice, type ClassificationData, type LatticeSpec } from '../../../src/optimize/oracles/types.js';
 import { fillNormal } from '../../../src/random/continuous.js';
@@ -93,6 +93,36 @@ describe('heuristic lattice search (mip-start.ts)', () => {
     }
     // a useful heuristic on these small instances: optimal in most runs (fixed seeds)
     expect(optimal).toBeGreaterThanOrEqual(Math.ceil(runs / 2));
+  });
+});
+
+describe('linearSphereArgmin (DP over coordinate and |k|^2)', () => {
+  it('equals the brute-force argmin of -tau <c, k> - h sqrt(D^2 - tau^2 |k|^2) on every test lattice, both signs of h', () => {
+    const rng = seededRng('start-dp');
+    for (const c of CASES) {
+      const lat = makeLattice(c.lattice, c.d);
+      let Kb = Math.min(lat.K, Math.floor(Math.sqrt(lat.T)));
+      while (Kb * Kb > lat.T) Kb--;
+      const enumd = enumerateProblem({ n: 1, d: c.d, X: new Float64Array(c.d), y: Float64Array.of(1) }, c.lattice);
+      for (let rep = 0; rep < 6; rep++) {
+        const cv = fillNormal(rng, new Float64Array(c.d), 2);
+        const h = rep % 2 === 0 ? 3 * rng.nextDouble() : -3 * rng.nextDouble();
+        const f = (k: ArrayLike<number>) => {
+          let lin = 0;
+          let t = 0;
+          for (let j = 0; j < c.d; j++) {
+            lin += lat.tau * cv[j]! * k[j]!;
+            t += k[j]! * k[j]!;
+          }
+          return -lin - h * Math.sqrt(Math.max(0, lat.radius ** 2 - lat.tau ** 2 * t));
+        };
+        let best = Infinity;
+        for (let q = 0; q < enumd.points.length / c.d; q++) best = Math.min(best, f(Array.from(enumd.points.slice(q * c.d, (q + 1) * c.d), (w) => Math.round(w / lat.tau))));
+        const k = linearSphereArgmin(cv, h, lat.tau, Kb, lat.T, lat.radius);
+        expect(k.reduce((s, v) => s + v * v, 0)).toBeLessThanOrEqual(lat.T);
+        expect(f(k)).toBeCloseTo(best, 12);
+      }
+    }
   });
 });
 
