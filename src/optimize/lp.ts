@@ -133,6 +133,13 @@ export interface LpSession {
   setColumnBounds(index: number, lower: number, upper: number): Promise<void>;
   /** Set matrix coefficients A[rows[k], cols[k]] = values[k] (0 removes an entry). */
   setCoefficients(rows: ArrayLike<number>, cols: ArrayLike<number>, values: ArrayLike<number>): Promise<void>;
+  /**
+   * Optional: a primal start, one value per current column (HiGHS `setSolution`). For an LP without
+   * a basis yet HiGHS builds its starting basis from the point instead of the slack basis; for a MIP
+   * a feasible point becomes the first incumbent. Only the start changes, never the optimum (nor a
+   * MIP's certified gap). Backends without it omit the method.
+   */
+  setStart?(colValue: ArrayLike<number>): Promise<void>;
   /** Solve (warm-started from the previous basis when there is one). */
   solve(options?: LpSolveOptions): Promise<LpResult>;
   /** Free the solver's memory; the session is unusable afterwards. */
@@ -323,6 +330,7 @@ interface HighsModel {
   getModelStatus(): number;
   getObjectiveValue(): number;
   getSolution(): { colValue: Float64Array; rowValue: Float64Array; colDual: Float64Array; rowDual: Float64Array };
+  setSolution(solution: { colValue: Float64Array }): unknown;
   getRunTime(): number;
   addRows(data: unknown): unknown;
   addCols(data: unknown): unknown;
@@ -502,6 +510,13 @@ export class HighsSession {
     }
   }
 
+  setStart(colValue: ArrayLike<number>): void {
+    if (colValue.length !== this.numCols) throw new InvalidArgumentError('colValue', `must have length ${this.numCols}`, colValue.length);
+    const x = Float64Array.from(colValue);
+    for (let j = 0; j < x.length; j++) if (!Number.isFinite(x[j]!)) throw new InvalidArgumentError(`colValue[${j}]`, 'must be finite', x[j]);
+    this.live().setSolution({ colValue: x });
+  }
+
   solve(options?: LpSolveOptions): LpResult {
     const model = this.live();
     model.options.set(highsOptionRecord(options));
@@ -571,6 +586,9 @@ class InProcessSession implements LpSession {
   }
   async setCoefficients(rows: ArrayLike<number>, cols: ArrayLike<number>, values: ArrayLike<number>): Promise<void> {
     this.s.setCoefficients(rows, cols, values);
+  }
+  async setStart(colValue: ArrayLike<number>): Promise<void> {
+    this.s.setStart(colValue);
   }
   async solve(options?: LpSolveOptions): Promise<LpResult> {
     return this.s.solve(options);

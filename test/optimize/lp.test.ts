@@ -101,4 +101,32 @@ describe('LP bridge (HiGHS, arrays)', () => {
       await backend.terminate();
     }
   });
+
+  it('a primal start (setStart, HiGHS setSolution) gives the same optimum as a cold solve; a wrong length is refused', async () => {
+    // a transportation-like LP with several optimal-looking vertices
+    const b = new LpBuilder();
+    const n = 12;
+    for (let j = 0; j < n; j++) b.addVariable({ cost: 1 + ((j * 7) % 5) / 3, upper: 1 });
+    for (let r = 0; r < 6; r++) {
+      const idx: number[] = [];
+      const val: number[] = [];
+      for (let j = 0; j < n; j++) if ((j + r) % 3 !== 0) {
+        idx.push(j);
+        val.push(1 + ((j * r) % 4));
+      }
+      b.addRow(idx, val, 2 + r, Infinity);
+    }
+    const p = b.build();
+    const cold = await solveLp(p);
+    expect(cold.status).toBe('optimal');
+    for (const start of [Float64Array.from(cold.x!), new Float64Array(n).fill(1), new Float64Array(n).fill(0.5)]) {
+      const s = await openLpSession(p);
+      await s.setStart!(start);
+      const w = await s.solve();
+      expect(w.status).toBe('optimal');
+      expect(w.objective).toBeCloseTo(cold.objective, 9);
+      await expect(s.setStart!(new Float64Array(n + 1))).rejects.toThrow(InvalidArgumentError);
+      await s.dispose();
+    }
+  });
 });

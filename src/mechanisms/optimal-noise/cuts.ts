@@ -229,7 +229,24 @@ export async function solveByCuts(base: LpProblem, numVars: number, families: Sh
     for (const s of opts.seeds ?? []) {
       for (let f = 0; f < nf; f++) if (famRow[f] === -1 && value(families[f]!, s) >= opts.delta - slack) newRow(f, s, true);
     }
+    // Primal start at the (first) seed: P = seed, each epigraph column t_i = max(0, x_i(seed)).
+    const start0 = opts.seeds?.[0];
+    const startCols: number[] = [];
+    if (start0 && session.setStart) {
+      for (let c = 0; c < colTerm.length; c++) {
+        const { src, tgt, cs, ct } = families[colF[c]!]!.terms;
+        const i = colTerm[c]!;
+        startCols.push(Math.max(0, cs[i]! * start0[src[i]!]! - ct[i]! * start0[tgt[i]!]!));
+      }
+    }
+    const firstEpi = session.numCols;
     await flush();
+    if (start0 && session.setStart) {
+      const x = new Float64Array(session.numCols);
+      x.set(start0.subarray(0, numVars));
+      x.set(startCols, firstEpi);
+      await session.setStart(x);
+    }
     let iteration = 0;
     for (;;) {
       iteration++;

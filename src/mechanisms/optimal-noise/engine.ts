@@ -326,7 +326,19 @@ export async function solveFamilies(base: LpProblem, numVars: number, families: 
         }
         items.push({ fi, terms });
       }
+      const firstT = session.numCols;
       await addTerms(items);
+      if (session.setStart) {
+        // primal start at the seed: P = seed, every epigraph t_i = max(0, x_i(seed)) (columns in the order added)
+        const x = new Float64Array(session.numCols);
+        x.set(P.subarray(0, numVars));
+        let c = firstT;
+        for (const { fi, terms } of items) {
+          const { src, tgt, cs, ct } = families[fi]!.terms;
+          for (const i of terms) x[c++] = Math.max(0, cs[i]! * P[src[i]!]! - ct[i]! * P[tgt[i]!]!);
+        }
+        await session.setStart(x);
+      }
     } else if (opts.initial && opts.initial.length) {
       if (method === 'lazy') await addTerms(opts.initial.map((fi) => ({ fi, terms: allTerms(fi) })));
       else await addCuts(opts.initial, new Float64Array(numVars).fill(1));

@@ -10,8 +10,12 @@
  *         -integerTolerance I -primalTolerance P -printingOptions all -solve -solu sol.txt   (MIPs)
  *     clp model.mps -sec T -primalTolerance P -printingOptions all -solve -solu sol.txt      (LPs)
  *
- * and parses the solution file. There is no warm start across solves (each run starts afresh), so
- * for long constraint-generation loops HiGHS' hot-started dual simplex may be faster.
+ * and parses the solution file. LP re-solves of a session are warm-started: every CLP run writes
+ * its final basis (`-basisO`), and the next run reads it back (`-basisI`, names R<i>/C<j>; rows and
+ * columns added since are absent from the file, so their slacks are basic and the new columns
+ * non-basic at their lower bound) and re-optimises with `-presolve off -dualS`. The basis only
+ * chooses the start; it is dropped after deleteRows (the names shift) and after a non-optimal run.
+ * MIPs start afresh (apart from the -mipstart point).
  *
  * Status and certification: the status comes ONLY from the solver's status line. 'optimal' for a MIP
  * means CBC proved that no solution is better than the incumbent by more than max(allowableGap,
@@ -141,6 +145,8 @@ class CbcSession implements LpSession {
   private disposed = false;
   /** MIP start for the next solves (-mipstart), or null. */
   private start: Float64Array | null = null;
+  /** LP: the basis CLP wrote after the last optimal solve (MPS basis file, -basisO), or null. */
+  private basis: string | null = null;
   constructor(
     private readonly model: EditableModel,
     private readonly cfg: { cbc: string; clp: string | null; threads: number | undefined; defaultTimeLimit: number; keepFiles: boolean },
@@ -164,6 +170,7 @@ class CbcSession implements LpSession {
   }
   async deleteRows(indices: ArrayLike<number>): Promise<void> {
     this.live().deleteRows(indices);
+    this.basis = null; // the names R<i> of later rows shift
   }
   async setColumnBounds(index: number, lower: number, upper: number): Promise<void> {
     this.live().setColumnBounds(index, lower, upper);
@@ -198,6 +205,8 @@ class CbcSession implements LpSession {
       const { text } = model.toMps();
       await writeFile(join(dir, 'model.mps'), text);
       const args = ['model.mps'];
+      const warm = useClp && this.basis !== null;
+      if (warm) await writeFile(join(dir, 'start.bas'), this.basis!);
       if (useClp) args.push('-sec', String(o.timeLimit), '-primalTolerance', String(o.primalTol));
       else {
         args.push('-timeMode', 'elapsed', '-sec', String(o.timeLimit));
@@ -209,7 +218,11 @@ class CbcSession implements LpSession {
         }
         args.push('-primalTolerance', String(o.primalTol));
       }
-      args.push('-printingOptions', 'all', '-solve', '-solu', 'sol.txt');
+      // LP warm start: the previous basis by name (rows and columns added since are absent from the
+      // file, so CLP makes their slacks basic and the new columns non-basic at their lower bound:
+      // dual feasible for appended cuts), re-optimised by the dual simplex.
+      if (warm) args.push('-printingOptions', 'all', '-basisI', 'start.bas', '-presolve', 'off', '-dualS', '-solu', 'sol.txt', '-basisO', 'out.bas');
+      else args.push('-printingOptions', 'all', '-solve', '-solu', 'sol.txt', ...(useClp ? ['-basisO', 'out.bas'] : []));
       const t0 = performance.now();
       const out = await run(exe, args, dir, (o.timeLimit + 60) * 1000);
       const timeMs = performance.now() - t0;
@@ -225,6 +238,7 @@ class CbcSession implements LpSession {
       }
       const sol = parseSolution(solText, model.numCols, model.numRows);
       const status = lpStatus(sol.status, timeMs / 1000, o.timeLimit);
+      if (useClp) this.basis = status === 'optimal' ? await readFile(join(dir, 'out.bas'), 'utf8').catch(() => null) : null;
       const iterations = Number(/Enumerated nodes:\s+(\d+)/.exec(out.stdout)?.[1] ?? /-\s*(\d+) iterations/.exec(out.stdout)?.[1] ?? 0);
       let x = sol.x;
       if (x !== null && x.some((v) => Number.isNaN(v))) x = null; // a column missing from the file: no usable point

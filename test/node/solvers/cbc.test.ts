@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -214,6 +214,45 @@ describe('CBC/CLP backend agrees with HiGHS', () => {
       expect(h.status).toBe('optimal');
       expect(h.objective).toBe(2);
       expect(h.mipGap).toBe(1e-9 / 2); // the absolute gap the solver was asked to prove, relative to |objective|
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('LP re-solves after added rows start from the previous basis (-basisI, dual simplex) and reach the cold optimum', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpkit-clp-log-'));
+    const log = join(dir, 'log');
+    const wrap = join(dir, 'clp');
+    writeFileSync(wrap, `#!/bin/sh\necho "$@" >> '${log}'\nexec clp "$@"\n`);
+    chmodSync(wrap, 0o755);
+    try {
+      const rng = seededRng(11);
+      for (let trial = 0; trial < 4; trial++) {
+        const p = randomLp(rng, 10, 6, trial % 2 === 0 ? 'minimize' : 'maximize');
+        const warm = await openLpSession(p, cbcLpBackend({ clp: wrap, threads: 1 }));
+        const hs = await openLpSession(p);
+        const first = await warm.solve();
+        const h0 = await hs.solve();
+        expect(first.status).toBe(h0.status);
+        if (first.status !== 'optimal') continue;
+        for (let round = 0; round < 3; round++) {
+          // a cut through the current optimum's neighbourhood (x_0 + x_1 + x_2 bounded by its value less a step), and a new column
+          const x = first.x!;
+          const rows = { starts: [0, 3], indices: [1, 2, 3], values: [1, -1, 1], lower: [-Infinity], upper: [x[1]! - x[2]! + x[3]! - 0.3 * (round + 1)] };
+          await warm.addRows(rows);
+          await hs.addRows(rows);
+          const w = await warm.solve();
+          const h = await hs.solve();
+          expect(w.status).toBe(h.status);
+          if (h.status === 'optimal') expect(w.objective).toBeCloseTo(h.objective, 6);
+          if (h.status !== 'optimal') break;
+        }
+        await warm.dispose();
+        await hs.dispose();
+      }
+      const calls = readFileSync(log, 'utf8').trim().split('\n');
+      expect(calls.some((c) => /-basisI start\.bas .*-dualS/.test(c))).toBe(true);
+      expect(calls.every((c) => /-basisO out\.bas/.test(c))).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
