@@ -5,12 +5,22 @@ import path from 'node:path';
 import { main, EXIT } from '../../src/node/cli.js';
 import { readLedger } from '../../src/node/ledger.js';
 import { safeText } from '../../src/node/terminal.js';
+import { fmt, fmtInterval } from '../../src/node/report.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 // The first 3000 records of Adult keep the suite fast; the full file is the subject of npm start.
 const ADULT = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-adult-')), 'adult3000.csv');
 fs.writeFileSync(ADULT, `${fs.readFileSync(path.join(ROOT, 'data/adult.csv'), 'utf8').split('\n').slice(0, 3001).join('\n')}\n`);
 const SCHEMA = path.join(ROOT, 'examples/adult.schema.yaml');
+
+/** The exact (non-private) mean of a numeric CSV column. */
+function exactMean(csv: string, column: string): number {
+  const lines = fs.readFileSync(csv, 'utf8').trim().split('\n');
+  const j = lines[0]!.split(',').indexOf(column);
+  const xs = lines.slice(1).map((l) => Number(l.split(',')[j]));
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 async function cli(...argv: string[]) {
   const out: string[] = [];
@@ -74,11 +84,18 @@ describe('dpkit run', () => {
     const file = analysis(dir, SMALL);
     const r = await cli('run', file);
     expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
-    expect(r.out).toMatch(/mean\(age\)\s+0\.3\s+3\d(?:\.\d+)?\s+\[3\d/);
     expect(r.out).toContain('histogram(hours_per_week)');
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
     expect(json.results).toHaveLength(2);
-    expect(json.results[0].interval[0]).toBeLessThan(json.results[0].value);
+    const m = json.results[0];
+    // The CLI draws from the CSPRNG, so the value is random: the table must show it as fmt prints it
+    // (3 significant digits, trailing zeros trimmed: 39.0 is '39'), and it must be near the exact
+    // mean of the 3000 ages (38.82): Laplace b = (90 - 17) / 3000 / 0.3 = 0.0811, and
+    // P(|noise| > 20 b = 1.62) = e^-20 = 2e-9 (the old pattern 3\d failed w.p. 4.5e-7).
+    expect(m.scale).toBeCloseTo(73 / 3000 / 0.3, 9);
+    expect(Math.abs(m.value - exactMean(ADULT, 'age'))).toBeLessThan(20 * m.scale);
+    expect(m.interval[0]).toBeLessThan(m.value);
+    expect(r.out).toMatch(new RegExp(`mean\\(age\\)\\s+0\\.3\\s+${escapeRe(fmt(m.value))}\\s+${escapeRe(fmtInterval(m.interval))}\\s+laplace`));
     expect(json.budget.spentThisRun.eps).toBeCloseTo(0.5, 12);
     const html = fs.readFileSync(path.join(dir, 'out/report.html'), 'utf8');
     expect(html).toContain('<svg');
