@@ -79,6 +79,14 @@ export interface BoundingPlan extends ContributionBounds {
   levels?: readonly string[];
   /** The fresh 128-bit key (src/random/siphash.ts freshHashKey). */
   key: HashKey;
+  /**
+   * How the unit / group values enter the group-choice hash: 'integer' (the value as a 64-bit
+   * integer: the same hash, hence the same kept pairs, in DuckDB and ClickHouse) or 'text' (default:
+   * each engine's own string hash of the value's text). Set from the column's type with
+   * {@link hashKeyType}; 'integer' on a column with non-integer values is an SQL error.
+   */
+  unitType?: HashKeyType;
+  groupType?: HashKeyType;
 }
 
 // Unknown keys are errors: a misspelt optional flag (e.g. perUnitClamp) must not silently change the
@@ -95,6 +103,8 @@ const BOUNDING_PLAN = optionSpec<BoundingPlan>({
   key: 'object',
   maxPartitions: true,
   maxRows: true,
+  unitType: ['integer', 'text'],
+  groupType: ['integer', 'text'],
 });
 
 function quoteIdent(d: SqlDialect, name: string): string {
@@ -142,30 +152,67 @@ function clampExpr(d: SqlDialect, x: string, l: string, u: string): string {
   return d === 'duckdb' ? `LEAST(GREATEST(${x}, ${l}), ${u})` : `least(greatest(${x}, ${l}), ${u})`;
 }
 
+/** How a unit or group column enters the group-choice hash (see the file comment). */
+export type HashKeyType = 'integer' | 'text';
+
 /**
- * The 64-bit word W(tag, x) = the first 8 bytes of MD5(key | tag | x), read little-endian: DuckDB's
- * md5_number_upper, ClickHouse's reinterpretAsUInt64(MD5(...)) (the same bytes, the same number).
+ * The hash type of a column from the engine's type name (DESCRIBE in DuckDB, system.columns in
+ * ClickHouse): 'integer' for the signed and unsigned integer types whose values are exact in a
+ * BIGINT / Int64 (up to 32-bit unsigned), else 'text'. Wrappers Nullable(...) and LowCardinality(...)
+ * are looked through.
  */
-function md5Word(d: SqlDialect, k: string, tag: string, x: string): string {
-  const s = concat(d, [k, `'${tag}'`, text(d, x)]);
-  return d === 'duckdb' ? `md5_number_upper(${s})` : `reinterpretAsUInt64(MD5(${s}))`;
+export function hashKeyType(sqlType: string): HashKeyType {
+  if (typeof sqlType !== 'string') throw new InvalidArgumentError('sqlType', 'must be a string', sqlType);
+  let t = sqlType.trim();
+  for (let m = /^(?:Nullable|LowCardinality)\((.*)\)$/.exec(t); m; m = /^(?:Nullable|LowCardinality)\((.*)\)$/.exec(t)) t = m[1]!.trim();
+  return /^(TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|INT1|INT2|INT4|INT8|INT|Int8|Int16|Int32|Int64|UInt8|UInt16|UInt32)$/.test(t) ? 'integer' : 'text';
 }
 
 /** 0xd6e8feb86659fd93, the multiplier of DuckDB's 64-bit integer hash (MurmurHash64's finaliser). */
 const MURMUR_MUL = '15485907386658061715';
 
+/** The key's two 64-bit words, decimal: K1 = key[0] 2^32 + key[1], K2 = key[2] 2^32 + key[3]. */
+export function keyWords(key: HashKey): [bigint, bigint] {
+  keyHex(key); // validation
+  return [(BigInt(key[0]!) << 32n) | BigInt(key[1]!), (BigInt(key[2]!) << 32n) | BigInt(key[3]!)];
+}
+
 /**
- * The group-choice hash h(u, g) = F(W('u', u) XOR W('g', g)), where F is the bijective finaliser
- * x ^= x >> 32; x *= C; x ^= x >> 32; x *= C; x ^= x >> 32 (mod 2^64, C = MURMUR_MUL): DuckDB's
- * hash() of a UBIGINT computes exactly F (checked in test/node/bounding-sql-pair-hash.test.ts), and
- * ClickHouse spells it out (UInt64 products wrap mod 2^64). `ku` and `kg` are the two words.
+ * The group-choice hash h(u, g) = F(W1(b(u)) XOR W2(b(g))), W1(x) = F(F(x XOR K1) XOR K2),
+ * W2(x) = F(F(x XOR K2) XOR K1), with F the bijective finaliser x ^= x >> 32; x *= C; x ^= x >> 32;
+ * x *= C; x ^= x >> 32 (mod 2^64, C = MURMUR_MUL) and b the unkeyed base value of a column: for an
+ * integer column F(x) of the value as a 64-bit two's complement word (DuckDB's hash() of a BIGINT;
+ * ClickHouse spells it out), for a text column the engine's own 64-bit string hash (DuckDB's hash()
+ * of the VARCHAR, ClickHouse's cityHash64 of toString). DuckDB's hash() of a UBIGINT is exactly F
+ * (checked in test/node/bounding-sql-pair-hash.test.ts). Returns the DuckDB expression over the
+ * columns `u` and `g`.
  */
-function pairHash(d: SqlDialect, ku: string, kg: string): string {
-  if (d === 'duckdb') return `hash(xor(${ku}, ${kg}))`;
-  const x = `bitXor(${ku}, ${kg})`;
-  const a = `(bitXor(${x}, bitShiftRight(${x}, 32)) * ${MURMUR_MUL})`;
-  const b = `(bitXor(${a}, bitShiftRight(${a}, 32)) * ${MURMUR_MUL})`;
-  return `bitXor(${b}, bitShiftRight(${b}, 32))`;
+function duckPairHash(unitType: HashKeyType, groupType: HashKeyType, key: HashKey): string {
+  const [k1, k2] = keyWords(key).map((w) => `CAST('${w}' AS UBIGINT)`) as [string, string];
+  // (x | 0) exists only for integer types, so CAST(... AS BIGINT) is injective on the column's values.
+  const base = (x: string, t: HashKeyType) => (t === 'integer' ? `hash(CAST((${x} | 0) AS BIGINT))` : `hash(CAST(${x} AS VARCHAR))`);
+  const w = (x: string, a: string, b: string) => `hash(xor(hash(xor(${x}, ${a})), ${b}))`;
+  return `hash(xor(${w(base('u', unitType), k1, k2)}, ${w(base('g', groupType), k2, k1)}))`;
+}
+
+/**
+ * The same h(u, g) in ClickHouse, as a chain of aliased steps (F uses its argument twice, so nesting
+ * the text would grow it 8-fold per F): the definitions are pushed to `defs` (SELECT items), the
+ * alias of h is returned. UInt64 products wrap mod 2^64, as F needs.
+ */
+function chPairHash(unitType: HashKeyType, groupType: HashKeyType, key: HashKey, defs: string[]): string {
+  const [k1, k2] = keyWords(key).map((w) => `toUInt64('${w}')`) as [string, string];
+  let n = 0;
+  const F = (x: string): string => {
+    const p = `__dpkit_h${n++}`;
+    defs.push(`(bitXor(${x}, bitShiftRight(${x}, 32)) * ${MURMUR_MUL}) AS ${p}a`, `(bitXor(${p}a, bitShiftRight(${p}a, 32)) * ${MURMUR_MUL}) AS ${p}b`, `bitXor(${p}b, bitShiftRight(${p}b, 32)) AS ${p}`);
+    return p;
+  };
+  const base = (x: string, t: HashKeyType) => (t === 'integer' ? F(`reinterpretAsUInt64(toInt64(bitOr(${x}, 0)))`) : `cityHash64(toString(${x}))`);
+  const w = (x: string, a: string, b: string) => F(`bitXor(${F(`bitXor(${x}, ${a})`)}, ${b})`);
+  const wu = w(base('u', unitType), k1, k2);
+  const wg = w(base('g', groupType), k2, k1);
+  return F(`bitXor(${wu}, ${wg})`);
 }
 
 /** The row hash h_r (see the file comment): MD5 of (key, 'r', unit, group, value) as hex text. */
@@ -173,113 +220,123 @@ function rowHash(d: SqlDialect, k: string, hasValue: boolean): string {
   return md5(d, concat(d, [k, "'r'", text(d, 'u'), text(d, 'g'), hasValue ? valueText(d, 'v') : "''"]));
 }
 
+/** The largest double below 2^64 (a fraction of it casts to UBIGINT without overflow). */
+const BELOW_2_64 = '18446744073709549568.0';
+
 /**
- * DuckDB: the source rows (u, g, v, a SELECT read several times, never a CTE) and the common table
- * expressions of the bounding (see the file comment). The group choice never aggregates all
- * (unit, group) pairs; it works on CANDIDATE rows:
- * - `units`: per unit its row count n_u, word W('u', u) and an integer id uid, the unit's rank in
- *   the order of u; `words`: per group its word W('g', g) and gid, the group's rank in the order of g
- *   (so (h, gid) orders as (h, g)). Both ids are functions of the table, not of the engine's output
- *   order: `units` is referenced from several places (candidates, exact path, names of the kept
- *   pairs, row choice), and where the engine evaluates a CTE once per reference (NOT MATERIALIZED, or
- *   an engine that inlines CTEs) ROW_NUMBER() OVER () gave a different unit-to-id map in each, so one
- *   unit's kept pairs came back under several names (2k groups per name measured); `units` is also
- *   MATERIALIZED, so it is computed once;
- * - `ranked`: the CANDIDATE rows, whose pair hash h = h(u, g) passes the unit's test
- *     n_u <= C  or  double(h) < (C / n_u) 2^64,   C = k + 2 sqrt(k) + 2,
- *   with gr = DENSE_RANK() OVER (PARTITION BY uid ORDER BY h, gid): the rows of one pair share (h,
- *   gid) and distinct pairs differ in gid, so gr is the pair's rank among the unit's candidate pairs,
- *   and some row has gr = k iff the unit has at least k candidate pairs;
- * - `fb`: the units that need the exact path: n_u > C and fewer than k candidate pairs; `fbrows`
- *   all their rows, whose pairs are ranked by ROW_NUMBER() over (h, gid);
- * - `kept_ids`: the k smallest (h, g) pairs of every unit, with the pair's row count c and sums (fbk:
- *   from the exact path); `kept` the same with the unit and group names; `cut`: the rows of kept
- *   pairs with c > m, ranked by h_r (a kept pair with c <= m keeps all its rows).
+ * DuckDB: the common table expressions of the bounding (see the file comment). The group choice
+ * never aggregates all (unit, group) pairs and never joins a per-unit or per-group table onto the
+ * rows; it works on CANDIDATE rows, whose pair hash h = h(u, g) (computed per row) is at most a
+ * threshold t, one number for the whole table:
+ * - `thr`: t = f 2^64 with f = min(1, C U' / N') (C = k + 2 sqrt(k) + 2; U' units and N' rows in the
+ *   sample of units with hash(u) % 16 = 0), so that a unit of average size has about C candidate
+ *   pairs; tests force f (tuning.fraction);
+ * - `ranked`: the candidate rows with gr = DENSE_RANK() OVER (PARTITION BY u ORDER BY h, g): the
+ *   rows of one pair share (h, g) and distinct pairs of a unit differ in g, so gr is the pair's
+ *   rank among the unit's candidate pairs, and some row has gr = k iff the unit has at least k
+ *   candidate pairs;
+ * - `good`: those units; `fbrows`: all rows of the other units (anti-join on `good`, one probe of
+ *   every row), whose pairs are ranked by ROW_NUMBER() over (h, g);
+ * - `kept`: the k smallest (h, g) pairs of every unit, with the pair's row count c and sums (fbk:
+ *   from the exact path); `cut`: the rows of kept pairs with c > m, ranked by h_r (a kept pair with
+ *   c <= m keeps all its rows).
  * Exactness (the kept pairs are the k smallest (h, g) of each unit, as in the one-pass ranking, for
- * every threshold C): for a fixed unit the candidates form a down-set in h: double() is non-decreasing
- * in h and the bound (C / n_u) 2^64 is the same for all the unit's rows, so h' <= h and h a candidate
- * imply h' a candidate; all rows of one pair share h, so a pair is a candidate with all its rows or
- * with none. (a) If a unit has at least k candidate pairs, each of its k smallest (h, g) pairs q is a
+ * every threshold t): for a fixed unit the candidates form a down-set in h (h' <= h <= t implies
+ * h' <= t), and all rows of one pair share h, so a pair is a candidate with all its rows or with
+ * none. (a) If a unit has at least k candidate pairs, each of its k smallest (h, g) pairs q is a
  * candidate: otherwise every candidate p has h_p < h_q (h_p >= h_q would make q a candidate), so the
  * k or more candidates all precede q and q is not among the k smallest. Hence the k smallest
- * candidates are the k smallest pairs. (b) If n_u <= C every pair is a candidate. (c) Otherwise (n_u
- * > C, fewer than k candidate pairs) the unit is in `fb` and ranked over all its pairs.
- * The three cases partition the units, so each unit's pairs come from exactly one branch. n_u is the
- * unit's own row count (n_u >= its number of distinct groups D_u), so the test, like the choice,
- * depends only on the key and the unit's own rows. Cost: a unit with D_u distinct groups has about
- * C D_u / n_u <= C candidate pairs (binomial); it falls back with probability P(Bin(D_u, C / n_u) < k)
- * (0.3% of the units of the 1e7-row benchmark: D_u ~ n_u ~ 30, k = 5, C = 11.5), and mostly when
- * its rows repeat groups so much that D_u C / n_u < k (correct, only slower). The choice of C only
- * moves work between the branches (C = 8.2 and 6.5 measured slower: the exact path reads more rows).
- * Performance notes (EXPLAIN ANALYZE at 1e7 rows, 3.3e5 units, 1e4 groups): the joins of `ranked`
- * build on the small `units` and `words` (3.3e5 and 1e4 rows) but probe every row, and together with
- * `units` they are the largest cost (~2.3 s CPU of ~5.8 s, the plain grouped mean ~0.37 s); next the
- * window over the ~3.8e6 candidate rows (integer keys: ~1 s cheaper than the names). The rows of `fb`
- * are matched by `coalesce(u IN (...), false)`, a mark join that builds on the few units (DuckDB's
- * estimates made a SEMI JOIN build on all source rows); `fbrows` is MATERIALIZED so that the joins
- * run after that filter, and the rows of the kept pairs come from `ranked` and `fbrows` (no second
- * read of the source for the row choice).
+ * candidates are the k smallest pairs. (b) Otherwise the unit is not in `good` and all its rows are
+ * ranked in `fbrows`. The two cases partition the units. The kept set is thus the same for every t,
+ * which is why t may be estimated from the table (it moves work between the branches, never rows).
+ * Cost: a unit with D_u distinct groups has about D_u f candidate pairs (binomial); it takes the exact
+ * path with probability P(Bin(D_u, f) < k) (0.5 to 1% of the units of the 1e7-row benchmark, D_u ~
+ * 30, f = 0.38); units far smaller than the average take it more often, but they have few rows.
  */
-function duckBounding(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; k: string; maxPartitions: number; maxRows: number; aggs: string; candidates?: number }): { ctes: string[]; keptRows: (cond: string) => string } {
+function duckBounding(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; h: string; groupType: HashKeyType; k: string; maxPartitions: number; maxRows: number; fraction?: number }): string[] {
   const d: SqlDialect = 'duckdb';
-  const h = pairHash(d, 'ku', 'kg');
+  const h = q.h;
   const k = q.maxPartitions;
-  const c = String(q.candidates ?? k + 2 * Math.sqrt(k) + 2);
+  const m = q.maxRows;
+  const c = k + 2 * Math.sqrt(k) + 2;
   const src = (alias: string) => `(SELECT ${q.U} AS u, ${q.G} AS g, ${q.V === undefined ? '0' : `CAST(${q.V} AS DOUBLE)`} AS v FROM ${q.from} WHERE ${q.where.join(' AND ')}) AS ${alias}`;
-  const aggs = q.aggs === '' ? '' : `, ${q.aggs}`;
-  // The rows (uid, gid, v) of the kept pairs with a condition on the pair's row count c: a pair kept
-  // from the candidates has all its rows among the candidate rows (its rows share h), a pair of a
-  // fallback unit among that unit's rows; fbk says which (a fallback unit also has candidate rows).
-  const keptRows = (cond: string) =>
-    `SELECT r.uid AS uid, r.gid AS gid, r.v AS v FROM ranked AS r JOIN (SELECT uid, gid FROM kept_ids WHERE NOT fbk AND ${cond}) AS p ON r.uid = p.uid AND r.gid = p.gid` +
-    ` UNION ALL SELECT r.uid, r.gid, r.v FROM fbrows AS r JOIN (SELECT uid, gid FROM kept_ids WHERE fbk AND ${cond}) AS p ON r.uid = p.uid AND r.gid = p.gid`;
-  const ctes = [
-    `units AS MATERIALIZED (SELECT u, count(*) AS nu, ${md5Word(d, q.k, 'u', 'u')} AS ku, ROW_NUMBER() OVER (ORDER BY u) AS uid FROM ${src('src_u')} GROUP BY u)`,
-    `words AS (SELECT g, ${md5Word(d, q.k, 'g', 'g')} AS kg, ROW_NUMBER() OVER (ORDER BY g) AS gid FROM ${src('src_g')} GROUP BY g)`,
-    `ranked AS (SELECT *, DENSE_RANK() OVER (PARTITION BY uid ORDER BY h, gid) AS gr FROM (SELECT uid, gid, nu, r.v AS v, ${h} AS h FROM ${src('r')}` +
-      ` JOIN units AS wu ON r.u = wu.u JOIN words AS wg ON r.g = wg.g WHERE nu <= ${c} OR CAST(${h} AS DOUBLE) < ${c} / nu * 18446744073709551616.0) AS candrows)`,
-    `fb AS (SELECT uid, u FROM units WHERE nu > ${c} AND uid NOT IN (SELECT uid FROM ranked WHERE gr = ${k}))`,
-    `fbrows AS MATERIALIZED (SELECT uid, gid, f.v AS v, ${h} AS h FROM (SELECT u, g, v FROM ${src('f')} WHERE coalesce(u IN (SELECT u FROM fb), false)) AS f` +
-      ` JOIN units AS wu ON f.u = wu.u JOIN words AS wg ON f.g = wg.g)`,
-    `kept_ids AS (SELECT uid, gid, false AS fbk, count(*) AS c${aggs} FROM ranked WHERE gr <= ${k} AND NOT coalesce(uid IN (SELECT uid FROM fb), false) GROUP BY uid, gid` +
-      ` UNION ALL SELECT * EXCLUDE (h, gr) FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY uid ORDER BY h, gid) AS gr FROM (SELECT uid, gid, true AS fbk, count(*) AS c${aggs}, any_value(h) AS h` +
-      ` FROM fbrows GROUP BY uid, gid) AS fbpairs) AS ranked_pairs WHERE gr <= ${k})`,
-    `kept AS (SELECT wu.u AS u, wg.g AS g, p.* EXCLUDE (uid, gid, fbk) FROM kept_ids AS p JOIN units AS wu ON p.uid = wu.uid JOIN words AS wg ON p.gid = wg.gid)`,
-    `cut AS (SELECT u, g, v FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${rowHash(d, q.k, q.V !== undefined)}) AS rn` +
-      ` FROM (SELECT wu.u AS u, wg.g AS g, x.v AS v FROM (${keptRows(`c > ${q.maxRows}`)}) AS x JOIN units AS wu ON x.uid = wu.uid JOIN words AS wg ON x.gid = wg.gid) AS cut_rows) AS ranked_rows WHERE rn <= ${q.maxRows})`,
+  const all = `CAST('18446744073709551615' AS UBIGINT)`;
+  const t =
+    q.fraction === undefined
+      ? `SELECT CASE WHEN nu = 0 OR ${c} * nu >= n THEN ${all} ELSE CAST(${c} * nu / n * ${BELOW_2_64} AS UBIGINT) END AS t FROM (SELECT count(*) AS n, count(DISTINCT u) AS nu FROM ${src('smp')} WHERE hash(u) % 16 = 0) AS sample_stats`
+      : `SELECT ${q.fraction >= 1 ? all : `CAST(${q.fraction} * ${BELOW_2_64} AS UBIGINT)`} AS t`;
+  // Per row of a unit's ranking by (h, g): gr the pair's rank, c the pair's row count (its peers),
+  // first: one row per pair (ROW_NUMBER meets RANK at the pair's first row).
+  // With integer groups h is injective in g within a unit (b, the two words and F are bijections of
+  // the 64-bit integers), so ORDER BY h orders the pairs as (h, g) does, and sorts on one key (half
+  // the window's cost, measured).
+  const rank = (input: string, order: string) =>
+    `SELECT u, g, v, h, DENSE_RANK() OVER w AS gr, count(*) OVER (w RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS c, ROW_NUMBER() OVER w = RANK() OVER w AS first` +
+    ` FROM ${input} WINDOW w AS (PARTITION BY u ORDER BY ${order})`;
+  const order = q.groupType === 'integer' ? 'h' : 'h, g';
+  return [
+    `thr AS MATERIALIZED (${t})`,
+    `ranked AS MATERIALIZED (${rank(`(SELECT u, g, v, h FROM (SELECT u, g, v, ${h} AS h FROM ${src('r')}) AS hashed, thr WHERE h <= thr.t) AS cand`, order)})`,
+    `good AS MATERIALIZED (SELECT u FROM ranked WHERE gr = ${k} AND first)`,
+    `fbrows AS MATERIALIZED (SELECT u, g, v, ${h} AS h FROM ${src('f')} ANTI JOIN good USING (u))`,
+    `top AS MATERIALIZED (SELECT u, g, v, h, c, first FROM ranked ANTI JOIN (SELECT DISTINCT u FROM fbrows) AS fbunits USING (u) WHERE gr <= ${k}` +
+      ` UNION ALL SELECT u, g, v, h, c, first FROM (${rank('fbrows', order)}) AS fbranked WHERE gr <= ${k})`,
+    `kept AS (SELECT u, g, v, first FROM top WHERE c <= ${m}` +
+      ` UNION ALL SELECT u, g, v, rn = 1 AS first FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${rowHash(d, q.k, q.V !== undefined)}) AS rn` +
+      ` FROM top WHERE c > ${m}) AS cut WHERE rn <= ${m})`,
   ];
-  return { ctes, keptRows };
 }
 
 /**
- * Internal tuning of the DuckDB plan, for tests: `candidates` replaces the threshold C of the
- * candidate test (see duckBounding). It moves work between the candidate and the exact branch and
- * never changes the kept rows.
+ * Internal tuning of the DuckDB plan, for tests: `fraction` replaces the estimated candidate
+ * threshold t / 2^64 (see duckBounding). It moves work between the candidate and the exact branch
+ * and never changes the kept rows.
  */
 export interface BoundingTuning {
-  candidates?: number;
+  fraction?: number;
 }
 
-const BOUNDING_TUNING = optionSpec<BoundingTuning>({ candidates: true });
+const BOUNDING_TUNING = optionSpec<BoundingTuning>({ fraction: true });
 
 function checkTuning(t: BoundingTuning | undefined): number | undefined {
   if (t === undefined) return undefined;
   checkOptions('tuning', t, BOUNDING_TUNING, true);
-  if (t.candidates !== undefined && !(typeof t.candidates === 'number' && Number.isFinite(t.candidates) && t.candidates > 0)) throw new InvalidArgumentError('tuning.candidates', 'must be a finite number > 0', t.candidates);
-  return t.candidates;
+  if (t.fraction !== undefined && !(typeof t.fraction === 'number' && Number.isFinite(t.fraction) && t.fraction > 0 && t.fraction <= 1)) throw new InvalidArgumentError('tuning.fraction', 'must be a number in (0, 1]', t.fraction);
+  return t.fraction;
+}
+
+/** The checked plan pieces shared by the builders. */
+function planParts(plan: BoundingPlan, d: SqlDialect) {
+  const U = quoteIdent(d, plan.unit);
+  const G = plan.by === undefined ? `'all'` : quoteIdent(d, plan.by);
+  const V = plan.value === undefined ? undefined : quoteIdent(d, plan.value);
+  const unitType = plan.unitType ?? 'text';
+  const groupType = plan.by === undefined ? 'text' : (plan.groupType ?? 'text');
+  if (plan.groupType !== undefined && plan.by === undefined) throw new InvalidArgumentError('groupType', 'needs a group column (by)');
+  const where = [`${U} IS NOT NULL`];
+  if (plan.by !== undefined) where.push(`${G} IS NOT NULL`);
+  if (V !== undefined) where.push(`${V} IS NOT NULL`);
+  if (plan.levels !== undefined) {
+    if (plan.by === undefined) throw new InvalidArgumentError('levels', 'need a group column (by)');
+    if (!Array.isArray(plan.levels) || plan.levels.length === 0) throw new InvalidArgumentError('levels', 'must be a non-empty array of strings', plan.levels);
+    where.push(`${text(d, G)} IN (${plan.levels.map((x) => quoteString(d, String(x))).join(', ')})`);
+  }
+  return { U, G, V, unitType, groupType, where, k: quoteString(d, keyHex(plan.key)) };
 }
 
 /** One row per (group, unit) of the bounded data: g, u, n, s, s2, sc (see the file comment). */
 export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect, tuning?: BoundingTuning): string {
-  const candidates = checkTuning(tuning);
+  return boundedSql(plan, dialect, tuning, 'pairs');
+}
+
+function boundedSql(plan: BoundingPlan, dialect: SqlDialect, tuning: BoundingTuning | undefined, shape: 'pairs' | 'groups'): string {
+  const fraction = checkTuning(tuning);
   if (dialect !== 'duckdb' && dialect !== 'clickhouse') throw new InvalidArgumentError('dialect', "must be 'duckdb' or 'clickhouse'", dialect);
   checkOptions('boundedPerUnitSql', plan, BOUNDING_PLAN, true);
   const d = dialect;
   const b = checkContributionBounds(plan);
   if (typeof plan.from !== 'string' || plan.from.trim() === '') throw new InvalidArgumentError('from', 'must be a table name or a parenthesised SELECT', plan.from);
-  const U = quoteIdent(d, plan.unit);
-  const G = plan.by === undefined ? `'all'` : quoteIdent(d, plan.by);
-  const V = plan.value === undefined ? undefined : quoteIdent(d, plan.value);
+  const { U, G, V, unitType, groupType, where, k } = planParts(plan, d);
   let l = '0';
   let u = '0';
   let mid = '0';
@@ -289,35 +346,44 @@ export function boundedPerUnitSql(plan: BoundingPlan, dialect: SqlDialect, tunin
     if (!((plan.lower as number) < (plan.upper as number))) throw new InvalidArgumentError('lower/upper', 'must satisfy lower < upper', `${plan.lower} >= ${plan.upper}`);
     mid = num(((plan.lower as number) + (plan.upper as number)) / 2, 'lower/upper');
   } else if (plan.lower !== undefined || plan.upper !== undefined || plan.perUnitClamp) throw new InvalidArgumentError('lower/upper/perUnitClamp', 'need a value column');
-  const k = quoteString(d, keyHex(plan.key));
-  const where = [`${U} IS NOT NULL`];
-  if (plan.by !== undefined) where.push(`${G} IS NOT NULL`);
-  if (V !== undefined) where.push(`${V} IS NOT NULL`);
-  if (plan.levels !== undefined) {
-    if (plan.by === undefined) throw new InvalidArgumentError('levels', 'need a group column (by)');
-    if (!Array.isArray(plan.levels) || plan.levels.length === 0) throw new InvalidArgumentError('levels', 'must be a non-empty array of strings', plan.levels);
-    where.push(`${text(d, G)} IN (${plan.levels.map((x) => quoteString(d, String(x))).join(', ')})`);
-  }
-  if (d === 'clickhouse') return clickHouseSql(plan, b, { U, G, V, l, u, mid, k, where });
+  if (d === 'clickhouse') return clickHouseSql(plan, b, { U, G, V, l, u, mid, k, where, unitType, groupType });
   const cv = V === undefined ? '0' : clampExpr(d, 'v', l, u);
   const cd = `(${cv} - ${mid})`;
   // Sums per pair over the rows (the pair's total is clamped afterwards with perUnitClamp).
   const aggs = V === undefined ? '0 AS s, 0 AS s2, 0 AS sc' : plan.perUnitClamp ? 'sum(v) AS s, 0 AS s2, 0 AS sc' : `sum(${cv}) AS s, sum(${cd} * ${cd}) AS s2, sum(${cd}) AS sc`;
   const s = plan.perUnitClamp ? clampExpr(d, 's', l, u) : 's';
-  const { ctes } = duckBounding({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs, candidates });
+  const h = duckPairHash(unitType, groupType, plan.key);
+  const ctes = duckBounding({ from: plan.from, U, G, V, where, h, groupType, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, fraction });
+  if (shape === 'groups') {
+    // Per group straight from the kept rows: a group's units are its kept pairs (one first row each).
+    return [`WITH ${ctes.join(',\n')}`, `SELECT g, count(*) FILTER (WHERE first) AS units, count(*) AS n, ${aggs} FROM kept GROUP BY g`].join('\n');
+  }
   return [
     `WITH ${ctes.join(',\n')}`,
-    `SELECT g, u, c AS n, ${s} AS s, s2, sc FROM kept WHERE c <= ${b.maxRows}`,
-    `UNION ALL SELECT g, u, n, ${s} AS s, s2, sc FROM (SELECT g, u, count(*) AS n, ${aggs} FROM cut GROUP BY g, u) AS cut_sums`,
+    `SELECT g, u, n, ${s} AS s, s2, sc FROM (SELECT g, u, count(*) AS n, ${aggs} FROM kept GROUP BY g, u) AS pairs`,
   ].join('\n');
 }
 
-/** The ClickHouse formulation with arrays (see the file comment). */
-function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string; G: string; V: string | undefined; l: string; u: string; mid: string; k: string; where: string[] }): string {
+/**
+ * ClickHouse: the source rows with the row hash hr and the pair hash hg, the inner part of both
+ * array formulations.
+ */
+function chHashedRows(plan: BoundingPlan, q: { U: string; G: string; V: string | undefined; k: string; where: string[]; unitType: HashKeyType; groupType: HashKeyType }): { rows: string; pairs: string } {
   const d: SqlDialect = 'clickhouse';
   const src = `SELECT assumeNotNull(${q.U}) AS u, ${plan.by === undefined ? "'all'" : `assumeNotNull(${q.G})`} AS g, ${q.V === undefined ? 'toFloat64(0)' : `toFloat64(assumeNotNull(${q.V}))`} AS v FROM ${plan.from} WHERE ${q.where.join(' AND ')}`;
-  const hr = rowHash(d, q.k, q.V !== undefined);
-  const hg = pairHash(d, md5Word(d, q.k, 'u', 'u'), md5Word(d, q.k, 'g', 'g'));
+  const defs: string[] = [];
+  const hg = chPairHash(q.unitType, q.groupType, plan.key, defs);
+  const hashed = `SELECT u, g, v, ${defs.join(', ')}, ${hg} AS hg FROM (${src})`;
+  return {
+    rows: `SELECT u, g, v, ${rowHash(d, q.k, q.V !== undefined)} AS hr, hg FROM (${hashed})`,
+    pairs: `SELECT u, g, hg FROM (${hashed}) GROUP BY u, g, hg`,
+  };
+}
+
+/** The ClickHouse formulation with arrays (see the file comment). */
+function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string; G: string; V: string | undefined; l: string; u: string; mid: string; k: string; where: string[]; unitType: HashKeyType; groupType: HashKeyType }): string {
+  const d: SqlDialect = 'clickhouse';
+  const { rows, pairs } = chHashedRows(plan, q);
   const cl = (x: string) => clampExpr(d, x, q.l, q.u);
   const cd = `(${cl('x')} - ${q.mid})`;
   const agg =
@@ -329,11 +395,11 @@ function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string
   return [
     `SELECT g, u, ${agg} FROM (`,
     `  SELECT u, g, hg, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, ${b.maxRows}) AS vs`,
-    `  FROM (SELECT u, g, v, ${hr} AS hr, ${hg} AS hg FROM (${src}))`,
+    `  FROM (${rows})`,
     `  GROUP BY u, g, hg`,
     `) ANY INNER JOIN (`,
     `  SELECT u, arraySlice(arraySort(groupArray((hg, g))), 1, ${b.maxPartitions}) AS top`,
-    `  FROM (SELECT u, g, ${hg} AS hg FROM (${src}) GROUP BY u, g, hg)`,
+    `  FROM (${pairs})`,
     `  GROUP BY u`,
     `) USING u`,
     `WHERE has(top, (hg, g))`,
@@ -342,6 +408,7 @@ function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string
 
 /** Per-group aggregates of the bounded data: g, units, n, s, s2, sc (see the file comment). */
 export function boundedGroupsSql(plan: BoundingPlan, dialect: SqlDialect, tuning?: BoundingTuning): string {
+  if (dialect === 'duckdb' && !plan?.perUnitClamp) return `${boundedSql(plan, dialect, tuning, 'groups')} ORDER BY g`;
   return `SELECT g, count(*) AS units, sum(n) AS n, sum(s) AS s, sum(s2) AS s2, sum(sc) AS sc FROM (\n${boundedPerUnitSql(plan, dialect, tuning)}\n) AS per_unit GROUP BY g ORDER BY g`;
 }
 
@@ -412,40 +479,28 @@ export function boundedMagnitudeBinsSql(plan: MagnitudeBinsPlan, dialect: SqlDia
  * does not apply (rows are returned, not totals). The caller aggregates the result in the engine.
  */
 export function boundedRowsSql(plan: BoundingPlan, dialect: SqlDialect, tuning?: BoundingTuning): string {
-  const candidates = checkTuning(tuning);
-  boundedPerUnitSql(plan, dialect); // validation (dialect, keys, bounds, names, levels)
+  const fraction = checkTuning(tuning);
+  boundedPerUnitSql(plan, dialect); // validation (dialect, keys, bounds, names, levels, types)
   if (plan.perUnitClamp) throw new InvalidArgumentError('perUnitClamp', 'does not apply to the kept rows (it clamps per-unit totals)');
   const d = dialect;
   const b = checkContributionBounds(plan);
-  const U = quoteIdent(d, plan.unit);
-  const G = plan.by === undefined ? `'all'` : quoteIdent(d, plan.by);
-  const V = plan.value === undefined ? undefined : quoteIdent(d, plan.value);
-  const where = [`${U} IS NOT NULL`];
-  if (plan.by !== undefined) where.push(`${G} IS NOT NULL`);
-  if (V !== undefined) where.push(`${V} IS NOT NULL`);
-  if (plan.levels !== undefined) where.push(`${text(d, G)} IN (${plan.levels.map((x) => quoteString(d, String(x))).join(', ')})`);
-  const k = quoteString(d, keyHex(plan.key));
+  const { U, G, V, unitType, groupType, where, k } = planParts(plan, d);
   const cv = V === undefined ? '0' : clampExpr(d, 'v', num(plan.lower as number, 'lower'), num(plan.upper as number, 'upper'));
   if (d === 'duckdb') {
-    const { ctes, keptRows } = duckBounding({ from: plan.from, U, G, V, where, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, aggs: '', candidates });
-    return [
-      `WITH ${ctes.join(',\n')}`,
-      `SELECT wg.g AS g, wu.u AS u, ${cv} AS c FROM (${keptRows(`c <= ${b.maxRows}`)}) AS x JOIN units AS wu ON x.uid = wu.uid JOIN words AS wg ON x.gid = wg.gid`,
-      `UNION ALL SELECT g, u, ${cv} AS c FROM cut`,
-    ].join('\n');
+    const h = duckPairHash(unitType, groupType, plan.key);
+    const ctes = duckBounding({ from: plan.from, U, G, V, where, h, groupType, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, fraction });
+    return [`WITH ${ctes.join(',\n')}`, `SELECT g, u, ${cv} AS c FROM kept`].join('\n');
   }
-  const src = `SELECT assumeNotNull(${U}) AS u, ${plan.by === undefined ? "'all'" : `assumeNotNull(${G})`} AS g, ${V === undefined ? 'toFloat64(0)' : `toFloat64(assumeNotNull(${V}))`} AS v FROM ${plan.from} WHERE ${where.join(' AND ')}`;
-  const hr = rowHash(d, k, V !== undefined);
-  const hg = pairHash(d, md5Word(d, k, 'u', 'u'), md5Word(d, k, 'g', 'g'));
+  const { rows, pairs } = chHashedRows(plan, { U, G, V, k, where, unitType, groupType });
   return [
     `SELECT g, u, ${cv} AS c FROM (`,
     `  SELECT g, u, vs FROM (`,
     `    SELECT u, g, hg, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, ${b.maxRows}) AS vs`,
-    `    FROM (SELECT u, g, v, ${hr} AS hr, ${hg} AS hg FROM (${src}))`,
+    `    FROM (${rows})`,
     `    GROUP BY u, g, hg`,
     `  ) ANY INNER JOIN (`,
     `    SELECT u, arraySlice(arraySort(groupArray((hg, g))), 1, ${b.maxPartitions}) AS top`,
-    `    FROM (SELECT u, g, ${hg} AS hg FROM (${src}) GROUP BY u, g, hg)`,
+    `    FROM (${pairs})`,
     `    GROUP BY u`,
     `  ) USING u`,
     `  WHERE has(top, (hg, g))`,
