@@ -45,6 +45,7 @@ import { writeSkeletons } from './init.js';
 import { dataFingerprint, readStored, reuseKey, store, storeDir } from './results-store.js';
 import { pendingBoundsColumn, privateBoundsNotes } from './bounds-release.js';
 import { privateKeysMechanism, REPLACE_ONE_KEYS } from './private-keys-table.js';
+import { PrepayingAccountant } from './prepaying-accountant.js';
 import { optimalKeepTable } from '../mechanisms/partition-selection.js';
 
 /** Exit codes of the CLI. */
@@ -517,7 +518,8 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
         engine,
         {
           rng: cryptoRng(),
-          accountant: prepaid ?? ledger.accountant(),
+          // basic: each release is charged durably at its check, before it reads data (prepaying-accountant.ts)
+          accountant: prepaid ?? new PrepayingAccountant(ledger.accountant()),
           alpha: a.alpha,
           onRelease: (i, n, name) => {
             label = `${i + 1}/${n} ${name}`;
@@ -621,8 +623,10 @@ function prepaidFailure(a: Analysis, plan: PrepaidPlan, completed: number, failu
 
 /**
  * A failure after the budget check: charges the failed release (its own guarantee, converted by the
- * ledger's accountant) unless the runner already did, or the failure was the ledger's own (a lock
- * or write failure, which depends on no data). Returns the value-free record of the failure.
+ * ledger's accountant) unless its charge is already in the ledger (written at its check, before it
+ * read data: prepaying-accountant.ts; that entry is the charge, never a second one), or the failure
+ * was the ledger's own (a lock or write failure, which depends on no data). A failure before the
+ * release's check (e.g. the shared prefetch) is charged here. Returns the value-free record.
  */
 function chargeFailure(a: Analysis, ledger: FileLedger, before: LedgerSummary, completed: number, failure: unknown, io: CliIO, debug: boolean | undefined): FailedRelease {
   const error = publicFailureText(failure, publicNames(a));

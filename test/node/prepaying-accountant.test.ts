@@ -1,0 +1,155 @@
+/**
+ * A release on a 'basic' file ledger is charged durably at its budget check, before its computation
+ * reads the data (src/node/prepaying-accountant.ts): a release that throws leaves exactly one charged
+ * entry, a process that dies during the computation (out of memory on a column with many distinct
+ * values) leaves the charge in the ledger, and a successful run's ledger is the one check-then-spend
+ * wrote (same entries, eps, delta).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LedgerEntry } from '../../src/accounting/accountant.js';
+import { loadAnalysis } from '../../src/node/analysis.js';
+import { DataEngine } from '../../src/node/data.js';
+import { executePlan } from '../../src/node/execute.js';
+import { FileLedger, readLedger } from '../../src/node/ledger.js';
+import { PrepayingAccountant } from '../../src/node/prepaying-accountant.js';
+import { BudgetExceededError } from '../../src/errors.js';
+import { runChecked } from '../../src/release.js';
+import { seededRng } from '../../src/random/rng.js';
+
+const ROOT = path.resolve(__dirname, '../..');
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-prepay-'));
+const openLedger = (file: string, eps = 5, delta = 1e-5) => FileLedger.open(file, { budget: { eps, delta }, neighbors: 'bounded', privacyUnit: 'row' });
+/** The entries without their times (the only field that differs between two runs). */
+const timeless = (es: readonly LedgerEntry[]) => es.map(({ time: _t, ...rest }) => rest);
+
+describe('PrepayingAccountant: the charge is in the file ledger before compute runs', () => {
+  it('a release whose compute throws after the check leaves exactly one charged entry (written before compute ran)', () => {
+    const file = path.join(tmp(), 'ledger');
+    const ledger = openLedger(file);
+    const acc = new PrepayingAccountant(ledger.accountant());
+    let seenByCompute: number | undefined;
+    expect(() =>
+      runChecked({ accountant: acc, rng: seededRng(1) }, { name: 'mean(x)', charges: [{ eps: 0.3, delta: 0, neighbors: 'unbounded', mechanism: 'laplace' }], failedMechanism: 'failed (charged)' }, () => {
+        seenByCompute = readLedger(file).entries.length; // what a crash here would leave
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(seenByCompute).toBe(1);
+    ledger.close();
+    const l = readLedger(file);
+    // The add/remove-one claim 0.3 is charged 0.6 to the replace-one ledger, once.
+    expect(timeless(l.entries)).toEqual([{ name: 'mean(x)', eps: 0.6, delta: 0, neighbors: 'bounded', mechanism: 'laplace', claimed: { eps: 0.3, delta: 0, neighbors: 'unbounded' } }]);
+    expect(l.spent).toEqual({ eps: 0.6, delta: 0 });
+  });
+
+  it('a release of several charges (neighbors both) is checked once and recorded once with the total; the runner spends settle it', () => {
+    const file = path.join(tmp(), 'ledger');
+    const ledger = openLedger(file);
+    const acc = new PrepayingAccountant(ledger.accountant());
+    const charges = [
+      { eps: 0.25, delta: 1e-7, neighbors: 'bounded' as const, mechanism: 'gaussian' },
+      { eps: 0.1, delta: 1e-7, neighbors: 'unbounded' as const, mechanism: 'gaussian' },
+    ];
+    const out = runChecked({ accountant: acc, rng: seededRng(2) }, { name: 'sum', charges }, () => 42);
+    expect(out).toBe(42);
+    // One entry: 0.25 + 2 * 0.1 and 1e-7 + (1 + e^0.1) 1e-7, in the ledger's replace-one relation.
+    const e = readLedger(file).entries;
+    expect(e).toHaveLength(1);
+    expect(e[0]!.name).toBe('sum');
+    expect(e[0]!.eps).toBe(0.25 + 0.2);
+    expect(e[0]!.delta).toBe(1e-7 + (1 + Math.exp(0.1)) * 1e-7);
+    // The next release is charged on its own (the previous one is settled).
+    runChecked({ accountant: acc, rng: seededRng(3) }, { name: 'count', charges: [{ eps: 0.1, delta: 0, neighbors: 'bounded' }] }, () => 1);
+    // A spend the runner did not check first is charged normally (never dropped).
+    acc.spend({ name: 'other', eps: 0.2, delta: 0, neighbors: 'bounded' });
+    ledger.close();
+    expect(readLedger(file).entries.map((x) => [x.name, x.eps])).toEqual([
+      ['sum', 0.45],
+      ['count', 0.1],
+      ['other', 0.2],
+    ]);
+  });
+
+  it('a refused check records nothing and compute does not run', () => {
+    const file = path.join(tmp(), 'ledger');
+    const ledger = openLedger(file, 0.5);
+    const acc = new PrepayingAccountant(ledger.accountant());
+    let ran = false;
+    expect(() => runChecked({ accountant: acc }, { name: 'big', charges: [{ eps: 0.6, delta: 0, neighbors: 'bounded' }] }, () => (ran = true))).toThrow(BudgetExceededError);
+    ledger.close();
+    expect(ran).toBe(false);
+    expect(readLedger(file).entries).toEqual([]);
+  });
+
+  it('a successful run: the same results and the same ledger entries (eps, delta, names, mechanisms) as check-then-spend', async () => {
+    const dir = tmp();
+    const csv = path.join(dir, 'adult.csv');
+    fs.writeFileSync(csv, `${fs.readFileSync(path.join(ROOT, 'data/adult.csv'), 'utf8').split('\n').slice(0, 1001).join('\n')}\n`);
+    const file = path.join(dir, 'a.analysis.yaml');
+    fs.writeFileSync(
+      file,
+      `title: t\ndata:\n  path: ${csv}\nschema: ${path.join(ROOT, 'examples/adult.schema.yaml')}\nbudget:\n  eps: 5\n  delta: 1.0e-5\nledger: ledger\noutput:\n  dir: out\nreleases:\n` +
+        `  - { stat: count, eps: 0.1 }\n  - { stat: mean, column: age, eps: 0.2 }\n  - { stat: mean, name: "mean age (n)", column: age, neighbors: unbounded, n: 500, eps: 0.2 }\n  - { stat: histogram, column: age, eps: 0.3 }\n`,
+    );
+    const a = loadAnalysis(file);
+    const runWith = async (name: string, prepay: boolean) => {
+      const ledger = openLedger(path.join(dir, name));
+      const engine = await DataEngine.open(a.data);
+      try {
+        const inner = ledger.accountant();
+        const res = await executePlan(a, engine, { rng: seededRng(7), accountant: prepay ? new PrepayingAccountant(inner) : inner, alpha: a.alpha });
+        return res;
+      } finally {
+        engine.close();
+        ledger.close();
+      }
+    };
+    const before = await runWith('old', false);
+    const after = await runWith('new', true);
+    expect(after).toEqual(before);
+    const lo = readLedger(path.join(dir, 'old'));
+    const ln = readLedger(path.join(dir, 'new'));
+    expect(ln.entries).toHaveLength(4);
+    expect(timeless(ln.entries)).toEqual(timeless(lo.entries));
+    expect(ln.spent).toEqual(lo.spent);
+  });
+});
+
+describe('dpkit describe: a process that dies during a release leaves its charge in the ledger', () => {
+  it('out of memory on 1M distinct values of a categorical column (heap 150 MB): the child dies after the check, the ledger holds the charge', async () => {
+    const dir = tmp();
+    const csv = path.join(dir, 'big.csv');
+    // 1M distinct values: the private-keys table's GROUP BY result does not fit a 150 MB heap
+    // (1,000 distinct values do; the crash depends on the data, so it must be charged).
+    const rows = ['colour'];
+    for (let i = 0; i < 1_000_000; i++) rows.push(`v${i}`);
+    fs.writeFileSync(csv, `${rows.join('\n')}\n`);
+    const ledger = path.join(dir, 'ledger');
+    const args = ['describe', csv, '--eps', '1', '--delta', '1e-6', '--columns', 'colour', '--ledger', ledger, '--budget', '5,1e-5', '--out', path.join(dir, 'out')];
+    const r = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(ROOT, 'bin/dpkit.js'), ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=150', DPKIT_FORCE_TSX: '1' },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    });
+    // The process died hard (V8 aborts: SIGABRT, exit 134 from a shell), after the budget line.
+    expect(r.code === 134 || r.signal === 'SIGABRT', `code ${r.code} signal ${r.signal}\n${r.stderr.slice(0, 2000)}`).toBe(true);
+    expect(r.stderr).toMatch(/budget split: eps 1, delta 1e-6[^]*heap out of memory/);
+    expect(fs.existsSync(path.join(dir, 'out', 'results.json'))).toBe(false);
+    // Charged all the same: the release's entry was written (fsync'ed) before it read the data.
+    const l = readLedger(ledger);
+    expect(timeless(l.entries)).toEqual([{ name: 'colour: frequencies', eps: 1, delta: 1e-6, neighbors: 'bounded', mechanism: 'partition-selection-optimal+laplace-counts' }]);
+    expect(l.spent).toEqual({ eps: 1, delta: 1e-6 });
+    expect(l.interruptedWrite).toBe(false);
+  }, 90_000);
+});
