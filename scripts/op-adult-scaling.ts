@@ -4,13 +4,22 @@
  * src/optimize/oracles/mip.ts (`strengthen`), and accuracy vs eps at the largest n each method reaches.
  * Not run in CI (minutes of CPU); run it under `nice -n 19`.
  *
- *   npx tsx scripts/op-adult-scaling.ts scaling [n1,n2,...] [timeLimitSeconds] [eps]
+ *   npx tsx scripts/op-adult-scaling.ts scaling [n1,n2,...] [timeLimitSeconds] [eps] [cpuLimitSeconds]
  *   npx tsx scripts/op-adult-scaling.ts accuracy [nOpDisc] [nRspm] [runs] [eps1,eps2,...] [timeLimitSeconds]
  *   npx tsx scripts/op-adult-scaling.ts starts [n1,n2,...] [timeLimitSeconds] [eps] [methods] [backends]
  *
+ *   npx tsx scripts/op-adult-scaling.ts dfs [n1,n2,...] [nodeCap]
+ *
+ * `dfs`: a research probe, not used by any release: exhaustive depth-first search over OPDisc's
+ * lattice on the same instances, pruned by (a) the exact minimum of the perturbation term over all
+ * completions (suffix DP over (coordinate, |k|^2)) and (b) the rows whose margin cannot be reached by
+ * any completion within the remaining |k|^2 budget (min(Kb |x_R|_1, sqrt(T - t) |x_R|_2)), against the
+ * heuristic start's objective as the incumbent. It prints the nodes and CPU time it needs to prove the
+ * optimum, to compare with the MIP solvers.
+ *
  * `starts`: the same oracle calls (strengthened) with and without the heuristic MIP start, on HiGHS
  * (in-process) and CBC (-threads 2), one row per (n, method, backend, start); writes
- * docs/research/objective-perturbation-mip-starts.md. methods: opdisc,rspm; backends: highs,cbc.
+ * docs/research/objective-perturbation-scaling-mip-starts.md. methods: opdisc,rspm; backends: highs,cbc.
  *
  * Data and design as examples/op-adult-experiment.ts: data/adult.csv, all positives and as many random
  * negatives (15,682 rows), d = 23 (age, education_num, hours_per_week, log capital_gain scaled to
@@ -128,14 +137,29 @@ const stats = (xs: number[]) => {
 
 type Method = 'opdisc' | 'rspm';
 
-async function scaling(ns: number[], timeLimit: number, eps: number): Promise<void> {
-  const backend = workerLpBackend();
+/** CPU seconds of this process plus its waited-for children (CBC runs), from /proc/self/stat (Linux, 100 ticks/s). */
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  let children = 0;
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    children = (Number(f[13]) + Number(f[14])) / 100; // cutime, cstime (fields 16, 17)
+  } catch {
+    children = NaN;
+  }
+  return (u.user + u.system) / 1e6 + children;
+}
+
+async function scaling(ns: number[], timeLimit: number, eps: number, cpuLimit: number): Promise<void> {
+  // in-process HiGHS: the worker backend's sessions take no MIP start
+  const backend = { ...inProcessLpBackend, terminate: async () => {} };
   // warm-up of the WebAssembly (tiers up over the first solves)
   {
     const data = classificationData(split(100).train.X, split(100).train.y);
     for (let k = 0; k < 3; k++) await zeroOneProjectedOracle(data, { lattice: OP_LATTICE, timeLimit, backend })(fillNormal(seededRng(`warm-${k}`), new Float64Array(D + 1), 300));
   }
-  const lines = ['| n | distinct (x, y) rows | method | strengthen | status | solve time (s) | B&B nodes |', '|---:|---:|---|---|---|---:|---:|'];
+  const lines = ['| n | distinct (x, y) rows | method | setting | status | solve time (s) | wall incl. model and heuristic (s) | CPU of the call (s) | B&B nodes |', '|---:|---:|---|---|---|---:|---:|---:|---:|'];
   const alive = new Map<string, boolean>();
   const times = new Map<string, number[]>();
   const largest = new Map<string, number>();
@@ -145,25 +169,28 @@ async function scaling(ns: number[], timeLimit: number, eps: number): Promise<vo
     const distinct = mergeIdenticalRows(data).n;
     const delta = 1 / (n * n);
     for (const method of ['opdisc', 'rspm'] as Method[]) {
-      for (const strengthen of [false, true]) {
-        const key = `${method} ${strengthen ? 'strengthened' : 'plain'}`;
+      for (const [strengthen, mipStart] of [[false, false], [true, false], [true, true]] as const) {
+        const key = `${method} ${strengthen ? (mipStart ? 'strengthened+start' : 'strengthened') : 'plain'}`;
         if (alive.get(key) === false) continue; // failed at a smaller n: not run again (CPU budget)
         const rng = seededRng(`scaling-${n}-${method}-${eps}`); // the same noise for both settings
         const t0 = performance.now();
+        const c0 = cpuSeconds();
         let r: OracleResult;
         if (method === 'opdisc') {
           const sigma = opDiscSigma({ eps, delta, lipschitz: 1, radius: Math.sqrt(D), tau: 1 });
-          r = await zeroOneProjectedOracle(data, { lattice: OP_LATTICE, timeLimit, backend, strengthen })(fillNormal(rng, new Float64Array(D + 1), sigma));
+          r = await zeroOneProjectedOracle(data, { lattice: OP_LATTICE, timeLimit, backend, strengthen, mipStart })(fillNormal(rng, new Float64Array(D + 1), sigma));
         } else {
           const sigma = rspmSigma({ eps, delta, m: 2 * D });
-          r = await weightedZeroOneOracle(rspmWeightedData(data, fillNormal(rng, new Float64Array(2 * D), sigma)), { lattice: { tau: 1, bound: 1 }, timeLimit, backend, strengthen });
+          r = await weightedZeroOneOracle(rspmWeightedData(data, fillNormal(rng, new Float64Array(2 * D), sigma)), { lattice: { tau: 1, bound: 1 }, timeLimit, backend, strengthen, mipStart });
         }
         const wall = (performance.now() - t0) / 1000;
-        alive.set(key, r.certified);
-        if (r.certified) largest.set(key, n);
+        const cpu = cpuSeconds() - c0;
+        const ok = r.certified && cpu <= cpuLimit;
+        alive.set(key, ok);
+        if (ok) largest.set(key, n);
         if (!times.has(key)) times.set(key, []);
-        times.get(key)!.push(r.certified ? r.timeMs : timeLimit * 1000);
-        const line = `| ${n} | ${distinct} | ${method} | ${strengthen ? 'yes' : 'no'} | ${r.status}${r.certified ? '' : ' (NOT certified)'} | ${(r.timeMs / 1000).toFixed(2)} (wall ${wall.toFixed(2)}) | ${r.iterations} |`;
+        times.get(key)!.push(r.certified ? cpu * 1000 : timeLimit * 1000);
+        const line = `| ${n} | ${distinct} | ${method} | ${key.split(' ')[1]} | ${r.status}${r.certified ? '' : ' (NOT certified)'} | ${(r.timeMs / 1000).toFixed(2)} | ${wall.toFixed(2)} | ${cpu.toFixed(2)} | ${r.iterations} |`;
         console.log(line);
         lines.push(line);
       }
@@ -174,14 +201,17 @@ async function scaling(ns: number[], timeLimit: number, eps: number): Promise<vo
   const md = [
     `# OPDisc / RSPM oracle solve time vs n on balanced Adult (d = ${D}, eps = ${eps}, delta = 1/n^2, time limit ${timeLimit} s)`,
     '',
-    'Produced by `nice -n 19 npx tsx scripts/op-adult-scaling.ts scaling` (one solve per cell with the',
-    "algorithm's noise, the same draw with and without `strengthen`; HiGHS 1.x WebAssembly, single thread, worker",
-    'thread; a (method, setting) that fails at some n is not run at larger n). Shared 2-core machine:',
-    'absolute times are pessimistic; the node counts are machine-independent.',
+    `Produced on ${new Date().toISOString().slice(0, 10)} by \`nice -n 19 npx tsx scripts/op-adult-scaling.ts scaling ${ns.join(',')} ${timeLimit} ${eps}\` (one solve per cell with the`,
+    "algorithm's noise, the same draw in every setting: plain = no strengthening, no start; strengthened = merged rows,",
+    'per-example big-M, bound tightening, conflict cuts; +start = also the heuristic MIP start of src/optimize/oracles/mip-start.ts.',
+    'HiGHS 1.15 WebAssembly, single thread, in-process; a (method, setting) that fails at some n is not run at larger n).',
+    'The limit applies to the solver run; the plot uses the wall time of the whole oracle call (model, heuristic, solve).',
+    'Shared 2-core machine with other jobs (load average 6-8 during the run): wall times are pessimistic, the CPU',
+    'column is the process CPU time of the call; the node counts are machine-independent.',
     '',
     ...lines,
     '',
-    'Largest n certified within the limit:',
+    `Largest n certified with at most ${cpuLimit} CPU-seconds for the whole oracle call (wall limit ${timeLimit} s for the solver; on a shared, loaded machine the CPU time is the comparable figure: single-threaded HiGHS uses about one CPU-second per wall-second when it has a core):`,
     '',
     '| method | setting | largest n certified |',
     '|---|---|---:|',
@@ -196,8 +226,8 @@ async function scaling(ns: number[], timeLimit: number, eps: number): Promise<vo
   const svg = linePlot({
     x: xs,
     series: keys.map((k) => ({ name: k, y: nRun.map((_, i) => Math.log10(Math.max(1, times.get(k)![i] ?? timeLimit * 1000))) })),
-    xTitle: `log10 n (balanced Adult, d = ${D}); time limit ${timeLimit} s = ${Math.log10(timeLimit * 1000).toFixed(2)} (censored)`,
-    yTitle: 'log10 solve time (ms)',
+    xTitle: `log10 n (balanced Adult, d = ${D}); not certified drawn at ${Math.log10(timeLimit * 1000).toFixed(2)} (censored)`,
+    yTitle: 'log10 CPU time of the oracle call (ms)',
     ariaLabel: 'OPDisc and RSPM MIP solve time against n, log-log',
   });
   writeFileSync(new URL('../docs/research/objective-perturbation-scaling.svg', import.meta.url), svg + '\n');
@@ -312,11 +342,10 @@ async function startsRun(ns: number[], timeLimit: number, eps: number, methods: 
       for (const b of backends) {
         for (const mipStart of [false, true]) {
           const t1 = performance.now();
-          const c1 = process.cpuUsage();
+          const c1 = cpuSeconds();
           const r = await solve({ backend: made[b]!, mipStart });
           const wall = (performance.now() - t1) / 1000;
-          const cu = process.cpuUsage(c1);
-          const cpu = b === 'highs' ? ((cu.user + cu.system) / 1e6).toFixed(2) : '';
+          const cpu = (cpuSeconds() - c1).toFixed(2);
           const line = `| ${n} | ${method} | ${b === 'cbc' ? 'CBC 2.10 (-threads 2)' : 'HiGHS (wasm)'} | ${mipStart ? 'heuristic' : 'none'} | ${mipStart ? hs.toFixed(2) : ''} | ${mipStart ? h.objective.toFixed(4) : ''} | ${r.status}${r.certified ? '' : ' (NOT certified)'} | ${r.certified ? r.objective.toFixed(4) : ''} | ${(r.timeMs / 1000).toFixed(2)} | ${wall.toFixed(2)} | ${cpu} | ${r.iterations} |`;
           console.log(line);
           lines.push(line);
@@ -327,22 +356,112 @@ async function startsRun(ns: number[], timeLimit: number, eps: number, methods: 
   const md = [
     `# MIP starts for the OPDisc / RSPM oracles on balanced Adult (d = ${D}, eps = ${eps}, delta = 1/n^2, time limit ${timeLimit} s)`,
     '',
-    `Produced on ${new Date().toISOString().slice(0, 10)} by \`nice -n 19 npx tsx scripts/op-adult-scaling.ts starts ${ns.join(',')} ${timeLimit} ${eps} ${methods.join(',')} ${backends.join(',')}\` (strengthened MIPs; the noise draws of the scaling mode; one solve per row). The heuristic (src/optimize/oracles/mip-start.ts) runs once per (n, method); its time is in the wall column of the rows that use it. HiGHS 1.15 WebAssembly in-process (single thread); CBC 2.10.8 with -threads 2. Shared 2-core machine: absolute times are pessimistic.`,
+    `Produced on ${new Date().toISOString().slice(0, 10)} by \`nice -n 19 npx tsx scripts/op-adult-scaling.ts starts ${ns.join(',')} ${timeLimit} ${eps} ${methods.join(',')} ${backends.join(',')}\` (strengthened MIPs; the noise draws of the scaling mode; one solve per row). The heuristic (src/optimize/oracles/mip-start.ts) runs once per (n, method); its time is in the wall column of the rows that use it. HiGHS 1.15 WebAssembly in-process (single thread); CBC 2.10.8 with -threads 2. CPU of the call = CPU seconds of this process and its CBC child (heuristic, model, solve). Shared 2-core machine running other jobs (load average 6-10, this job at nice 19): wall times are far above the CPU times, which are the comparable figures (HiGHS: about one CPU-second per wall-second on an idle core; CBC with 2 threads: up to two).`,
     '',
     ...lines,
     '',
   ];
-  writeFileSync(new URL('../docs/research/objective-perturbation-mip-starts.md', import.meta.url), md.join('\n'));
+  writeFileSync(new URL('../docs/research/objective-perturbation-scaling-mip-starts.md', import.meta.url), md.join('\n'));
   console.log(md.join('\n'));
+}
+
+function dfsProbe(ns: number[], nodeCap: number, eps: number): void {
+  for (const n of ns) {
+    const { train } = split(n);
+    const rows = mergeIdenticalRows(classificationData(train.X, train.y));
+    const rng = seededRng(`scaling-${n}-opdisc-${eps}`); // the draw of the scaling and starts modes
+    const sigma = opDiscSigma({ eps, delta: 1 / (n * n), lipschitz: 1, radius: Math.sqrt(D), tau: 1 });
+    const eta = fillNormal(rng, new Float64Array(D + 1), sigma);
+    const lat = makeLattice(OP_LATTICE, D);
+    const T = lat.T;
+    const Kb = Math.floor(Math.sqrt(T)) < lat.K ? Math.floor(Math.sqrt(T)) : lat.K;
+    const a = eta.slice(0, D).map((v) => v / lat.radius);
+    const h = eta[D]! / lat.radius;
+    const c0 = cpuSeconds();
+    const start = zeroOneLatticeSearch({ data: rows, tau: 1, bound: Kb, T, radius: lat.radius, margin: 1e-4, linear: a, sphere: h });
+    const W = T + 1;
+    const suf = new Float64Array((D + 1) * W).fill(Infinity);
+    suf[D * W] = 0;
+    for (let j = D - 1; j >= 0; j--) {
+      for (let t = 0; t < W; t++) {
+        if (suf[(j + 1) * W + t] === Infinity) continue;
+        for (let v = -Kb; v <= Kb; v++) if (t + v * v < W) suf[j * W + t + v * v] = Math.min(suf[j * W + t + v * v]!, suf[(j + 1) * W + t]! - a[j]! * v);
+      }
+    }
+    const sph = (t: number) => -h * Math.sqrt(Math.max(0, lat.radius * lat.radius - t));
+    const m = rows.n;
+    const colRows: Int32Array[] = [];
+    const colVal: Float64Array[] = [];
+    for (let j = 0; j < D; j++) {
+      const r: number[] = [];
+      const v: number[] = [];
+      for (let i = 0; i < m; i++) {
+        const x = rows.X[i * D + j]!;
+        if (x !== 0) {
+          r.push(i);
+          v.push(rows.y[i]! * x);
+        }
+      }
+      colRows.push(Int32Array.from(r));
+      colVal.push(Float64Array.from(v));
+    }
+    const l1 = new Float64Array(m * (D + 1));
+    const l2 = new Float64Array(m * (D + 1));
+    for (let i = 0; i < m; i++) {
+      for (let j = D - 1; j >= 0; j--) {
+        const x = Math.abs(rows.X[i * D + j]!);
+        l1[i * (D + 1) + j] = l1[i * (D + 1) + j + 1]! + x;
+        l2[i * (D + 1) + j] = l2[i * (D + 1) + j + 1]! + x * x;
+      }
+    }
+    let best = start.objective;
+    let nodes = 0;
+    let capped = false;
+    const s = new Float64Array(m);
+    const wts = rows.weights!;
+    const dfs = (j: number, lin: number, t: number): void => {
+      if (++nodes > nodeCap) {
+        capped = true;
+        return;
+      }
+      if (j === D) {
+        let loss = 0;
+        for (let i = 0; i < m; i++) if (s[i]! < 1e-4) loss += wts[i]!;
+        best = Math.min(best, lin + loss + sph(t));
+        return;
+      }
+      for (let v = -Kb; v <= Kb && !capped; v++) {
+        const u = t + v * v;
+        if (u > T) continue;
+        const lv = lin - a[j]! * v;
+        let lb = Infinity;
+        for (let r = 0; u + r <= T; r++) if (suf[(j + 1) * W + r] !== Infinity) lb = Math.min(lb, lv + suf[(j + 1) * W + r]! + sph(u + r));
+        if (lb > best + 1e-6) continue;
+        const cr = colRows[j]!;
+        const cv = colVal[j]!;
+        for (let q = 0; q < cr.length; q++) s[cr[q]!]! += cv[q]! * v;
+        const budget = Math.sqrt(T - u);
+        let lossLb = 0;
+        for (let i = 0; i < m; i++) if (s[i]! + Math.min(Kb * l1[i * (D + 1) + j + 1]!, budget * Math.sqrt(l2[i * (D + 1) + j + 1]!)) < 1e-4) lossLb += wts[i]!;
+        if (lb + lossLb <= best + 1e-6) dfs(j + 1, lv, u);
+        for (let q = 0; q < cr.length; q++) s[cr[q]!]! -= cv[q]! * v;
+      }
+    };
+    dfs(0, 0, 0);
+    console.log(`| ${n} | ${m} | ${start.objective.toFixed(4)} | ${capped ? 'not proved (node cap)' : best.toFixed(4)} | ${nodes} | ${(cpuSeconds() - c0).toFixed(2)} |`);
+  }
 }
 
 const mode = process.argv[2] ?? 'scaling';
 if (mode === 'scaling') {
-  await scaling((process.argv[3] ?? '200,400,800,1600,3200,6400,15682').split(',').map(Number), Number(process.argv[4] ?? 20), Number(process.argv[5] ?? 1));
+  await scaling((process.argv[3] ?? '200,400,800,1600,3200,6400,15682').split(',').map(Number), Number(process.argv[4] ?? 20), Number(process.argv[5] ?? 1), Number(process.argv[6] ?? 20));
 } else if (mode === 'accuracy') {
   await accuracyRun(Number(process.argv[3] ?? 200), Number(process.argv[4] ?? 400), Number(process.argv[5] ?? 5), (process.argv[6] ?? '0.5,1,2,4').split(',').map(Number), Number(process.argv[7] ?? 20));
+} else if (mode === 'dfs') {
+  console.log('| n | distinct rows | heuristic objective | proved optimum | DFS nodes | CPU (s) |\n|---:|---:|---:|---:|---:|---:|');
+  dfsProbe((process.argv[3] ?? '200,400,800').split(',').map(Number), Number(process.argv[4] ?? 2e7), 1);
 } else if (mode === 'starts') {
   await startsRun((process.argv[3] ?? '200,400,800').split(',').map(Number), Number(process.argv[4] ?? 20), Number(process.argv[5] ?? 1), (process.argv[6] ?? 'opdisc,rspm').split(',') as Method[], (process.argv[7] ?? 'highs,cbc').split(','));
 } else {
-  throw new Error(`unknown mode '${mode}' (scaling | accuracy | starts)`);
+  throw new Error(`unknown mode '${mode}' (scaling | accuracy | starts | dfs)`);
 }
