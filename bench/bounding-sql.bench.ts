@@ -1,26 +1,52 @@
 /**
  * Contribution bounding + grouped mean in DuckDB (src/node/bounding-sql.ts) against the same DuckDB
  * grouped mean without bounding, on generated event tables with InstEval's shape (~30 rows per unit,
- * N/30 units, 1e4 keys, ratings 1-5). Both queries read the same in-memory table `ev` (the bounded one
- * reads it four times: per unit, per group, the candidate rows, the rows of the few units that take
- * the exact path). Only per-group aggregates reach JS.
+ * N/30 units, 1e4 keys, ratings 1-5), k = 5 keys per unit, m = 2 rows per unit and key.
  *
- * Reported per size: wall-clock and CPU time (user + system of this process, which includes DuckDB's
- * threads: steadier than wall time on a shared machine), their ratios to the plain grouped mean, and
- * the floor of any plan that aggregates per (unit, group) first: the GROUP BY (unit, group) with the
- * pair sums, then per group (no hashing, no choice; the bounded plan avoids that aggregate). Memory: the process's peak RSS so far (includes
- * DuckDB's memory, in-process) and the JS heap; the load average is printed because wall-clock
- * ratios move with it.
+ * Four settings per size (1e6, 1e7 rows): unit and key columns as integers (BIGINT: InstEval's ids;
+ * unitType / groupType 'integer') or as text (VARCHAR; 'text'), read from an in-memory table or from
+ * a Parquet file (written once per size and key type by this process into os.tmpdir(), deleted
+ * after) with DuckDB's memory_limit = 1GB. Both queries read the same source; threads = 2.
+ *
+ * Each (setting, size) runs in a fresh child process, so its peak RSS (resourceUsage().maxRSS, which
+ * includes DuckDB's memory, in-process) is that run's own: maxRSS never decreases within a process.
+ * The in-memory table itself lives in that RSS; with Parquet only the queries' working memory does.
+ *
+ * Reported per run: wall-clock and CPU time (user + system of the child, which includes DuckDB's
+ * threads: steadier than wall time on a shared machine) of the plain grouped mean, of the floor of any
+ * plan that aggregates per (unit, group) first (GROUP BY (unit, group) with the pair sums, then per
+ * group; no hashing, no choice; the bounded plan avoids that aggregate) and of the bounded grouped
+ * mean (boundedGroupsSql), with their ratios to the plain mean; peak RSS, RSS after loading, JS heap
+ * and the load average before and after (wall-clock ratios move with it). Only per-group aggregates
+ * reach JS. `npm run bench bounding` runs it.
  */
-import { loadavg } from 'node:os';
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { boundedGroupsSql } from '../src/node/bounding-sql.js';
+import { boundedGroupsSql, type HashKeyType } from '../src/node/bounding-sql.js';
 import { freshHashKey } from '../src/random/siphash.js';
 import { seededRng } from '../src/random/rng.js';
 
 interface Timing {
   wall: number;
   cpu: number;
+}
+
+interface RunReport {
+  n: number;
+  keys: HashKeyType;
+  source: 'memory' | 'parquet';
+  plain: Timing;
+  floor: Timing;
+  bounded: Timing;
+  groups: number;
+  peakRssMb: number;
+  loadedRssMb: number;
+  heapMb: number;
+  load: string;
 }
 
 async function timed(fn: () => Promise<unknown>, repeats: number, warmup: boolean): Promise<Timing> {
@@ -38,35 +64,98 @@ async function timed(fn: () => Promise<unknown>, repeats: number, warmup: boolea
   return runs[runs.length >> 1]!;
 }
 
-const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+
+/** The generated events: s (unit), d (key), y (rating); ids as BIGINT or as their text. */
+function eventsSql(n: number, keys: HashKeyType): string {
+  const t = keys === 'integer' ? 'BIGINT' : 'VARCHAR';
+  return `SELECT CAST(hash(i) % ${Math.round(n / 30)} AS ${t}) AS s, CAST(hash(i * 7 + 1) % 10000 AS ${t}) AS d, CAST(1 + hash(i * 13 + 5) % 5 AS DOUBLE) AS y FROM range(${n}) t(i)`;
+}
+
+const parquetPath = (n: number, keys: HashKeyType) => join(tmpdir(), `dpkit-bench-bounding-${process.pid}-${n}-${keys}.parquet`);
+
+/** One (size, key type, source) run, in its own process. */
+async function child(n: number, keys: HashKeyType, source: 'memory' | 'parquet', file: string): Promise<RunReport> {
+  const db = await DuckDBInstance.create(':memory:', { threads: '2', ...(source === 'parquet' ? { memory_limit: '1GB' } : {}) });
+  const con = await db.connect();
+  let from = 'ev';
+  if (source === 'memory') await con.run(`CREATE TABLE ev AS ${eventsSql(n, keys)}`);
+  else from = `read_parquet('${file.replace(/'/g, "''")}')`;
+  const loadedRssMb = mb(process.memoryUsage().rss);
+  const loadBefore = load();
+  const big = n >= 10_000_000;
+  let groups = 0;
+  const run = (sql: string) => async () => {
+    groups = (await con.runAndReadAll(sql)).getRows().length;
+  };
+  const c = 'LEAST(GREATEST(y, 1), 5)';
+  const plain = await timed(run(`SELECT d, count(*) AS n, avg(${c}) AS m FROM ${from} GROUP BY d`), 3, true);
+  const floor = await timed(
+    run(`SELECT g, count(*) AS units, sum(c) AS n, sum(s) AS s, sum(s2) AS s2, sum(sc) AS sc FROM (SELECT s AS u, d AS g, count(*) AS c, sum(${c}) AS s, sum((${c} - 3) * (${c} - 3)) AS s2, sum(${c} - 3) AS sc FROM ${from} GROUP BY s, d) AS pairs GROUP BY g`),
+    big ? 1 : 3,
+    !big,
+  );
+  const rng = seededRng(`bench-bounding-sql-${n}-${keys}-${source}`);
+  const bounded = await timed(run(boundedGroupsSql({ from, unit: 's', by: 'd', value: 'y', lower: 1, upper: 5, maxPartitions: 5, maxRows: 2, key: freshHashKey(rng), unitType: keys, groupType: keys }, 'duckdb')), 3, true);
+  const report: RunReport = { n, keys, source, plain, floor, bounded, groups, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), loadedRssMb, heapMb: mb(process.memoryUsage().heapUsed), load: `${loadBefore} -> ${load()}` };
+  con.closeSync();
+  db.closeSync();
+  return report;
+}
+
+function runChild(n: number, keys: HashKeyType, source: 'memory' | 'parquet', file: string): Promise<RunReport> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--bounding-child', String(n), keys, source, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (code !== 0 || line === undefined) reject(new Error(`bounding bench child (${n}, ${keys}, ${source}) exited with ${code}`));
+      else resolve(JSON.parse(line) as RunReport);
+    });
+  });
+}
 
 export default async function () {
-  console.log('\n## contribution bounding in DuckDB (k = 5 keys, m = 2 rows per unit and key)');
-  console.log(`${'rows'.padEnd(6)} ${'query'.padEnd(22)} ${'wall ms'.padStart(9)} ${'cpu ms'.padStart(9)} ${'wall x'.padStart(7)} ${'cpu x'.padStart(7)}`);
-  const rng = seededRng('bench-bounding-sql');
+  console.log('\n## contribution bounding in DuckDB (k = 5 keys, m = 2 rows per unit and key; threads = 2; one child process per run)');
+  console.log(
+    `${'rows'.padEnd(5)} ${'keys'.padEnd(7)} ${'source'.padEnd(8)} ${'query'.padEnd(9)} ${'wall ms'.padStart(8)} ${'cpu ms'.padStart(8)} ${'wall x'.padStart(7)} ${'cpu x'.padStart(7)}   memory, load`,
+  );
   for (const n of [1_000_000, 10_000_000]) {
-    const db = await DuckDBInstance.create(':memory:');
-    const con = await db.connect();
-    await con.run(`CREATE TABLE ev AS SELECT CAST(hash(i) % ${Math.round(n / 30)} AS VARCHAR) AS s, CAST(hash(i * 7 + 1) % 10000 AS VARCHAR) AS d, CAST(1 + hash(i * 13 + 5) % 5 AS DOUBLE) AS y FROM range(${n}) t(i)`);
-    const loadBefore = load();
-    const big = n >= 10_000_000;
-    const run = (sql: string) => async () => (await con.runAndReadAll(sql)).getRows();
-    const plain = await timed(run('SELECT d, count(*) AS n, avg(LEAST(GREATEST(y, 1), 5)) AS m FROM ev GROUP BY d'), 3, true);
-    const floor = await timed(
-      run(
-        'SELECT g, count(*) AS units, sum(c) AS n, sum(s) AS s, sum(s2) AS s2, sum(sc) AS sc FROM (SELECT s AS u, d AS g, count(*) AS c, sum(LEAST(GREATEST(y, 1), 5)) AS s, sum((LEAST(GREATEST(y, 1), 5) - 3) * (LEAST(GREATEST(y, 1), 5) - 3)) AS s2, sum(LEAST(GREATEST(y, 1), 5) - 3) AS sc FROM ev GROUP BY s, d) AS pairs GROUP BY g',
-      ),
-      big ? 1 : 3,
-      !big,
-    );
-    const bounded = await timed(run(boundedGroupsSql({ from: 'ev', unit: 's', by: 'd', value: 'y', lower: 1, upper: 5, maxPartitions: 5, maxRows: 2, key: freshHashKey(rng) }, 'duckdb')), big ? 1 : 3, !big);
-    const row = (name: string, t: Timing) => console.log(`${n.toExponential(0).padEnd(6)} ${name.padEnd(22)} ${t.wall.toFixed(0).padStart(9)} ${t.cpu.toFixed(0).padStart(9)} ${(t.wall / plain.wall).toFixed(1).padStart(6)}x ${(t.cpu / plain.cpu).toFixed(1).padStart(6)}x`);
-    row('plain grouped mean', plain);
-    row('floor: GROUP BY (u, g)', floor);
-    row('bounded grouped mean', bounded);
-    const mem = process.memoryUsage();
-    console.log(`${''.padEnd(6)} peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB, RSS now ${(mem.rss / 2 ** 20).toFixed(0)} MB, JS heap ${(mem.heapUsed / 2 ** 20).toFixed(0)} MB; load average ${loadBefore} -> ${load()}`);
-    con.closeSync();
-    db.closeSync();
+    for (const keys of ['integer', 'text'] as const) {
+      const file = parquetPath(n, keys);
+      {
+        const db = await DuckDBInstance.create(':memory:', { threads: '2' });
+        const con = await db.connect();
+        await con.run(`COPY (${eventsSql(n, keys)}) TO '${file.replace(/'/g, "''")}' (FORMAT parquet)`);
+        con.closeSync();
+        db.closeSync();
+      }
+      try {
+        for (const source of ['memory', 'parquet'] as const) {
+          const r = await runChild(n, keys, source, file);
+          const row = (name: string, t: Timing, extra: string) =>
+            console.log(
+              `${n.toExponential(0).padEnd(5)} ${keys.padEnd(7)} ${source.padEnd(8)} ${name.padEnd(9)} ${t.wall.toFixed(0).padStart(8)} ${t.cpu.toFixed(0).padStart(8)} ${(t.wall / r.plain.wall).toFixed(1).padStart(6)}x ${(t.cpu / r.plain.cpu).toFixed(1).padStart(6)}x   ${extra}`,
+            );
+          row('plain', r.plain, `peak RSS ${r.peakRssMb} MB (${r.loadedRssMb} MB after loading), JS heap ${r.heapMb} MB`);
+          row('floor', r.floor, `load ${r.load}`);
+          row('bounded', r.bounded, `${r.groups} groups`);
+        }
+      } finally {
+        rmSync(file, { force: true });
+      }
+    }
   }
+}
+
+if (process.argv[2] === '--bounding-child') {
+  const [n, keys, source, file] = process.argv.slice(3);
+  const r = await child(Number(n), keys as HashKeyType, source as 'memory' | 'parquet', file!);
+  console.log(JSON.stringify(r));
 }

@@ -1,58 +1,67 @@
 /**
  * Contribution bounding as SQL (DuckDB and ClickHouse dialects), so the rows never enter JavaScript:
- * the engine truncates every privacy unit's rows and pre-aggregates them per (group, unit), and only
- * per-group aggregates come back. The same plan as the in-memory bounding of the core
+ * the engine truncates every privacy unit's rows and pre-aggregates them, and only per-group
+ * aggregates come back. The same plan as the in-memory bounding of the core
  * (src/statistics/contribution-bounding.ts), with the same sensitivities:
  * - at most `maxRows` = m rows per (unit, group): the m rows of smallest h_r;
- * - at most `maxPartitions` = k groups per unit: the k groups of smallest (h_g, group) (the group
- *   breaks ties, so even two groups colliding in h_g get distinct ranks: never k + 1 groups);
- * where key is a fresh 128-bit key (32 hex digits) drawn from the Rng for every run, never derived
- * from the data, h_r = MD5(key | 'r' | unit | group | value) and
- *   h_g(unit, group) = F(W('u', unit) XOR W('g', group)),  W(t, x) = first 64 bits of MD5(key | t | x),
+ * - at most `maxPartitions` = k groups per unit: the k groups of smallest (h, group) (the group
+ *   breaks ties, so even two groups colliding in h get distinct ranks: never k + 1 groups);
+ * where key is a fresh 128-bit key drawn from the Rng for every run (never derived from the data),
+ * split into the 64-bit words K1, K2, h_r = MD5(key | 'r' | unit | group | value) and
+ *   h(u, g) = F(W1(b(u)) XOR W2(b(g))),  W1(x) = F(F(x XOR K1) XOR K2),  W2(x) = F(F(x XOR K2) XOR K1),
  * F the bijective 64-bit finaliser of MurmurHash64 (x ^= x >> 32; x *= 0xd6e8feb86659fd93; twice;
- * x ^= x >> 32), which is DuckDB's hash() of a UBIGINT and is spelled out in ClickHouse.
- * Why h_g is uniform. MD5 with a secret prefix is used as a pseudorandom function (a ranking, never
- * output): the words W('u', .) of the units and W('g', .) of the groups are independent uniform
- * 64-bit values. For one unit, given its word w_u, the values w_u XOR W('g', g) over its distinct
- * groups are independent uniform, and so are their images under the bijection F: the k kept groups
- * are a uniformly random k-subset of the unit's groups (exactly, up to 64-bit ties, which the group
- * breaks). Two units share the group words, so their choices are independent only as far as F mixes
- * (not a cryptographic claim; measured by a chi-square test of joint choices, which rejects F =
- * identity). The bounds and hence the privacy guarantee do not depend on this: a unit's choice is a
- * function of the key and of its own rows only. One MD5 per distinct unit and per distinct group
- * replaces one per (unit, group) pair, which made the pair hash the dominant cost.
+ * x ^= x >> 32), which is DuckDB's hash() of a UBIGINT / BIGINT and is spelled out in ClickHouse, and
+ * b(x) an unkeyed 64-bit value of the column: F of the value as a 64-bit integer for integer columns
+ * (`unitType` / `groupType` 'integer': the same in both engines, so DuckDB and ClickHouse keep the
+ * same pairs for the same key), the engine's own string hash of the text otherwise ('text', the
+ * default: DuckDB's hash() of the VARCHAR, ClickHouse's cityHash64; the same law, not the same pairs).
+ * What the guarantee rests on. The bounds hold for every key and every data set, collisions
+ * included: DENSE_RANK by (h, g) and ROW_NUMBER by h_r give distinct ranks to distinct groups and
+ * rows. A unit's kept rows are a function of the key and of its own rows only (never the row order,
+ * never other units' rows), so the neighbour that adds, removes or replaces one unit changes only
+ * that unit's contribution, within the bounds: that and the bounds are all the sensitivities use.
+ * Uniformity is a utility property: h is a keyed non-cryptographic mix, NOT a pseudorandom function
+ * (an adversary who sees outputs could learn about K1, K2; the outputs here are only a ranking, never
+ * released). For one unit the map g -> h(u, g) is injective on integer groups (b, W2, XOR with W1(b(u))
+ * and F are bijections of 64-bit words), and the choices are measured uniform by chi-square tests
+ * (single units, and the joint choice of two units sharing groups, which rejects the variant without
+ * the final F) in test/node/bounding-sql*.test.ts. The row choice keeps MD5 (a pseudorandom function
+ * as used: secret prefix) because it runs only on the rare rows of pairs with more than m rows.
  * Rows are identified by the columns the release uses (unit, group, value) instead of a row number:
  * rows equal in all three are interchangeable for the release, so a tie between them does not
- * matter, and the query needs no row order (which neither engine guarantees). Within a (unit,
- * group), ROW_NUMBER gives distinct ranks whatever the ties, so m is never exceeded.
+ * matter, and the query needs no row order (which neither engine guarantees).
  * Rows with a NULL unit, group or (when a value is used) value are dropped before bounding (policy:
  * documented; count them privately if needed). Values are clamped per row to [lower, upper], or the
  * unit's per-group TOTAL is clamped to [lower, upper] with `perUnitClamp` (per-partition sum bounding).
  *
  * Dialects. DuckDB never aggregates all (unit, group) pairs (with many units nearly every row is its
- * own pair, and that aggregate alone cost ~7x the plain grouped mean): (1) per unit its row count
- * n_u and word, per group its word (two small hash aggregates); (2) the candidate rows, whose pair
- * hash lies below a per-unit threshold that a unit's k smallest pairs pass with high probability, are
- * ranked per unit (DENSE_RANK by (h_g, group)) and the k smallest kept; (3) the few units with fewer
- * than k candidates are ranked over all their rows; (4) a kept pair with c <= m rows keeps them all,
- * only the rows of kept pairs with c > m are ranked by h_r (ROW_NUMBER() OVER (PARTITION BY unit,
- * group ORDER BY h_r) <= m). The exactness argument is at duckBounding: the kept rows are those of
- * the one-pass formulation (both windows over all rows) for the same key, whatever the threshold
- * (test/node/bounding-sql-pair-hash.test.ts). ClickHouse makes the same choice with arrays, which also
- * work on servers without window functions (before 21.x): per (unit, group) the values sorted by h_r
- * and sliced to m (arraySort / arraySlice over groupArray), and per unit the k smallest pairs
- * (h_g, group) (joined back on the unit); the kept set is identical to DuckDB's for the same key.
+ * own pair, and that aggregate alone costs ~7x the plain grouped mean) and joins nothing onto every
+ * row: h is computed per row from the row's own values, the CANDIDATE rows with h below one threshold
+ * t are ranked per unit in one window (pair rank, pair row count, one flag row per pair), the units
+ * with fewer than k candidate pairs are found by one anti-join of the rows and ranked over all their
+ * rows, and only the rows of kept pairs with more than m rows are ranked by h_r. The exactness
+ * argument is at duckBounding: the kept rows are those of the one-pass formulation (both windows over
+ * all rows) for the same key, whatever t (test/node/bounding-sql-pair-hash.test.ts, at estimated and
+ * forced thresholds, integer and text columns). ClickHouse makes the same choice with arrays, which
+ * also work on servers without window functions (the test cluster runs 18.16): per (unit, group) the
+ * values sorted by h_r and sliced to m (arraySort / arraySlice over groupArray), and per unit the k
+ * smallest pairs (h, group) (joined back on the unit).
+ * Cost (1e7 events, 3.3e5 units, 1e4 keys, k = 5, m = 2; bench/bounding-sql.bench.ts): the plain
+ * grouped mean reads the table once; the plan reads it three times (the 1/16 unit sample that sets t,
+ * the candidates, the anti-join) and ranks ~3.8e6 candidate rows; see the bench for the figures.
  *
  * {@link boundedPerUnitSql} gives one row per (group, unit): g, u, n (kept rows), s (clamped sum),
  * s2 and sc (rows clamped only: the CENTRED sums sum((c - mid)^2) and sum(c - mid) of the clamped
  * values c, with mid = (lower + upper)/2 a public literal of the plan). {@link boundedGroupsSql}
- * aggregates it per group: g, units (distinct units: the partition-selection count), n, s, s2, sc.
- * The centring is done in the engine, per row, because the plain sums cannot be centred afterwards:
- * sum(c^2) - 2 mid sum(c) + mid^2 n cancels catastrophically when the bounds are far from zero (with
- * bounds [1e6, 1e6 + 2] and 1e5 rows the result is off by hundreds while one unit may move it by at
- * most ((upper - lower)/2)^2 = 1). c - mid is exact when c and mid are within a factor of two
- * (Sterbenz' lemma), so each centred term has the error of one rounding. Sums are DOUBLE
- * (floating-point, order-dependent in the last bits; the noise is added afterwards on the safe lattice).
+ * aggregates per group: g, units (distinct units: the partition-selection count), n, s, s2, sc
+ * (DuckDB: straight from the kept rows, with compensated sums fsum, unless perUnitClamp needs the
+ * per-unit totals). The centring is done in the engine, per row, because the plain sums cannot be
+ * centred afterwards: sum(c^2) - 2 mid sum(c) + mid^2 n cancels catastrophically when the bounds are
+ * far from zero (with bounds [1e6, 1e6 + 2] and 1e5 rows the result is off by hundreds while one unit
+ * may move it by at most ((upper - lower)/2)^2 = 1). c - mid is exact when c and mid are within a
+ * factor of two (Sterbenz' lemma), so each centred term has the error of one rounding. Sums are
+ * DOUBLE (floating-point, order-dependent in the last bits; the noise is added afterwards on the safe
+ * lattice).
  */
 import { InvalidArgumentError } from '../errors.js';
 import { checkOptions, optionSpec } from '../options.js';
@@ -208,7 +217,7 @@ function chPairHash(unitType: HashKeyType, groupType: HashKeyType, key: HashKey,
     defs.push(`(bitXor(${x}, bitShiftRight(${x}, 32)) * ${MURMUR_MUL}) AS ${p}a`, `(bitXor(${p}a, bitShiftRight(${p}a, 32)) * ${MURMUR_MUL}) AS ${p}b`, `bitXor(${p}b, bitShiftRight(${p}b, 32)) AS ${p}`);
     return p;
   };
-  const base = (x: string, t: HashKeyType) => (t === 'integer' ? F(`reinterpretAsUInt64(toInt64(bitOr(${x}, 0)))`) : `cityHash64(toString(${x}))`);
+  const base = (x: string, t: HashKeyType) => (t === 'integer' ? F(`toUInt64(toInt64(bitOr(${x}, 0)))`) : `cityHash64(toString(${x}))`);
   const w = (x: string, a: string, b: string) => F(`bitXor(${F(`bitXor(${x}, ${a})`)}, ${b})`);
   const wu = w(base('u', unitType), k1, k2);
   const wg = w(base('g', groupType), k2, k1);
@@ -231,15 +240,19 @@ const BELOW_2_64 = '18446744073709549568.0';
  * - `thr`: t = f 2^64 with f = min(1, C U' / N') (C = k + 2 sqrt(k) + 2; U' units and N' rows in the
  *   sample of units with hash(u) % 16 = 0), so that a unit of average size has about C candidate
  *   pairs; tests force f (tuning.fraction);
- * - `ranked`: the candidate rows with gr = DENSE_RANK() OVER (PARTITION BY u ORDER BY h, g): the
- *   rows of one pair share (h, g) and distinct pairs of a unit differ in g, so gr is the pair's
- *   rank among the unit's candidate pairs, and some row has gr = k iff the unit has at least k
- *   candidate pairs;
- * - `good`: those units; `fbrows`: all rows of the other units (anti-join on `good`, one probe of
- *   every row), whose pairs are ranked by ROW_NUMBER() over (h, g);
- * - `kept`: the k smallest (h, g) pairs of every unit, with the pair's row count c and sums (fbk:
- *   from the exact path); `cut`: the rows of kept pairs with c > m, ranked by h_r (a kept pair with
- *   c <= m keeps all its rows).
+ * - `ranked`: the candidate rows with, in one window PARTITION BY u ORDER BY (h, g), gr =
+ *   DENSE_RANK (the rows of one pair share (h, g) and distinct pairs of a unit differ in g, so gr is
+ *   the pair's rank among the unit's candidate pairs, and some row has gr = k iff the unit has at
+ *   least k candidate pairs), c = count(*) over the row's peers (the pair's rows: its row count) and
+ *   first = (ROW_NUMBER = RANK), true on exactly one row of each pair. With integer groups the
+ *   window orders by h alone: h is injective in g within a unit (see the file comment; `x | 0`
+ *   exists only for integer types, so the BIGINT cast cannot merge two values), so the order and
+ *   the peers are those of (h, g), and one sort key halves the window's cost (measured);
+ * - `good`: the units with gr = k (one flagged row each); `fbrows`: all rows of the other units
+ *   (anti-join on `good`: one probe of every row), ranked by the same window (`fbranked`);
+ * - `top`: the rows with gr <= k of the good units' candidates and of the ranked fallback rows;
+ * - `kept`: the rows of top whose pair has c <= m, and of the pairs with c > m the m rows of
+ *   smallest h_r (ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY h_r); first = its rank 1).
  * Exactness (the kept pairs are the k smallest (h, g) of each unit, as in the one-pass ranking, for
  * every threshold t): for a fixed unit the candidates form a down-set in h (h' <= h <= t implies
  * h' <= t), and all rows of one pair share h, so a pair is a candidate with all its rows or with
@@ -250,8 +263,11 @@ const BELOW_2_64 = '18446744073709549568.0';
  * ranked in `fbrows`. The two cases partition the units. The kept set is thus the same for every t,
  * which is why t may be estimated from the table (it moves work between the branches, never rows).
  * Cost: a unit with D_u distinct groups has about D_u f candidate pairs (binomial); it takes the exact
- * path with probability P(Bin(D_u, f) < k) (0.5 to 1% of the units of the 1e7-row benchmark, D_u ~
- * 30, f = 0.38); units far smaller than the average take it more often, but they have few rows.
+ * path with probability P(Bin(D_u, f) < k) (81e3 of the 1e7 rows of the benchmark, D_u ~ 30,
+ * f = 0.38); units far smaller than the average take it more often, but they have few rows. The
+ * anti-join that finds them probes every row once against the good units, which is what the plain
+ * grouped mean does not pay: it is needed because a unit without any candidate row is otherwise
+ * invisible.
  */
 function duckBounding(q: { from: string; U: string; G: string; V: string | undefined; where: string[]; h: string; groupType: HashKeyType; k: string; maxPartitions: number; maxRows: number; fraction?: number }): string[] {
   const d: SqlDialect = 'duckdb';
@@ -356,7 +372,8 @@ function boundedSql(plan: BoundingPlan, dialect: SqlDialect, tuning: BoundingTun
   const ctes = duckBounding({ from: plan.from, U, G, V, where, h, groupType, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, fraction });
   if (shape === 'groups') {
     // Per group straight from the kept rows: a group's units are its kept pairs (one first row each).
-    return [`WITH ${ctes.join(',\n')}`, `SELECT g, count(*) FILTER (WHERE first) AS units, count(*) AS n, ${aggs} FROM kept GROUP BY g`].join('\n');
+    // fsum (compensated) so that the per-group totals do not depend on the order of the many rows.
+    return [`WITH ${ctes.join(',\n')}`, `SELECT g, count(*) FILTER (WHERE first) AS units, count(*) AS n, ${aggs.replace(/\bsum\(/g, 'fsum(')} FROM kept GROUP BY g`].join('\n');
   }
   return [
     `WITH ${ctes.join(',\n')}`,

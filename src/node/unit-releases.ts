@@ -40,7 +40,7 @@ import { seededRng, type Rng } from '../random/rng.js';
 import { rowSensitivities, unitTotalSensitivities } from '../statistics/contribution-bounding.js';
 import { releaseGroupAggregates, type GroupAggregateOptions, type GroupedRelease } from '../statistics/group-by.js';
 import { privateBoundsFromCounts, privateBoundsFromValueCounts, type PrivateBoundsRelease } from '../statistics/private-bounds.js';
-import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedRowsSql } from './bounding-sql.js';
+import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedRowsSql, hashKeyType, type BoundingPlan } from './bounding-sql.js';
 import type { DataEngine } from './data.js';
 import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec, UnitBounds } from './spec.js';
 
@@ -200,6 +200,7 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
         {
           from,
           unit: b.unit,
+          ...(await keyHashTypes(engine, b.unit, edges ? undefined : by)),
           ...(groupCol !== undefined ? { by: groupCol } : {}),
           ...(valueCol && !edges ? { value: valueCol.name, lower: b.perUnitClamp?.lower ?? lower!, upper: b.perUnitClamp?.upper ?? upper!, ...(b.perUnitClamp ? { perUnitClamp: true } : {}) } : {}),
           ...(keysFor && !b.selectKeys ? { levels: keysFor } : {}),
@@ -256,7 +257,7 @@ async function unitPrivateBounds(engine: DataEngine, b: UnitBounds, value: strin
   const ab = b.autoBounds!;
   if (ab.method === 'quantiles') {
     const [lo, hi] = ab.range!;
-    const kept = boundedRowsSql({ from: engine.relation, unit: b.unit, value, lower: lo, upper: hi, maxPartitions: 1, maxRows: b.maxRows, key: freshHashKey(rng) }, dialect);
+    const kept = boundedRowsSql({ from: engine.relation, unit: b.unit, ...(await keyHashTypes(engine, b.unit, undefined)), value, lower: lo, upper: hi, maxPartitions: 1, maxRows: b.maxRows, key: freshHashKey(rng) }, dialect);
     const values: number[] = [];
     const counts: number[] = [];
     for (const row of await engine.sql(`SELECT c, count(*) AS n FROM (${kept}) AS kept GROUP BY c ORDER BY c`)) {
@@ -358,6 +359,7 @@ function planBinnedUnitRelease(r: BinnedSpec, schema: DataSchema): PlannedUnitRe
         {
           from: engine.relation,
           unit: b.unit,
+          ...(await keyHashTypes(engine, b.unit, by)),
           ...(by !== undefined ? { by } : {}),
           value: valueCol.name,
           lower,
@@ -525,4 +527,19 @@ export function binnedValueFields(rel: GroupedRelease, o: { stat: string; groupe
     values,
     intervals: values.map((v) => [Math.max(0, v - w - 0.5), v + w + 0.5] as [number, number]),
   };
+}
+
+/**
+ * How the unit and group columns enter the bounding's group-choice hash, from the source's column
+ * types (schema only, no data): integer columns as 64-bit integers (the same kept pairs in DuckDB and
+ * ClickHouse, and DuckDB's faster ranking), anything else as text. A computed group column (the bin
+ * of a histogram) is not in the schema: text.
+ */
+async function keyHashTypes(engine: DataEngine, unit: string, group: string | undefined): Promise<Pick<BoundingPlan, 'unitType' | 'groupType'>> {
+  const cols = await engine.columns();
+  const typeOf = (name: string) => {
+    const c = cols.find((x) => x.name === name);
+    return c === undefined ? 'text' : hashKeyType(c.sqlType);
+  };
+  return { unitType: typeOf(unit), ...(group !== undefined ? { groupType: typeOf(group) } : {}) };
 }

@@ -1,13 +1,15 @@
 /**
  * Contribution bounding in SQL on the two-shard ClickHouse cluster (scripts/clickhouse-cluster.sh;
- * DPKIT_CLICKHOUSE must point at it, as for the engine tests): the array formulation keeps exactly
- * the same (unit, group) pairs as DuckDB's window formulation for the same key, and respects the
- * bounds with values.
+ * DPKIT_CLICKHOUSE must point at it, as for the engine tests): with integer unit and group columns
+ * (unitType / groupType 'integer': both engines hash the 64-bit value with the same keyed finaliser
+ * chain) the array formulation keeps exactly the same (unit, group) pairs as DuckDB's candidate plan
+ * for the same key; with text columns each engine uses its own string hash (the same law, not the
+ * same pairs), so only the bounds are compared there. It respects the bounds with values.
  */
 import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedPerUnitSql, type BoundingPlan } from '../../src/node/bounding-sql.js';
+import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedPerUnitSql, hashKeyType, type BoundingPlan } from '../../src/node/bounding-sql.js';
 import { magnitudeBin } from '../../src/statistics/private-bounds.js';
 import { freshHashKey } from '../../src/random/siphash.js';
 import { seededRng } from '../../src/random/rng.js';
@@ -28,7 +30,7 @@ const clusterSuite = (): void => {
     await loadCsv(CSV, TABLE);
     const db = await DuckDBInstance.create(':memory:');
     duck = await db.connect();
-    await duck.run(`CREATE TABLE insteval AS SELECT * FROM read_csv('${CSV}', header = true, types = {'s': 'VARCHAR', 'd': 'VARCHAR', 'dept': 'VARCHAR', 'y': 'DOUBLE'})`);
+    await duck.run(`CREATE TABLE insteval AS SELECT * FROM read_csv('${CSV}', header = true, types = {'s': 'BIGINT', 'd': 'BIGINT', 'dept': 'VARCHAR', 'y': 'DOUBLE'})`);
   }, 120_000);
   afterAll(async () => {
     duck?.closeSync?.();
@@ -38,13 +40,31 @@ const clusterSuite = (): void => {
   });
 
 
-  it('keeps the same (unit, group) pairs as DuckDB for the same key (counts, k = 3, m = 2)', async () => {
-    const key = freshHashKey(seededRng('ch-vs-duck'));
-    const plan = (from: string): BoundingPlan => ({ from, unit: 's', by: 'd', maxPartitions: 3, maxRows: 2, key });
-    const ch = (await chRows(`SELECT toString(u), toString(g), n FROM (${boundedPerUnitSql(plan(`default.${TABLE}`), 'clickhouse')})`)).map((r) => r.join('/')).sort();
-    const dk = (await duckRows(`SELECT u, g, n FROM (${boundedPerUnitSql(plan('insteval'), 'duckdb')})`)).map((r) => `${r.u}/${r.g}/${r.n}`).sort();
-    expect(ch.length).toBeGreaterThan(8000);
-    expect(ch).toEqual(dk);
+  it('keeps the same (unit, group) pairs and rows as DuckDB for the same key with integer columns (k = 3, m = 2; k = 1, m = 1)', async () => {
+    const types = await chRows(`SELECT name, type FROM system.columns WHERE database = 'default' AND table = '${TABLE}' AND name IN ('s', 'd') ORDER BY name`);
+    expect(types.map((r) => hashKeyType(r[1]!))).toEqual(['integer', 'integer']);
+    for (const [seed, maxPartitions, maxRows] of [
+      ['ch-vs-duck', 3, 2],
+      ['ch-vs-duck-1', 1, 1],
+    ] as const) {
+      const key = freshHashKey(seededRng(seed));
+      const plan = (from: string): BoundingPlan => ({ from, unit: 's', by: 'd', value: 'y', lower: 1, upper: 5, maxPartitions, maxRows, key, unitType: 'integer', groupType: 'integer' });
+      const ch = (await chRows(`SELECT toString(u), toString(g), n, s FROM (${boundedPerUnitSql(plan(`default.${TABLE}`), 'clickhouse')})`)).map((r) => r.join('/')).sort();
+      const dk = (await duckRows(`SELECT u, g, n, s FROM (${boundedPerUnitSql(plan('insteval'), 'duckdb')})`)).map((r) => `${r.u}/${r.g}/${r.n}/${r.s}`).sort();
+      expect(ch.length).toBeGreaterThan(2900 * maxPartitions * 0.9);
+      expect(ch).toEqual(dk);
+    }
+  }, 60_000);
+
+  it('text unit and group columns: each engine its own keyed string hash; the bounds hold and every unit keeps min(k, its groups)', async () => {
+    const plan: BoundingPlan = { from: `(SELECT toString(s) AS s, toString(d) AS d FROM default.${TABLE})`, unit: 's', by: 'd', maxPartitions: 3, maxRows: 2, key: freshHashKey(seededRng('ch-text')) };
+    const per = await chRows(`SELECT u, count() AS groups, max(n) FROM (${boundedPerUnitSql(plan, 'clickhouse')}) GROUP BY u`);
+    const want = new Map((await duckRows(`SELECT CAST(s AS VARCHAR) AS s, least(3, count(DISTINCT d)) AS k FROM insteval GROUP BY s`)).map((r) => [String(r.s), Number(r.k)]));
+    expect(per).toHaveLength(2972);
+    for (const [u, groups, maxN] of per) {
+      expect(Number(groups)).toBe(want.get(u!));
+      expect(Number(maxN)).toBeLessThanOrEqual(2);
+    }
   }, 60_000);
 
   it('respects the bounds with values and per-group aggregates add up (department, k = 2, m = 5)', async () => {
