@@ -44,7 +44,7 @@ import { noiseCommand } from './noise-cli.js';
 import { writeSkeletons } from './init.js';
 import { dataFingerprint, readStored, reuseKey, store, storeDir } from './results-store.js';
 import { pendingBoundsColumn, privateBoundsNotes } from './bounds-release.js';
-import { privateKeysMechanism, REPLACE_ONE_KEYS } from './private-keys-table.js';
+import { countsEpsOf, privateKeysMechanism, REPLACE_ONE_KEYS } from './private-keys-table.js';
 import { PrepayingAccountant } from './prepaying-accountant.js';
 import { optimalKeepTable } from '../mechanisms/partition-selection.js';
 
@@ -956,7 +956,7 @@ function describeDryRun(
     if (r.stat !== 'table' || !r.selectKeys) return [];
     const s = r.selectKeys;
     const table = optimalKeepTable(s.eps, s.delta, REPLACE_ONE_KEYS);
-    return [{ column: r.columns[0]!, countsEps: r.eps - s.eps, selection: { method: s.method, eps: s.eps, delta: s.delta, maxPartitions: REPLACE_ONE_KEYS, perValueEps: s.eps / REPLACE_ONE_KEYS, perValueDelta: s.delta / REPLACE_ONE_KEYS, alwaysKeptFrom: table.length - 1 } }];
+    return [{ column: r.columns[0]!, countsEps: countsEpsOf(r.eps, s.eps), selection: { method: s.method, eps: s.eps, delta: s.delta, maxPartitions: REPLACE_ONE_KEYS, perValueEps: s.eps / REPLACE_ONE_KEYS, perValueDelta: s.delta / REPLACE_ONE_KEYS, alwaysKeptFrom: table.length - 1 } }];
   });
   const sniffed = columns.filter((c) => !schema.columns.has(c.name)).map((c) => c.name);
   const typesText =

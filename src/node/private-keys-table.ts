@@ -10,7 +10,8 @@
  *      pi(n) = min(e^eps' pi(n-1) + delta', 1 - e^-eps' (1 - pi(n-1) - delta'), 1),
  *    eps' = eps_s / 2, delta' = delta_s / 2 (k = 2; src/mechanisms/partition-selection.ts, exact
  *    Bernoulli decisions).
- * 2. Counts of the kept keys, eps_c = eps - eps_s: c_v + Laplace(2 / eps_c) on the floating-point-safe
+ * 2. Counts of the kept keys, eps_c = eps - eps_s (rounded down, {@link countsEpsOf}):
+ *    c_v + Laplace(2 / eps_c) on the floating-point-safe
  *    lattice (src/statistics/noise.ts), negatives set to 0 and rounded half-to-even (post-processing).
  *
  * Why k = 2 and L1 = 2 under replace-one: replacing one row moves it from value a to value b (either
@@ -28,6 +29,7 @@
  * enters through the selection. The released keys are in a canonical (sorted) order.
  */
 import { InvalidArgumentError } from '../errors.js';
+import { dAdd, dCmp, nextDown, toDyadic } from '../math/dyadic.js';
 import type { Rng } from '../random/rng.js';
 import { seededRng } from '../random/rng.js';
 import { releaseGroupAggregates, type GroupedRelease } from '../statistics/group-by.js';
@@ -59,7 +61,7 @@ export interface PrivateKeysParams {
  * (see the file comment). `accountant: null`: the caller charges.
  */
 export function releasePrivateKeyCounts(input: { keys: readonly string[]; counts: ArrayLike<number> }, p: PrivateKeysParams, rng: Rng): GroupedRelease {
-  const countsEps = p.eps - p.selectEps;
+  const countsEps = countsEpsOf(p.eps, p.selectEps);
   return releaseGroupAggregates(
     { keys: input.keys, units: input.counts, n: input.counts },
     {
@@ -75,6 +77,21 @@ export function releasePrivateKeyCounts(input: { keys: readonly string[]; counts
       details: true,
     },
   );
+}
+
+/**
+ * The counts' share eps_c = eps - eps_s rounded DOWN: the largest double c with c + eps_s <= eps
+ * exactly (checked in exact dyadic arithmetic), so the counts never get more eps than the selection
+ * leaves. E.g. eps 1, eps_s 0.1: 1 - 0.1 rounds to nearest to the double 0.9, which is 2^-55 above
+ * the exact difference of the two doubles; this returns the double below it. Round-to-nearest is
+ * within one step of the exact difference, so at most one step down is taken.
+ */
+export function countsEpsOf(eps: number, selectEps: number): number {
+  const total = toDyadic(eps);
+  const sel = toDyadic(selectEps);
+  let c = eps - selectEps;
+  while (c > 0 && dCmp(dAdd(toDyadic(c), sel), total) > 0) c = nextDown(c);
+  return c;
 }
 
 /** The public parameters of a spec, checked (before anything is read or spent). */
@@ -106,7 +123,10 @@ export function planPrivateKeysTable(r: TableSpec): { mechanism: string; run(eng
     async run(engine, rng, alpha) {
       const d = engine.dialect;
       const x = d.ident(column);
-      const rows = await engine.sql(`SELECT ${d.text(x)} AS __dpkit_k, count(*) FROM ${engine.relation} WHERE ${x} IS NOT NULL GROUP BY __dpkit_k`);
+      // Grouped by the expression itself, not by an alias: a data column of the alias's name would
+      // capture an alias in GROUP BY (SQL binds the input column first).
+      const key = d.text(x);
+      const rows = await engine.sql(`SELECT ${key}, count(*) FROM ${engine.relation} WHERE ${x} IS NOT NULL GROUP BY ${key}`);
       const rel = releasePrivateKeyCounts({ keys: rows.map((row) => String(row[0])), counts: rows.map((row) => Number(row[1])) }, p, rng);
       const raw = rel.value.values as number[];
       const w = (rel.noiseHalfWidth(alpha) as number[])[0] ?? 0;
@@ -133,7 +153,7 @@ export function planPrivateKeysTable(r: TableSpec): { mechanism: string; run(eng
         intervals: values.map((v): [number, number] => [Math.max(0, v - w - 0.5), v + w + 0.5]),
         notes: [
           `the column has no public levels: its values were selected privately (${sel.method} partition selection, eps ${fmt(p.selectEps)}, delta ${fmt(p.selectDelta)}; ${selText}); only the ${values.length} selected value(s) are shown, a value held by few rows is (almost) never shown`,
-          `counts of the selected values: Laplace, eps ${fmt(p.eps - p.selectEps)}, L1 sensitivity ${REPLACE_ONE_KEYS} (replacing one row changes two counts by one); negative counts clamped to 0 and rounded half-to-even; rows with a missing value are not counted`,
+          `counts of the selected values: Laplace, eps ${fmt(countsEpsOf(p.eps, p.selectEps))}, L1 sensitivity ${REPLACE_ONE_KEYS} (replacing one row changes two counts by one); negative counts clamped to 0 and rounded half-to-even; rows with a missing value are not counted`,
         ],
       };
     },

@@ -4,8 +4,13 @@
  * a fixed-seed distribution test of the counts' noise that rejects the scale x0.7 and x1.3, the
  * selection's keep rate against pi(n), and the checks of the public parameters before anything is read.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planPrivateKeysTable, releasePrivateKeyCounts, REPLACE_ONE_KEYS } from '../../src/node/private-keys-table.js';
+import { dAdd, dCmp, nextDown, toDyadic } from '../../src/math/dyadic.js';
+import { DataEngine } from '../../src/node/data.js';
+import { countsEpsOf, planPrivateKeysTable, releasePrivateKeyCounts, REPLACE_ONE_KEYS } from '../../src/node/private-keys-table.js';
 import type { ReleaseSpec } from '../../src/node/spec.js';
 import { seededRng } from '../../src/random/rng.js';
 import { ksTest } from '../helpers/gof.js';
@@ -87,5 +92,54 @@ describe('planPrivateKeysTable: public parameters checked before anything is rea
     expect(() => planPrivateKeysTable(spec({ selectKeys: { eps: 1, delta: 1e-6, method: 'optimal' } }))).toThrow(/selectKeys.eps must be in \(0, eps = 1\)/);
     expect(() => planPrivateKeysTable(spec({ selectKeys: { eps: 0.5, delta: 1e-7, method: 'optimal' } }))).toThrow(/must equal the release's delta/);
     expect(() => planPrivateKeysTable(spec({ delta: 0, selectKeys: { eps: 0.5, delta: 0, method: 'optimal' } }))).toThrow(/delta/);
+  });
+});
+
+describe('countsEpsOf: the counts get eps - eps_s rounded DOWN', () => {
+  it('1 - 0.1 rounds to nearest ABOVE the exact difference; countsEpsOf takes the double below, and the release uses it', () => {
+    // The double 0.9 exceeds 1 - (double 0.1) by 2^-55: round-to-nearest would give the counts too much.
+    expect(1 - 0.1).toBe(0.9);
+    expect(dCmp(dAdd(toDyadic(0.9), toDyadic(0.1)), toDyadic(1))).toBe(1);
+    const c = countsEpsOf(1, 0.1);
+    expect(c).toBe(nextDown(0.9));
+    expect(dCmp(dAdd(toDyadic(c), toDyadic(0.1)), toDyadic(1))).toBeLessThanOrEqual(0);
+    // the largest such double: one step up is too much
+    expect(c).toBeLessThan(0.9);
+    const rel = releasePrivateKeyCounts({ keys: ['a'], counts: [1000] }, { ...P, selectEps: 0.1 }, seededRng(3));
+    expect(rel.parts[0]!.eps).toBe(nextDown(0.9));
+  });
+  it('exact differences are kept (Sterbenz: 1 - 0.5, 2 - 1.5), and 0.3 - 0.1 is not rounded up either', () => {
+    expect(countsEpsOf(1, 0.5)).toBe(0.5);
+    expect(countsEpsOf(2, 1.5)).toBe(0.5);
+    for (const [e, s] of [[0.3, 0.1], [0.7, 0.2], [3, 0.7], [1e-3, 3e-4]] as const) {
+      const c = countsEpsOf(e, s);
+      expect(dCmp(dAdd(toDyadic(c), toDyadic(s)), toDyadic(e))).toBeLessThanOrEqual(0);
+      // round-to-nearest is within one step of the exact difference: c is it or the double below
+      expect(c === e - s || c === nextDown(e - s)).toBe(true);
+    }
+  });
+});
+
+describe('planPrivateKeysTable: the query groups by the key expression', () => {
+  it('a data column named __dpkit_k (the old alias) does not capture the GROUP BY', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-pkq-'));
+    const csv = path.join(dir, 'd.csv');
+    const rows = ['colour,__dpkit_k'];
+    for (let i = 0; i < 300; i++) rows.push(`a,${i % 3}`);
+    for (let i = 0; i < 200; i++) rows.push(`b,${i % 3}`);
+    fs.writeFileSync(csv, `${rows.join('\n')}\n`);
+    const engine = await DataEngine.open({ path: csv });
+    try {
+      const spec = { stat: 'table', name: 'colour: frequencies', columns: ['colour'], eps: 1, delta: 1e-6, neighbors: 'bounded', line: 0, mechanism: 'laplace', selectKeys: { eps: 0.5, delta: 1e-6, method: 'optimal' } } as ReleaseSpec & { stat: 'table' };
+      const res = await planPrivateKeysTable(spec).run(engine, seededRng(5), 0.05);
+      // 300 and 200 rows are beyond the selection table's length (always kept); grouped by colour, not
+      // by the column __dpkit_k (whose groups 0, 1, 2 would appear as labels).
+      expect(res.labels).toEqual(['a', 'b']);
+      // |Laplace(4)| > 70 has probability e^-17.5 = 2.5e-8 per count.
+      expect(Math.abs(res.values![0]! - 300)).toBeLessThanOrEqual(70);
+      expect(Math.abs(res.values![1]! - 200)).toBeLessThanOrEqual(70);
+    } finally {
+      engine.close();
+    }
   });
 });
