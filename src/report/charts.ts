@@ -51,9 +51,12 @@ function yAxis(scale: NiceScale, y: (v: number) => number, x0: number, x1: numbe
 function xAxis(scale: NiceScale, x: (v: number) => number, y0: number, cls = 'tick xtick'): string[] {
   const labels = tickLabels(scale.ticks, scale.step);
   const out = [`<line x1="${f1(x(scale.lo))}" x2="${f1(x(scale.hi))}" y1="${y0}" y2="${y0}" class="axis"/>`];
+  const right = x(scale.hi);
   scale.ticks.forEach((t, i) => {
     out.push(`<line x1="${f1(x(t))}" x2="${f1(x(t))}" y1="${y0}" y2="${y0 + 4}" class="axis"/>`);
-    out.push(`<text x="${f1(x(t))}" y="${y0 + 16}" class="${cls}" text-anchor="middle">${esc(labels[i])}</text>`);
+    // A label on the axis' right end ends there: centred, a long label ('1.25×10^-5') ran past the chart's edge.
+    const anchor = i === scale.ticks.length - 1 && Math.abs(x(t) - right) < 0.5 ? 'end' : 'middle';
+    out.push(`<text x="${f1(x(t))}" y="${y0 + 16}" class="${cls}" text-anchor="${anchor}">${esc(labels[i])}</text>`);
   });
   return out;
 }

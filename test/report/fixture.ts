@@ -85,6 +85,19 @@ export const FIXTURE_RESULTS: ReportRelease[] = [
     intervals: [null, null, null],
     notes: ['Kifer, Smith & Thakurta (2012) objective perturbation, gamma 1; coefficients in the units of the inputs; no data-independent interval'],
   },
+  {
+    ...base,
+    name: 'logistic regression with a coefficient near zero',
+    stat: 'logistic_regression',
+    columns: ['median_income', 'high_value'],
+    mechanism: 'objective perturbation',
+    sensitivity: null,
+    scale: null,
+    labels: ['median_income'],
+    values: [1.2e-5],
+    intervals: [null],
+    notes: ['a coefficient near zero: its axis ticks are labelled like 1.25×10^-5, the widest tick labels the report draws'],
+  },
   { ...base, name: 'evil\u001b[31m <script>alert(1)</script> name\u202e', stat: 'count', columns: [], mechanism: 'laplace', sensitivity: 1, scale: 10, value: -3, interval: [-33, 27] },
 ];
 
