@@ -497,8 +497,9 @@ export abstract class SqlEngine {
     const d = this.dialect;
     const exprs = columns.map((c) => this.categoricalExpr(c.column, c.missing));
     const where = columns.map((c, i) => `${exprs[i]} IN (${c.levels.map((l) => d.literal(l)).join(', ')})`).join(' AND ');
-    const keys = columns.map((_, i) => `__dpkit_k${i}`);
-    const rows = await this.rows(`SELECT ${exprs.map((e, i) => `${e} AS ${keys[i]}`).join(', ')}, count(*) FROM ${this.source} WHERE ${where} GROUP BY ${keys.join(', ')}`);
+    // Grouped by the expressions themselves, not by aliases: a data column named like an alias would
+    // capture it in GROUP BY (SQL binds the input column first).
+    const rows = await this.rows(`SELECT ${exprs.join(', ')}, count(*) FROM ${this.source} WHERE ${where} GROUP BY ${exprs.join(', ')}`);
     const index = columns.map((c) => new Map(c.levels.map((l, i) => [l, i])));
     const dims = columns.map((c) => c.levels.length);
     const out = new Array<number>(dims.reduce((a, b) => a * b, 1)).fill(0);

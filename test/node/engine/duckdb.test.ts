@@ -38,4 +38,16 @@ describe('DuckDB engine', () => {
     await expect(e.requireColumns([], ['n'])).resolves.toBeUndefined();
     e.close();
   });
+
+  it('table() groups by the level expressions: data columns named __dpkit_k0 / __dpkit_k1 do not capture the GROUP BY', async () => {
+    const f = path.join(dir, 'k.csv');
+    const rows = ['colour,__dpkit_k0,size,__dpkit_k1'];
+    for (let i = 0; i < 50; i++) rows.push(`${i < 30 ? 'a' : 'b'},${i % 3},${i % 2 ? 's' : ''},${i % 5}`);
+    fs.writeFileSync(f, `${rows.join('\n')}\n`);
+    const e = await DataEngine.open({ path: f });
+    expect(await e.table([{ column: 'colour', levels: ['a', 'b'], missing: 'drop' }])).toEqual([30, 20]);
+    // two columns, one with imputed missing cells: cells (a, l), (a, s), (b, l), (b, s)
+    expect(await e.table([{ column: 'colour', levels: ['a', 'b'], missing: 'drop' }, { column: 'size', levels: ['l', 's'], missing: { impute: 'l' } }])).toEqual([15, 15, 10, 10]);
+    e.close();
+  });
 });
