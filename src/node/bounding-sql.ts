@@ -248,6 +248,7 @@ const BELOW_2_64 = '18446744073709549568.0';
  *   window orders by h alone: h is injective in g within a unit (see the file comment; `x | 0`
  *   exists only for integer types, so the BIGINT cast cannot merge two values), so the order and
  *   the peers are those of (h, g), and one sort key halves the window's cost (measured);
+ *   only the rows with gr <= k are stored;
  * - `good`: the units with gr = k (one flagged row each); `fbrows`: all rows of the other units
  *   (anti-join on `good`: one probe of every row), ranked by the same window (`fbranked`);
  * - `top`: the rows with gr <= k of the good units' candidates and of the ranked fallback rows;
@@ -282,21 +283,22 @@ function duckBounding(q: { from: string; U: string; G: string; V: string | undef
       ? `SELECT CASE WHEN nu = 0 OR ${c} * nu >= n THEN ${all} ELSE CAST(${c} * nu / n * ${BELOW_2_64} AS UBIGINT) END AS t FROM (SELECT count(*) AS n, count(DISTINCT u) AS nu FROM ${src('smp')} WHERE hash(u) % 16 = 0) AS sample_stats`
       : `SELECT ${q.fraction >= 1 ? all : `CAST(${q.fraction} * ${BELOW_2_64} AS UBIGINT)`} AS t`;
   // Per row of a unit's ranking by (h, g): gr the pair's rank, c the pair's row count (its peers),
-  // first: one row per pair (ROW_NUMBER meets RANK at the pair's first row).
+  // first: one row per pair (ROW_NUMBER meets RANK at the pair's first row); only rows with gr <= k
+  // are kept (the others can never be chosen).
   // With integer groups h is injective in g within a unit (b, the two words and F are bijections of
   // the 64-bit integers), so ORDER BY h orders the pairs as (h, g) does, and sorts on one key (half
   // the window's cost, measured).
   const rank = (input: string, order: string) =>
-    `SELECT u, g, v, h, DENSE_RANK() OVER w AS gr, count(*) OVER (w RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS c, ROW_NUMBER() OVER w = RANK() OVER w AS first` +
-    ` FROM ${input} WINDOW w AS (PARTITION BY u ORDER BY ${order})`;
+    `SELECT * FROM (SELECT u, g, v, DENSE_RANK() OVER w AS gr, count(*) OVER (w RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS c, ROW_NUMBER() OVER w = RANK() OVER w AS first` +
+    ` FROM ${input} WINDOW w AS (PARTITION BY u ORDER BY ${order})) AS ranks WHERE gr <= ${k}`;
   const order = q.groupType === 'integer' ? 'h' : 'h, g';
   return [
     `thr AS MATERIALIZED (${t})`,
     `ranked AS MATERIALIZED (${rank(`(SELECT u, g, v, h FROM (SELECT u, g, v, ${h} AS h FROM ${src('r')}) AS hashed, thr WHERE h <= thr.t) AS cand`, order)})`,
     `good AS MATERIALIZED (SELECT u FROM ranked WHERE gr = ${k} AND first)`,
     `fbrows AS MATERIALIZED (SELECT u, g, v, ${h} AS h FROM ${src('f')} ANTI JOIN good USING (u))`,
-    `top AS MATERIALIZED (SELECT u, g, v, h, c, first FROM ranked ANTI JOIN (SELECT DISTINCT u FROM fbrows) AS fbunits USING (u) WHERE gr <= ${k}` +
-      ` UNION ALL SELECT u, g, v, h, c, first FROM (${rank('fbrows', order)}) AS fbranked WHERE gr <= ${k})`,
+    `top AS MATERIALIZED (SELECT u, g, v, c, first FROM ranked ANTI JOIN (SELECT DISTINCT u FROM fbrows) AS fbunits USING (u)` +
+      ` UNION ALL SELECT u, g, v, c, first FROM (${rank('fbrows', order)}) AS fbranked)`,
     `kept AS (SELECT u, g, v, first FROM top WHERE c <= ${m}` +
       ` UNION ALL SELECT u, g, v, rn = 1 AS first FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${rowHash(d, q.k, q.V !== undefined)}) AS rn` +
       ` FROM top WHERE c > ${m}) AS cut WHERE rn <= ${m})`,
