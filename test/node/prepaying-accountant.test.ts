@@ -151,5 +151,6 @@ describe('dpkit describe: a process that dies during a release leaves its charge
     expect(timeless(l.entries)).toEqual([{ name: 'colour: frequencies', eps: 1, delta: 1e-6, neighbors: 'bounded', mechanism: 'partition-selection-optimal+laplace-counts' }]);
     expect(l.spent).toEqual({ eps: 1, delta: 1e-6 });
     expect(l.interruptedWrite).toBe(false);
+    fs.rmSync(dir, { recursive: true, force: true });
   }, 90_000);
 });
