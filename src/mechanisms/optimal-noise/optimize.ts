@@ -56,10 +56,6 @@
  * is feasible for the finer LP (shifts r k reproduce V(k); shifts r k + s interpolate V(k) and
  * V(k + 1); extra target mass only lowers V), so it seeds the lazy epigraph (engine.ts, `seed`; families within 1% of delta at the seed start with their
  * positive and tied terms). The certificate goes this way only with `multiResolution: true`.
- * Otherwise, on a uniform grid whose cells are the certificate's core cells, the certificate LP is
- * seeded with the upper bound's LP optimum (padding cells empty): it is feasible there (a padding
- * target has mass 0, so its term is the same q_j as an off-support target in the upper-bound LP;
- * the rows are the same shifts k beta), only its cost differs (infimum instead of average per cell).
  * Warm starts (HiGHS `setSolution`, lp.ts `setStart`): a seeded level starts from the seed point
  * itself (P = seed, every epigraph t_i = max(0, x_i(seed))) instead of the slack basis. Seeds and
  * starts only change where the solver starts, never the LP optimum (regression-tested to 1e-9).
@@ -477,7 +473,7 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
   let lowerBound: number | null = null;
   if (o.certificate !== false && loss.infimum) {
     const remaining = (deadline - performance.now()) / 1000;
-    lowerBound = await certificate(v, o, remaining, symmetric, multi && o.multiResolution === true, { P: result.P, varOf });
+    lowerBound = await certificate(v, o, remaining, symmetric, multi && o.multiResolution === true);
   }
   const stats: SolveStats = {
     method: multi ? `multi-resolution (${levels.map((l) => l.grid.n).join(' -> ')} cells; ${method}, then cuts)` : method,
@@ -505,7 +501,7 @@ function prevDouble(x: number): number {
 }
 
 /** The lower-bound certificate (see the module comment). */
-async function certificate(v: Validated, o: OptimizeNoiseOptions, remaining: number, symmetric: boolean, multi: boolean, upper: { P: Float64Array; varOf: Int32Array } | null): Promise<number> {
+async function certificate(v: Validated, o: OptimizeNoiseOptions, remaining: number, symmetric: boolean, multi: boolean): Promise<number> {
   const { sensitivity, grid } = v;
   let minW = Infinity;
   for (const w of grid.widths) minW = Math.min(minW, w);
@@ -538,14 +534,6 @@ async function certificate(v: Validated, o: OptimizeNoiseOptions, remaining: num
   levels.push(final);
   const deadline = performance.now() + remaining * 1000;
   let seed: Float64Array | null = null;
-  // The upper bound's LP optimum on the same cells (uniform grid = the certificate's core, padding
-  // cells empty) is feasible for the certificate LP: seed the final level with it.
-  let fromUpper = false;
-  if (upper && levels.length === 1 && o.method === undefined && grid.spec.kind === 'uniform' && grid.spec.left === coreLeft && grid.spec.right === coreRight && Math.abs(grid.spec.beta - beta) <= 1e-12 * beta) {
-    seed = new Float64Array(final.nv);
-    for (let c = 0; c < grid.n; c++) seed[final.varOf[L + c]!] = upper.P[upper.varOf[c]!]!;
-    fromUpper = true;
-  }
   let r: Awaited<ReturnType<typeof solveFamilies>> | null = null;
   for (let li = 0; li < levels.length; li++) {
     const lv = levels[li]!;
@@ -562,9 +550,7 @@ async function certificate(v: Validated, o: OptimizeNoiseOptions, remaining: num
     r =
       seed === null
         ? await solveFamilies(lv.base, lv.nv, lv.fams, { ...common, method: o.method === 'compact' ? 'compact' : 'lazy', initial: lv.initial, maxAddPerIteration: o.maxAddPerIteration ?? 8 })
-        : fromUpper
-          ? await solveFamilies(lv.base, lv.nv, lv.fams, { ...common, method: 'lazy', seed, seedSlack: 1e-2 * v.delta, maxAddPerIteration: o.maxAddPerIteration ?? 8 })
-          : await solveFamilies(lv.base, lv.nv, lv.fams, { ...common, method: 'lazy', seed, seedSlack: 1e-2 * v.delta, maxAddPerIteration: o.maxAddPerIteration ?? 8 });
+        : await solveFamilies(lv.base, lv.nv, lv.fams, { ...common, method: 'lazy', seed, seedSlack: 1e-2 * v.delta, maxAddPerIteration: o.maxAddPerIteration ?? 8 });
     if (li + 1 < levels.length) seed = refine(r.P, lv, levels[li + 1]!);
   }
   return r!.lpObjective - 1e-9 * (1 + Math.abs(r!.lpObjective));
