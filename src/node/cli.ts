@@ -31,7 +31,7 @@ import { cryptoRng } from '../random/rng.js';
 import { loadAnalysis, loadSchema, planColumns, planCost, releaseClaim, releaseCost, SchemaError, type Analysis, type DataSchema, type ReleaseSpec } from './analysis.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { checkSource, DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
-import { executePlan, unitSensitivityText, validatePlanNoise, type ReleaseResult } from './execute.js';
+import { executePlan, planRelease, releaseCharge, unitSensitivityText, validatePlanNoise, type ReleaseResult } from './execute.js';
 import { checkLedgerAnchor, checkPrivacyUnitOf, checkRelation, FileLedger, LedgerError, readLedger, type LedgerSummary } from './ledger.js';
 import { planCostSummary, prepaidClaims, type LedgerView, type PlanCostSummary } from './plan-accounting.js';
 import { zcdpBudget } from '../accounting/zcdp-filter.js';
@@ -502,6 +502,15 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       }
       checked = true;
       if (p.releases.length === 0) throw new NothingToRun();
+      // basic: each release is charged durably at its check, before it reads data (prepaying-accountant.ts).
+      // The first release is charged now: opening the source (a text file is parsed into memory) and
+      // the shared prefetch read the data before its own check, and a process that dies there must
+      // leave a charge too.
+      const accountant = prepaid ?? new PrepayingAccountant(ledger.accountant());
+      if (accountant instanceof PrepayingAccountant) {
+        const first = p.releases[0]!;
+        accountant.prepay({ ...releaseCharge(first, planRelease(first, p.schema)), name: first.name });
+      }
       let label = 'reading data';
       progress.update(label, 0);
       engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f) });
@@ -518,8 +527,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
         engine,
         {
           rng: cryptoRng(),
-          // basic: each release is charged durably at its check, before it reads data (prepaying-accountant.ts)
-          accountant: prepaid ?? new PrepayingAccountant(ledger.accountant()),
+          accountant,
           alpha: a.alpha,
           onRelease: (i, n, name) => {
             label = `${i + 1}/${n} ${name}`;
@@ -625,8 +633,10 @@ function prepaidFailure(a: Analysis, plan: PrepaidPlan, completed: number, failu
  * A failure after the budget check: charges the failed release (its own guarantee, converted by the
  * ledger's accountant) unless its charge is already in the ledger (written at its check, before it
  * read data: prepaying-accountant.ts; that entry is the charge, never a second one), or the failure
- * was the ledger's own (a lock or write failure, which depends on no data). A failure before the
- * release's check (e.g. the shared prefetch) is charged here. Returns the value-free record.
+ * was the ledger's own (a lock or write failure, which depends on no data). The first release is
+ * charged before the source is opened (its entry covers a failure while opening or prefetching);
+ * a failure between releases (e.g. planning a release on bounds a 'bounds' release estimated) is
+ * charged here. Returns the value-free record.
  */
 function chargeFailure(a: Analysis, ledger: FileLedger, before: LedgerSummary, completed: number, failure: unknown, io: CliIO, debug: boolean | undefined): FailedRelease {
   const error = publicFailureText(failure, publicNames(a));

@@ -17,10 +17,10 @@
  * recorded.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { runChecked } from '../release.js';
+import { runChecked, type Charge } from '../release.js';
 import { releaseClaim } from './claim.js';
 import type { DataEngine, NumericRequest } from './data.js';
-import { equalEdges, numericReq, planRelease } from './spec-plans.js';
+import { equalEdges, numericReq, planRelease, type PlannedRelease } from './spec-plans.js';
 import type { Analysis, ExecuteOptions, ReleaseResult, ReleaseSpec } from './spec.js';
 
 export type { ExecuteOptions, ReleaseResult } from './spec.js';
@@ -48,14 +48,23 @@ async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: Ex
   const res = await runChecked(
     { rng: o.rng, accountant: o.accountant, name },
     // A failed release is recorded as the CLI reports it (cli.ts: 'failed (charged)').
-    // A release of one noise vector states its coordinates (a prepaid plan admits only the d it charged).
-    { name, charges: [{ ...claim, mechanism: planned.mechanism, ...(planned.dims !== undefined ? { dims: planned.dims } : {}) }], failedMechanism: 'failed (charged)' },
+    { name, charges: [releaseCharge(r, planned)], failedMechanism: 'failed (charged)' },
     (rng) => planned.run(engine, rng, o.alpha).catch((e: unknown) => {
       throw locate(r, e);
     }),
   );
   const cost = o.accountant.costOf(claim);
   return { ...res, charged: { eps: cost.eps, delta: cost.delta, neighbors: o.accountant.neighbors } };
+}
+
+/**
+ * The one charge {@link executeOne} checks and spends for a release (data-free): its claim with the
+ * planned mechanism label; a release of one noise vector states its coordinates (a prepaid plan
+ * admits only the d it charged).
+ */
+export function releaseCharge(r: ReleaseSpec, planned: Pick<PlannedRelease, 'mechanism' | 'dims'>): Charge {
+  const { name: _name, ...claim } = releaseClaim(r);
+  return { ...claim, mechanism: planned.mechanism, ...(planned.dims !== undefined ? { dims: planned.dims } : {}) };
 }
 
 /** A statistic's refusal of its `n` option, located in the analysis file's release (`releases "m".n`). */

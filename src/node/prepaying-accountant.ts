@@ -25,6 +25,12 @@
  *   paid (each charge consumes its cost; the release is settled when the total is consumed). Anything
  *   else is spent normally (charged again: never less than what was asked).
  * - `costOf`: the ledger accountant's conversion to the ledger's relation.
+ * - `prepay(request)`: the CLI charges its plan's FIRST release this way before it opens the data
+ *   source (opening a text file parses it into memory, and the shared prefetch of moments and
+ *   histograms reads the data before any release is checked): the same entry as `check` writes, and
+ *   the runner's next `check`, when it is for that same request (name and converted cost), is then
+ *   already paid (no second entry). A different next check is charged on its own (the prepaid entry
+ *   stays: charged more, never less).
  *
  * What the ledger shows: a successful run's entries are the same as with check-then-spend (same
  * names, eps, delta, mechanism; only the time is that of the check). A release that FAILED after its
@@ -47,6 +53,8 @@ export class PrepayingAccountant implements Accountant {
   private readonly inner: PrivacyAccountant;
   /** The release charged at the last check and what of its charge the runner has not settled yet. */
   private open: { entry: LedgerEntry; name: string; eps: number; delta: number; paidEps: number; paidDelta: number } | undefined;
+  /** A release charged by {@link prepay} whose own check has not come yet. */
+  private prepaid: { name: string; eps: number; delta: number } | undefined;
 
   /** @param inner The file ledger's accountant (its `sink` appends and fsyncs every spend). */
   constructor(inner: PrivacyAccountant) {
@@ -64,9 +72,26 @@ export class PrepayingAccountant implements Accountant {
    * its charge durably, before the runner computes it.
    */
   check(request: CheckRequest): void {
+    const p = this.prepaid;
+    this.prepaid = undefined;
+    if (p !== undefined && this.open !== undefined && (request.name ?? 'release') === p.name) {
+      const c = this.inner.costOf(request);
+      if (c.eps === p.eps && c.delta === p.delta) return; // paid by prepay(): the runner's spends settle it
+    }
     this.inner.check(request);
     const entry = this.inner.spend({ ...request, name: request.name ?? 'release', neighbors: request.neighbors ?? this.neighbors });
     this.open = { entry, name: entry.name, eps: entry.eps, delta: entry.delta, paidEps: entry.eps, paidDelta: entry.delta };
+  }
+
+  /**
+   * Charges a release durably now, before anything reads the data; the runner's check of the same
+   * request (name and converted cost) is then already paid. For the plan's first release, whose data
+   * are read before its own check (the data source is opened and prefetched first).
+   */
+  prepay(request: CheckRequest): void {
+    this.check(request);
+    const o = this.open!;
+    this.prepaid = { name: o.name, eps: o.eps, delta: o.delta };
   }
 
   /** Settles a charge of the release paid at its check (no new entry); any other request is spent normally. */

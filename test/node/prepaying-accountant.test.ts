@@ -9,10 +9,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LedgerEntry } from '../../src/accounting/accountant.js';
 import { loadAnalysis } from '../../src/node/analysis.js';
 import { DataEngine } from '../../src/node/data.js';
+import { main } from '../../src/node/cli.js';
 import { executePlan } from '../../src/node/execute.js';
 import { FileLedger, readLedger } from '../../src/node/ledger.js';
 import { PrepayingAccountant } from '../../src/node/prepaying-accountant.js';
@@ -71,6 +72,30 @@ describe('PrepayingAccountant: the charge is in the file ledger before compute r
       ['sum', 0.45],
       ['count', 0.1],
       ['other', 0.2],
+    ]);
+  });
+
+  it('prepay: the runner\'s check of the same request is already paid (one entry); a different next check is charged on its own', () => {
+    const file = path.join(tmp(), 'ledger');
+    const ledger = openLedger(file);
+    const acc = new PrepayingAccountant(ledger.accountant());
+    const charge = { eps: 0.3, delta: 0, neighbors: 'unbounded' as const, mechanism: 'laplace' };
+    acc.prepay({ ...charge, name: 'mean(x)' });
+    expect(readLedger(file).entries).toHaveLength(1); // durable before anything ran
+    runChecked({ accountant: acc, rng: seededRng(1) }, { name: 'mean(x)', charges: [charge] }, () => 1);
+    expect(readLedger(file).entries.map((e) => [e.name, e.eps])).toEqual([['mean(x)', 0.6]]);
+    // A prepaid request whose own check differs (another name, or another cost): both are charged.
+    acc.prepay({ ...charge, name: 'a' });
+    runChecked({ accountant: acc, rng: seededRng(1) }, { name: 'b', charges: [charge] }, () => 1);
+    acc.prepay({ ...charge, name: 'c' });
+    runChecked({ accountant: acc, rng: seededRng(1) }, { name: 'c', charges: [{ ...charge, eps: 0.2 }] }, () => 1);
+    ledger.close();
+    expect(readLedger(file).entries.map((e) => [e.name, e.eps])).toEqual([
+      ['mean(x)', 0.6],
+      ['a', 0.6],
+      ['b', 0.6],
+      ['c', 0.6],
+      ['c', 0.4],
     ]);
   });
 
@@ -153,4 +178,70 @@ describe('dpkit describe: a process that dies during a release leaves its charge
     expect(l.interruptedWrite).toBe(false);
     fs.rmSync(dir, { recursive: true, force: true });
   }, 90_000);
+});
+
+describe('dpkit run: the first release is charged before the data source is opened', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** A plan on 1,000 Adult rows whose first release reads data in the shared prefetch (moments of age). */
+  function plan(dir: string): string {
+    const csv = path.join(dir, 'adult.csv');
+    fs.writeFileSync(csv, `${fs.readFileSync(path.join(ROOT, 'data/adult.csv'), 'utf8').split('\n').slice(0, 1001).join('\n')}\n`);
+    const file = path.join(dir, 'a.analysis.yaml');
+    fs.writeFileSync(
+      file,
+      `title: t\ndata:\n  path: ${csv}\nschema: ${path.join(ROOT, 'examples/adult.schema.yaml')}\nbudget:\n  eps: 5\n  delta: 1.0e-5\nledger: ledger\noutput:\n  dir: out\nreleases:\n` +
+        `  - { stat: mean, column: age, eps: 0.2 }\n  - { stat: count, eps: 0.1 }\n  - { stat: histogram, column: age, eps: 0.3 }\n`,
+    );
+    return file;
+  }
+  const quiet = { out: () => {}, err: () => {} };
+
+  it('opening the source (a CSV is parsed into memory) and the prefetch find the first release in the ledger; the run writes one entry per release', async () => {
+    const dir = tmp();
+    const file = plan(dir);
+    const open = DataEngine.open;
+    const seenAtOpen: number[] = [];
+    const seenAtPrefetch: number[] = [];
+    vi.spyOn(DataEngine, 'open').mockImplementation(async (spec, opts) => {
+      seenAtOpen.push(readLedger(path.join(dir, 'ledger')).entries.length); // what a crash here would leave
+      const engine = await open(spec, opts);
+      const moments = engine.moments.bind(engine);
+      engine.moments = async (reqs) => {
+        seenAtPrefetch.push(readLedger(path.join(dir, 'ledger')).entries.length);
+        return moments(reqs);
+      };
+      return engine;
+    });
+    expect(await main(['run', file], quiet)).toBe(0);
+    expect(seenAtOpen).toEqual([1]);
+    expect(seenAtPrefetch[0]).toBe(1);
+    const l = readLedger(path.join(dir, 'ledger'));
+    expect(l.entries.map((e) => [e.name, e.eps, e.mechanism])).toEqual([
+      ['mean(age)', 0.2, 'laplace'],
+      ['count(*)', 0.1, 'laplace'],
+      ['histogram(age)', 0.3, 'laplace'],
+    ]);
+    expect(l.spent.eps).toBeCloseTo(0.6, 12);
+  });
+
+  it('a data-dependent failure in the prefetch (before the first release\'s own check) is charged once, as that release', async () => {
+    const dir = tmp();
+    const file = plan(dir);
+    const open = DataEngine.open;
+    vi.spyOn(DataEngine, 'open').mockImplementation(async (spec, opts) => {
+      const engine = await open(spec, opts);
+      engine.moments = () => Promise.reject(new Error('a value the engine cannot read'));
+      return engine;
+    });
+    const err: string[] = [];
+    expect(await main(['run', file], { out: () => {}, err: (s) => err.push(s) })).not.toBe(0);
+    expect(err.join('\n')).toMatch(/mean\(age\)" failed \(charged\)/);
+    const l = readLedger(path.join(dir, 'ledger'));
+    expect(l.entries.map((e) => [e.name, e.eps])).toEqual([['mean(age)', 0.2]]);
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'results.json'), 'utf8'));
+    expect(json.failed).toMatchObject({ name: 'mean(age)', status: 'failed (charged)', charged: { eps: 0.2, delta: 0 } });
+  });
 });
