@@ -205,7 +205,7 @@ async function scaling(ns: number[], timeLimit: number, eps: number, cpuLimit: n
     "algorithm's noise, the same draw in every setting: plain = no strengthening, no start; strengthened = merged rows,",
     'per-example big-M, bound tightening, conflict cuts; +start = also the heuristic MIP start of src/optimize/oracles/mip-start.ts.',
     'HiGHS 1.15 WebAssembly, single thread, in-process; a (method, setting) that fails at some n is not run at larger n).',
-    'The limit applies to the solver run; the plot uses the wall time of the whole oracle call (model, heuristic, solve).',
+    'The limit applies to the solver run; the plot uses the CPU time of the whole oracle call (model, heuristic, solve).',
     'Shared 2-core machine with other jobs (load average 6-8 during the run): wall times are pessimistic, the CPU',
     'column is the process CPU time of the call; the node counts are machine-independent.',
     '',
