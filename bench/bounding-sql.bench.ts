@@ -6,7 +6,9 @@
  * Four settings per size (1e6, 1e7 rows): unit and key columns as integers (BIGINT: InstEval's ids;
  * unitType / groupType 'integer') or as text (VARCHAR; 'text'), read from an in-memory table or from
  * a Parquet file (written once per size and key type by this process into os.tmpdir(), deleted
- * after) with DuckDB's memory_limit = 1GB. Both queries read the same source; threads = 2.
+ * after) with DuckDB's memory_limit = 1GB (env DPKIT_BENCH_MEMORY_LIMIT; sizes: env
+ * DPKIT_BENCH_BOUNDING_SIZES, default 1e6,1e7; sources: DPKIT_BENCH_BOUNDING_SOURCES, default
+ * memory,parquet). Both queries read the same source; threads = 2.
  *
  * Each (setting, size) runs in a fresh child process, so its peak RSS (resourceUsage().maxRSS, which
  * includes DuckDB's memory, in-process) is that run's own: maxRSS never decreases within a process.
@@ -76,11 +78,21 @@ function eventsSql(n: number, keys: HashKeyType): string {
   return `SELECT CAST(hash(i) % ${Math.round(n / 30)} AS ${t}) AS s, CAST(hash(i * 7 + 1) % 10000 AS ${t}) AS d, CAST(1 + hash(i * 13 + 5) % 5 AS DOUBLE) AS y FROM range(${n}) t(i)`;
 }
 
+/** DuckDB's memory_limit for the Parquet runs (env DPKIT_BENCH_MEMORY_LIMIT, default 1GB). */
+const MEMORY_LIMIT = process.env.DPKIT_BENCH_MEMORY_LIMIT ?? '1GB';
+/** The sizes (env DPKIT_BENCH_BOUNDING_SIZES, comma-separated, default 1e6,1e7). */
+const SIZES = (process.env.DPKIT_BENCH_BOUNDING_SIZES ?? '1e6,1e7').split(',').map(Number);
+/** The sources (env DPKIT_BENCH_BOUNDING_SOURCES: memory, parquet or both, comma-separated). */
+const SOURCES = (process.env.DPKIT_BENCH_BOUNDING_SOURCES ?? 'memory,parquet').split(',').filter((x): x is 'memory' | 'parquet' => x === 'memory' || x === 'parquet');
+
 const parquetPath = (n: number, keys: HashKeyType) => join(tmpdir(), `dpkit-bench-bounding-${process.pid}-${n}-${keys}.parquet`);
 
 /** One (size, key type, source) run, in its own process. */
 async function child(n: number, keys: HashKeyType, source: 'memory' | 'parquet', file: string): Promise<RunReport> {
-  const db = await DuckDBInstance.create(':memory:', { threads: '2', ...(source === 'parquet' ? { memory_limit: '1GB' } : {}) });
+  // Spills (over memory_limit) go to a directory of our own under os.tmpdir(), removed after (an
+  // in-memory database would otherwise spill into ./.tmp of the working directory).
+  const spill = join(tmpdir(), `dpkit-bench-bounding-spill-${process.pid}`);
+  const db = await DuckDBInstance.create(':memory:', { threads: '2', temp_directory: spill, ...(source === 'parquet' ? { memory_limit: MEMORY_LIMIT } : {}) });
   const con = await db.connect();
   let from = 'ev';
   if (source === 'memory') await con.run(`CREATE TABLE ev AS ${eventsSql(n, keys)}`);
@@ -104,6 +116,7 @@ async function child(n: number, keys: HashKeyType, source: 'memory' | 'parquet',
   const report: RunReport = { n, keys, source, plain, floor, bounded, groups, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), loadedRssMb, heapMb: mb(process.memoryUsage().heapUsed), load: `${loadBefore} -> ${load()}` };
   con.closeSync();
   db.closeSync();
+  rmSync(spill, { recursive: true, force: true });
   return report;
 }
 
@@ -122,11 +135,11 @@ function runChild(n: number, keys: HashKeyType, source: 'memory' | 'parquet', fi
 }
 
 export default async function () {
-  console.log('\n## contribution bounding in DuckDB (k = 5 keys, m = 2 rows per unit and key; threads = 2; one child process per run)');
+  console.log(`\n## contribution bounding in DuckDB (k = 5 keys, m = 2 rows per unit and key; threads = 2; Parquet with memory_limit ${MEMORY_LIMIT}; one child process per run)`);
   console.log(
     `${'rows'.padEnd(5)} ${'keys'.padEnd(7)} ${'source'.padEnd(8)} ${'query'.padEnd(9)} ${'wall ms'.padStart(8)} ${'cpu ms'.padStart(8)} ${'wall x'.padStart(7)} ${'cpu x'.padStart(7)}   memory, load`,
   );
-  for (const n of [1_000_000, 10_000_000]) {
+  for (const n of SIZES) {
     for (const keys of ['integer', 'text'] as const) {
       const file = parquetPath(n, keys);
       {
@@ -137,7 +150,7 @@ export default async function () {
         db.closeSync();
       }
       try {
-        for (const source of ['memory', 'parquet'] as const) {
+        for (const source of SOURCES) {
           const r = await runChild(n, keys, source, file);
           const row = (name: string, t: Timing, extra: string) =>
             console.log(
