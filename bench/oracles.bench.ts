@@ -74,6 +74,10 @@ export default async function (): Promise<void> {
   }
   const wd = rspmWeightedData(rep, fillNormal(seededRng('bench-dup-eta'), new Float64Array(12), 40));
   await timeAsync('RSPM weighted MIP n=150 (60 distinct) strengthened', 'same MIP, strengthen: false', () => weightedZeroOneOracle(wd, { lattice: { tau: 1, bound: 1 } }), () => weightedZeroOneOracle(wd, { lattice: { tau: 1, bound: 1 }, strengthen: false }));
+  // the heuristic MIP start (mip-start.ts) against no start, same perturbed OPDisc-type objective
+  const eta = fillNormal(seededRng('bench-start-eta'), new Float64Array(7), 30);
+  const obj = { linear: eta.slice(0, 6).map((v) => v / Math.sqrt(6)), sphere: eta[6]! / Math.sqrt(6) };
+  await timeAsync('OPDisc-type MIP n=100 d=6, heuristic start', 'same MIP, mipStart: false', () => solveZeroOneMip(dt, { lattice }, obj), () => solveZeroOneMip(dt, { lattice, mipStart: false }, obj));
   await timeAsync('RSPM MIP n=100 d=6 eps=1', 'non-private 0/1 MIP on {-1,0,1}^6', () => rspmClassifier(rows, labels, { eps: 1, delta: 1e-4, rng: seededRng(s++), onUncertified: 'return' }), () => solveZeroOneMip(dt, { lattice: { tau: 1, bound: 1 } }));
 
   const small = data(200, 3, 'bench-enum');
