@@ -777,7 +777,10 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
     if (e instanceof DataSourceError || !(e instanceof DpkitError)) throw new ValueFreeError(`cannot read ${data}: ${DATA_FAILURE_TEXT}`, e, EXIT.data);
     throw e;
   };
-  const engine = await DataEngine.open(spec).catch(withheld);
+  // Opened lazily (a view, not parsed into memory): before the budget check only the sniffer's sample
+  // (header and types) is read; the whole file is parsed after the first release is charged (execute),
+  // so a cell that does not parse as its sniffed type fails a charged release, never a free refusal.
+  const engine = await DataEngine.open(spec, { materializeBelowBytes: 0 }).catch(withheld);
   let columns: { name: string; kind: 'numeric' | 'categorical' }[];
   let bounds: DescribeBounds;
   try {

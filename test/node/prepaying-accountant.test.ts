@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LedgerEntry } from '../../src/accounting/accountant.js';
 import { loadAnalysis } from '../../src/node/analysis.js';
 import { DataEngine } from '../../src/node/data.js';
-import { main } from '../../src/node/cli.js';
+import { EXIT, main } from '../../src/node/cli.js';
 import { executePlan } from '../../src/node/execute.js';
 import { FileLedger, readLedger } from '../../src/node/ledger.js';
 import { PrepayingAccountant } from '../../src/node/prepaying-accountant.js';
@@ -243,5 +243,23 @@ describe('dpkit run: the first release is charged before the data source is open
     expect(l.entries.map((e) => [e.name, e.eps])).toEqual([['mean(age)', 0.2]]);
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'results.json'), 'utf8'));
     expect(json.failed).toMatchObject({ name: 'mean(age)', status: 'failed (charged)', charged: { eps: 0.2, delta: 0 } });
+  });
+});
+
+describe('dpkit describe: only the sniffer\'s sample is read before the budget check', () => {
+  it('a cell far below the sniffed sample that does not parse as its column\'s type fails a charged release (exit 6), not a free refusal (exit 5)', async () => {
+    const dir = tmp();
+    const csv = path.join(dir, 'd.csv');
+    const rows = ['x,y'];
+    for (let i = 0; i < 100_000; i++) rows.push(`${i % 100},${i % 7}`);
+    rows.push('abc,1'); // x is sniffed as an integer from the first rows; y (described) is clean
+    fs.writeFileSync(csv, `${rows.join('\n')}\n`);
+    const ledger = path.join(dir, 'ledger');
+    const err: string[] = [];
+    const code = await main(['describe', csv, '--eps', '1', '--columns', 'y', '--ledger', ledger, '--budget', '5,1e-5', '--out', path.join(dir, 'out'), '-q'], { out: () => {}, err: (s) => err.push(s) });
+    expect(code, err.join('\n')).toBe(EXIT.failed);
+    const l = readLedger(ledger);
+    expect(l.entries.map((e) => [e.name, e.eps])).toEqual([['y: bounds', 0.2]]);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
