@@ -47,7 +47,8 @@ async function executeOne(r: ReleaseSpec, a: Analysis, engine: DataEngine, o: Ex
   const { name, ...claim } = releaseClaim(r);
   const res = await runChecked(
     { rng: o.rng, accountant: o.accountant, name },
-    // A failed release is recorded as the CLI reports it (cli.ts: 'failed (charged)').
+    // A failed release's spend is marked as the CLI reports it ('failed (charged)'); on a basic file
+    // ledger the entry was written at the check, with the planned label (prepaying-accountant.ts).
     { name, charges: [releaseCharge(r, planned)], failedMechanism: 'failed (charged)' },
     (rng) => planned.run(engine, rng, o.alpha).catch((e: unknown) => {
       throw locate(r, e);
