@@ -331,6 +331,7 @@ interface HighsModel {
   getObjectiveValue(): number;
   getSolution(): { colValue: Float64Array; rowValue: Float64Array; colDual: Float64Array; rowDual: Float64Array };
   setSolution(solution: { colValue: Float64Array }): unknown;
+  setLogicalBasis(): unknown;
   getRunTime(): number;
   addRows(data: unknown): unknown;
   addCols(data: unknown): unknown;
@@ -403,6 +404,8 @@ export class HighsSession {
   numRows: number;
   private isMip: boolean;
   private disposed = false;
+  /** A start was passed (setStart) and not yet used by a solve. */
+  private started = false;
 
   constructor(h: HighsRuntime, arrays: HighsModelArrays) {
     this.inf = h.infinity;
@@ -515,13 +518,24 @@ export class HighsSession {
     const x = Float64Array.from(colValue);
     for (let j = 0; j < x.length; j++) if (!Number.isFinite(x[j]!)) throw new InvalidArgumentError(`colValue[${j}]`, 'must be finite', x[j]);
     this.live().setSolution({ colValue: x });
+    this.started = true;
   }
 
   solve(options?: LpSolveOptions): LpResult {
     const model = this.live();
     model.options.set(highsOptionRecord(options));
     const t0 = performance.now();
-    model.run();
+    if (this.started) {
+      this.started = false;
+      try {
+        model.run();
+      } catch {
+        // building a basis from the start point can fail (seen at delta = 1e-6, HiGHS status -1):
+        // the start only chooses where the simplex begins, so solve again from the slack basis
+        model.setLogicalBasis();
+        model.run();
+      }
+    } else model.run();
     const timeMs = performance.now() - t0;
     const code = model.getModelStatus();
     const status = lpStatusFromHighs(code);
