@@ -152,7 +152,7 @@ function cpuSeconds(): number {
 }
 
 async function scaling(ns: number[], timeLimit: number, eps: number, cpuLimit: number): Promise<void> {
-  // in-process HiGHS: the worker backend's sessions take no MIP start
+  // in-process HiGHS (the measured configuration; the worker backend forwards the start as well)
   const backend = { ...inProcessLpBackend, terminate: async () => {} };
   // warm-up of the WebAssembly (tiers up over the first solves)
   {

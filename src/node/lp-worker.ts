@@ -23,6 +23,7 @@ type Op =
   | { op: 'deleteRows'; indices: number[] }
   | { op: 'setColumnBounds'; index: number; lower: number; upper: number }
   | { op: 'setCoefficients'; rows: number[]; cols: number[]; values: number[] }
+  | { op: 'setStart'; colValue: number[] }
   | { op: 'solve'; options?: LpSolveOptions }
   | { op: 'dispose' };
 
@@ -52,6 +53,7 @@ if (!isMainThread && (workerData as { kind?: string } | null)?.kind === MARK && 
           else if (req.op === 'deleteRows') s.deleteRows(req.indices);
           else if (req.op === 'setColumnBounds') s.setColumnBounds(req.index, req.lower, req.upper);
           else if (req.op === 'setCoefficients') s.setCoefficients(req.rows, req.cols, req.values);
+          else if (req.op === 'setStart') s.setStart(req.colValue);
           else if (req.op === 'solve') value = s.solve(req.options);
           else if (req.op === 'dispose') {
             s.dispose();
@@ -147,6 +149,9 @@ export function workerLpBackend(): WorkerLpBackend {
     }
     async setCoefficients(rows: ArrayLike<number>, cols: ArrayLike<number>, values: ArrayLike<number>): Promise<void> {
       await this.run({ op: 'setCoefficients', rows: Array.from(rows), cols: Array.from(cols), values: Array.from(values) });
+    }
+    async setStart(colValue: ArrayLike<number>): Promise<void> {
+      await this.run({ op: 'setStart', colValue: Array.from(colValue) });
     }
     async solve(options?: LpSolveOptions): Promise<LpResult> {
       return (await this.run(options === undefined ? { op: 'solve' } : { op: 'solve', options })) as LpResult;

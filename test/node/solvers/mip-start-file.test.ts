@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../../src/errors.js';
+import { workerLpBackend } from '../../../src/node/lp-worker.js';
 import { cbcLpBackend } from '../../../src/node/solvers/cbc.js';
 import { formatMipStart, parseMipStart } from '../../../src/node/solvers/mip-start-file.js';
 import { EditableModel } from '../../../src/node/solvers/mps.js';
@@ -91,6 +92,32 @@ describe('MIP start file', () => {
     await expect(s.setStart!([1])).rejects.toThrow(/numCols = 2/);
     await expect(s.setStart!([1, NaN])).rejects.toThrow(/colValue\[1\]/);
     await s.dispose();
+  });
+});
+
+describe('the worker backend passes the start to HiGHS', () => {
+  it('a start reaches the worker session (validated there) and the oracle on the worker returns the brute-force argmin', async () => {
+    const worker = workerLpBackend();
+    try {
+      const b = new LpBuilder();
+      b.addVariables(2, { lower: 0, upper: 1, integer: true });
+      const s = await openLpSession(b.build(), worker);
+      await expect(s.setStart!([1])).rejects.toThrow(/length 2/);
+      await s.setStart!([1, 0]);
+      await s.dispose();
+      const rng = seededRng('worker-start');
+      const data = randomData(rng, 30, 3);
+      const lattice = { tau: 1, bound: 2, radius: 2 };
+      const enumd = enumerateProblem(data, lattice);
+      const linear = fillNormal(rng, new Float64Array(3), 2);
+      const ref = enumeratedArgmin(enumd, linear, 1.5);
+      expect(ref.second - ref.value).toBeGreaterThan(1e-6);
+      const r = await solveZeroOneMip(data, { lattice, backend: worker }, { linear, sphere: 1.5 });
+      expect(r.certified).toBe(true);
+      expect(Array.from(r.w)).toEqual(Array.from(enumd.points.slice(ref.index * 3, ref.index * 3 + 3)));
+    } finally {
+      await worker.terminate();
+    }
   });
 });
 
