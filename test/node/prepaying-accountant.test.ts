@@ -227,6 +227,45 @@ describe('dpkit run: the first release is charged before the data source is open
     expect(l.spent.eps).toBeCloseTo(0.6, 12);
   });
 
+  it('each later release finds its own entry in the ledger when its computation reads the data (what a process dying there leaves)', async () => {
+    const dir = tmp();
+    const csv = path.join(dir, 'adult.csv');
+    fs.writeFileSync(csv, `${fs.readFileSync(path.join(ROOT, 'data/adult.csv'), 'utf8').split('\n').slice(0, 1001).join('\n')}\n`);
+    const file = path.join(dir, 'a.analysis.yaml');
+    fs.writeFileSync(
+      file,
+      `title: t\ndata:\n  path: ${csv}\nschema: ${path.join(ROOT, 'examples/adult.schema.yaml')}\nbudget:\n  eps: 5\n  delta: 1.0e-5\nledger: ledger\noutput:\n  dir: out\nreleases:\n` +
+        `  - { stat: count, eps: 0.1 }\n  - { stat: cov, columns: [age, hours_per_week], eps: 0.2 }\n  - { stat: table, columns: [sex, income], eps: 0.3 }\n`,
+    );
+    const open = DataEngine.open;
+    const seen: [string, number][] = [];
+    vi.spyOn(DataEngine, 'open').mockImplementation(async (spec, opts) => {
+      const engine = await open(spec, opts);
+      const watch = <K extends 'rowCount' | 'crossMoments' | 'table'>(k: K) => {
+        const f = (engine[k] as (...args: unknown[]) => unknown).bind(engine);
+        (engine as unknown as Record<string, unknown>)[k] = (...args: unknown[]) => {
+          seen.push([k, readLedger(path.join(dir, 'ledger')).entries.length]);
+          return f(...args);
+        };
+      };
+      watch('rowCount');
+      watch('crossMoments');
+      watch('table');
+      return engine;
+    });
+    expect(await main(['run', file], quiet)).toBe(0);
+    expect(seen).toEqual([
+      ['rowCount', 1],
+      ['crossMoments', 2],
+      ['table', 3],
+    ]);
+    expect(readLedger(path.join(dir, 'ledger')).entries.map((e) => [e.name, e.eps])).toEqual([
+      ['count(*)', 0.1],
+      ['cov(age, hours_per_week)', 0.2],
+      ['table(sex x income)', 0.3],
+    ]);
+  });
+
   it('a data-dependent failure in the prefetch (before the first release\'s own check) is charged once, as that release', async () => {
     const dir = tmp();
     const file = plan(dir);
