@@ -1083,7 +1083,9 @@ async function init(dataArg: string, o: { dir?: string; force?: boolean; format?
     if (e instanceof DataSourceError || !(e instanceof DpkitError)) throw new ValueFreeError(`cannot read ${dataArg}: ${DATA_FAILURE_TEXT}`, e, EXIT.data);
     throw e;
   };
-  const engine = await DataEngine.open(spec).catch(withheld);
+  // A view, not parsed into memory: only the sniffer's sample (header and types) is read, so whether
+  // a later cell parses as its column's sniffed type decides nothing here (a free, data-dependent answer).
+  const engine = await DataEngine.open(spec, { materializeBelowBytes: 0 }).catch(withheld);
   let columns;
   try {
     columns = await engine.columns().catch(withheld);

@@ -301,4 +301,17 @@ describe('dpkit describe: only the sniffer\'s sample is read before the budget c
     expect(l.entries.map((e) => [e.name, e.eps])).toEqual([['y: bounds', 0.2]]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('dpkit init (no budget) reads the header and the sniffed types only: the same late cell does not refuse it', async () => {
+    const dir = tmp();
+    const csv = path.join(dir, 'd.csv');
+    const rows = ['x,y'];
+    for (let i = 0; i < 100_000; i++) rows.push(`${i % 100},${i % 7}`);
+    rows.push('abc,1');
+    fs.writeFileSync(csv, `${rows.join('\n')}\n`);
+    const err: string[] = [];
+    expect(await main(['init', csv, '--dir', dir, '-q'], { out: () => {}, err: (s) => err.push(s) }), err.join('\n')).toBe(EXIT.ok);
+    expect(fs.existsSync(path.join(dir, 'd.schema.yaml'))).toBe(true);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });
