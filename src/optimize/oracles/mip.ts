@@ -88,6 +88,7 @@
  * docs/research/objective-perturbation.md). No floating-point solver proves exactness beyond that.
  */
 import { InvalidArgumentError } from '../../errors.js';
+import { checkOptionKeys, optionSpec } from '../../options.js';
 import { highsOptionRecord, inProcessLpBackend, LpBuilder, type LpBackend, type LpProblem, type LpResult, type LpSolveOptions } from '../lp.js';
 import { zeroOneLatticeSearch } from './mip-start.js';
 import { checkClassificationData, checkMargin, makeLattice, zeroOneLoss, type ClassificationData, type Lattice, type LatticeSpec, type OracleResult, type OracleStatus, type ProjectedOracle, type LinearOracle } from './types.js';
@@ -124,6 +125,8 @@ export interface ZeroOneObjective {
 
 const XI = 1e-7;
 
+const ZERO_ONE_MIP_OPTIONS = optionSpec<ZeroOneMipOptions>({ lattice: 'object', margin: true, timeLimit: true, alphaTolerance: true, backend: 'object', highsOptions: 'object', strengthen: 'boolean', mipStart: 'boolean' });
+
 interface Checked {
   data: ClassificationData;
   lat: Lattice;
@@ -143,6 +146,7 @@ interface Checked {
 function checkOptions(data: ClassificationData, o: ZeroOneMipOptions): Checked {
   checkClassificationData(data);
   if (typeof o !== 'object' || o === null) throw new InvalidArgumentError('options', 'must be an object { lattice, ... }', o);
+  checkOptionKeys('0/1 MIP oracle', o, ZERO_ONE_MIP_OPTIONS, true);
   const lat = makeLattice(o.lattice, data.d);
   const margin = checkMargin(o.margin);
   const timeLimit = o.timeLimit ?? 60;
@@ -465,7 +469,13 @@ async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleRe
   let start: Float64Array | undefined;
   if (c.mipStart) {
     const h = zeroOneLatticeSearch({ data: rows, tau: lat.tau, bound: layout.Kb, T: lat.T, radius: lat.radius, margin, ...(obj.linear ? { linear: obj.linear } : {}), ...(obj.sphere ? { sphere: obj.sphere } : {}) });
-    start = zeroOneMipStartVector(layout, h.k, margin);
+    // the search returns lattice points only; should one ever fail the check, solve without a start
+    // rather than throw (the check's message would carry values derived from the data)
+    try {
+      start = zeroOneMipStartVector(layout, h.k, margin);
+    } catch {
+      start = undefined;
+    }
   }
   const r = await solveWithStart(
     builder.build(),

@@ -163,14 +163,16 @@ describe('MIP start vector', () => {
     }
   });
 
-  it('refuses a start outside the lattice (non-integer, beyond the bound, outside the ball)', () => {
+  it('refuses a start outside the lattice (non-integer, beyond the bound, outside the ball), a non-boolean mipStart and unknown keys', async () => {
     const data = randomData(seededRng('start-bad'), 10, 2);
     const lat = makeLattice({ tau: 1, bound: 2, radius: 2 }, 2);
     const { layout } = buildZeroOneMip(data, lat, MARGIN, { linear: new Float64Array(2), sphere: 1 }, true);
     expect(() => zeroOneMipStartVector(layout, [0.5, 0], MARGIN)).toThrow(InvalidArgumentError);
     expect(() => zeroOneMipStartVector(layout, [3, 0], MARGIN)).toThrow(/start\[0\]/);
     expect(() => zeroOneMipStartVector(layout, [2, 1], MARGIN)).toThrow(/\|k\|\^2 <= 4/);
-    expect(() => solveZeroOneMip(data, { lattice: { tau: 1, bound: 2 }, mipStart: 'yes' as unknown as boolean })).rejects.toThrow(/mipStart/);
+    await expect(solveZeroOneMip(data, { lattice: { tau: 1, bound: 2 }, mipStart: 'yes' as unknown as boolean })).rejects.toThrow(/mipStart/);
+    // unknown option keys are errors (e.g. a misspelt mipStart)
+    await expect(solveZeroOneMip(data, { lattice: { tau: 1, bound: 2 }, mipstart: false } as unknown as { lattice: LatticeSpec })).rejects.toThrow(/mipstart/);
   });
 });
 
