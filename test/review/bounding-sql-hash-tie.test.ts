@@ -1,7 +1,8 @@
 /**
  * The per-unit group limit in the bounding SQL breaks ties of the group hash by the group itself: with
- * a hash collision (forced here by a temporary md5 macro returning a constant) DENSE_RANK ordered by
- * the hash alone gives every group rank 1 and lets a unit keep all of them (k + 1 or more).
+ * a hash collision (forced here by temporary hash and md5 macros returning constants: every pair hash
+ * and every row hash collide) DENSE_RANK ordered by the hash alone gives every group rank 1 and lets
+ * a unit keep all of them (k + 1 or more).
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ beforeAll(async () => {
   con = await db.connect();
   await con.run(`CREATE TABLE t AS SELECT 'u' || (i % 3) AS s, 'g' || (i % 4) AS d, CAST(i AS DOUBLE) AS y FROM range(60) r(i)`);
   await con.run(`CREATE TEMP MACRO md5(x) AS 'collision'`);
+  await con.run(`CREATE TEMP MACRO hash(x) AS CAST(42 AS UBIGINT)`);
 });
 afterAll(() => con?.closeSync?.());
 
