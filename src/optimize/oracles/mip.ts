@@ -76,6 +76,13 @@
  *   only a candidate point (an infeasible one is dropped by the solver) and the released w and its
  *   objective are recomputed from the solver's answer as below.
  *
+ * Exact lattice search (`latticeSearchNodes` > 0, default off): before the MIP, the branch and bound
+ * of ./lattice-dfs.ts runs from the start with a node limit; when it completes, its minimiser is
+ * returned with bound = its objective - 1e-12 max(1, |objective|) (every pruned completion exceeds
+ * the incumbent by more than 1e-6, so the certificate means what the MIP's means) and no MIP is
+ * solved; otherwise the MIP starts from its best point. Which of the two certified the point depends
+ * on the data, like the solver's path, and is covered by the same argument as the start.
+ *
  * Certificate: HiGHS runs with mip_rel_gap = 0 and mip_abs_gap = 1e-9 (an ABSOLUTE stopping gap:
  * OPDisc and RSPM assume an exact argmin, and a relative gap would allow ~1e-2 on Adult-size
  * objectives). The returned w is rounded to the lattice and its objective recomputed exactly.
@@ -90,6 +97,7 @@
 import { InvalidArgumentError } from '../../errors.js';
 import { checkOptionKeys, optionSpec } from '../../options.js';
 import { highsOptionRecord, inProcessLpBackend, LpBuilder, type LpBackend, type LpProblem, type LpResult, type LpSolveOptions } from '../lp.js';
+import { latticeDfsApplies, zeroOneLatticeDfs } from './lattice-dfs.js';
 import { zeroOneLatticeSearch } from './mip-start.js';
 import { checkClassificationData, checkMargin, makeLattice, zeroOneLoss, type ClassificationData, type Lattice, type LatticeSpec, type OracleResult, type OracleStatus, type ProjectedOracle, type LinearOracle } from './types.js';
 
@@ -113,6 +121,12 @@ export interface ZeroOneMipOptions {
    * the module comment). Used by backends whose sessions take a start (HiGHS, CBC); ignored otherwise.
    */
   mipStart?: boolean;
+  /**
+   * Before the MIP, run the exact lattice branch and bound of ./lattice-dfs.ts from the heuristic
+   * start with at most this many nodes (default 0: off). When it completes, its certified minimiser is
+   * returned (solver 'lattice-dfs') and no MIP is solved; otherwise the MIP starts from its best point.
+   */
+  latticeSearchNodes?: number;
 }
 
 /** The objective's perturbation terms: -<a, w> - h sqrt(D^2 - |w|^2). */
@@ -125,7 +139,7 @@ export interface ZeroOneObjective {
 
 const XI = 1e-7;
 
-const ZERO_ONE_MIP_OPTIONS = optionSpec<ZeroOneMipOptions>({ lattice: 'object', margin: true, timeLimit: true, alphaTolerance: true, backend: 'object', highsOptions: 'object', strengthen: 'boolean', mipStart: 'boolean' });
+const ZERO_ONE_MIP_OPTIONS = optionSpec<ZeroOneMipOptions>({ lattice: 'object', margin: true, timeLimit: true, alphaTolerance: true, backend: 'object', highsOptions: 'object', strengthen: 'boolean', mipStart: 'boolean', latticeSearchNodes: true });
 
 interface Checked {
   data: ClassificationData;
@@ -139,6 +153,7 @@ interface Checked {
   solverName: string;
   strengthen: boolean;
   mipStart: boolean;
+  latticeSearchNodes: number;
   /** The merged rows (built once per oracle, when strengthen is on). */
   merged?: ClassificationData;
 }
@@ -159,7 +174,9 @@ function checkOptions(data: ClassificationData, o: ZeroOneMipOptions): Checked {
   if (typeof strengthen !== 'boolean') throw new InvalidArgumentError('strengthen', 'must be a boolean', strengthen);
   const mipStart = o.mipStart ?? true;
   if (typeof mipStart !== 'boolean') throw new InvalidArgumentError('mipStart', 'must be a boolean', mipStart);
-  return { data, lat, margin, timeLimit, alphaTol, backend, highsOptions: o.highsOptions ?? {}, solverName: `${typeof solver === 'string' ? solver : 'highs'}-mip`, strengthen, mipStart };
+  const latticeSearchNodes = o.latticeSearchNodes ?? 0;
+  if (!(Number.isInteger(latticeSearchNodes) && latticeSearchNodes >= 0)) throw new InvalidArgumentError('latticeSearchNodes', 'must be an integer >= 0', latticeSearchNodes);
+  return { data, lat, margin, timeLimit, alphaTol, backend, highsOptions: o.highsOptions ?? {}, solverName: `${typeof solver === 'string' ? solver : 'highs'}-mip`, strengthen, mipStart, latticeSearchNodes };
 }
 
 /** The key of row i (its x values and label), exact: equal keys iff bitwise-equal rows up to -0 = 0. */
@@ -467,12 +484,26 @@ async function solveChecked(c: Checked, obj: ZeroOneObjective): Promise<OracleRe
   const rows = c.merged ?? data;
   const { builder, kIndex, layout } = buildZeroOneMip(rows, lat, margin, obj, c.strengthen);
   let start: Float64Array | undefined;
-  if (c.mipStart) {
-    const h = zeroOneLatticeSearch({ data: rows, tau: lat.tau, bound: layout.Kb, T: lat.T, radius: lat.radius, margin, ...(obj.linear ? { linear: obj.linear } : {}), ...(obj.sphere ? { sphere: obj.sphere } : {}) });
-    // the search returns lattice points only; should one ever fail the check, solve without a start
+  if (c.mipStart || c.latticeSearchNodes > 0) {
+    const search = { data: rows, tau: lat.tau, bound: layout.Kb, T: lat.T, radius: lat.radius, margin, ...(obj.linear ? { linear: obj.linear } : {}), ...(obj.sphere ? { sphere: obj.sphere } : {}) };
+    const t0 = performance.now();
+    let k: ArrayLike<number> = c.mipStart ? zeroOneLatticeSearch(search).k : new Int32Array(data.d);
+    if (c.latticeSearchNodes > 0 && latticeDfsApplies(search)) {
+      const dfs = zeroOneLatticeDfs(search, k, c.latticeSearchNodes);
+      if (dfs.complete) {
+        const w = Float64Array.from(dfs.k, (v) => (v === 0 ? 0 : lat.tau * v));
+        const objective = zeroOneObjective(data, w, margin, lat.radius, obj);
+        // every pruned completion exceeds dfs.objective + 1e-6; the last term covers double rounding
+        const bound = dfs.objective - 1e-12 * Math.max(1, Math.abs(dfs.objective));
+        const alpha = Math.max(0, objective - bound);
+        return { w, objective, bound, alpha, status: 'optimal', certified: alpha <= c.alphaTol, timeMs: performance.now() - t0, iterations: dfs.nodes, solver: 'lattice-dfs' };
+      }
+      k = dfs.k;
+    }
+    // the searches return lattice points only; should one ever fail the check, solve without a start
     // rather than throw (the check's message would carry values derived from the data)
     try {
-      start = zeroOneMipStartVector(layout, h.k, margin);
+      start = c.mipStart || c.latticeSearchNodes > 0 ? zeroOneMipStartVector(layout, k, margin) : undefined;
     } catch {
       start = undefined;
     }

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import { openLpSession } from '../../../src/optimize/lp.js';
 import { enumerateProblem, enumeratedArgmin } from '../../../src/optimize/oracles/enumeration.js';
+import { zeroOneLatticeDfs } from '../../../src/optimize/oracles/lattice-dfs.js';
 import { latticeObjective, linearSphereArgmin, zeroOneLatticeSearch } from '../../../src/optimize/oracles/mip-start.js';
 import { buildZeroOneMip, mergeIdenticalRows, solveZeroOneMip, zeroOneMipStartVector, zeroOneObjective } from '../../../src/optimize/oracles/mip.js';
 import { makeLattice, type ClassificationData, type LatticeSpec } from '../../../src/optimize/oracles/types.js';
@@ -231,5 +232,83 @@ describe('the start never changes the certified optimum (brute force; HiGHS)', (
       minimisers.add(r.k[0]!);
     }
     expect([...minimisers].every((k) => k === 1 || k === 2)).toBe(true);
+  });
+});
+
+describe('exact lattice DFS (lattice-dfs.ts)', () => {
+  it('finds the brute-force minimum from any incumbent (zero, heuristic, worst), weighted and not, and reports a node limit honestly', () => {
+    for (const [ci, c] of CASES.entries()) {
+      const rng = seededRng(`dfs-${ci}`);
+      const data = randomData(rng, c.n, c.d, c.weighted);
+      const enumd = enumerateProblem(data, c.lattice);
+      const lat = enumd.lattice;
+      let Kb = Math.min(lat.K, Math.floor(Math.sqrt(lat.T)));
+      while (Kb * Kb > lat.T) Kb--;
+      for (let rep = 0; rep < 3; rep++) {
+        const eta = fillNormal(rng, new Float64Array(c.d + 1), rep === 0 ? 0.5 : 4);
+        const linear = Float64Array.from({ length: c.d }, (_, j) => eta[j]! / lat.radius);
+        const sphere = c.weighted ? 0 : eta[c.d]! / lat.radius;
+        const p = { data, tau: lat.tau, bound: Kb, T: lat.T, radius: lat.radius, margin: MARGIN, linear, sphere };
+        const ref = enumeratedArgmin(enumd, linear, sphere);
+        const argmin = Array.from(enumd.points.slice(ref.index * c.d, (ref.index + 1) * c.d), (w) => Math.round(w / lat.tau) + 0);
+        for (const inc of [new Int32Array(c.d), zeroOneLatticeSearch(p).k]) {
+          const r = zeroOneLatticeDfs(p, inc, 1e7);
+          expect(r.complete).toBe(true);
+          expect(Math.abs(r.objective - ref.value)).toBeLessThan(1e-9);
+          expect(Array.from(r.k, (v) => v + 0)).toEqual(argmin);
+        }
+        const cut = zeroOneLatticeDfs(p, new Int32Array(c.d), 2);
+        expect(cut.complete).toBe(false);
+      }
+    }
+  });
+
+  it('matches brute force on 100 more random instances (integer features with ties, real and negative weights, both signs of h)', () => {
+    let checked = 0;
+    for (let seed = 0; seed < 20; seed++) {
+      for (const c of CASES) {
+        const rng = seededRng(`dfs-many-${seed}-${c.d}-${c.n}`);
+        const data = randomData(rng, c.n, c.d, seed % 2 === 1);
+        if (seed % 4 >= 2) for (let q = 0; q < data.X.length; q++) data.X[q] = Math.round(data.X[q]!); // integer scores: many ties
+        const enumd = enumerateProblem(data, c.lattice);
+        const lat = enumd.lattice;
+        let Kb = Math.min(lat.K, Math.floor(Math.sqrt(lat.T)));
+        while (Kb * Kb > lat.T) Kb--;
+        const eta = fillNormal(rng, new Float64Array(c.d + 1), seed % 3 === 0 ? 0.3 : 3);
+        const linear = Float64Array.from({ length: c.d }, (_, j) => eta[j]! / lat.radius);
+        const sphere = eta[c.d]! / lat.radius;
+        const p = { data, tau: lat.tau, bound: Kb, T: lat.T, radius: lat.radius, margin: MARGIN, linear, sphere };
+        const ref = enumeratedArgmin(enumd, linear, sphere);
+        const r = zeroOneLatticeDfs(p, new Int32Array(c.d), 1e7);
+        expect(r.complete).toBe(true);
+        expect(r.objective).toBeLessThanOrEqual(ref.value + 1e-9);
+        expect(r.objective).toBeGreaterThanOrEqual(ref.value - 1e-9);
+        checked++;
+      }
+    }
+    expect(checked).toBe(100);
+  });
+
+  it('the oracle with latticeSearchNodes certifies the brute-force argmin (solver lattice-dfs) and falls back to the MIP at the node limit', async () => {
+    const rng = seededRng('dfs-oracle');
+    const c = CASES[4]!;
+    const data = randomData(rng, c.n, c.d);
+    const enumd = enumerateProblem(data, c.lattice);
+    const D = enumd.lattice.radius;
+    const eta = fillNormal(rng, new Float64Array(c.d + 1), 4);
+    const linear = Float64Array.from({ length: c.d }, (_, j) => eta[j]! / D);
+    const ref = enumeratedArgmin(enumd, linear, eta[c.d]! / D);
+    const wRef = Array.from(enumd.points.slice(ref.index * c.d, (ref.index + 1) * c.d));
+    const r = await solveZeroOneMip(data, { lattice: c.lattice, latticeSearchNodes: 1e6 }, { linear, sphere: eta[c.d]! / D });
+    expect(r.solver).toBe('lattice-dfs');
+    expect(r.certified).toBe(true);
+    expect(r.alpha).toBeLessThanOrEqual(1e-6);
+    expect(r.bound).toBeLessThanOrEqual(ref.value + 1e-9);
+    expect(Array.from(r.w)).toEqual(wRef);
+    const f = await solveZeroOneMip(data, { lattice: c.lattice, latticeSearchNodes: 1 }, { linear, sphere: eta[c.d]! / D });
+    expect(f.solver).toBe('highs-mip');
+    expect(f.certified).toBe(true);
+    expect(Array.from(f.w)).toEqual(wRef);
+    await expect(solveZeroOneMip(data, { lattice: c.lattice, latticeSearchNodes: -1 })).rejects.toThrow(/latticeSearchNodes/);
   });
 });
