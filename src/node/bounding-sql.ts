@@ -243,9 +243,10 @@ const BELOW_2_64 = '18446744073709549568.0';
  * never aggregates all (unit, group) pairs and never joins a per-unit or per-group table onto the
  * rows; it works on CANDIDATE rows, whose pair hash h = h(u, g) (computed per row) is at most a
  * threshold t, one number for the whole table:
- * - `thr`: t = f 2^64 with f = min(1, C U' / N') (C = k + 2 sqrt(k) + 2; U' units and N' rows in the
- *   sample of units with hash(u) % 16 = 0), so that a unit of average size has about C candidate
- *   pairs; tests force f (tuning.fraction);
+ * - `thr`: t = f 2^64 with f = min(1, C U' / N') (C = k + 2 sqrt(k) + 2; U' units (counted by their
+ *   distinct hashes, cheaper than distinct text) and N' rows in the sample of units with
+ *   hash(u) % 16 = 0), so that a unit of average size has about C candidate pairs; tests force f
+ *   (tuning.fraction);
  * - `ranked`: the candidate rows with, in one window PARTITION BY u ORDER BY (h, g), gr =
  *   DENSE_RANK (the rows of one pair share (h, g) and distinct pairs of a unit differ in g, so gr is
  *   the pair's rank among the unit's candidate pairs, and some row has gr = k iff the unit has at
@@ -286,7 +287,7 @@ function duckBounding(q: { from: string; U: string; G: string; V: string | undef
   const all = `CAST('18446744073709551615' AS UBIGINT)`;
   const t =
     q.fraction === undefined
-      ? `SELECT CASE WHEN nu = 0 OR ${c} * nu >= n THEN ${all} ELSE CAST(${c} * nu / n * ${BELOW_2_64} AS UBIGINT) END AS t FROM (SELECT count(*) AS n, count(DISTINCT u) AS nu FROM ${src('smp')} WHERE hash(u) % 16 = 0) AS sample_stats`
+      ? `SELECT CASE WHEN nu = 0 OR ${c} * nu >= n THEN ${all} ELSE CAST(${c} * nu / n * ${BELOW_2_64} AS UBIGINT) END AS t FROM (SELECT count(*) AS n, count(DISTINCT hu) AS nu FROM (SELECT hash(u) AS hu FROM ${src('smp')}) AS hashed_units WHERE hu % 16 = 0) AS sample_stats`
       : `SELECT ${q.fraction >= 1 ? all : `CAST(${q.fraction} * ${BELOW_2_64} AS UBIGINT)`} AS t`;
   // Per row of a unit's ranking by (h, g): gr the pair's rank, c the pair's row count (its peers),
   // first: one row per pair (ROW_NUMBER meets RANK at the pair's first row); only rows with gr <= k

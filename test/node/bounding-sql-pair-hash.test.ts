@@ -127,8 +127,8 @@ describe('bounding SQL: the group-choice hash and the candidate plan (DuckDB)', 
       const plan: BoundingPlan = { from, unit: 's', by: 'd', value: 'y', lower: 2, upper: 4, maxPartitions, maxRows, key, unitType: t, groupType: t };
       // Both branches occur at the estimated threshold: units ranked among their candidate pairs and
       // units ranked over all their rows. The estimate is f = min(1, C U'/N') over the units with
-      // hash(u) % 16 = 0 (C = k + 2 sqrt(k) + 2), recomputed here.
-      const [st] = await rows(`SELECT count(*) AS n, count(DISTINCT s) AS nu FROM ${from} WHERE hash(s) % 16 = 0`);
+      // hash(u) % 16 = 0, counted by their distinct hashes (C = k + 2 sqrt(k) + 2), recomputed here.
+      const [st] = await rows(`SELECT count(*) AS n, count(DISTINCT hash(s)) AS nu FROM ${from} WHERE hash(s) % 16 = 0`);
       const f = Math.min(1, ((maxPartitions + 2 * Math.sqrt(maxPartitions) + 2) * Number(st!.nu)) / Number(st!.n));
       const [branches] = await rows(branchSql(key, t, from, maxPartitions, f));
       expect(Number(branches!.fast)).toBeGreaterThan(100);
@@ -228,7 +228,8 @@ describe('bounding SQL: the group-choice hash and the candidate plan (DuckDB)', 
     expect(() => boundedPerUnitSql(plan, 'duckdb', { candidates: 3 } as never)).toThrow(/candidates/);
     for (const bad of [0, -1, 1.5, Number.NaN, Infinity, '0.3']) expect(() => boundedRowsSql(plan, 'duckdb', { fraction: bad as number })).toThrow(/fraction/);
     expect(boundedPerUnitSql(plan, 'duckdb', { fraction: 0.25 })).toContain('CAST(0.25 * 18446744073709549568.0 AS UBIGINT) AS t');
-    expect(boundedPerUnitSql(plan, 'duckdb')).toContain('WHERE hash(u) % 16 = 0');
+    expect(boundedPerUnitSql(plan, 'duckdb')).toContain('count(DISTINCT hu) AS nu FROM (SELECT hash(u) AS hu FROM');
+    expect(boundedPerUnitSql(plan, 'duckdb')).toContain('WHERE hu % 16 = 0');
   });
 
   it("a unit's choice depends only on its own rows: removing other units or reordering the table changes nothing for it", async () => {
