@@ -10,12 +10,9 @@
  *
  *   npx tsx scripts/op-adult-scaling.ts dfs [n1,n2,...] [nodeCap]
  *
- * `dfs`: a research probe, not used by any release: exhaustive depth-first search over OPDisc's
- * lattice on the same instances, pruned by (a) the exact minimum of the perturbation term over all
- * completions (suffix DP over (coordinate, |k|^2)) and (b) the rows whose margin cannot be reached by
- * any completion within the remaining |k|^2 budget (min(Kb |x_R|_1, sqrt(T - t) |x_R|_2)), against the
- * heuristic start's objective as the incumbent. It prints the nodes and CPU time it needs to prove the
- * optimum, to compare with the MIP solvers.
+ * `dfs`: OPDisc's oracle on the same instances with the exact lattice branch and bound of
+ * src/optimize/oracles/lattice-dfs.ts (`latticeSearchNodes` = nodeCap; a 1 s MIP fallback when the
+ * search stops at the cap), printing solver, certificate, nodes and CPU time.
  *
  * `starts`: the same oracle calls (strengthened) with and without the heuristic MIP start, on HiGHS
  * (in-process) and CBC (-threads 2), one row per (n, method, backend, start); writes
@@ -365,91 +362,22 @@ async function startsRun(ns: number[], timeLimit: number, eps: number, methods: 
   console.log(md.join('\n'));
 }
 
-function dfsProbe(ns: number[], nodeCap: number, eps: number): void {
+async function dfsRun(ns: number[], nodeLimit: number, eps: number): Promise<void> {
+  const lines = ['| n | distinct rows | solver | status | objective | nodes | CPU of the call (s) |', '|---:|---:|---|---|---:|---:|---:|'];
   for (const n of ns) {
     const { train } = split(n);
-    const rows = mergeIdenticalRows(classificationData(train.X, train.y));
+    const data = classificationData(train.X, train.y);
     const rng = seededRng(`scaling-${n}-opdisc-${eps}`); // the draw of the scaling and starts modes
     const sigma = opDiscSigma({ eps, delta: 1 / (n * n), lipschitz: 1, radius: Math.sqrt(D), tau: 1 });
     const eta = fillNormal(rng, new Float64Array(D + 1), sigma);
-    const lat = makeLattice(OP_LATTICE, D);
-    const T = lat.T;
-    const Kb = Math.floor(Math.sqrt(T)) < lat.K ? Math.floor(Math.sqrt(T)) : lat.K;
-    const a = eta.slice(0, D).map((v) => v / lat.radius);
-    const h = eta[D]! / lat.radius;
     const c0 = cpuSeconds();
-    const start = zeroOneLatticeSearch({ data: rows, tau: 1, bound: Kb, T, radius: lat.radius, margin: 1e-4, linear: a, sphere: h });
-    const W = T + 1;
-    const suf = new Float64Array((D + 1) * W).fill(Infinity);
-    suf[D * W] = 0;
-    for (let j = D - 1; j >= 0; j--) {
-      for (let t = 0; t < W; t++) {
-        if (suf[(j + 1) * W + t] === Infinity) continue;
-        for (let v = -Kb; v <= Kb; v++) if (t + v * v < W) suf[j * W + t + v * v] = Math.min(suf[j * W + t + v * v]!, suf[(j + 1) * W + t]! - a[j]! * v);
-      }
-    }
-    const sph = (t: number) => -h * Math.sqrt(Math.max(0, lat.radius * lat.radius - t));
-    const m = rows.n;
-    const colRows: Int32Array[] = [];
-    const colVal: Float64Array[] = [];
-    for (let j = 0; j < D; j++) {
-      const r: number[] = [];
-      const v: number[] = [];
-      for (let i = 0; i < m; i++) {
-        const x = rows.X[i * D + j]!;
-        if (x !== 0) {
-          r.push(i);
-          v.push(rows.y[i]! * x);
-        }
-      }
-      colRows.push(Int32Array.from(r));
-      colVal.push(Float64Array.from(v));
-    }
-    const l1 = new Float64Array(m * (D + 1));
-    const l2 = new Float64Array(m * (D + 1));
-    for (let i = 0; i < m; i++) {
-      for (let j = D - 1; j >= 0; j--) {
-        const x = Math.abs(rows.X[i * D + j]!);
-        l1[i * (D + 1) + j] = l1[i * (D + 1) + j + 1]! + x;
-        l2[i * (D + 1) + j] = l2[i * (D + 1) + j + 1]! + x * x;
-      }
-    }
-    let best = start.objective;
-    let nodes = 0;
-    let capped = false;
-    const s = new Float64Array(m);
-    const wts = rows.weights!;
-    const dfs = (j: number, lin: number, t: number): void => {
-      if (++nodes > nodeCap) {
-        capped = true;
-        return;
-      }
-      if (j === D) {
-        let loss = 0;
-        for (let i = 0; i < m; i++) if (s[i]! < 1e-4) loss += wts[i]!;
-        best = Math.min(best, lin + loss + sph(t));
-        return;
-      }
-      for (let v = -Kb; v <= Kb && !capped; v++) {
-        const u = t + v * v;
-        if (u > T) continue;
-        const lv = lin - a[j]! * v;
-        let lb = Infinity;
-        for (let r = 0; u + r <= T; r++) if (suf[(j + 1) * W + r] !== Infinity) lb = Math.min(lb, lv + suf[(j + 1) * W + r]! + sph(u + r));
-        if (lb > best + 1e-6) continue;
-        const cr = colRows[j]!;
-        const cv = colVal[j]!;
-        for (let q = 0; q < cr.length; q++) s[cr[q]!]! += cv[q]! * v;
-        const budget = Math.sqrt(T - u);
-        let lossLb = 0;
-        for (let i = 0; i < m; i++) if (s[i]! + Math.min(Kb * l1[i * (D + 1) + j + 1]!, budget * Math.sqrt(l2[i * (D + 1) + j + 1]!)) < 1e-4) lossLb += wts[i]!;
-        if (lb + lossLb <= best + 1e-6) dfs(j + 1, lv, u);
-        for (let q = 0; q < cr.length; q++) s[cr[q]!]! -= cv[q]! * v;
-      }
-    };
-    dfs(0, 0, 0);
-    console.log(`| ${n} | ${m} | ${start.objective.toFixed(4)} | ${capped ? 'not proved (node cap)' : best.toFixed(4)} | ${nodes} | ${(cpuSeconds() - c0).toFixed(2)} |`);
+    // timeLimit 1 s: when the search stops at the node limit the MIP fallback is cut short (not certified)
+    const r = await zeroOneProjectedOracle(data, { lattice: OP_LATTICE, latticeSearchNodes: nodeLimit, timeLimit: 1 })(eta);
+    const line = `| ${n} | ${mergeIdenticalRows(data).n} | ${r.solver} | ${r.status}${r.certified ? ' (certified)' : ' (NOT certified)'} | ${r.objective.toFixed(4)} | ${r.solver === 'lattice-dfs' ? r.iterations : `> ${nodeLimit}`} | ${(cpuSeconds() - c0).toFixed(2)} |`;
+    console.log(line);
+    lines.push(line);
   }
+  console.log(lines.join('\n'));
 }
 
 const mode = process.argv[2] ?? 'scaling';
@@ -458,8 +386,7 @@ if (mode === 'scaling') {
 } else if (mode === 'accuracy') {
   await accuracyRun(Number(process.argv[3] ?? 200), Number(process.argv[4] ?? 400), Number(process.argv[5] ?? 5), (process.argv[6] ?? '0.5,1,2,4').split(',').map(Number), Number(process.argv[7] ?? 20));
 } else if (mode === 'dfs') {
-  console.log('| n | distinct rows | heuristic objective | proved optimum | DFS nodes | CPU (s) |\n|---:|---:|---:|---:|---:|---:|');
-  dfsProbe((process.argv[3] ?? '200,400,800').split(',').map(Number), Number(process.argv[4] ?? 2e7), 1);
+  await dfsRun((process.argv[3] ?? '200,400,800').split(',').map(Number), Number(process.argv[4] ?? 2e7), 1);
 } else if (mode === 'starts') {
   await startsRun((process.argv[3] ?? '200,400,800').split(',').map(Number), Number(process.argv[4] ?? 20), Number(process.argv[5] ?? 1), (process.argv[6] ?? 'opdisc,rspm').split(',') as Method[], (process.argv[7] ?? 'highs,cbc').split(','));
 } else {

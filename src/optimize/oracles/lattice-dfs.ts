@@ -84,7 +84,7 @@ export function zeroOneLatticeDfs(p: LatticeSearchProblem, incumbent: ArrayLike<
       fill[j]!++;
     }
   }
-  // suffix norms of tau |x_i|: l1[i (d+1) + j] = tau sum_{j' >= j} |x_ij'|, l2 likewise (Euclidean)
+  // suffix norms of tau |x_i|: l1[i (d+1) + j] = Kb tau sum_{j' >= j} |x_ij'|, l2 = tau |x_{i,>=j}|_2
   const l1 = new Float64Array(n * (d + 1));
   const l2 = new Float64Array(n * (d + 1));
   for (let i = 0; i < n; i++) {
@@ -94,13 +94,15 @@ export function zeroOneLatticeDfs(p: LatticeSearchProblem, incumbent: ArrayLike<
       const x = tau * Math.abs(X[i * d + j]!);
       s1 += x;
       s2 += x * x;
-      l1[i * (d + 1) + j] = s1;
+      l1[i * (d + 1) + j] = Kb * s1; // stored times Kb: the box bound of the remaining score
       l2[i * (d + 1) + j] = Math.sqrt(s2);
     }
   }
-  const pw = (i: number) => (weights ? weights[i]! : 1);
+  const wt = weights ? Float64Array.from(weights) : new Float64Array(n).fill(1);
+  const pw = (i: number) => wt[i]!;
   let lossMin = 0; // the loss is >= the sum of the negative weights at every k
-  for (let i = 0; i < n; i++) lossMin += Math.min(0, pw(i));
+  for (let i = 0; i < n; i++) lossMin += Math.min(0, wt[i]!);
+  const anyNegative = lossMin < 0;
   const s = new Float64Array(n);
   const k = new Int32Array(d);
   let nodes = 0;
@@ -140,13 +142,20 @@ export function zeroOneLatticeDfs(p: LatticeSearchProblem, incumbent: ArrayLike<
       for (let q = colStart[j]!; q < colStart[j + 1]!; q++) s[colRow[q]!]! += colVal[q]! * v;
       const budget = Math.sqrt(T - u);
       let lossLb = 0;
-      for (let i = 0; i < n; i++) {
-        const o = i * (d + 1) + j + 1;
-        const rem = Math.min(Kb * l1[o]!, budget * l2[o]!);
-        const w = pw(i);
-        if (w > 0) {
-          if (s[i]! + rem < margin - 1e-9) lossLb += w;
-        } else if (w < 0 && !(s[i]! - rem >= margin + 1e-9)) lossLb += w;
+      const lo = margin - 1e-9;
+      if (!anyNegative) {
+        for (let i = 0, o = j + 1; i < n; i++, o += d + 1) {
+          const si = s[i]!;
+          if (si < lo && si + Math.min(l1[o]!, budget * l2[o]!) < lo) lossLb += wt[i]!;
+        }
+      } else {
+        for (let i = 0, o = j + 1; i < n; i++, o += d + 1) {
+          const rem = Math.min(l1[o]!, budget * l2[o]!);
+          const w = wt[i]!;
+          if (w > 0) {
+            if (s[i]! + rem < lo) lossLb += w;
+          } else if (w < 0 && !(s[i]! - rem >= margin + 1e-9)) lossLb += w;
+        }
       }
       if (lb + lossLb <= best + SLACK) {
         k[j] = v;
