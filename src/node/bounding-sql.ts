@@ -13,8 +13,10 @@
  * x ^= x >> 32), which is DuckDB's hash() of a UBIGINT / BIGINT and is spelled out in ClickHouse, and
  * b(x) an unkeyed 64-bit value of the column: F of the value as a 64-bit integer for integer columns
  * (`unitType` / `groupType` 'integer': the same in both engines, so DuckDB and ClickHouse keep the
- * same pairs for the same key), the engine's own string hash of the text otherwise ('text', the
- * default: DuckDB's hash() of the VARCHAR, ClickHouse's cityHash64; the same law, not the same pairs).
+ * same pairs for the same key), otherwise ('text', the default) DuckDB's hash() of the value (the
+ * string hash of a VARCHAR; for other types a hash that agrees with SQL equality, so -0.0 and 0.0 are
+ * one unit / group, as in the plan's PARTITION BY and GROUP BY) or ClickHouse's cityHash64 of the
+ * text (the same law, not the same pairs).
  * What the guarantee rests on. The bounds hold for every key and every data set, collisions
  * included: DENSE_RANK by (h, g) and ROW_NUMBER by h_r give distinct ranks to distinct groups and
  * rows. A unit's kept rows are a function of the key and of its own rows only (never the row order,
@@ -197,15 +199,20 @@ export function keyWords(key: HashKey): [bigint, bigint] {
  * W2(x) = F(F(x XOR K2) XOR K1), with F the bijective finaliser x ^= x >> 32; x *= C; x ^= x >> 32;
  * x *= C; x ^= x >> 32 (mod 2^64, C = MURMUR_MUL) and b the unkeyed base value of a column: for an
  * integer column F(x) of the value as a 64-bit two's complement word (DuckDB's hash() of a BIGINT;
- * ClickHouse spells it out), for a text column the engine's own 64-bit string hash (DuckDB's hash()
- * of the VARCHAR, ClickHouse's cityHash64 of toString). DuckDB's hash() of a UBIGINT is exactly F
+ * ClickHouse spells it out), for a text column DuckDB's hash() of the value (the string hash of a
+ * VARCHAR; consistent with SQL equality for every type) or ClickHouse's cityHash64 of toString.
+ * DuckDB's hash() of a UBIGINT is exactly F
  * (checked in test/node/bounding-sql-pair-hash.test.ts). Returns the DuckDB expression over the
  * columns `u` and `g`.
  */
 function duckPairHash(unitType: HashKeyType, groupType: HashKeyType, key: HashKey): string {
   const [k1, k2] = keyWords(key).map((w) => `CAST('${w}' AS UBIGINT)`) as [string, string];
   // (x | 0) exists only for integer types, so CAST(... AS BIGINT) is injective on the column's values.
-  const base = (x: string, t: HashKeyType) => (t === 'integer' ? `hash(CAST((${x} | 0) AS BIGINT))` : `hash(CAST(${x} AS VARCHAR))`);
+  // Other columns: DuckDB's hash() of the value itself (for a VARCHAR the hash of its text), which
+  // agrees with SQL equality, as the PARTITION BY, joins and GROUP BY of the plan do: values equal
+  // but printed differently (-0.0 and 0.0, NaN and -NaN, INTERVAL '1 month' and '30 days') must get
+  // one h, else one unit counts as two pairs of one group (2 m rows, two units there).
+  const base = (x: string, t: HashKeyType) => (t === 'integer' ? `hash(CAST((${x} | 0) AS BIGINT))` : `hash(${x})`);
   const w = (x: string, a: string, b: string) => `hash(xor(hash(xor(${x}, ${a})), ${b}))`;
   return `hash(xor(${w(base('u', unitType), k1, k2)}, ${w(base('g', groupType), k2, k1)}))`;
 }
