@@ -41,13 +41,14 @@ function finaliser(x: bigint): bigint {
 
 /**
  * The documented pair hash as SQL over columns s (unit) and d (group), written out here independently
- * of the builder: b(x) = hash(CAST(x AS BIGINT)) (integer) or hash(CAST(x AS VARCHAR)) (text),
+ * of the builder: b(x) = hash(CAST(x AS BIGINT)) (integer) or hash(x) (text: the string hash of a
+ * VARCHAR; for other types DuckDB's hash of the value, consistent with SQL equality),
  * W1(x) = F(F(x ^ K1) ^ K2), W2(x) = F(F(x ^ K2) ^ K1), h = F(W1(b(u)) ^ W2(b(g))); `final: false`
  * drops the outer F (the flagged variant).
  */
 function pairHashSql(key: HashKey, t: HashKeyType, final = true, u = 's', g = 'd'): string {
   const [k1, k2] = keyWords(key).map((w) => `CAST('${w}' AS UBIGINT)`);
-  const b = (x: string) => (t === 'integer' ? `hash(CAST(${x} AS BIGINT))` : `hash(CAST(${x} AS VARCHAR))`);
+  const b = (x: string) => (t === 'integer' ? `hash(CAST(${x} AS BIGINT))` : `hash(${x})`);
   const w = (x: string, a: string, c: string) => `hash(xor(hash(xor(${x}, ${a})), ${c}))`;
   const x = `xor(${w(b(u), k1!, k2!)}, ${w(b(g), k2!, k1!)})`;
   return final ? `hash(${x})` : x;
