@@ -25,7 +25,9 @@
  * Uniformity is a utility property: h is a keyed non-cryptographic mix, NOT a pseudorandom function
  * (an adversary who sees outputs could learn about K1, K2; the outputs here are only a ranking, never
  * released). For one unit the map g -> h(u, g) is injective on integer groups (b, W2, XOR with W1(b(u))
- * and F are bijections of 64-bit words), and the choices are measured uniform by chi-square tests
+ * and F are bijections of 64-bit words; W1(b(u)) is one word for all rows of a unit because b agrees
+ * with SQL equality; DuckDB's hash() ignores a COLLATE clause, so a collated unit or group column,
+ * which the CSV, Parquet and JSON sources never have, is not supported), and the choices are measured uniform by chi-square tests
  * (single units, and the joint choice of two units sharing groups, which rejects the variant without
  * the final F) in test/node/bounding-sql*.test.ts. The row choice keeps MD5 (a pseudorandom function
  * as used: secret prefix) because it runs only on the rare rows of pairs with more than m rows.
