@@ -541,5 +541,17 @@ async function keyHashTypes(engine: DataEngine, unit: string, group: string | un
     const c = cols.find((x) => x.name === name);
     return c === undefined ? 'text' : hashKeyType(c.sqlType);
   };
+  // A floating-point unit column is refused (after the check, so charged; the message names the
+  // column's type, public structure, never a value): -0 and 0, NaN and -NaN are one unit for
+  // DuckDB's GROUP BY and two for ClickHouse's, so who the privacy unit is would depend on the engine.
+  const unitCol = cols.find((x) => x.name === unit);
+  if (unitCol !== undefined && isFloatType(unitCol.sqlType)) {
+    throw new InvalidArgumentError(`privacy_unit "${unit}"`, 'must be an integer or text column, not floating-point (equal ids such as -0 and 0 are one unit on one engine and two on another); store the ids as integers or text');
+  }
   return { unitType: typeOf(unit), ...(group !== undefined ? { groupType: typeOf(group) } : {}) };
+}
+
+/** FLOAT/DOUBLE/REAL (DuckDB) and Float32/Float64 (ClickHouse), also inside Nullable(...) / LowCardinality(...). */
+function isFloatType(sqlType: string): boolean {
+  return /^(?:(?:Nullable|LowCardinality)\()*\s*(FLOAT|FLOAT4|FLOAT8|DOUBLE|REAL|Float32|Float64)\s*\)*$/.test(sqlType.trim());
 }

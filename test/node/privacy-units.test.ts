@@ -244,6 +244,26 @@ describe('InstEval per student (DuckDB)', () => {
     expect(res[1]!.mechanism).toBe('per-unit-mean-laplace+approx-bounds');
   }, 60_000);
 
+  it('a floating-point unit column is refused after the check: charged, naming its type, never a value (-0 and 0 are one unit in DuckDB, two in ClickHouse)', async () => {
+    const f = path.join(dir, 'float-units.csv');
+    const lines = ['s,g,y'];
+    for (let i = 0; i < 40; i++) lines.push(`${i % 2 === 0 ? '-0.0' : '0.0'}${i >= 20 ? '1' : ''},a,${(i % 5) + 1}`);
+    lines.push('777.125,a,3');
+    fs.writeFileSync(f, `${lines.join('\n')}\n`);
+    const schema = `columns:\n  s: { type: id }\n  g: { type: categorical, levels: [a] }\n  y: { type: numeric, lower: 1, upper: 5 }\n`;
+    const file = analysis('privacy_unit: s\nmax_partitions: 1\nmax_rows: 2\n', '  - { stat: mean, column: y, by: g, eps: 1 }\n', f, schema);
+    const r = await cli('run', file);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/privacy_unit "s" must be an integer or text column, not floating-point|failed \(charged\)/);
+    expect(`${r.out}\n${r.err}`).not.toContain('777.125');
+    const a = loadAnalysis(file);
+    const e = await DataEngine.open(a.data);
+    const acc = new PrivacyAccountant({ eps: 100 }, { neighbors: 'unbounded', privacyUnit: 's' });
+    await expect(run(a, e, 3, acc)).rejects.toThrow(/must be an integer or text column, not floating-point/);
+    e.close();
+    expect(acc.spent().eps).toBe(1); // charged: the refusal came after the check
+  }, 60_000);
+
   it('grouped sd and variance, per-unit clamp, private bounds: planned, calibrated and released', async () => {
     const b = loadAnalysis(analysis('privacy_unit: s\nmax_partitions: 3\nmax_rows: 5\n', MORE));
     const e = await DataEngine.open(b.data);
