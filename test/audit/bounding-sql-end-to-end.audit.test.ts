@@ -203,3 +203,92 @@ describe('audit: grouped count from SQL-bounded DuckDB tables (one unit of 50 ro
     expect(r.passed, formatAudit(r)).toBe(false);
   });
 });
+
+/**
+ * The exact counterpart, over many fresh keys, on a DOUBLE group column: the removed unit has 50 rows
+ * over 9 groups, 10 of them in the group 0 written as -0.0 (5 rows) and 0.0 (5 rows), one group, as
+ * in SQL equality; the shared rows put -0.0 first in one table and 0.0 first in the other, so the
+ * engine's representative of the group differs. Keys are mapped as the CLI maps them (String of the
+ * returned number: -0 and 0 are '0'). For every key the per-group kept-row counts of the two tables
+ * must differ by exactly k m in L1 (the unit keeps m rows in k groups: it has >= m rows in >= k
+ * groups) and by at most m per group, the unit counts by exactly k in L1 and at most 1 per group, and
+ * no group may come back twice (this check fails on the pair hash of the text of the value, which gave
+ * -0.0 and 0.0 two hashes). The same check on the unit's
+ * rows split over two ids (one unit counted as two) must fail: 2 k m.
+ */
+describe('bounding SQL: exact contribution of one unit for fresh keys (DOUBLE groups, -0.0 and 0.0)', () => {
+  const KEYS = 300;
+  type DRow = [string | null, number | null, number];
+  const negZero = 'CAST(\'-0.0\' AS DOUBLE)';
+  const dval = (g: number | null) => (g === null ? 'NULL' : Object.is(g, -0) ? negZero : `CAST(${g} AS DOUBLE)`);
+  const dvalues = (rs: DRow[]) => rs.map(([u, g, h]) => `(${sqlText(u)}, ${dval(g)}, ${h})`).join(', ');
+  const rep = (u: string, g: number | null, count: number): DRow[] => Array.from({ length: count }, (_, i): DRow => [u, g, i % 2]);
+  const sharedD: DRow[] = [...rep('u1', -0, 2), ...rep('u1', 1.5, 1), ...rep('u2', 0, 3), ...rep('u2', null, 1), ...rep('rep', 2, 9), [null, 0, 0], ...rep('u3', -2.5, 2)];
+  // The other table lists 0.0 before -0.0.
+  const sharedFlipped: DRow[] = [...rep('u2', 0, 3), ...rep('u1', -0, 2), ...sharedD.filter(([u]) => u !== 'u1' && u !== 'u2'), ...rep('u1', 1.5, 1), ...rep('u2', null, 1)];
+  const bigD: DRow[] = [...rep(BIG, -0, 5), ...rep(BIG, 0, 5), ...[1.5, 2, -2.5, 3, 4, 5, 6, 7].flatMap((g) => rep(BIG, g, 5))];
+
+  /** Per key: group -> [kept rows n, units]. */
+  async function counts(from: string, keys: HashKey[]): Promise<Map<string, [number, number]>[]> {
+    const out: Map<string, [number, number]>[] = [];
+    for (let i = 0; i < keys.length; i += 25) {
+      const batch = keys.slice(i, i + 25);
+      const sql = batch.map((key, j) => `SELECT ${j} AS trial, g, n, units FROM (${boundedGroupsSql({ from, unit: 'u', by: 'g', maxPartitions: K, maxRows: M, key }, 'duckdb')})`).join('\nUNION ALL\n');
+      const rs = await query(sql);
+      batch.forEach((_, j) => {
+        const m = new Map<string, [number, number]>();
+        for (const r of rs.filter((x) => Number(x[0]) === j)) {
+          const g = String(Number(r[1]));
+          expect(m.has(g), `group ${g} returned twice`).toBe(false);
+          m.set(g, [Number(r[2]), Number(r[3])]);
+        }
+        out.push(m);
+      });
+    }
+    return out;
+  }
+
+  /** L1 and L-inf distances of the kept-row counts, and of the unit counts, between two tables' groups. */
+  function diffs(a: Map<string, [number, number]>, b: Map<string, [number, number]>): { l1: number; linf: number; unitsL1: number; unitsLinf: number } {
+    const r = { l1: 0, linf: 0, unitsL1: 0, unitsLinf: 0 };
+    for (const g of new Set([...a.keys(), ...b.keys()])) {
+      const [na, ua] = a.get(g) ?? [0, 0];
+      const [nb, ub] = b.get(g) ?? [0, 0];
+      r.l1 += Math.abs(na - nb);
+      r.linf = Math.max(r.linf, Math.abs(na - nb));
+      r.unitsL1 += Math.abs(ua - ub);
+      r.unitsLinf = Math.max(r.unitsLinf, Math.abs(ua - ub));
+    }
+    return r;
+  }
+
+  beforeAll(async () => {
+    await con.run(`CREATE TABLE d_without (u VARCHAR, g DOUBLE, h INTEGER)`);
+    await con.run(`INSERT INTO d_without VALUES ${dvalues(sharedD)}`);
+    await con.run(`CREATE TABLE d_with (u VARCHAR, g DOUBLE, h INTEGER)`);
+    await con.run(`INSERT INTO d_with VALUES ${dvalues([...sharedFlipped, ...bigD])}`);
+  });
+
+  it('removing the unit moves the kept counts by exactly k m in L1 and at most m per group, for every key', async () => {
+    const rng = seededRng('bounding-sql-end-to-end:exact');
+    const keys = Array.from({ length: KEYS }, () => freshHashKey(rng));
+    const [a, b] = [await counts('d_without', keys), await counts('d_with', keys)];
+    const ds = keys.map((_, i) => diffs(a[i]!, b[i]!));
+    expect(new Set(ds.map((d) => d.l1))).toEqual(new Set([K * M]));
+    expect(Math.max(...ds.map((d) => d.linf))).toBe(M);
+    // The unit is one unit in exactly k groups (the partition-selection counts move by 1 in k groups).
+    expect(new Set(ds.map((d) => d.unitsL1))).toEqual(new Set([K]));
+    expect(Math.max(...ds.map((d) => d.unitsLinf))).toBe(1);
+    // The group 0 is one group whichever zero the engine returns: u1's 2 rows at -0.0 and m = 2 of u2's
+    // 3 rows at 0.0 (its only group).
+    expect(a.every((x) => x.get('0')?.[0] === 4)).toBe(true);
+  });
+
+  it('the same check fails when the unit is counted as two (its rows split over two ids)', async () => {
+    const rng = seededRng('bounding-sql-end-to-end:exact-split');
+    const keys = Array.from({ length: 50 }, () => freshHashKey(rng));
+    const split = `(SELECT CASE WHEN u = '${BIG}' AND h = 1 THEN '${BIG}#2' ELSE u END AS u, g FROM d_with)`;
+    const [a, b] = [await counts('d_without', keys), await counts(split, keys)];
+    expect(Math.max(...keys.map((_, i) => diffs(a[i]!, b[i]!).l1))).toBe(2 * K * M);
+  });
+});
