@@ -644,10 +644,13 @@ function chargeFailure(a: Analysis, ledger: FileLedger, before: LedgerSummary, c
   if (completed >= a.releases.length) return { name: '(after the last release)', status: 'failed (not charged)', error, charged: null };
   const spec = a.releases[completed]!;
   if (isPublicInfrastructureError(failure)) return { name: spec.name, status: 'failed (not charged)', error, charged: null };
+  // The failed release's own entry (written at its check): the newest entry of this run, by its name
+  // (ledger names are the release's, or `name (relation)` for a release charged once per relation),
+  // so an earlier release's entry is never taken for it.
   const recorded = ledger.summary().entries.slice(before.entries.length);
-  if (recorded.length > completed) {
-    const e = recorded[recorded.length - 1]!;
-    return { name: spec.name, status: 'failed (charged)', error, charged: { eps: e.eps, delta: e.delta } };
+  const last = recorded[recorded.length - 1];
+  if (recorded.length > completed && last !== undefined && (last.name === spec.name || last.name.startsWith(`${spec.name} (`))) {
+    return { name: spec.name, status: 'failed (charged)', error, charged: { eps: last.eps, delta: last.delta } };
   }
   try {
     const e = ledger.accountant().spend({ ...releaseClaim(spec), mechanism: 'failed (charged)' });
