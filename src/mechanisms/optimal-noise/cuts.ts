@@ -49,6 +49,22 @@ export interface CutOptions {
   backend?: LpBackend;
   feasibilityTolerance?: number;
   onIteration?: (info: IterationInfo) => boolean | void;
+  /** Also return the final LP's multipliers per family and term (see {@link CutDuals}). */
+  duals?: boolean;
+}
+
+/**
+ * Lagrange multipliers read from the final LP's row duals: lambda_f >= 0 for family f's row (0 when
+ * it has none) and, per term i, the effective weight w_{f,i} in [0, lambda_f] of x_i in the
+ * Lagrangian (lambda_f for an aggregated term, lambda_f - z_i for a corrected one, z_i for an
+ * epigraph term, 0 for an omitted one; z_i the dual of the term's linking row), so that
+ * cost + sum_f sum_i w_{f,i} grad x_i, less the normalisation row's dual, are the LP's reduced costs
+ * of P. They are only used as multipliers of a weak-duality bound (optimize.ts), which is valid for
+ * ANY lambda >= 0 and 0 <= w <= lambda.
+ */
+export interface CutDuals {
+  lambda: Float64Array;
+  w: (Float64Array | null)[];
 }
 
 const OMITTED = 0;
@@ -57,7 +73,7 @@ const IN_C = 2;
 const IN_B = 3;
 
 /** Minimise over `base` (first numVars columns are P) subject to every family (see the module comment). */
-export async function solveByCuts(base: LpProblem, numVars: number, families: ShiftFamily[], opts: CutOptions): Promise<EngineResult> {
+export async function solveByCuts(base: LpProblem, numVars: number, families: ShiftFamily[], opts: CutOptions): Promise<EngineResult & { duals?: CutDuals }> {
   const t0 = performance.now();
   const deadline = opts.timeLimit !== undefined ? t0 + opts.timeLimit * 1000 : Infinity;
   const maxIt = opts.maxIterations ?? 10000;
@@ -70,6 +86,8 @@ export async function solveByCuts(base: LpProblem, numVars: number, families: Sh
   const order = new Int32Array(nf);
   const famRow = new Int32Array(nf).fill(-1);
   const state: (Uint8Array | null)[] = new Array<Uint8Array | null>(nf).fill(null);
+  /** Per family and term: the row index of the term's linking row (B or C), else -1. */
+  const linkRow: (Int32Array | null)[] = new Array<Int32Array | null>(nf).fill(null);
   let familiesActive = 0;
   const session = await openLpSession(base, opts.backend);
   let solveMs = 0;
@@ -201,9 +219,11 @@ export async function solveByCuts(base: LpProblem, numVars: number, families: Sh
       const starts: number[] = [0];
       const idx: number[] = [];
       const val: number[] = [];
+      const firstLink = session.numRows;
       for (let c = 0; c < k; c++) {
         const { src, tgt, cs, ct } = families[colF[c]!]!.terms;
         const i = colTerm[c]!;
+        (linkRow[colF[c]!] ??= new Int32Array(src.length).fill(-1))[i] = firstLink + c;
         const sg = colSign[c]!; // B: t - x >= 0 ; C: u + x >= 0
         idx.push(firstCol + c);
         val.push(1);
@@ -267,7 +287,28 @@ export async function solveByCuts(base: LpProblem, numVars: number, families: Sh
       }
       const info: IterationInfo = { iteration, lpObjective: ok.objective, P, maxViolation, familiesActive, rows: session.numRows, cols: session.numCols, elapsedMs: performance.now() - t0 };
       const stop = opts.onIteration?.(info) === true;
-      const result = (status: 'optimal' | 'stopped'): EngineResult => ({
+      const duals = (): CutDuals | undefined => {
+        if (!opts.duals || !r.rowDuals) return undefined;
+        const y = r.rowDuals;
+        const lambda = new Float64Array(nf);
+        const w: (Float64Array | null)[] = new Array<Float64Array | null>(nf).fill(null);
+        for (let f = 0; f < nf; f++) {
+          if (famRow[f]! < 0) continue;
+          const lam = Math.max(0, -y[famRow[f]!]!);
+          lambda[f] = lam;
+          const st = state[f]!;
+          const lr = linkRow[f];
+          const wf = (w[f] = new Float64Array(st.length));
+          for (let i = 0; i < st.length; i++) {
+            const s = st[i]!;
+            const z = lr && lr[i]! >= 0 ? Math.min(lam, Math.max(0, y[lr[i]!]!)) : 0;
+            wf[i] = s === IN_A ? lam : s === IN_C ? lam - z : s === IN_B ? z : 0;
+          }
+        }
+        return { lambda, w };
+      };
+      const result = (status: 'optimal' | 'stopped'): EngineResult & { duals?: CutDuals } => ({
+        ...(status === 'optimal' && opts.duals ? { duals: duals() } : {}),
         P,
         lpObjective: ok.objective,
         iterations: iteration,
