@@ -1,6 +1,6 @@
 /**
  * Optimal noise: LP solve times (data-independent with and without the certificate, single level and
- * multi-resolution, 80-800 cells; data-dependent to a 10% gap) and the sampler / exact verifier. Report
+ * multi-resolution, the certificate LP or the dual bound, 80-2000 cells; data-dependent to a 10% gap) and the sampler / exact verifier. Report
  * the load average with the figures (the machine is shared). The LP cases are asynchronous, so they are timed
  * here (median of 3) against the same baseline as the synchronous cases; the sampler and the
  * verifier go through runBench.
@@ -61,6 +61,10 @@ export default async function (): Promise<void> {
     ['optimizeNoise 800 cells (beta 1/200), UB, 1 level', () => optimizeNoise({ ...o, beta: 1 / 200, certificate: false, multiResolution: false }), 1, false],
     ['optimizeNoise 800 cells, UB only, multi-resolution', () => optimizeNoise({ ...o, beta: 1 / 200, certificate: false, multiResolution: true }), 3, false],
     ['optimizeNoise 800 cells + LB (default path)', () => optimizeNoise({ ...o, beta: 1 / 200 }), 1, true],
+    ['optimizeNoise 400 cells + dual LB', () => optimizeNoise({ ...o, beta: 1 / 100, certificateMethod: 'dual' }), 3, false],
+    ['optimizeNoise 800 cells + dual LB', () => optimizeNoise({ ...o, beta: 1 / 200, certificateMethod: 'dual' }), 3, false],
+    ['optimizeNoise 1000 cells + dual LB', () => optimizeNoise({ ...o, beta: 1 / 250, certificateMethod: 'dual' }), 1, true],
+    ['optimizeNoise 2000 cells + dual LB', () => optimizeNoise({ ...o, beta: 1 / 500, certificateMethod: 'dual' }), 1, true],
     ['optimizeNoise 2000 cells, UB only (default path)', () => optimizeNoise({ ...o, beta: 1 / 500, certificate: false }), 1, true],
     ['optimizeNoise 2000 cells + LB (default path)', () => optimizeNoise({ ...o, beta: 1 / 500 }), 1, true],
     ['data-dependent K=16 beta=1/4 Delta=2 gap 10%', () => optimizeDataDependentNoise({ eps: 1, delta: 0.2, sensitivity: 2, beta: 0.25, range: [-2, 2], cells: 16, tolerance: 0.1 }), 1, false],
