@@ -8,25 +8,12 @@ import { classifyStatus, EditableModel, parseSolution } from '../../../src/node/
 import { LpBuilder, openLpSession, solveLp, type LpProblem } from '../../../src/optimize/lp.js';
 import { enumerateProblem, enumeratedArgmin } from '../../../src/optimize/oracles/enumeration.js';
 import { solveZeroOneMip, weightedZeroOneOracle } from '../../../src/optimize/oracles/mip.js';
-import type { ClassificationData, LatticeSpec } from '../../../src/optimize/oracles/types.js';
+import type { LatticeSpec } from '../../../src/optimize/oracles/types.js';
 import { fillNormal } from '../../../src/random/continuous.js';
 import { seededRng, type Rng } from '../../../src/random/rng.js';
+import { randomData } from '../../helpers/classification-data.js';
 
 const cbc = cbcLpBackend({ threads: 1 });
-
-function randomData(rng: Rng, n: number, d: number, weighted = false): ClassificationData {
-  const X = fillNormal(rng, new Float64Array(n * d));
-  const w0 = fillNormal(rng, new Float64Array(d));
-  const y = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let z = 0;
-    for (let j = 0; j < d; j++) z += X[i * d + j]! * w0[j]!;
-    y[i] = (z >= 0) !== rng.nextDouble() < 0.2 ? 1 : -1;
-  }
-  const data: ClassificationData = { n, d, X, y };
-  if (weighted) data.weights = fillNormal(rng, new Float64Array(n), 2);
-  return data;
-}
 
 /** A random bounded LP with every row and bound type (E, L, G, ranged, free rows; free, negative, fixed columns). */
 function randomLp(rng: Rng, n: number, m: number, sense: 'minimize' | 'maximize'): LpProblem {

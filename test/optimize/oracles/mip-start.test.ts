@@ -17,21 +17,8 @@ import { latticeObjective, linearSphereArgmin, zeroOneLatticeSearch } from '../.
 import { buildZeroOneMip, mergeIdenticalRows, solveZeroOneMip, zeroOneMipStartVector, zeroOneObjective } from '../../../src/optimize/oracles/mip.js';
 import { makeLattice, type ClassificationData, type LatticeSpec } from '../../../src/optimize/oracles/types.js';
 import { fillNormal } from '../../../src/random/continuous.js';
-import { seededRng, type Rng } from '../../../src/random/rng.js';
-
-function randomData(rng: Rng, n: number, d: number, weighted = false): ClassificationData {
-  const X = fillNormal(rng, new Float64Array(n * d));
-  const w0 = fillNormal(rng, new Float64Array(d));
-  const y = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let z = 0;
-    for (let j = 0; j < d; j++) z += X[i * d + j]! * w0[j]!;
-    y[i] = (z >= 0) !== rng.nextDouble() < 0.2 ? 1 : -1;
-  }
-  const data: ClassificationData = { n, d, X, y };
-  if (weighted) data.weights = fillNormal(rng, new Float64Array(n), 2);
-  return data;
-}
+import { seededRng } from '../../../src/random/rng.js';
+import { randomData } from '../../helpers/classification-data.js';
 
 const CASES: { d: number; n: number; lattice: LatticeSpec; weighted?: boolean }[] = [
   { d: 2, n: 30, lattice: { tau: 1, bound: 2, radius: Math.SQRT2 * 1.5 } },

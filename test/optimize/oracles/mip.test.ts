@@ -4,22 +4,8 @@ import { enumerateLattice, enumerateProblem, enumeratedArgmin, enumerationProjec
 import { boxBallSupport, mergeIdenticalRows, solveZeroOneMip, zeroOneObjective, zeroOneProjectedOracle, weightedZeroOneOracle } from '../../../src/optimize/oracles/mip.js';
 import { makeLattice, projectToSphere, zeroOneLoss, type ClassificationData, type LatticeSpec } from '../../../src/optimize/oracles/types.js';
 import { fillNormal } from '../../../src/random/continuous.js';
-import { seededRng, type Rng } from '../../../src/random/rng.js';
-
-function randomData(rng: Rng, n: number, d: number, weighted = false): ClassificationData {
-  const X = fillNormal(rng, new Float64Array(n * d));
-  const w0 = fillNormal(rng, new Float64Array(d));
-  const y = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let z = 0;
-    for (let j = 0; j < d; j++) z += X[i * d + j]! * w0[j]!;
-    // labels follow a random hyperplane with 20% flips: the optimum is neither trivial nor zero-loss
-    y[i] = (z >= 0) !== rng.nextDouble() < 0.2 ? 1 : -1;
-  }
-  const data: ClassificationData = { n, d, X, y };
-  if (weighted) data.weights = fillNormal(rng, new Float64Array(n), 2);
-  return data;
-}
+import { seededRng } from '../../../src/random/rng.js';
+import { randomData } from '../../helpers/classification-data.js';
 
 describe('lattice enumeration', () => {
   it('counts the points of W_tau exactly', () => {
