@@ -5,7 +5,6 @@
  * values) leaves the charge in the ledger, and a successful run's ledger is the one check-then-spend
  * wrote (same entries, eps, delta).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,10 +19,23 @@ import { PrepayingAccountant } from '../../src/node/prepaying-accountant.js';
 import { BudgetExceededError } from '../../src/errors.js';
 import { runChecked } from '../../src/release.js';
 import { seededRng } from '../../src/random/rng.js';
+import { runChild } from './fixtures/run-child.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-prepay-'));
 const openLedger = (file: string, eps = 5, delta = 1e-5) => FileLedger.open(file, { budget: { eps, delta }, neighbors: 'bounded', privacyUnit: 'row' });
+/** A temp dir with the first 1,000 rows of Adult and an analysis file over them with the given releases (YAML). */
+function adultPlan(releases: string): { dir: string; file: string } {
+  const dir = tmp();
+  const csv = path.join(dir, 'adult.csv');
+  fs.writeFileSync(csv, `${fs.readFileSync(path.join(ROOT, 'data/adult.csv'), 'utf8').split('\n').slice(0, 1001).join('\n')}\n`);
+  const file = path.join(dir, 'a.analysis.yaml');
+  fs.writeFileSync(
+    file,
+    `title: t\ndata:\n  path: ${csv}\nschema: ${path.join(ROOT, 'examples/adult.schema.yaml')}\nbudget:\n  eps: 5\n  delta: 1.0e-5\nledger: ledger\noutput:\n  dir: out\nreleases:\n${releases}`,
+  );
+  return { dir, file };
+}
 /** The entries without their times (the only field that differs between two runs). */
 const timeless = (es: readonly LedgerEntry[]) => es.map(({ time: _t, ...rest }) => rest);
 
@@ -111,13 +123,7 @@ describe('PrepayingAccountant: the charge is in the file ledger before compute r
   });
 
   it('a successful run: the same results and the same ledger entries (eps, delta, names, mechanisms) as check-then-spend', async () => {
-    const dir = tmp();
-    const csv = path.join(dir, 'adult.csv');
-    fs.writeFileSync(csv, `${fs.readFileSync(path.join(ROOT, 'data/adult.csv'), 'utf8').split('\n').slice(0, 1001).join('\n')}\n`);
-    const file = path.join(dir, 'a.analysis.yaml');
-    fs.writeFileSync(
-      file,
-      `title: t\ndata:\n  path: ${csv}\nschema: ${path.join(ROOT, 'examples/adult.schema.yaml')}\nbudget:\n  eps: 5\n  delta: 1.0e-5\nledger: ledger\noutput:\n  dir: out\nreleases:\n` +
+    const { dir, file } = adultPlan(
         `  - { stat: count, eps: 0.1 }\n  - { stat: mean, column: age, eps: 0.2 }\n  - { stat: mean, name: "mean age (n)", column: age, neighbors: unbounded, n: 500, eps: 0.2 }\n  - { stat: histogram, column: age, eps: 0.3 }\n`,
     );
     const a = loadAnalysis(file);
@@ -155,18 +161,7 @@ describe('dpkit describe: a process that dies during a release leaves its charge
     fs.writeFileSync(csv, `${rows.join('\n')}\n`);
     const ledger = path.join(dir, 'ledger');
     const args = ['describe', csv, '--eps', '1', '--delta', '1e-6', '--columns', 'colour', '--ledger', ledger, '--budget', '5,1e-5', '--out', path.join(dir, 'out')];
-    const r = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(ROOT, 'bin/dpkit.js'), ...args], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=150', DPKIT_FORCE_TSX: '1' },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    });
+    const r = await runChild([path.join(ROOT, 'bin/dpkit.js'), ...args], { NODE_OPTIONS: '--max-old-space-size=150', DPKIT_FORCE_TSX: '1' });
     // The process died hard (V8 aborts: SIGABRT, exit 134 from a shell), after the budget line.
     expect(r.code === 134 || r.signal === 'SIGABRT', `code ${r.code} signal ${r.signal}\n${r.stderr.slice(0, 2000)}`).toBe(true);
     expect(r.stderr).toMatch(/budget split: eps 1, delta 1e-6[^]*heap out of memory/);
@@ -228,13 +223,7 @@ describe('dpkit run: the first release is charged before the data source is open
   });
 
   it('each later release finds its own entry in the ledger when its computation reads the data (what a process dying there leaves)', async () => {
-    const dir = tmp();
-    const csv = path.join(dir, 'adult.csv');
-    fs.writeFileSync(csv, `${fs.readFileSync(path.join(ROOT, 'data/adult.csv'), 'utf8').split('\n').slice(0, 1001).join('\n')}\n`);
-    const file = path.join(dir, 'a.analysis.yaml');
-    fs.writeFileSync(
-      file,
-      `title: t\ndata:\n  path: ${csv}\nschema: ${path.join(ROOT, 'examples/adult.schema.yaml')}\nbudget:\n  eps: 5\n  delta: 1.0e-5\nledger: ledger\noutput:\n  dir: out\nreleases:\n` +
+    const { dir, file } = adultPlan(
         `  - { stat: count, eps: 0.1 }\n  - { stat: cov, columns: [age, hours_per_week], eps: 0.2 }\n  - { stat: table, columns: [sex, income], eps: 0.3 }\n`,
     );
     const open = DataEngine.open;
