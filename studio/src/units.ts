@@ -24,7 +24,7 @@
  */
 import type { Neighbors } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { binnedValueFields, edgesOf, planUnitRelease, privateBoundsNote, unitResultBase, unitSensitivityText, unitValueFields } from '../../src/node/unit-releases.js';
+import { binnedValueFields, edgesOf, planUnitRelease, privateBoundsNote, unitResultBase, unitSensitivityText, unitValueFields, type UnitResultBase } from '../../src/node/unit-releases.js';
 import type { DataSchema, ReleaseSpec as CliReleaseSpec, UnitBounds } from '../../src/node/spec.js';
 import { formatGuarantee } from '../../src/privacy-unit.js';
 import type { Guarantee } from '../../src/release.js';
@@ -223,20 +223,7 @@ export function previewUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSc
 }
 
 /** The result of a per-unit release (the CLI's per-unit ReleaseResult without the charge). */
-export interface UnitResult {
-  name: string;
-  stat: string;
-  columns: string[];
-  eps: number;
-  delta: number;
-  neighbors: 'unbounded';
-  privacyUnit: string;
-  guaranteeText: string;
-  level: number;
-  mechanism: string;
-  sensitivity: number | number[];
-  scale: number | number[];
-  notes: string[];
+export interface UnitResult extends UnitResultBase {
   value?: number;
   interval?: [number, number];
   labels?: string[];
