@@ -22,7 +22,7 @@
  * the same meaning as the MIP's (module comment of ./mip.ts, "Certificate" and "MIP starts").
  * Node limit: when it is reached the search stops and certifies nothing.
  */
-import { latticeObjective, type LatticeSearchProblem } from './mip-start.js';
+import { latticeObjective, marginColumns, type LatticeSearchProblem } from './mip-start.js';
 
 export interface LatticeDfsResult {
   /** Best point found (the incumbent if nothing better). */
@@ -47,7 +47,7 @@ export function latticeDfsApplies(p: LatticeSearchProblem): boolean {
  * ./mip-start.ts). Returns complete: false when `nodeLimit` is reached or the DP is too large.
  */
 export function zeroOneLatticeDfs(p: LatticeSearchProblem, incumbent: ArrayLike<number>, nodeLimit: number): LatticeDfsResult {
-  const { n, d, X, y, weights } = p.data;
+  const { n, d, X, weights } = p.data;
   const { tau, T, margin, bound: Kb } = p;
   const bestK = Int32Array.from(incumbent);
   let best = latticeObjective(p, bestK);
@@ -69,21 +69,7 @@ export function zeroOneLatticeDfs(p: LatticeSearchProblem, incumbent: ArrayLike<
       }
     }
   }
-  const colStart = new Int32Array(d + 1);
-  for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) if (X[i * d + j] !== 0) colStart[j + 1]!++;
-  for (let j = 0; j < d; j++) colStart[j + 1]! += colStart[j]!;
-  const colRow = new Int32Array(colStart[d]!);
-  const colVal = new Float64Array(colStart[d]!);
-  const fill = colStart.slice(0, d);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < d; j++) {
-      const x = X[i * d + j]!;
-      if (x === 0) continue;
-      colRow[fill[j]!] = i;
-      colVal[fill[j]!] = y[i]! * tau * x;
-      fill[j]!++;
-    }
-  }
+  const { start: colStart, row: colRow, val: colVal } = marginColumns(p);
   // suffix norms of tau |x_i|: l1[i (d+1) + j] = Kb tau sum_{j' >= j} |x_ij'|, l2 = tau |x_{i,>=j}|_2
   const l1 = new Float64Array(n * (d + 1));
   const l2 = new Float64Array(n * (d + 1));

@@ -178,13 +178,15 @@ export function linearSphereArgmin(c: ArrayLike<number>, h: number, tau: number,
   return k;
 }
 
-interface Columns {
+/** The nonzeros of X by column (compressed sparse columns), scaled to y_i tau x_ij: a margin's change per unit of k_j. */
+export interface MarginColumns {
   start: Int32Array;
   row: Int32Array;
   val: Float64Array; // y_i tau x_ij
 }
 
-function columns(p: LatticeSearchProblem): Columns {
+/** {@link MarginColumns} of a problem (shared by the local search and the lattice branch and bound). */
+export function marginColumns(p: LatticeSearchProblem): MarginColumns {
   const { n, d, X, y } = p.data;
   const count = new Int32Array(d + 1);
   for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) if (X[i * d + j] !== 0) count[j + 1]!++;
@@ -205,7 +207,7 @@ function columns(p: LatticeSearchProblem): Columns {
 }
 
 /** Coordinate and pair local search from k (modified in place); returns f(k) recomputed. */
-function localSearch(p: LatticeSearchProblem, cols: Columns, k: Int32Array, maxPasses: number): number {
+function localSearch(p: LatticeSearchProblem, cols: MarginColumns, k: Int32Array, maxPasses: number): number {
   const { n, d, X, y, weights } = p.data;
   const { tau, margin, T, bound: Kb } = p;
   const h = p.sphere ?? 0;
@@ -358,7 +360,7 @@ export function zeroOneLatticeSearch(p: LatticeSearchProblem, options: LatticeSe
     if (top.length === 3) break;
   }
   if (!top.some((k) => k.every((v) => v === 0))) top.push(new Int32Array(d));
-  const cols = columns(p);
+  const cols = marginColumns(p);
   let best: LatticeSearchResult | undefined;
   for (const k of top) {
     const f = localSearch(p, cols, k, maxPasses);
