@@ -290,13 +290,14 @@ export function fmtEdge(x: number): string {
 // ---------------------------------------------------------------------------------------------
 // Per-group histograms and quantiles
 
-type BinnedSpec = ReleaseSpec & { stat: 'quantile' | 'histogram'; unitBounds: UnitBounds };
+/** A per-unit quantile, or histogram per group. */
+export type BinnedSpec = ReleaseSpec & { stat: 'quantile' | 'histogram'; unitBounds: UnitBounds };
 
 /** Default number of equal-width bins of a per-unit quantile (groupByDP's). */
 const QUANTILE_BINS = 100;
 
-/** The core options of a per-group histogram or quantile (bins equal-width on [lower, upper] for quantiles). */
-function binnedOptions(r: BinnedSpec, lower: number, upper: number, bins: number, levels: readonly string[] | undefined, rng: Rng): GroupAggregateOptions & { details: true } {
+/** The core options of a per-group histogram or quantile (bins equal-width on [lower, upper] for quantiles; shared with the studio). */
+export function binnedOptions(r: BinnedSpec, lower: number, upper: number, bins: number, levels: readonly string[] | undefined, rng: Rng): GroupAggregateOptions & { details: true } {
   const b = r.unitBounds;
   return {
     statistic: r.stat,

@@ -24,7 +24,7 @@
  */
 import type { Neighbors } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { binnedValueFields, edgesOf, planUnitRelease, privateBoundsNote, unitResultBase, unitSensitivityText, unitValueFields, type UnitResultBase } from '../../src/node/unit-releases.js';
+import { binnedOptions, binnedValueFields, edgesOf, planUnitRelease, privateBoundsNote, unitResultBase, unitSensitivityText, unitValueFields, type BinnedSpec, type UnitResultBase } from '../../src/node/unit-releases.js';
 import type { DataSchema, ReleaseSpec as CliReleaseSpec, UnitBounds } from '../../src/node/spec.js';
 import { formatGuarantee } from '../../src/privacy-unit.js';
 import type { Guarantee } from '../../src/release.js';
@@ -374,25 +374,8 @@ function runBinned(
     }
     rows.push({ u, g, v });
   }
-  const rel: GroupedRelease = groupByDP(rows, {
-    unit: 'u',
-    by: 'g',
-    value: 'v',
-    statistic: r.stat as 'quantile' | 'histogram',
-    eps: b.aggregateEps,
-    ...(r.mechanism === 'laplace' ? { mechanism: 'laplace' as const } : { mechanism: r.mechanism, delta: r.delta }),
-    maxPartitions: b.maxPartitions,
-    maxRows: b.maxRows,
-    lower,
-    upper,
-    breaks: bins,
-    ...(r.stat === 'quantile' ? { probs: [...probs] } : {}),
-    ...(b.selectKeys ? { selectKeys: { ...b.selectKeys } } : { keys: levels ? [...levels] : ['all'] }),
-    privacyUnit: b.unit,
-    rng,
-    accountant: null,
-    details: true,
-  });
+  // The CLI's options of the same release (src/node/unit-releases.ts binnedOptions), on the rows in memory.
+  const rel: GroupedRelease = groupByDP(rows, { unit: 'u', by: 'g', value: 'v', ...binnedOptions(spec as BinnedSpec, lower, upper, bins, levels, rng) });
   const g = unitGuarantee(r);
   const base = unitResultBase(rel, { name: r.name, stat: r.stat, columns: [r.column!, ...(r.by ? [r.by] : [])], g, b, alpha, mechanism: c.mechanism, notes, parts: partsText, binned: { bins, lower, upper } });
   return { ...base, ...binnedValueFields(rel, { stat: r.stat, grouped: r.by !== undefined, probs, edges: r.stat === 'quantile' ? [] : edgesOf(lower, upper, bins), alpha }) };
