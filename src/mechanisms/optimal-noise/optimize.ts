@@ -157,11 +157,19 @@ export interface OptimizeNoiseOptions {
    * cells, or `multiResolution: true`) and no `monotone`, `caps` or `minMass`.
    */
   certificateMethod?: 'lp' | 'dual';
+  /**
+   * Lifted solve (multi-resolution only): the LP is solved up to the finest level of at most this
+   * many cells, and its optimum, refined to the requested grid, is the released distribution
+   * (feasible there: the same density; exactly verified as always); `certificateMethod: 'dual'` then
+   * bounds the requested grid's certificate LP with that level's multipliers lifted (liftDuals).
+   * Default: no limit (every level is solved).
+   */
+  maxLpCells?: number;
 }
 
 const OPTIMIZE_NOISE_OPTIONS = optionSpec<OptimizeNoiseOptions>({
   eps: true, delta: true, sensitivity: true, loss: true, beta: true, commensurate: 'boolean', grid: true, support: true, monotone: 'boolean', symmetric: 'boolean', caps: true,
-  minMass: true, method: true, tolerance: true, timeLimit: true, certificate: 'boolean', onProgress: 'function', backend: true, maxAddPerIteration: true, multiResolution: 'boolean', certificateMethod: true,
+  minMass: true, method: true, tolerance: true, timeLimit: true, certificate: 'boolean', onProgress: 'function', backend: true, maxAddPerIteration: true, multiResolution: 'boolean', certificateMethod: true, maxLpCells: true,
 });
 
 /** The truncated-Laplace support A = (Delta/eps) ln(1 + (e^eps - 1)/(2 delta)) (Selvi et al., appendix). */
@@ -217,6 +225,7 @@ function validate(o: OptimizeNoiseOptions): Validated {
   for (const [k, v] of [['timeLimit', o.timeLimit], ['tolerance', o.tolerance]] as const) {
     if (v !== undefined && !(typeof v === 'number' && v > 0)) throw new InvalidArgumentError(k, 'must be a number > 0', v);
   }
+  if (o.maxLpCells !== undefined && !(Number.isInteger(o.maxLpCells) && o.maxLpCells >= 1)) throw new InvalidArgumentError('maxLpCells', 'must be an integer >= 1', o.maxLpCells);
   if (o.certificateMethod !== undefined && o.certificateMethod !== 'lp' && o.certificateMethod !== 'dual') throw new InvalidArgumentError('certificateMethod', "must be 'lp' or 'dual'", o.certificateMethod);
   if (o.method !== undefined && !['lazy', 'compact', 'cutting-planes'].includes(o.method)) throw new InvalidArgumentError('method', "must be 'lazy', 'compact' or 'cutting-planes'", o.method);
   return { eps, delta, sensitivity, loss, grid, support, warnings };
@@ -430,7 +439,17 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
   const { varOf, fams } = final;
   const chain = coarserGrids(grid, sensitivity, o);
   const multi = chain.length > 0 && (o.multiResolution ?? (o.method === undefined && grid.n >= 400));
-  const levels = multi ? [...chain.map((g) => levelProblem(g, v, o, symmetric)), final] : [final];
+  const allLevels = multi ? [...chain.map((g) => levelProblem(g, v, o, symmetric)), final] : [final];
+  // lifted: the LP stops at the finest level of at most maxLpCells cells; its optimum, refined, is the release
+  const maxLp = o.maxLpCells ?? Infinity;
+  let lastLp = allLevels.length - 1;
+  if (multi) while (lastLp > 0 && allLevels[lastLp]!.grid.n > maxLp) lastLp--;
+  if (allLevels[lastLp]!.grid.n > maxLp) {
+    throw new InvalidArgumentError('maxLpCells', `must be at least the size of a level of the multi-resolution chain (${allLevels.map((l) => l.grid.n).join(' -> ')} cells${multi ? '' : '; multi-resolution is off here'})`, o.maxLpCells);
+  }
+  const lifted = lastLp < allLevels.length - 1;
+  const levels = allLevels.slice(0, lastLp + 1);
+  let liftedP: Float64Array | null = null;
   let weights: Float64Array | null = null;
   let result: (Awaited<ReturnType<typeof solveFamilies>> & { duals?: CutDuals }) | null = null;
   let deltaLp = delta;
@@ -462,6 +481,10 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
         solveMs += result.solveMs;
         if (li + 1 < levels.length) seed = refine(result.P, lv, levels[li + 1]!);
       }
+      if (lifted) {
+        const top = levels[levels.length - 1]!;
+        liftedP = refine(result!.P, top, final);
+      }
     } catch (e) {
       if (e instanceof ConvergenceError && /infeasible/.test(e.message)) {
         const A = truncatedLaplaceSupport(eps, delta, sensitivity);
@@ -472,7 +495,7 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
       }
       throw e;
     }
-    weights = clean(grid, result!.P, varOf);
+    weights = clean(grid, liftedP ?? result!.P, varOf);
     const candidate = new OptimizedNoise({ eps, delta, sensitivity, grid: grid.spec, weights, lossName: loss.name, expectedLoss: 0 });
     // both the float release (|phi| <= Delta) and the safe lattice release (|phi| <= Delta + 2^k) must pass
     if (candidate.verify().ok && candidate.verifySafe().ok) break;
@@ -487,12 +510,16 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
   if (o.certificate !== false && loss.infimum) {
     const remaining = (deadline - performance.now()) / 1000;
     const method = o.certificateMethod ?? 'lp';
-    const dual = method === 'dual' && result.duals && !o.monotone && !(o.caps?.length) && !(o.minMass?.length) ? result.duals : null;
+    const rd = result.duals;
+    const dual = method === 'dual' && rd && !o.monotone && !(o.caps?.length) && !(o.minMass?.length) ? rd : null;
     if (o.certificateMethod === 'dual' && !dual) throw new InvalidArgumentError('certificateMethod', "'dual' needs the multi-resolution upper bound (a uniform commensurate grid, no explicit method) and no monotone, caps or minMass");
-    lowerBound = (dual ? await lagrangianCertificate(v, o, symmetric, final, dual, result.P) : null) ?? (await certificate(v, o, remaining, symmetric, multi && o.multiResolution === true));
+    // lifted: the certificate on the top LP level's grid (a lower bound on every distribution, so on this grid's optimum too)
+    const top = levels[levels.length - 1]!;
+    const cv = lifted ? { ...v, grid: top.grid } : v;
+    lowerBound = (dual ? await lagrangianCertificate(cv, o, symmetric, top, dual, result.P) : null) ?? (await certificate(cv, o, remaining, symmetric, multi && o.multiResolution === true));
   }
   const stats: SolveStats = {
-    method: multi ? `multi-resolution (${levels.map((l) => l.grid.n).join(' -> ')} cells; ${method}, then cuts)` : method,
+    method: multi ? `multi-resolution (${levels.map((l) => l.grid.n).join(' -> ')} cells; ${method}, then cuts${lifted ? `; refined to ${grid.n} cells` : ''})` : method,
     cells: grid.n,
     shifts: fams.length,
     iterations,

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../../src/errors.js';
+import { optimizeNoise } from '../../../src/mechanisms/optimal-noise/index.js';
+
+// maxLpCells: the LP stops at a coarser level of the multi-resolution chain; its optimum, refined (each cell's
+// mass split evenly over its children: the same density), is the release on the requested grid.
+describe('optimizeNoise maxLpCells (lifted solve)', () => {
+  const o = { eps: 1, delta: 0.2, sensitivity: 1, support: 2 } as const;
+
+  it('400 cells lifted from 200: the 200-cell density on the 400-cell grid, verified exactly; LB = the 200-cell bound <= UB', async () => {
+    const coarse = await optimizeNoise({ ...o, beta: 0.02, multiResolution: true, certificateMethod: 'dual' });
+    const r = await optimizeNoise({ ...o, beta: 0.01, maxLpCells: 200, certificateMethod: 'dual' });
+    expect(r.probabilities.length).toBe(400);
+    expect(r.stats!.method).toMatch(/100 -> 200 cells.*refined to 400 cells/);
+    // the same density: every fine cell carries half its parent's mass
+    const pc = coarse.probabilities;
+    const pf = r.probabilities;
+    for (let j = 0; j < 400; j++) expect(Math.abs(pf[j]! - pc[j >> 1]! / 2)).toBeLessThan(1e-15);
+    expect(Math.abs(r.expectedLoss - coarse.expectedLoss)).toBeLessThan(1e-12);
+    expect(r.verify().ok).toBe(true);
+    expect(r.verifySafe().ok).toBe(true);
+    expect(r.lowerBound).toBe(coarse.lowerBound);
+    expect(r.lowerBound!).toBeLessThan(r.expectedLoss);
+    // not above the 400-cell optimum (0.558744, performance note)
+    expect(r.expectedLoss).toBeGreaterThan(0.558744);
+  }, 120_000);
+
+  it("the certificate LP ('lp') is taken on the top LP level's grid when lifted", async () => {
+    const r = await optimizeNoise({ ...o, beta: 0.01, maxLpCells: 200 });
+    expect(r.probabilities.length).toBe(400);
+    expect(r.verify().ok).toBe(true);
+    const c = await optimizeNoise({ ...o, beta: 0.02, multiResolution: true });
+    expect(Math.abs(r.lowerBound! - c.lowerBound!)).toBeLessThan(1e-9);
+    expect(Math.abs(r.expectedLoss - c.expectedLoss)).toBeLessThan(1e-9);
+  }, 120_000);
+
+  it('refuses a maxLpCells that is not an integer >= 1', async () => {
+    await expect(optimizeNoise({ ...o, beta: 0.05, maxLpCells: 0 })).rejects.toThrow(InvalidArgumentError);
+    await expect(optimizeNoise({ ...o, beta: 0.05, maxLpCells: 1.5 })).rejects.toThrow(/maxLpCells/);
+    // 160 cells have no coarser level (the chain stops at 100 cells): a limit below the grid cannot be met
+    await expect(optimizeNoise({ ...o, beta: 0.025, maxLpCells: 100 })).rejects.toThrow(/160 cells/);
+  });
+});
