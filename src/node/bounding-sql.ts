@@ -267,7 +267,11 @@ const BELOW_2_64 = '18446744073709549568.0';
  *   only the rows with gr <= k are stored;
  * - `good`: the units with gr = k (one flagged row each); `fbrows`: all rows of the other units
  *   (anti-join on `good`: one probe of every row), ranked by the same window (`fbranked`);
- * - `top`: the rows with gr <= k of the good units' candidates and of the ranked fallback rows;
+ * - `top`: the rows with gr <= k of the good units' candidates (`ranked` SEMI JOIN `good`: the units
+ *   of `ranked` outside `good` are exactly those whose rows are all in `fbrows`, so this is the same
+ *   set as `ranked` minus the units of `fbrows`; the semi-join builds its table on the small side,
+ *   while the anti-join against the distinct fallback units was built on the 1.7e6 ranked rows) and
+ *   the ranked fallback rows;
  * - `kept`: the rows of top whose pair has c <= m, and of the pairs with c > m the m rows of
  *   smallest h_r (ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY h_r); first = its rank 1).
  * Exactness (the kept pairs are the k smallest (h, g) of each unit, as in the one-pass ranking, for
@@ -313,7 +317,7 @@ function duckBounding(q: { from: string; U: string; G: string; V: string | undef
     `ranked AS MATERIALIZED (${rank(`(SELECT u, g, v, h FROM (SELECT u, g, v, ${h} AS h FROM ${src('r')}) AS hashed, thr WHERE h <= thr.t) AS cand`, order)})`,
     `good AS MATERIALIZED (SELECT u FROM ranked WHERE gr = ${k} AND first)`,
     `fbrows AS MATERIALIZED (SELECT u, g, v, ${h} AS h FROM ${src('f')} ANTI JOIN good USING (u))`,
-    `top AS MATERIALIZED (SELECT u, g, v, c, first FROM ranked ANTI JOIN (SELECT DISTINCT u FROM fbrows) AS fbunits USING (u)` +
+    `top AS MATERIALIZED (SELECT u, g, v, c, first FROM ranked SEMI JOIN good USING (u)` +
       ` UNION ALL SELECT u, g, v, c, first FROM (${rank('fbrows', order)}) AS fbranked)`,
     `kept AS (SELECT u, g, v, first FROM top WHERE c <= ${m}` +
       ` UNION ALL SELECT u, g, v, rn = 1 AS first FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${rowHash(d, q.k, q.V !== undefined)}) AS rn` +
