@@ -28,7 +28,7 @@ import { BudgetExceededError, DpkitError, InvalidArgumentError } from '../errors
 import { DATA_FAILURE_TEXT, isPublicInfrastructureError, publicFailureText, ValueFreeError } from './public-failure.js';
 import { checkOutputDir, dpkitVersion, OutputError, writeOutputFile } from './outputs.js';
 import { cryptoRng } from '../random/rng.js';
-import { loadAnalysis, loadSchema, planColumns, planCost, releaseClaim, releaseCost, SchemaError, type Analysis, type DataSchema, type ReleaseSpec } from './analysis.js';
+import { loadAnalysis, loadSchema, planColumns, planCost, releaseClaim, releaseCost, SchemaError, textColumns, type Analysis, type DataSchema, type ReleaseSpec } from './analysis.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { checkSource, DataEngine, DataSourceError, literal, sourceSql, type DataSourceSpec } from './data.js';
 import { executePlan, planRelease, releaseCharge, unitSensitivityText, validatePlanNoise, type ReleaseResult } from './execute.js';
@@ -513,7 +513,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       }
       let label = 'reading data';
       progress.update(label, 0);
-      engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f) });
+      engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f), textColumns: textColumns(a.schema) });
       // The data's column names are never printed (a CSV without a header row would show its first
       // record): only the schema's (public) names of the missing columns.
       const have = new Set((await engine.columns()).map((c) => c.name));
@@ -668,6 +668,8 @@ interface DescribeOptions {
   /** Required, except with --dry-run (which then shows the costs for eps 1). */
   eps?: number;
   dryRun?: boolean;
+  /** The user confirms that the first line of the CSV file is a header (requireHeader). */
+  header?: boolean;
   quiet?: boolean;
   json?: boolean;
   wide?: boolean;
@@ -783,16 +785,15 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   // Opened lazily (a view, not parsed into memory): before the budget check only the sniffer's sample
   // (header and types) is read; the whole file is parsed after the first release is charged (execute),
   // so a cell that does not parse as its sniffed type fails a charged release, never a free refusal.
-  const engine = await DataEngine.open(spec, { materializeBelowBytes: 0 }).catch(withheld);
+  const engine = await DataEngine.open(spec, { materializeBelowBytes: 0, textColumns: textColumns(schema) }).catch(withheld);
   let columns: { name: string; kind: 'numeric' | 'categorical' }[];
   let bounds: DescribeBounds;
   try {
     const all = await engine.columns().catch(withheld);
-    if (!o.columns && !(await headerDetected(engine, spec))) {
-      throw new DataSourceError(
-        `${data} seems to have no header row: dpkit takes column names from the header and does not show a first record as names; add a header row, or name the columns with --columns (with their bounds in --schema)`,
-      );
-    }
+    // The first line is taken as the column names only when it is known to be a header (--header,
+    // the schema's names, or a typed column the sniffer checked it against); --columns does not
+    // confirm it (its names would be checked against the first line). Before anything is spent.
+    await requireHeader(engine, spec, data, { header: o.header, confirmNames: [...schema.columns.keys()], hint: ', or declare its columns in a --schema (a schema whose column names all appear in the first line confirms it)' });
     const wanted = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : all.map((c) => c.name);
     // Only the names asked for are printed, never the file's own (a header-less file would show data).
     for (const w of wanted) if (!all.some((c) => c.name === w)) throw new DataSourceError(`column "${w}" (--columns) is not a column of ${data}`);
@@ -1042,18 +1043,41 @@ function describeDryRun(
 }
 
 /**
- * For a CSV file: whether DuckDB's sniffer detects a header row (a file without one would have its
- * first record taken as column names). Other formats name their columns in the file. When the
- * sniffer cannot be run, the header is taken as given.
+ * Before anything is spent: whether the first line of a CSV file may be taken as its header (the
+ * engine reads every CSV with `header = true`, so the first line always becomes the column names).
+ * DuckDB's sniffer tells a header from a record only by a typed column: a first line whose cell in
+ * a numeric (date, boolean, ...) column does not parse as that type is a header. When the sniffer
+ * finds no header row, or when every column reads as text (VARCHAR: nothing to check the first line
+ * against, and the sniffer then calls any first line a header), the first line may be a record, and
+ * taking it as names would print it. Such a file is refused (exit 5, nothing read beyond the
+ * sniffer's sample, nothing spent; the message names the file argument and the rule, never a name
+ * or value of the file) unless the header is confirmed: by `--header` (the user's statement that the
+ * first line is a header; dpkit believes it), or by `confirmNames` (a schema's column names) when
+ * every one of them is a name of the first line. Other formats name their columns in the file.
  */
-async function headerDetected(engine: DataEngine, spec: DataSourceSpec): Promise<boolean> {
-  if (!('path' in spec) || (spec.format ?? (/\.(parquet|pq|json|jsonl|ndjson)$/i.test(spec.path) ? 'other' : 'csv')) !== 'csv') return true;
+async function requireHeader(engine: DataEngine, spec: DataSourceSpec, dataArg: string, o: { header?: boolean; confirmNames?: readonly string[]; hint: string }): Promise<void> {
+  if (!('path' in spec) || (spec.format ?? (/\.(parquet|pq|json|jsonl|ndjson)$/i.test(spec.path) ? 'other' : 'csv')) !== 'csv') return;
+  if (o.header) return;
+  let hasHeader = false;
+  let allText = true;
   try {
-    const rows = await engine.sql(`SELECT HasHeader FROM sniff_csv(${literal(path.resolve(spec.path))})`);
-    return rows[0]?.[0] !== false;
+    // The number of columns and of typed (not VARCHAR) ones in the sniffer's reading.
+    const rows = await engine.sql(`SELECT HasHeader, CAST(len(Columns) AS INTEGER), CAST(len([c FOR c IN Columns IF upper(c.type) <> 'VARCHAR']) AS INTEGER) FROM sniff_csv(${literal(path.resolve(spec.path))})`);
+    hasHeader = rows[0]?.[0] === true;
+    allText = !(Number(rows[0]?.[1]) > 0 && Number(rows[0]?.[2]) > 0);
   } catch {
-    return true;
+    // The sniffer could not run: the header cannot be confirmed (refused below unless confirmed).
   }
+  if (hasHeader && !allText) return;
+  if (o.confirmNames !== undefined && o.confirmNames.length > 0) {
+    const names = new Set((await engine.columns().catch(() => [])).map((c) => c.name));
+    if (o.confirmNames.every((n) => names.has(n))) return;
+  }
+  throw new DataSourceError(
+    hasHeader
+      ? `${dataArg}: every column reads as text, so its first line cannot be told from a record (DuckDB's sniffer has no typed column to check it against), and dpkit takes no first line as column names unless it is confirmed to be a header: pass --header if it is one${o.hint}`
+      : `${dataArg} seems to have no header row: its first line would be taken as column names, and dpkit does not show a first record as names; add a header row, or pass --header if the first line is one${o.hint}`,
+  );
 }
 
 function parseBudget(budget: string | undefined, ledger: string, fallback: { eps: number; delta: number }): Analysis['budget'] {
@@ -1078,7 +1102,7 @@ function parseBudget(budget: string | undefined, ledger: string, fallback: { eps
 // ---------------------------------------------------------------------------------------------
 // init
 
-async function init(dataArg: string, o: { dir?: string; force?: boolean; format?: 'csv' | 'parquet' | 'json'; quiet?: boolean; json?: boolean }, io: CliIO): Promise<number> {
+async function init(dataArg: string, o: { dir?: string; force?: boolean; format?: 'csv' | 'parquet' | 'json'; quiet?: boolean; json?: boolean; header?: boolean }, io: CliIO): Promise<number> {
   const spec: DataSourceSpec = o.format ? { path: dataArg, format: o.format } : { path: dataArg };
   sourceSql(spec);
   await checkSource(spec);
@@ -1092,9 +1116,8 @@ async function init(dataArg: string, o: { dir?: string; force?: boolean; format?
   let columns;
   try {
     columns = await engine.columns().catch(withheld);
-    if (!(await headerDetected(engine, spec))) {
-      throw new DataSourceError(`${dataArg} seems to have no header row: dpkit init takes the column names from the header; add a header row`);
-    }
+    // init takes the column names from the first line: only when it is known to be a header.
+    await requireHeader(engine, spec, dataArg, { header: o.header, hint: '' });
   } finally {
     engine.close();
   }
@@ -1219,6 +1242,7 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .addOption(new Option('--bounds-method <method>', 'private bounds: histogram (ApproxBounds, default) or quantiles (private 1st/99th percentiles in --bounds-range)').choices(['histogram', 'quantiles']))
     .option('--bounds-range <lo,hi>', 'the wide public range searched by --bounds-method quantiles')
     .option('--columns <a,b,...>', 'only these columns')
+    .option('--header', 'the first line of the CSV file is its header (needed when every column reads as text, or when DuckDB\'s sniffer finds no header row: dpkit cannot tell a header from a record then)')
     .option('--ledger <file>', 'ledger file', 'out/ledger')
     .option('--budget <eps[,delta[,accounting]]>', 'total budget when the ledger is created (accounting: basic, the default, or zcdp-filter)')
     .option('--out <dir>', 'output directory for results.json and report.html', 'out')
@@ -1238,11 +1262,12 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .argument('<data>', 'CSV, Parquet or JSON file')
     .option('--dir <dir>', 'where to write <name>.schema.yaml and <name>.analysis.yaml', '.')
     .option('--force', 'overwrite existing files')
+    .option('--header', 'the first line of the CSV file is its header (needed when every column reads as text, or when DuckDB\'s sniffer finds no header row: dpkit cannot tell a header from a record then)')
     .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'parquet', 'json']))
     .option('-q, --quiet', 'print nothing but errors')
     .option('--json', 'print the written paths and the column types as JSON')
     .addHelpText('after', '\nExample: dpkit init data/california_housing.csv --dir analysis')
-    .action(async (data: string, opts: { dir?: string; force?: boolean; format?: 'csv' | 'parquet' | 'json'; quiet?: boolean; json?: boolean }) => {
+    .action(async (data: string, opts: { dir?: string; force?: boolean; format?: 'csv' | 'parquet' | 'json'; quiet?: boolean; json?: boolean; header?: boolean }) => {
       setCode(await init(data, opts, io));
     });
 
