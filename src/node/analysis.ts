@@ -760,6 +760,15 @@ export function planCost(releases: readonly ReleaseSpec[], ledger: Neighbors = '
   return { eps, delta };
 }
 
+/**
+ * The columns a schema declares categorical: read from a CSV file as text (their levels are
+ * matched as exact text), whatever type the engine would guess from the data. Id columns keep the
+ * engine's type (an integer id keeps the integer paths of the per-unit SQL).
+ */
+export function textColumns(schema: DataSchema): string[] {
+  return [...schema.columns.values()].filter((c) => c.type === 'categorical').map((c) => c.name);
+}
+
 /** Every column a plan reads. */
 export function planColumns(a: Analysis): string[] {
   const s = new Set<string>();

@@ -40,6 +40,8 @@ export interface OpenOptions {
   threads?: number;
   /** Text files below this size are parsed once into memory (DuckDB only; default 256 MiB). */
   materializeBelowBytes?: number;
+  /** Columns read from a CSV file as text, not as their sniffed type: the schema's categorical columns (DuckDB only; see {@link DuckDbEngine.open}). */
+  textColumns?: readonly string[];
 }
 
 function isClickHouse(spec: DataSourceSpec): spec is ClickHouseSourceSpec {

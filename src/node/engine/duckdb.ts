@@ -36,6 +36,19 @@ function num(x: number): string {
   return `CAST(${JSON.stringify(x)} AS DOUBLE)`;
 }
 
+/**
+ * A value as text for matching public levels, the same text as ClickHouse's toString: DuckDB
+ * prints a whole-number DOUBLE or FLOAT with a fraction ('1.0') where ClickHouse and a schema's
+ * levels say '1', so a floating-point value that is a whole number with |v| < 2^53 is printed
+ * through BIGINT ('1', '-0.0' as '0'); every other value (text, integers, other doubles in their
+ * shortest round-trip form, DECIMAL with its scale) is CAST to VARCHAR. The type test binds for
+ * every column type and is folded away when the plan is bound, so a VARCHAR column reads as itself.
+ */
+export function canonicalText(e: string): string {
+  const x = `TRY_CAST(${e} AS DOUBLE)`;
+  return `(CASE WHEN typeof(${e}) IN ('DOUBLE', 'FLOAT') AND ${x} = trunc(${x}) AND abs(${x}) < 9007199254740992 THEN CAST(CAST(${x} AS BIGINT) AS VARCHAR) ELSE CAST(${e} AS VARCHAR) END)`;
+}
+
 /** DuckDB's dialect. */
 export const duckdbDialect: Dialect = {
   name: 'duckdb',
@@ -49,7 +62,7 @@ export const duckdbDialect: Dialect = {
   sumExact: (e) => `sum(${e})`,
   wideProduct: (a, b) => `(CAST(${a} AS HUGEINT) * ${b})`,
   ceilInt: (e) => `CAST(ceil(${e}) AS INTEGER)`,
-  text: (e) => `CAST(${e} AS VARCHAR)`,
+  text: (e) => canonicalText(e),
   boolDouble: (e) => `CAST(${e} AS DOUBLE)`,
   notNull: (e) => e,
 };
@@ -124,14 +137,21 @@ export function checkSqlText(spec: SqlSourceSpec): string {
   return text;
 }
 
-/** The FROM expression that reads a file spec or a SQL spec (whose text is checked, not yet its statements). */
-export function sourceSql(spec: FileSourceSpec | SqlSourceSpec): string {
+/**
+ * The FROM expression that reads a file spec or a SQL spec (whose text is checked, not yet its
+ * statements). `textColumns`: CSV columns read as VARCHAR instead of their sniffed type (every one
+ * must be a column of the file; see {@link DuckDbEngine.open}).
+ */
+export function sourceSql(spec: FileSourceSpec | SqlSourceSpec, textColumns: readonly string[] = []): string {
   if ('sql' in spec) return `(\n${checkSqlText(spec)}\n)`;
   if (typeof spec.path !== 'string' || spec.path === '') throw new InvalidArgumentError('data.path', 'must be a file path');
   const fmt = spec.format ?? detectFormat(spec.path);
   if (!fs.existsSync(spec.path)) throw new DataSourceError(`data file not found: ${spec.path}`);
   const p = literal(path.resolve(spec.path));
-  if (fmt === 'csv') return `read_csv(${p}, header = true, auto_detect = true)`;
+  if (fmt === 'csv') {
+    const types = textColumns.length === 0 ? '' : `, types = {${textColumns.map((c) => `${literal(c)}: 'VARCHAR'`).join(', ')}}`;
+    return `read_csv(${p}, header = true, auto_detect = true${types})`;
+  }
   if (fmt === 'parquet') return `read_parquet(${p})`;
   return `read_json_auto(${p})`;
 }
@@ -210,9 +230,17 @@ export class DuckDbEngine extends SqlEngine {
     return `TRY_CAST(${ident(column)} AS DOUBLE)`;
   }
 
-  /** Open a data source (small text files are parsed once; other sources are read lazily by each query). */
-  static async open(spec: FileSourceSpec | SqlSourceSpec, opts: { progress?: ProgressSink; threads?: number; materializeBelowBytes?: number } = {}): Promise<DuckDbEngine> {
-    const from = sourceSql(spec);
+  /**
+   * Open a data source (small text files are parsed once; other sources are read lazily by each
+   * query). `textColumns` (the columns a schema declares categorical) are read from a CSV file as
+   * VARCHAR, not as the type DuckDB's sniffer guesses from a sample: one cell such as `1.0` must
+   * not turn a column of level codes into DOUBLE (whose text '1.0' no level matches), nor `01` into
+   * BIGINT 1. The decision depends on the schema only; names the file lacks are left out here (and
+   * reported by name by the caller's column check). Other formats have typed columns: their
+   * levels are matched through {@link canonicalText}.
+   */
+  static async open(spec: FileSourceSpec | SqlSourceSpec, opts: { progress?: ProgressSink; threads?: number; materializeBelowBytes?: number; textColumns?: readonly string[] } = {}): Promise<DuckDbEngine> {
+    sourceSql(spec); // checks the spec before an instance is made
     // Text files (CSV, JSON) are parsed on every scan; below a size limit (default 256 MiB) they are
     // parsed once into an in-memory DuckDB table. Parquet and larger files stay lazy views (streamed).
     const limit = opts.materializeBelowBytes ?? 256 * 1024 * 1024;
@@ -228,6 +256,12 @@ export class DuckDbEngine extends SqlEngine {
     const con = await instance.connect();
     const engine = new DuckDbEngine(instance, con, 'sql' in spec ? 'SQL query' : spec.path, opts.progress);
     try {
+      let from = sourceSql(spec);
+      if (!('sql' in spec) && (opts.textColumns ?? []).length > 0 && (spec.format ?? detectFormat(spec.path)) === 'csv') {
+        // The header's names (public structure): DuckDB refuses a types entry for a column the file lacks.
+        const names = new Set((await con.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRows().map((r) => String(r[0])));
+        from = sourceSql(spec, [...new Set(opts.textColumns)].filter((c) => names.has(c)));
+      }
       if ('sql' in spec) {
         // Seal first: only the listed files, no network, no extensions, configuration locked.
         const files = (spec.files ?? []).map((f) => path.resolve(f));
