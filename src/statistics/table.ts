@@ -5,29 +5,54 @@ import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../optio
 import { InvalidArgumentError } from '../errors.js';
 import { checkOptionsObject, parseNoiseOptions, type NoisyStatOptions, type StatResult } from './common.js';
 import { countsPlan } from './histogram.js';
-import { runStatPlan, type StatPlan } from './plan.js';
+import { runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
+import { resolveAccountant } from '../release.js';
 
 export type Category = string | number;
 
-export interface TableOptions extends NoisyStatOptions {
-  /**
-   * The public levels of each column (one array per column, distinct values). Strongly recommended:
-   * when omitted, the levels are taken from the data (sorted), and the SET OF LEVELS ITSELF IS NOT
-   * PROTECTED (a level seen once reveals that some record has it). With declared levels ONLY THE
-   * DECLARED LEVELS ARE COUNTED: a record whose value in some column is not a declared level (any
-   * other string or number, or a non-category) is silently left out of the table. (An error there
-   * would be a free, data-dependent answer after the budget check; to count such records, declare a
-   * catch-all level and map the values to it before the call.)
-   *
-   * A NUMBER L instead of an array declares the integer codes 0, 1, ..., L-1 (the fast path for
-   * integer-coded columns such as an Int32Array or Uint8Array: the value is the cell code, no lookup).
-   */
-  levels?: ReadonlyArray<ReadonlyArray<Category> | number>;
+interface TableBaseOptions extends NoisyStatOptions {
   /** Keep negative noisy counts (default false: clamped to 0, then rounded half to even). */
   allowNegative?: boolean;
 }
 
-const TABLE_OPTIONS = optionSpec<TableOptions>({ ...NOISY_STAT_RULES, levels: true, allowNegative: 'boolean' });
+/** The eps-DP (or (eps, delta)-DP) table over PUBLIC, declared levels. */
+export interface TableDPOptions extends TableBaseOptions {
+  /**
+   * The public levels of each column (one array per column, distinct values). Required: the set of
+   * levels is part of the output, so it must not come from the data (see {@link TableDataLevelsOptions}
+   * for the non-private alternative). ONLY THE DECLARED LEVELS ARE COUNTED: a record whose value in some
+   * column is not a declared level (any other string or number, or a non-category) is silently left
+   * out of the table. (An error there would be a free, data-dependent answer after the budget check;
+   * to count such records, declare a catch-all level and map the values to it before the call.)
+   *
+   * A NUMBER L instead of an array declares the integer codes 0, 1, ..., L-1 (the fast path for
+   * integer-coded columns such as an Int32Array or Uint8Array: the value is the cell code, no lookup).
+   */
+  levels: ReadonlyArray<ReadonlyArray<Category> | number>;
+  allowDataLevels?: false;
+}
+
+/**
+ * The levels read from the data (sorted): NOT differentially private, since the released level set
+ * reveals with certainty that some record has each level (a level seen once identifies it). It must be
+ * acknowledged with `allowDataLevels: true`; its Release states no finite guarantee (eps = Infinity,
+ * the mechanism label ends in '(not DP: levels read from the data)'), and it cannot be charged to an
+ * accountant (a budget cannot account for a non-private release).
+ */
+export interface TableDataLevelsOptions extends TableBaseOptions {
+  levels?: undefined;
+  /** Required acknowledgement that the levels are read from the data and the table is not differentially private. */
+  allowDataLevels: true;
+  /** No accountant (`null` opts out of a default accountant set by setDefaultAccountant). */
+  accountant?: null;
+}
+
+export type TableOptions = TableDPOptions | TableDataLevelsOptions;
+
+/** The suffix of the mechanism label of a table whose levels are read from the data (not DP). */
+export const TABLE_DATA_LEVELS_MARK = '(not DP: levels read from the data)';
+
+const TABLE_OPTIONS = optionSpec<TableOptions>({ ...NOISY_STAT_RULES, levels: true, allowNegative: 'boolean', allowDataLevels: 'boolean' });
 
 export interface ContingencyTable {
   /** The levels of each column, in table order. */
@@ -55,15 +80,20 @@ function sortedLevels(values: Set<Category>): Category[] {
  * neighbours l1 = 2 (Laplace b = 2/eps, eps-DP) or l2 = sqrt(2) (Gaussian, (eps, delta)-DP), unbounded 1
  * (DPpack's table). Post-processing: negatives clamped to 0 unless allowNegative, then rounding half
  * to even. Columns hold strings or numbers (1 and '1' are different levels); all of equal length.
- * With declared `levels`, only records whose values are all declared levels are counted (the others
- * are left out silently: no error can reveal a record after the budget check). Call as
- * tableDP([col1, col2, ...], opts).
+ * Only records whose values are all declared levels are counted (the others are left out silently:
+ * no error can reveal a record after the budget check). Call as tableDP([col1, col2, ...], opts).
+ *
+ * The levels are part of the output, so the guarantee holds only for PUBLIC `levels`, which are
+ * required. DPpack's default of reading the levels from the data publishes every value that occurs
+ * (a level seen once reveals that some record has it, with certainty): it is available only as an
+ * explicit, non-private opt-in, `allowDataLevels: true` without `levels`, whose Release states
+ * eps = Infinity and which refuses an accountant (see {@link TableDataLevelsOptions}).
  *
  * @param columns One or more private categorical columns (same length): the table counts their combinations.
- * @param opts `levels`: the PUBLIC levels of each column (or a number of integer codes); `eps` (and `delta`, `mechanism`), `rng`, `accountant`, `details`.
+ * @param opts `levels`: the PUBLIC levels of each column (or a number of integer codes; required unless `allowDataLevels: true`); `eps` (and `delta`, `mechanism`), `rng`, `accountant`, `details`.
  * @returns The private counts of every combination of levels; with `details: true` the {@link Release}.
- * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
- *   after the budget check (charged) when a data value is not a finite number.
+ * @throws {@link InvalidArgumentError} when an option is out of its domain (eps <= 0, delta outside (0, 1) for Gaussian noise, `levels` missing without `allowDataLevels: true`,
+ *   an accountant with `allowDataLevels: true`), before anything is spent; with `allowDataLevels: true`, after the budget check when a data value is not a category.
  * @throws {@link UnknownOptionError} for an option key it does not know, before anything is spent.
  * @throws {@link BudgetExceededError} when the accountant cannot pay eps (and delta); nothing is spent.
  * @example
@@ -171,16 +201,17 @@ export interface TablePlan extends StatPlan<TableStatistic, ContingencyTable> {
 
 /**
  * The plan of {@link tableDP} for C columns: per relation the count sensitivity and the noise of the
- * cells (laid out before any data are read when the levels are declared). Validates every option.
+ * cells (laid out before any data are read when the levels are declared). Validates every option:
+ * `levels` is required unless `allowDataLevels: true` (then eps = Infinity: not DP, no accountant).
  *
  * @param opts The options of {@link tableDP}.
- * @param C The number of cells of the table.
+ * @param C The number of columns of the table.
  * @returns The data-free plan of the release.
  * @throws {@link InvalidArgumentError} when an argument or option is out of its domain.
  * @example
  * ```ts
  * import { planTable } from 'dpkit';
- * const plan = planTable({ eps: 1 }, 6);
+ * const plan = planTable({ eps: 1, levels: [['a', 'b', 'c'], ['x', 'y']] }, 2);
  * console.log(plan.releases[0]!.sensitivity, plan.releases[0]!.guarantee);
  * ```
  */
@@ -189,6 +220,17 @@ export function planTable(opts: TableOptions, C: number): TablePlan {
   const allowNegative = opts.allowNegative ?? false;
   if (typeof allowNegative !== 'boolean') throw new InvalidArgumentError('allowNegative', 'must be a boolean', allowNegative);
   let declared: Category[][] | undefined;
+  const allowDataLevels = opts.allowDataLevels ?? false;
+  if (typeof allowDataLevels !== 'boolean') throw new InvalidArgumentError('allowDataLevels', 'must be a boolean', allowDataLevels);
+  if (opts.levels === undefined) {
+    if (!allowDataLevels) {
+      throw new InvalidArgumentError(
+        'levels',
+        'is required: the public levels of each column (levels read from the data publish the values that occur, which is NOT differentially private; pass allowDataLevels: true without levels to acknowledge it)',
+      );
+    }
+    if (resolveAccountant(opts) !== undefined) throw new InvalidArgumentError('accountant', 'cannot be charged for allowDataLevels: true, which is not differentially private (no finite eps; pass accountant: null when a default accountant is set)');
+  } else if (allowDataLevels) throw new InvalidArgumentError('allowDataLevels', 'applies only without levels (the levels are then read from the data)', allowDataLevels);
   if (opts.levels !== undefined) {
     if (!Array.isArray(opts.levels) || opts.levels.length !== C) throw new InvalidArgumentError('levels', `must be an array of ${C} level arrays (one per column)`, opts.levels);
     declared = opts.levels.map((lv, c) => {
@@ -214,8 +256,29 @@ export function planTable(opts: TableOptions, C: number): TablePlan {
     cells = 1;
     for (const lv of declared) cells *= lv.length;
   }
-  const releases = p.relations.map((r) => countsPlan<TableStatistic, ContingencyTable>(p, r, cells, (t) => t.counts, { allowNegative, normalize: false }, (out, t) => contingencyTable(t, out)));
+  const releases = p.relations.map((r) => {
+    const plan = countsPlan<TableStatistic, ContingencyTable>(p, r, cells, (t) => t.counts, { allowNegative, normalize: false }, (out, t) => contingencyTable(t, out));
+    return declared ? plan : notPrivate(plan);
+  });
   return { name: 'tableDP', releases, levels: declared };
+}
+
+/**
+ * The plan of a table whose levels are read from the data: the counts get the same noise, but the
+ * level set is released as it is, so no finite eps holds (eps = Infinity, the delta of the noise kept).
+ */
+function notPrivate(plan: ReleasePlan<TableStatistic, ContingencyTable>): ReleasePlan<TableStatistic, ContingencyTable> {
+  const mechanism = `${plan.mechanism} ${TABLE_DATA_LEVELS_MARK}`;
+  const guarantee = { ...plan.guarantee, eps: Infinity };
+  return {
+    ...plan,
+    guarantee,
+    mechanism,
+    release(stat, rng) {
+      const r = plan.release(stat, rng);
+      return { ...r, mechanism, guarantee: { ...r.guarantee, eps: Infinity } };
+    },
+  };
 }
 
 /** The released table: the noisy counts `out` over the levels and shape of `t`. */

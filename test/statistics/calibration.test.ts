@@ -57,7 +57,7 @@ describe('true values (clipped data, negligible noise)', () => {
     expect(t.count('b', 2, 'x')).toBe(1);
     expect(t.count('c', 1, 'y')).toBe(0);
     expect(Array.from(t.counts).reduce((s, v) => s + v, 0)).toBe(4);
-    const t2 = tableDP([[3, 1, 3, 2]], huge);
+    const t2 = tableDP([[3, 1, 3, 2]], { ...huge, allowDataLevels: true });
     expect(t2.levels).toEqual([[1, 2, 3]]);
     expect(Array.from(t2.counts)).toEqual([1, 1, 2]);
   });
@@ -173,7 +173,7 @@ describe('sensitivities and scales (DPpack table)', () => {
     const hg = histogramDP(x, { ...base, eps: 1, mechanism: 'analytic', delta: 1e-5 });
     expect(hg.sensitivity).toBeCloseTo(Math.SQRT2, 15);
     expect(hg.scale).toBeCloseTo(analyticGaussianSigma(1, 1e-5, Math.SQRT2), 14);
-    const t = tableDP([['a', 'b']], { eps: 2, rng, details: true, noise: 'float', neighbors: 'both' });
+    const t = tableDP([['a', 'b']], { eps: 2, levels: [['a', 'b']], rng, details: true, noise: 'float', neighbors: 'both' });
     expect(t.bounded.scale).toBe(1);
     expect(t.unbounded.scale).toBe(0.5);
   });

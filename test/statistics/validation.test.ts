@@ -74,11 +74,11 @@ describe('validation', () => {
     throwsArg(() => histogramDP([1], { eps: 1, breaks: [0, 1, 1] }), 'breaks');
     throwsArg(() => histogramDP([1], { eps: 1, breaks: [0, 1], lower: -1 }), 'lower');
     throwsArg(() => histogramDP([1], { ...b, eps: 1, normalize: 'yes' as never }), 'normalize');
-    throwsArg(() => tableDP([], { eps: 1 }), 'columns');
-    throwsArg(() => tableDP([['a'], ['b', 'c']], { eps: 1 }), 'columns[1]');
+    throwsArg(() => tableDP([], { eps: 1, levels: [['a']] }), 'columns');
+    throwsArg(() => tableDP([['a'], ['b', 'c']], { eps: 1, levels: [['a'], ['b']] }), 'columns[1]');
     throwsArg(() => tableDP([['a']], { eps: 1, levels: [['a', 'a']] }), 'levels[0]');
     throwsArg(() => tableDP([['a']], { eps: 1, levels: [['a'], ['b']] }), 'levels');
-    throwsArg(() => tableDP([[NaN as never]], { eps: 1 }), 'columns[…]');
+    throwsArg(() => tableDP([[NaN as never]], { eps: 1, allowDataLevels: true }), 'columns[…]');
     throwsArg(() => quantileDP([1], 1.5, { ...b, eps: 1 }), 'q');
     throwsArg(() => quantileDP([1, Infinity], 0.5, { ...b, eps: 1 }), 'x[…]');
     throwsArg(() => medianDP([1], { ...b, eps: 1, uniformSampling: 'no' as never }), 'uniformSampling');
@@ -202,7 +202,7 @@ describe('tableDP: undeclared values (review finding 8)', () => {
   it('an invalid category met while reading levels from the data names the column only', () => {
     let err: unknown;
     try {
-      tableDP([['a', 'secret-42', { x: 1 } as never]], { eps: 1 });
+      tableDP([['a', 'secret-42', { x: 1 } as never]], { eps: 1, allowDataLevels: true });
     } catch (e) {
       err = e;
     }
