@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { InvalidArgumentError } from '../../errors.js';
+import { checkParquetMagic } from '../parquet-magic.js';
 import { DataSourceError, QUERY_FAILED, SqlEngine, type Cell, type ColumnInfo, type Dialect, type FileSourceSpec, type ProgressSink, type SqlSourceSpec } from './engine.js';
 
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*)$/;
@@ -140,7 +141,8 @@ export function checkSqlText(spec: SqlSourceSpec): string {
 /**
  * The FROM expression that reads a file spec or a SQL spec (whose text is checked, not yet its
  * statements). `textColumns`: CSV columns read as VARCHAR instead of their sniffed type (every one
- * must be a column of the file; see {@link DuckDbEngine.open}).
+ * must be a column of the file; see {@link DuckDbEngine.open}). Before any data are read, a file
+ * must exist and a Parquet file must be framed as one (src/node/parquet-magic.ts).
  */
 export function sourceSql(spec: FileSourceSpec | SqlSourceSpec, textColumns: readonly string[] = []): string {
   if ('sql' in spec) return `(\n${checkSqlText(spec)}\n)`;
@@ -152,7 +154,10 @@ export function sourceSql(spec: FileSourceSpec | SqlSourceSpec, textColumns: rea
     const types = textColumns.length === 0 ? '' : `, types = {${textColumns.map((c) => `${literal(c)}: 'VARCHAR'`).join(', ')}}`;
     return `read_csv(${p}, header = true, auto_detect = true${types})`;
   }
-  if (fmt === 'parquet') return `read_parquet(${p})`;
+  if (fmt === 'parquet') {
+    checkParquetMagic(spec.path);
+    return `read_parquet(${p})`;
+  }
   return `read_json_auto(${p})`;
 }
 
