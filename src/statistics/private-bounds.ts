@@ -237,7 +237,7 @@ export function privateBounds<O extends PrivateBoundsOptions>(x: ArrayLike<numbe
   // The data's shape before the budget check (x an array, units parallel to it); its values (a
   // function of the private data) after it, so that a refusal is charged (and value-free).
   if (!(Array.isArray(x) || ArrayBuffer.isView(x))) throw new InvalidArgumentError('x', 'must be an array or typed array of finite numbers', x);
-  if (o.units !== undefined && (o.units as ArrayLike<Ident>).length !== x.length) throw new InvalidArgumentError('units', 'must have one entry per value', (o.units as ArrayLike<Ident>).length);
+  if (o.units !== undefined && (o.units as ArrayLike<Ident>).length !== x.length) throw new InvalidArgumentError('units', 'must have one entry per value of x');
   const B = c.B;
   const result = runRelease(o, { name: 'privateBounds', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'approx-bounds-laplace', ...(c.unit ? { privacyUnit: c.unit } : {}) }, (rng) => {
     for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'number' || !Number.isFinite(x[i])) throw new InvalidArgumentError(`x[${i}]`, 'must be a finite number');
@@ -370,7 +370,7 @@ function drawBounds(draw: (q: number, epsOverSens: number) => number, c: ParsedQ
 function quantileBounds(x: ArrayLike<number>, o: PrivateBoundsOptions): PrivateBounds | PrivateBoundsRelease {
   const c = parseQuantileOptions(o, false);
   if (!(Array.isArray(x) || ArrayBuffer.isView(x))) throw new InvalidArgumentError('x', 'must be an array or typed array of finite numbers', x);
-  if (o.units !== undefined && (o.units as ArrayLike<Ident>).length !== x.length) throw new InvalidArgumentError('units', 'must have one entry per value', (o.units as ArrayLike<Ident>).length);
+  if (o.units !== undefined && (o.units as ArrayLike<Ident>).length !== x.length) throw new InvalidArgumentError('units', 'must have one entry per value of x');
   const result = runRelease(o, { name: 'privateBounds', eps: c.eps, delta: 0, neighbors: c.relation, mechanism: 'quantile-bounds-exponential', ...(c.unit ? { privacyUnit: c.unit } : {}) }, (rng) => {
     for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'number' || !Number.isFinite(x[i])) throw new InvalidArgumentError(`x[${i}]`, 'must be a finite number');
     const rows = o.units === undefined ? undefined : boundContributions(o.units, undefined, { maxPartitions: 1, maxRows: c.m }, rng);

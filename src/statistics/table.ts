@@ -114,7 +114,7 @@ export function tableDP<O extends TableOptions>(columns: ReadonlyArray<ArrayLike
     if (!(Array.isArray(col) || (ArrayBuffer.isView(col) && !(col instanceof DataView)))) throw new InvalidArgumentError(`columns[${c}]`, 'must be an array of strings or numbers', col);
     const len = (col as ArrayLike<Category>).length;
     if (n < 0) n = len;
-    else if (len !== n) throw new InvalidArgumentError(`columns[${c}]`, `must have the same length as columns[0] (${n})`, len);
+    else if (len !== n) throw new InvalidArgumentError(`columns[${c}]`, 'must have the same length as columns[0]');
   }
   const plan = planTable(opts, C);
   const declared = plan.levels;

@@ -87,3 +87,18 @@ describe('privateBounds (ApproxBounds: thresholded noisy log-scale histogram)', 
     expect(acc.spent().eps).toBe(1);
   });
 });
+
+describe('privateBounds: shape errors name no record count', () => {
+  it('units of another length than x: a typed error naming units, without the lengths (private under add/remove)', () => {
+    for (const method of ['histogram', 'quantiles'] as const) {
+      let err: unknown;
+      try {
+        privateBounds([1, 2, 3, 4, 5, 6, 7], { eps: 1, units: [1, 2], rng: seededRng(1), ...(method === 'quantiles' ? { method, range: [0, 10] as [number, number] } : {}) });
+      } catch (e) {
+        err = e;
+      }
+      expect((err as { argument?: string }).argument).toBe('units');
+      expect((err as Error).message).not.toMatch(/\d/);
+    }
+  });
+});

@@ -87,3 +87,17 @@ describe('tableDP levels', () => {
     expect(withFalse.guarantee.eps).toBe(1);
   });
 });
+
+describe('tableDP shape errors', () => {
+  it('columns of different lengths: a typed error naming the column, without the record count (private under add/remove)', () => {
+    let err: unknown;
+    try {
+      tableDP([['a', 'b', 'c', 'd', 'e', 'f', 'g'], ['x']], { eps: 1, levels: [['a'], ['x']], neighbors: 'unbounded', rng: seededRng(1) });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as InvalidArgumentError).argument).toBe('columns[1]');
+    expect((err as Error).message).not.toMatch(/7|\(1\)|got/);
+  });
+});
