@@ -295,7 +295,7 @@ export function selectPartitions<K, O extends PartitionSelectionOptions>(counts:
   // must then build the Map in a data-independent order).
   const entries = [...map];
   if (entries.every(([key]) => typeof key === 'string' || typeof key === 'number' || typeof key === 'boolean')) entries.sort((a, b) => canonicalOrder(a[0] as never, b[0] as never));
-  const kept = runRelease(o, { name: 'selectPartitions', eps, delta, neighbors: 'unbounded', mechanism }, (rng) => {
+  const kept = runRelease(o, { name: 'selectPartitions', eps, delta, neighbors: 'unbounded', mechanism, ...(unit ? { privacyUnit: unit } : {}) }, (rng) => {
     // The counts are a function of the private data: checked after the budget check, so that a
     // refusal is charged (and value-free).
     for (const n of map.values()) {

@@ -189,3 +189,24 @@ describe('selectPartitions: API', () => {
     expect(acc.spent()).toEqual({ eps: 1, delta: 1e-6 });
   });
 });
+
+describe('selectPartitions: the privacy unit is charged as stated', () => {
+  it('a budget for unit "user" accepts a selection over users, a "row" budget refuses it, and the ledger records the unit', () => {
+    const user = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: 'unbounded', privacyUnit: 'user' });
+    const r = selectPartitions(new Map([['x', 100]]), { eps: 1, delta: 1e-6, privacyUnit: 'user', accountant: user, rng: seededRng(1), details: true });
+    expect(r.guarantee.privacyUnit).toBe('user');
+    expect(user.ledger()).toHaveLength(1);
+    expect(user.ledger()[0]!.privacyUnit).toBe('user');
+    expect(user.spent()).toEqual({ eps: 1, delta: 1e-6 });
+    const row = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: 'unbounded', privacyUnit: 'row' });
+    let err: unknown;
+    try {
+      selectPartitions(new Map([['x', 100]]), { eps: 1, delta: 1e-6, privacyUnit: 'user', accountant: row, rng: seededRng(1) });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as InvalidArgumentError).argument).toBe('privacyUnit');
+    expect(row.spent()).toEqual({ eps: 0, delta: 0 });
+  });
+});
