@@ -11,8 +11,9 @@
  *
  * Budget: the caller checked the whole plan against the ledger before any data were read. Each
  * release then goes through the one release runner ({@link runChecked}): checked again, computed,
- * charged; a failure after the check (a data error, a public size bound `n` that the data do not
- * meet, a model that fails) is charged too and rethrown. The accountant's sink (the file ledger)
+ * charged; a failure after the check (a data error, a model that fails) is charged too and rethrown.
+ * (A public size bound `n` that the data do not meet is not a failure: those releases pad the data to
+ * `n` at the midpoint, src/statistics/size-padding.ts.) The accountant's sink (the file ledger)
  * makes the spend durable before the result is returned, so no result exists whose spend is not
  * recorded.
  */

@@ -134,7 +134,9 @@ function planMeanSpec(r: Spec<'mean'>, schema: DataSchema): PlannedRelease {
     mechanism: first.releases[0]!.mechanism,
     async run(engine, rng, alpha) {
       const m = (await engine.moments([q]))[0]!;
-      if (m.n < 1) throw new InvalidArgumentError(r.column, 'has no non-missing values');
+      // Replace-one: the count is public and a mean needs one value. Add/remove-one: the count is
+      // private and the release is total (no values at all release the midpoint plus noise).
+      if (bounded && m.n < 1) throw new InvalidArgumentError(r.column, 'has no non-missing values');
       const plan = bounded ? planMean(opts, m.n, gridRange(q)) : first;
       const rel = plan.releases[0]!.release({ sum: m.sum, count: m.n, mean: m.mean }, rng);
       return { ...base(r, [r.column], alpha), ...scalarFields(rel, alpha) };
@@ -156,9 +158,10 @@ function planVarianceSpec(r: Spec<'variance' | 'sd'>, schema: DataSchema): Plann
     mechanism: first.releases[0]!.mechanism,
     async run(engine, rng, alpha) {
       const m = (await engine.moments([q]))[0]!;
-      if (m.n < 2) throw new InvalidArgumentError(r.column, 'needs at least 2 non-missing values for a variance');
+      // Add/remove-one: total (fewer than n values are padded to n at the midpoint, see varDP).
+      if (bounded && m.n < 2) throw new InvalidArgumentError(r.column, 'needs at least 2 non-missing values for a variance');
       const plan = bounded ? planVariance(opts, m.n, false, gridRange(q)) : first;
-      const rel = plan.releases[0]!.releaseNoisy!({ variance: m.variance, count: m.n }, rng);
+      const rel = plan.releases[0]!.releaseNoisy!({ variance: m.variance, mean: m.mean, count: m.n }, rng);
       const raw = rel.value;
       const w = rel.noiseHalfWidth(alpha) as number;
       const lo = Math.max(0, raw - w);
@@ -189,9 +192,11 @@ const planCovSpec: Planner<'cov'> = (r, schema) => {
     mechanism: first.releases[0]!.mechanism,
     async run(engine, rng, alpha) {
       const cm = await engine.crossMoments(q1, q2);
-      if (cm.n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 rows with both values');
+      // Add/remove-one: total (fewer than n pairs are padded to n at the midpoints, see covDP).
+      if (bounded && cm.n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 rows with both values');
       const plan = bounded ? planCov(opts, cm.n, ranges) : first;
-      return { ...base(r, [...r.columns], alpha), ...scalarFields(plan.releases[0]!.release({ covariance: cm.covariance, count: cm.n }, rng), alpha) };
+      const stat = { covariance: cm.covariance, mean1: cm.meanA, mean2: cm.meanB, count: cm.n };
+      return { ...base(r, [...r.columns], alpha), ...scalarFields(plan.releases[0]!.release(stat, rng), alpha) };
     },
   };
 };

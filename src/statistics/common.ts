@@ -44,12 +44,14 @@ export interface PublicSizeOption {
    * A PUBLIC lower bound on the number of records (for pooled statistics: on the total N over all
    * groups). Required for `neighbors: 'unbounded'` and `'both'`: under add/remove-one neighbours the
    * number of records is itself private, so the sensitivity, the noise scale and the release grid of
-   * the unbounded release are computed from this public value, never from the data's size. A data set
-   * with fewer records is refused with a typed error AFTER the budget check, and the refusal is
-   * CHARGED like the release: whether the data have fewer records than `n` is a fact about the
-   * private data (a free refusal would be an oracle: a binary search over `n` would recover the exact
-   * count at no cost). Use a bound that is publicly known to hold. Validated when given; the bounded
-   * release ignores it (replacing a record keeps the size, which is then public).
+   * the unbounded release are computed from this public value, never from the data's size. The mean,
+   * variance, sd and covariance release a total function of the data: with fewer than `n` records the
+   * data are padded to `n` records at the midpoint of the public range (same sensitivity; the release
+   * is biased towards the midpoint, so use a bound that holds). The pooled statistics refuse a data set
+   * with fewer records with a typed error AFTER the budget check, charged (a free refusal would be an
+   * oracle for the count; a charged one is still not DP at the bound, so use a bound that is publicly
+   * known to hold). Validated when given; the bounded release ignores it (replacing a record keeps the
+   * size, which is then public).
    */
   n?: number;
 }

@@ -13,7 +13,8 @@ import {
   type StatResult,
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
-import { checkSizeBound, planSize, runStatPlan, type ClampedRange, type StatPlan } from './plan.js';
+import { planSize, runStatPlan, type ClampedRange, type StatPlan } from './plan.js';
+import { midpoint, paddedMean } from './size-padding.js';
 
 const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
@@ -21,12 +22,18 @@ const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower
  * Private mean of x clipped to the public [lower, upper]: mean + noise.
  *
  * Sensitivity. Bounded neighbours (replace one record; n = x.length is then public): (u - l)/n.
- * Unbounded neighbours (add/remove one record): the size is private, so the release uses the PUBLIC
- * lower bound `n` = n0 of the options (required; data with fewer records are refused, see
- * {@link PublicSizeOption}) and the same formula (u - l)/n0, valid for every data set of size >= n0
- * (proof: docs/proofs/statistics-sensitivity.md#mean). The noise scale and the 'safe' release grid
- * then depend only on public values. (DPpack's "same sensitivity" with the data's own n is NOT valid
- * under add/remove: the scale itself changes with n.)
+ * Unbounded neighbours (add/remove one record): the size N is private, so the release uses the PUBLIC
+ * lower bound `n` = n0 of the options (required, see {@link PublicSizeOption}) and releases the total
+ * function mid + sum_i (clip(x_i) - mid)/max(N, n0), mid = (l + u)/2 (the plain mean when N >= n0; the
+ * mean of the data padded to n0 records at mid when N < n0, e.g. mid for no data), whose sensitivity is
+ * (u - l)/n0 for every pair of neighbours, N < n0 included. Adding r to N records with T = sum (x_i - mid),
+ * |x_i - mid|, |r - mid| <= h = (u - l)/2:
+ *   N + 1 < n0:  both denominators are n0, the change is |r - mid|/n0 <= h/n0;
+ *   N + 1 = n0:  the same (max(N, n0) = max(N + 1, n0) = n0): |r - mid|/n0 <= h/n0;
+ *   N >= n0:     |T/N - (T + r - mid)/(N + 1)| = |T/N - (r - mid)|/(N + 1) <= 2h/(N + 1) <= (u - l)/n0
+ * (docs/proofs/statistics-sensitivity.md#mean). The noise scale and the 'safe' release grid depend only
+ * on public values, and nothing is refused after the budget check for the count. (DPpack's "same
+ * sensitivity" with the data's own n is NOT valid under add/remove: the scale itself changes with n.)
  *
  * Laplace: b = Delta/eps, eps-DP. Gaussian: sigma calibrated to l2 sensitivity Delta ('gaussian' classic
  * sqrt(2 ln(1.25/delta)) Delta/eps with eps < 1, or pDP with typeDP 'pDP'; 'analytic': Balle & Wang 2018),
@@ -54,8 +61,8 @@ const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower
  */
 export function meanDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts: Exact<O, BoundedStatOptions>): StatResult<number, O> {
   checkOptions('meanDP', opts, MEAN_OPTIONS, true);
-  // Under add/remove-one neighbours alone the size is private: an empty x is not refused here but
-  // by the release's check of the public bound n (after the budget check, charged).
+  // Under add/remove-one neighbours alone the size is private: an empty x is not refused (its
+  // release is the midpoint plus noise, see the sensitivity above).
   const data = checkNumericContainer(x, 'x', addRemoveOnly(opts) ? 0 : 1);
   const plan = planMean(opts, data.length);
   return runStatPlan(opts, plan, () => ({ sum: clippedSum(data, opts.lower, opts.upper, 'x'), count: data.length })) as StatResult<number, O>;
@@ -73,8 +80,9 @@ export interface MeanStatistic {
  * The data-free plan of {@link meanDP}: guarantee, sensitivity (u - l)/m and noise per relation, with
  * m = `size` (the data's number of records, public under replace-one neighbours; required when the
  * relations include 'bounded') or the public bound `n` of the options (add/remove-one). The release
- * step takes {@link MeanStatistic}; under add/remove-one neighbours it refuses, charged, a count
- * below `n`. Validates every option (typed errors naming them) before anything is spent. `range`:
+ * step takes {@link MeanStatistic}; under add/remove-one neighbours it releases the total
+ * mid + sum (x - mid)/max(count, n) of {@link meanDP} (never refuses a count below `n`).
+ * Validates every option (typed errors naming them) before anything is spent. `range`:
  * see {@link ClampedRange} (the CLI's grid-rounded clamped values).
  *
  * @param opts The options of {@link meanDP} (bounds, eps, delta, mechanism, neighbors, n).
@@ -100,7 +108,9 @@ export function planMean(opts: BoundedStatOptions, size?: number, range: Clamped
       const sens = (range.width ?? u - l) / planSize(r, size, n0, 1);
       const plan = planNoise(p, sens, sens, 'lower/upper');
       checkPlanRange(plan, 1, range.maxAbs ?? Math.max(Math.abs(l), Math.abs(u)), 'lower/upper');
-      return scalarPlan<MeanStatistic>(p, r, plan, (st) => st.mean ?? st.sum / st.count, { check: (st) => checkSizeBound(r, st.count, n0, 'the number of records') });
+      const mid = midpoint(l, u);
+      const value = r === 'unbounded' ? (st: MeanStatistic) => paddedMean(st.sum, st.count, n0!, mid, st.mean) : (st: MeanStatistic) => st.mean ?? st.sum / st.count;
+      return scalarPlan<MeanStatistic>(p, r, plan, value);
     }),
   };
 }

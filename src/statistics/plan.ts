@@ -11,8 +11,11 @@
  * Size. Under replace-one ('bounded') neighbours the number of records n never changes between
  * neighbours, so it is public and a plan takes it as a parameter (`size`); under add/remove-one
  * ('unbounded') neighbours it is private, and a plan uses the PUBLIC lower bound `n` of the options
- * instead. Whether the data respect that bound is a fact about the private data: the release step
- * checks it after the budget check, so a refusal is charged like any data-dependent failure.
+ * instead. The mean, variance, sd and covariance are then total functions of the data: data with
+ * fewer than `n` records are padded to `n` records at the midpoint of the public range (size-padding.ts),
+ * with the same sensitivity, so nothing about the count is refused. (A refusal, even charged, would
+ * not be DP: it is a deterministic output on a data set one record away from one that releases a
+ * value.) The pooled statistics still check the bound in the release step ({@link checkSizeBound}).
  */
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -93,9 +96,10 @@ export function planSize(relation: Neighbors, size: number | undefined, n0: numb
 }
 
 /**
- * The add/remove-one release's check of the public size bound n0 against the private count, made in
- * the release step (after the budget check: a refusal reveals that the count is below n0, so it is
- * charged like any data-dependent failure; see {@link PublicSizeOption}).
+ * The pooled statistics' add/remove-one check of the public size bound n0 against the private count,
+ * made in the release step (after the budget check, so the refusal is charged). Charging does not make
+ * the refusal DP (its probability jumps from 0 to 1 between neighbours at the bound): use an `n` that
+ * publicly holds. The mean, variance, sd and covariance pad instead and never refuse (size-padding.ts).
  */
 export function checkSizeBound(relation: Neighbors, count: number, n0: number | undefined, what: string): void {
   if (relation === 'unbounded' && n0 !== undefined && !(count >= n0)) {

@@ -3,6 +3,7 @@
  */
 import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../options.js';
 import { InvalidArgumentError } from '../errors.js';
+import type { Neighbors } from '../accounting/accountant.js';
 import {
   checkAlpha,
   addRemoveOnly,
@@ -22,7 +23,8 @@ import {
   type StatResult,
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
-import { checkSizeBound, planSize, runStatPlan, type ClampedRange, type ReleasePlan, type StatPlan } from './plan.js';
+import { planSize, runStatPlan, type ClampedRange, type ReleasePlan, type StatPlan } from './plan.js';
+import { midpoint, paddedCov, paddedVariance } from './size-padding.js';
 import { boundedLaplaceScale, sampleBoundedLaplace } from '../mechanisms/bounded-laplace.js';
 import type { Release } from '../release.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
@@ -41,7 +43,8 @@ const VARIANCE_OPTIONS = optionSpec<VarianceOptions>({ ...NOISY_STAT_RULES, lowe
  * [0, vmax(m)], vmax(m) = (u-l)^2 m/(4(m-1)) (no sample variance of m values in [l, u] is larger), with
  * the scale of Theorem 26 for sensitivity (u-l)^2/m (<= vmax), where m = n for bounded neighbours
  * and the public lower bound n0 for unbounded ones (vmax is decreasing in m, so vmax(n0) bounds the
- * variance of every data set of size >= n0; the sensitivity is derived in {@link varDP}).
+ * variance of every data set of size >= n0, and of the data padded to n0 records at the midpoint when
+ * they have fewer; the sensitivity is derived in {@link varDP}).
  * Floating-point sampler (see bounded-laplace.ts).
  */
 function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefined, name: string, post: (v: number) => number, halfWidth: (w: number) => number): StatPlan<VarianceStatistic, number> {
@@ -52,6 +55,7 @@ function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefi
   const relations = parseRelations(opts.neighbors);
   const [l, u] = parseBounds(opts);
   const n0 = parsePublicSize(opts, relations, 2, 'the number of records');
+  const value = varianceValue(n0, midpoint(l, u));
   return {
     name,
     releases: relations.map((relation): ReleasePlan<VarianceStatistic, number> => {
@@ -68,9 +72,8 @@ function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefi
         noise: { family: 'bounded-laplace', mode: 'float', scale: b, effectiveScale: b, gridExponent: undefined },
         noiseHalfWidth,
         release: (st, rng): Release<number> => {
-          checkSizeBound(relation, st.count, n0, 'the number of records');
           return {
-            value: post(sampleBoundedLaplace(rng, Math.min(vmax, st.variance), b, 0, vmax)),
+            value: post(sampleBoundedLaplace(rng, Math.min(vmax, value(relation, st)), b, 0, vmax)),
             mechanism: 'bounded-laplace',
             guarantee: { eps, delta, neighbors: relation },
             sensitivity: sens,
@@ -83,19 +86,31 @@ function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefi
   };
 }
 
-/** The sufficient statistic of a variance or sd: the sample variance of the clipped values and their count. */
+/** The sufficient statistic of a variance or sd: the sample variance of the clipped values, their mean and their count. */
 export interface VarianceStatistic {
-  /** Sample variance (denominator count - 1) of the values clipped to [lower, upper]. */
+  /** Sample variance (denominator count - 1) of the values clipped to [lower, upper] (not read when count < 2). */
   variance: number;
+  /** Mean of the clipped values (not read when count = 0); the add/remove-one release pads the data with it when count < n. */
+  mean: number;
   count: number;
+}
+
+/**
+ * The variance a relation releases: the data's own under replace-one neighbours; under add/remove-one
+ * the total function SS_pad/(max(count, n0) - 1) of the data padded to n0 records at `mid` (see
+ * size-padding.ts).
+ */
+function varianceValue(n0: number | undefined, mid: number): (relation: Neighbors, st: VarianceStatistic) => number {
+  return (relation, st) => (relation === 'unbounded' ? paddedVariance(st.variance, st.mean, st.count, n0!, mid) : st.variance);
 }
 
 /**
  * The data-free plan of {@link varDP} (`sd` false) or {@link sdDP} (`sd` true): guarantee, sensitivity
  * (u - l)^2/m and noise per relation, with m = `size` (the data's number of records, public under
  * replace-one neighbours) or the public bound `n` (add/remove-one); `mechanism: 'bounded-laplace'`
- * plans Holohan et al.'s mechanism instead. The release step takes {@link VarianceStatistic} and
- * refuses, charged, a count below `n` under add/remove-one neighbours.
+ * plans Holohan et al.'s mechanism instead. The release step takes {@link VarianceStatistic}; under
+ * add/remove-one neighbours a count below `n` is not refused: the data are padded to `n` records at
+ * the midpoint of [lower, upper] (see {@link varDP}).
  *
  * @param opts The options of {@link varDP}.
  * @param size The number of records (public under replace-one neighbours).
@@ -116,6 +131,7 @@ export function planVariance(opts: VarianceOptions, size?: number, sd = false, r
   const [l, u] = parseBounds(opts);
   checkExactAllowed(p, false, sd ? 'the standard deviation' : 'the variance');
   const n0 = parsePublicSize(opts, p.relations, 2, 'the number of records');
+  const value = varianceValue(n0, midpoint(l, u));
   return {
     name,
     releases: p.relations.map((r) => {
@@ -123,31 +139,41 @@ export function planVariance(opts: VarianceOptions, size?: number, sd = false, r
       const sens = (w * w) / planSize(r, size, n0, 2);
       const plan = planNoise(p, sens, sens, 'lower/upper');
       checkPlanRange(plan, 1, w * w, 'lower/upper');
-      const check = (st: VarianceStatistic) => checkSizeBound(r, st.count, n0, 'the number of records');
+      const v = (st: VarianceStatistic) => value(r, st);
       return sd
-        ? scalarPlan<VarianceStatistic>(p, r, plan, (st) => st.variance, { check, post: (v) => Math.sqrt(Math.max(0, v)), halfWidth: Math.sqrt })
-        : scalarPlan<VarianceStatistic>(p, r, plan, (st) => st.variance, { check, post: (v) => Math.max(0, v) });
+        ? scalarPlan<VarianceStatistic>(p, r, plan, v, { post: (x) => Math.sqrt(Math.max(0, x)), halfWidth: Math.sqrt })
+        : scalarPlan<VarianceStatistic>(p, r, plan, v, { post: (x) => Math.max(0, x) });
     }),
   };
 }
 
 /** varDP/sdDP: the plan for x's size, run on the clipped sample variance. */
 function runVariance(x: ArrayLike<number>, opts: VarianceOptions, sd: boolean): unknown {
-  // Under add/remove-one neighbours alone the size is private: fewer than 2 records are refused by
-  // the release's check of the public bound n (after the budget check, charged), not here.
+  // Under add/remove-one neighbours alone the size is private: fewer than 2 records (even none) are
+  // not refused; the release pads them to the public bound n at the midpoint (see varDP).
   const data = checkNumericContainer(x, 'x', addRemoveOnly(opts) ? 0 : 2);
   const plan = planVariance(opts, data.length, sd);
-  return runStatPlan(opts, plan, () => ({ variance: clippedMeanSS(data, opts.lower, opts.upper, 'x').ss / (data.length - 1), count: data.length }));
+  return runStatPlan(opts, plan, () => {
+    const { mean, ss } = clippedMeanSS(data, opts.lower, opts.upper, 'x');
+    return { variance: data.length >= 2 ? ss / (data.length - 1) : NaN, mean, count: data.length };
+  });
 }
 
 /**
  * Private sample variance (denominator n - 1) of x clipped to [lower, upper], n >= 2.
  *
- * Sensitivity. Bounded neighbours: (u - l)^2 / n (DPpack's table). Unbounded neighbours: the same
- * formula with the PUBLIC lower bound n0 (option `n`, required; see PublicSizeOption) in place of
- * n: adding a record to m >= n0 values changes the sample variance by at most (u-l)^2/(m+1) <= (u-l)^2/n0,
- * attained (proof: docs/proofs/statistics-sensitivity.md#variance-and-sd). Using the data's own
- * n under add/remove (DPpack) is not DP: the noise scale would change with n.
+ * Sensitivity. Bounded neighbours: (u - l)^2 / n (DPpack's table; replacing a by b with mu the mean
+ * of the other n - 1 values changes SS by (n-1)/n ((b-mu)^2 - (a-mu)^2), at most (n-1)(u-l)^2/n).
+ * Unbounded neighbours: the same formula with the PUBLIC lower bound n0 (option `n`, required; see
+ * PublicSizeOption) in place of n, for the total release SS_pad/(max(N, n0) - 1), where SS_pad is the
+ * sum of squared deviations of the data padded with max(n0 - N, 0) records at mid = (l + u)/2 (the
+ * plain sample variance when N >= n0). Adding a record to N values:
+ *   N + 1 <= n0 (N + 1 < n0 or N + 1 = n0): the padded data sets both have n0 records and differ by
+ *     one midpoint record replaced by the new one, a replace-one change at size n0: <= (u - l)^2/n0;
+ *   N >= n0: no padding; the change is at most (u-l)^2/(N+1) <= (u-l)^2/n0, attained
+ * (proof: docs/proofs/statistics-sensitivity.md#variance-and-sd). So no data set is refused for its
+ * size (N = 0 and 1 included). Using the data's own n under add/remove (DPpack) is not DP: the noise
+ * scale would change with n.
  * Laplace b = Delta/eps (eps-DP) or a Gaussian calibrated to the same l2 sensitivity ((eps, delta)-DP).
  *
  * Positivity: the noisy variance is clamped at 0 (post-processing, so the guarantee is unchanged; the
@@ -216,9 +242,13 @@ export const COV_OPTIONS = optionSpec<CovOptions>({ ...NOISY_STAT_RULES, lower1:
 /**
  * Private sample covariance (denominator n - 1) of (x1, x2), each clipped to its public bounds.
  *
- * Sensitivity, R = (u1 - l1)(u2 - l2). Bounded neighbours: R/n (DPpack's table). Unbounded: R/n0 with
- * the PUBLIC lower bound n0 (option `n`, required; see PublicSizeOption): adding a pair to m >= n0 >= 2
- * pairs changes the sample covariance by at most R/m <= R/n0 (Bhatia-Davis and AM-GM; proof:
+ * Sensitivity, R = (u1 - l1)(u2 - l2). Bounded neighbours: R/n (DPpack's table; replacing one pair
+ * changes the cross-deviation sum by (n-1)/n (p_b - p_a), p the product of the pair's deviations from
+ * the other pairs' means, and p_b - p_a <= R). Unbounded: R/n0 with the PUBLIC lower bound n0 (option
+ * `n`, required; see PublicSizeOption), for the total release CD_pad/(max(N, n0) - 1) of the pairs
+ * padded with max(n0 - N, 0) pairs at the midpoints ((l1 + u1)/2, (l2 + u2)/2): for N + 1 <= n0 the
+ * padded neighbours differ by one replaced pair at size n0 (<= R/n0); for N >= n0 adding a pair to
+ * N >= 2 pairs changes the sample covariance by at most R/N <= R/n0 (Bhatia-Davis and AM-GM; proof:
  * docs/proofs/statistics-sensitivity.md#covariance). Laplace or Gaussian noise as in {@link meanDP}. The release may be
  * negative (a covariance can be).
  *
@@ -250,20 +280,24 @@ export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike
   return runStatPlan(opts, plan, () => {
     const m1 = clippedSum(a, b1[0], b1[1], 'x1') / n;
     const m2 = clippedSum(b, b2[0], b2[1], 'x2') / n;
-    return { covariance: clippedCrossDev(a, b, b1, b2, m1, m2) / (n - 1), count: n };
+    return { covariance: n >= 2 ? clippedCrossDev(a, b, b1, b2, m1, m2) / (n - 1) : NaN, mean1: m1, mean2: m2, count: n };
   }) as StatResult<number, O>;
 }
 
-/** The sufficient statistic of a covariance: the sample covariance of the clipped pairs and their count. */
+/** The sufficient statistic of a covariance: the sample covariance of the clipped pairs, their means and their count. */
 export interface CovStatistic {
+  /** Sample covariance (denominator count - 1) of the clipped pairs (not read when count < 2). */
   covariance: number;
+  /** Means of the two clipped columns (not read when count = 0; the add/remove-one release pads with them when count < n). */
+  mean1: number;
+  mean2: number;
   count: number;
 }
 
 /**
  * The data-free plan of {@link covDP}: sensitivity R/m with R = (u1 - l1)(u2 - l2) and m = `size`
- * (public under replace-one neighbours) or the public bound `n` (add/remove-one; the release step
- * refuses, charged, a count below it).
+ * (public under replace-one neighbours) or the public bound `n` (add/remove-one; a count below it is
+ * not refused: the pairs are padded to `n` at the midpoints, see {@link covDP}).
  *
  * @param opts The options of {@link covDP}.
  * @param size The number of records (public under replace-one neighbours).
@@ -289,7 +323,10 @@ export function planCov(opts: CovOptions, size?: number, ranges: readonly [Clamp
       const sens = R / planSize(r, size, n0, 2);
       const plan = planNoise(p, sens, sens, 'lower1/upper1/lower2/upper2');
       checkPlanRange(plan, 1, R, 'lower1/upper1/lower2/upper2');
-      return scalarPlan<CovStatistic>(p, r, plan, (st) => st.covariance, { check: (st) => checkSizeBound(r, st.count, n0, 'the number of records') });
+      const mid1 = midpoint(b1[0], b1[1]);
+      const mid2 = midpoint(b2[0], b2[1]);
+      const value = r === 'unbounded' ? (st: CovStatistic) => paddedCov(st.covariance, st.mean1, st.mean2, st.count, n0!, mid1, mid2) : (st: CovStatistic) => st.covariance;
+      return scalarPlan<CovStatistic>(p, r, plan, value);
     }),
   };
 }

@@ -252,28 +252,28 @@ describe('releases from SQL sufficient statistics equal the array functions with
     expect(c.sensitivity).toBeCloseTo((100 * 49) / n0, 12);
   });
 
-  it('the unbounded scale does not depend on the data size; no n is refused free, fewer records than n is refused after the check and charged', async () => {
+  it('the unbounded scale does not depend on the data size; no n is refused free; fewer records than n release a value (padded to n at the midpoint), as the library does', async () => {
     const ub = { ...base, neighbors: 'unbounded' as const };
     // The scale is (u - l)/(n eps) with the public n = 100, although the data have N = 2000 rows.
     const a = await release({ ...ub, stat: 'mean', name: 'm', column: 'x', eps: 0.5, mechanism: 'laplace', n: 100 }, 1);
     expect(a.scale).toBeCloseTo(100 / 100 / 0.5, 9);
     const bnd = await release({ ...base, stat: 'mean', name: 'm', column: 'x', eps: 0.5, mechanism: 'laplace', n: 100 }, 1);
     expect(bnd.scale).toBeCloseTo(100 / N / 0.5, 12); // bounded: n public, the declared bound is not used
-    for (const spec of [
-      { ...ub, stat: 'mean' as const, name: 'm', column: 'x', eps: 0.5, mechanism: 'laplace' as const, n: N + 1 },
-      { ...ub, stat: 'sd' as const, name: 's', column: 'y', eps: 0.5, mechanism: 'laplace' as const, n: N + 1 },
-      { ...ub, stat: 'cov' as const, name: 'c', columns: ['x', 'y'] as [string, string], eps: 0.5, mechanism: 'laplace' as const, n: N + 1 },
-      { ...ub, stat: 'variance' as const, name: 'v', column: 'y', eps: 0.5, mechanism: 'laplace' as const },
-    ]) {
-      const an: Analysis = { file: 'x', title: 't', data: { path: csv }, schema, budget: { eps: 10, delta: 0, neighbors: 'unbounded' }, ledger: '', outDir: '', alpha: 0.05, releases: [spec] };
-      const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: 'unbounded' });
-      await expect(executePlan(an, engine, { rng: seededRng(1), accountant: acc, alpha: 0.05 })).rejects.toThrow('n' in spec ? /fewer records than the public bound n/ : /n is required/);
-      // The missing public bound is a fact about the analysis (refused before the check, free); the
-      // data having fewer records than n is a fact about the data (refused after the check, charged).
-      expect(acc.spent().eps).toBe('n' in spec ? spec.eps : 0);
-    }
-    // The library refuses the same inputs.
-    expect(() => meanDP(xs(), { eps: 0.5, lower: 0, upper: 100, neighbors: 'unbounded', n: N + 1, rng: seededRng(1) })).toThrow(/fewer records/);
+    // N + 1: a total release (release() checks it is charged its eps), the library's value with the same seed.
+    const n0 = N + 1;
+    const m = await release({ ...ub, stat: 'mean', name: 'm', column: 'x', eps: 0.5, mechanism: 'laplace', n: n0 }, 2);
+    expect(m.value).toBe(meanDP(xs(), { eps: 0.5, lower: 0, upper: 100, neighbors: 'unbounded', n: n0, rng: seededRng(2) }));
+    expect(m.sensitivity).toBeCloseTo(100 / n0, 15);
+    const sd = await release({ ...ub, stat: 'sd', name: 's', column: 'y', eps: 0.5, mechanism: 'laplace', n: n0 }, 3);
+    expect(sd.value).toBeCloseTo(sdDP(ys(), { eps: 0.5, lower: 0, upper: 49, neighbors: 'unbounded', n: n0, rng: seededRng(3) }), 9);
+    const c = await release({ ...ub, stat: 'cov', name: 'c', columns: ['x', 'y'], eps: 0.5, mechanism: 'laplace', n: n0 }, 4);
+    expect(c.value).toBeCloseTo(covDP(xs(), ys(), { eps: 0.5, lower1: 0, upper1: 100, lower2: 0, upper2: 49, neighbors: 'unbounded', n: n0, rng: seededRng(4) }), 9);
+    // The missing public bound is a fact about the analysis (refused before the check, free).
+    const spec = { ...ub, stat: 'variance' as const, name: 'v', column: 'y', eps: 0.5, mechanism: 'laplace' as const };
+    const an: Analysis = { file: 'x', title: 't', data: { path: csv }, schema, budget: { eps: 10, delta: 0, neighbors: 'unbounded' }, ledger: '', outDir: '', alpha: 0.05, releases: [spec] };
+    const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: 'unbounded' });
+    await expect(executePlan(an, engine, { rng: seededRng(1), accountant: acc, alpha: 0.05 })).rejects.toThrow(/n is required/);
+    expect(acc.spent().eps).toBe(0);
   });
 
   it.each([4, 5])('histogram, table, quantile (seed %i)', async (seed) => {

@@ -111,8 +111,6 @@ const RELEASES: Record<string, Cases> = {
     data: {
       NaN: (accountant) => meanDP(poison(xs, 17, bad), { eps: 1, ...b, accountant }),
       'a string': (accountant) => meanDP(poison(xs, 17, 'v'), { eps: 1, ...b, accountant }),
-      'no record under add/remove (n private)': (accountant) => meanDP([], { eps: 1, ...b, neighbors: 'unbounded', n: 5, accountant }),
-      'fewer records than the public n': (accountant) => meanDP(xs.slice(0, 3), { eps: 1, ...b, neighbors: 'unbounded', n: 5, accountant }),
     },
     public: {
       'lower > upper': (accountant) => meanDP(xs, { eps: 1, lower: 10, upper: 0, accountant }),
@@ -123,7 +121,6 @@ const RELEASES: Record<string, Cases> = {
   varDP: {
     data: {
       NaN: (accountant) => varDP(poison(xs, 17, bad), { eps: 1, ...b, accountant }),
-      'one record under add/remove (n private)': (accountant) => varDP([1], { eps: 1, ...b, neighbors: 'unbounded', n: 2, accountant }),
     },
     public: { 'eps 0': (accountant) => varDP(xs, { eps: 0, ...b, accountant }) },
   },
@@ -134,7 +131,6 @@ const RELEASES: Record<string, Cases> = {
   covDP: {
     data: {
       NaN: (accountant) => covDP(xs, poison(xs, 17, bad), { eps: 1, ...cb, accountant }),
-      'no record under add/remove (n private)': (accountant) => covDP([], [], { eps: 1, ...cb, neighbors: 'unbounded', n: 2, accountant }),
     },
     public: { 'lower2 > upper2': (accountant) => covDP(xs, xs, { eps: 1, ...cb, lower2: 11, accountant }) },
   },
