@@ -244,9 +244,10 @@ function writeOutputs(
   a: Analysis & { dataDescription: string },
   results: ReleaseResult[],
   ledger: { path: string; before: LedgerSummary; after: LedgerSummary },
-  extra: { failed?: FailedRelease; warnings: string[]; densities?: NoiseDensityPlot[]; notRun?: readonly ReleaseSpec[]; planCost?: PlanCostSummary },
+  extra: { failed?: FailedRelease; warnings: string[]; densities?: NoiseDensityPlot[]; notRun?: readonly ReleaseSpec[]; planCost?: PlanCostSummary; generated: string },
 ): { written: string[]; errors: string[]; json: string; doc: unknown } {
-  const generated = new Date().toISOString();
+  // The run's one time, taken before any data were read (never the time the outputs are written).
+  const generated = extra.generated;
   const json = path.join(outDir, 'results.json');
   const html = path.join(outDir, 'report.html');
   const doc = {
@@ -454,7 +455,11 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   const toRun = a.releases.map((_, i) => i).filter((i) => !reused.has(i));
   const p: Analysis = { ...a, releases: toRun.map((i) => a.releases[i]!) };
   const warnings = [...(o.warnings ?? [])];
-  const ledger = FileLedger.open(a.ledger, { budget: { eps: a.budget.eps, delta: a.budget.delta, ...(a.budget.accounting !== undefined ? { accounting: a.budget.accounting } : {}) }, neighbors: a.budget.neighbors, privacyUnit: a.privacyUnit ?? 'row', warn: (m) => warnings.push(m), timeoutMs: 30_000 });
+  // One time for the whole run, taken before any data are read: every ledger entry of the run, the
+  // results.json/report `generated` time and the results store are stamped with it (a time taken
+  // after a release would show how long it took, which depends on the data).
+  const runTime = new Date().toISOString();
+  const ledger = FileLedger.open(a.ledger, { time: runTime, budget: { eps: a.budget.eps, delta: a.budget.delta, ...(a.budget.accounting !== undefined ? { accounting: a.budget.accounting } : {}) }, neighbors: a.budget.neighbors, privacyUnit: a.privacyUnit ?? 'row', warn: (m) => warnings.push(m), timeoutMs: 30_000 });
   const results: ReleaseResult[] = [];
   const progress = makeProgress();
   let engine: DataEngine | undefined;
@@ -489,7 +494,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
           eps: planned.charged === 'pld' ? planned.charge.eps : planned.basic.eps,
           delta: planned.charged === 'pld' ? planned.charge.delta : planned.basic.delta,
           neighbors: ledger.neighbors,
-          time: new Date().toISOString(),
+          time: runTime,
           mechanism: planned.charged === 'pld' ? 'plan (PLD composition)' : 'plan (zCDP)',
           ...(planned.charged === 'zcdp' ? { rho: planned.charge.rho! } : {}),
         });
@@ -555,10 +560,9 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   const notRun = p.releases.slice(results.length + (failed ? 1 : 0));
   if (o.reuse) {
     // Store what this run released (and paid for), then put the reused results back in plan order.
-    const stored = new Date().toISOString();
     results.forEach((r, j) => {
       try {
-        store(a.outDir, keys[toRun[j]!]!, r, stored);
+        store(a.outDir, keys[toRun[j]!]!, r, runTime);
       } catch (e) {
         warnings.push(`could not store "${r.name}" in ${rel(storeDir(a.outDir))}: ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -599,7 +603,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   else say(`Spent this run: ${budgetText(thisRun)}. Ledger ${rel(a.ledger)}: spent ${budgetText(after.spent)} of ${budgetText(after.budget)}, remaining ${budgetText(after.remaining)}.`);
   // 2. results.json, 3. report.html.
   if (reused.size > 0) say(`Reused ${reused.size} release(s) from ${rel(storeDir(a.outDir))}: released by an earlier run on the same data, not charged again.`);
-  const files = writeOutputs(a.outDir, { ...a, dataDescription }, results, ledgers, { failed, warnings, notRun, planCost: planned });
+  const files = writeOutputs(a.outDir, { ...a, dataDescription }, results, ledgers, { failed, warnings, notRun, planCost: planned, generated: runTime });
   if (o.json) io.out(JSON.stringify(files.doc, null, 2));
   if (files.written.length > 0) say(`Wrote ${files.written.map(rel).join(' and ')}.`);
   if (files.errors.length > 0) {

@@ -36,6 +36,11 @@
  * result returned to the caller (the accountant's `sink` runs inside `spend()`, before the
  * release is returned), so a result is never shown before its spend is durable.
  *
+ * Times. Every spend appended through one opened ledger (one run) carries the same time, taken
+ * when the ledger was opened or given by the caller (`time`), before any data are read: a time per
+ * spend would show how long each release took, which depends on the data. The order of spends is
+ * their sequence number.
+ *
  * Crash states and how they are read back:
  * - killed before or during the write: the record is absent or a torn last line (no newline) beyond
  *   the head. Its result was never shown, so the torn bytes are discarded (with a warning) by the
@@ -639,7 +644,19 @@ export interface LedgerOpenOptions extends LockOptions {
    * `<ledger>.key` beside the ledger). Created with a new ledger when missing (mode 0600).
    */
   keyFile?: string;
+  /**
+   * The time (ISO 8601, UTC: `2026-11-26T01:30:00.000Z`) every spend appended through this opened
+   * ledger is stamped with, and the creation time of a ledger this call creates; default: the time
+   * of this call. A spend's own `time` is not used: one time for a whole run, taken before any data
+   * are read, because a time per spend would show how long each release took, which depends on the
+   * data (a timing channel around the mechanisms). Spends are ordered by their sequence number (the
+   * order of the file), never by time.
+   */
+  time?: string;
 }
+
+/** An ISO 8601 UTC time as `Date.prototype.toISOString` writes it. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Options of {@link readLedger}. */
 export interface LedgerReadOptions {
@@ -811,13 +828,16 @@ export class FileLedger {
   private lock: FileLock | null;
   private parsed: Parsed;
   private size: number;
+  /** The one time every spend of this session is stamped with (LedgerOpenOptions.time). */
+  readonly time: string;
 
-  private constructor(file: string, real: string, lock: FileLock, parsed: Parsed, size: number) {
+  private constructor(file: string, real: string, lock: FileLock, parsed: Parsed, size: number, time: string) {
     this.path = file;
     this.real = real;
     this.lock = lock;
     this.parsed = parsed;
     this.size = size;
+    this.time = time;
   }
 
   /**
@@ -839,6 +859,10 @@ export class FileLedger {
     const create = opts.create ?? budget !== undefined;
     if (opts.neighbors !== undefined && !isRelation(opts.neighbors)) throw new InvalidArgumentError('neighbors', "must be 'bounded' or 'unbounded'", opts.neighbors);
     if (opts.keyFile !== undefined && (typeof opts.keyFile !== 'string' || opts.keyFile === '')) throw new InvalidArgumentError('keyFile', 'must be a file path', opts.keyFile);
+    if (opts.time !== undefined && (typeof opts.time !== 'string' || !ISO_TIME.test(opts.time) || !Number.isFinite(Date.parse(opts.time)) || new Date(Date.parse(opts.time)).toISOString() !== opts.time)) {
+      throw new InvalidArgumentError('time', 'must be an ISO 8601 UTC time as toISOString() writes it (e.g. 2026-11-26T01:30:00.000Z)', opts.time);
+    }
+    const time = opts.time ?? new Date().toISOString();
     const unit = opts.privacyUnit === undefined ? undefined : checkPrivacyUnit(opts.privacyUnit);
     return fsGuard(file, 'open the ledger', () => {
       fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -849,7 +873,7 @@ export class FileLedger {
         if (!fs.existsSync(real)) {
           if (fs.existsSync(`${real}.head`)) throw new LedgerError(`ledger ${file} is missing but its head ${file}.head exists (was it deleted?); refusing to continue`);
           if (!create || budget === undefined) throw new LedgerError(`ledger ${file} does not exist (give a budget to create it)`);
-          FileLedger.create(real, { ...budget, accounting: accounting ?? 'basic' }, opts.neighbors ?? 'bounded', keyPathFor(real, opts.keyFile).file, unit);
+          FileLedger.create(real, { ...budget, accounting: accounting ?? 'basic' }, opts.neighbors ?? 'bounded', keyPathFor(real, opts.keyFile).file, time, unit);
         }
         const { parsed, size } = loadVerified(file, real, opts.keyFile);
         if (budget !== undefined) {
@@ -870,7 +894,7 @@ export class FileLedger {
             `ledger ${file} has no key (written by an older dpkit): its hash chain detects accidental damage but not deliberate edits; keep its anchor (${summarize(file, parsed).anchor}) or start a new, keyed ledger`,
           );
         }
-        const ledger = new FileLedger(file, real, lock, parsed, size);
+        const ledger = new FileLedger(file, real, lock, parsed, size, time);
         ledger.recover(opts.warn);
         return ledger;
       } catch (e) {
@@ -884,7 +908,7 @@ export class FileLedger {
    * Creates a new ledger at `file` (canonical): the key file when missing (mode 0600), the header
    * record, then the head. On failure everything this call created is removed again.
    */
-  private static create(file: string, budget: LedgerBudget, neighbors: Neighbors, keyFile: string, privacyUnit?: string): void {
+  private static create(file: string, budget: LedgerBudget, neighbors: Neighbors, keyFile: string, created: string, privacyUnit?: string): void {
     const made: string[] = [];
     try {
       let key = readKey(keyFile);
@@ -899,7 +923,7 @@ export class FileLedger {
           fsyncDir(path.dirname(keyFile));
         }
       }
-      const body: HeaderBody = { type: 'header', v: 2, seq: 0, id: randomBytes(8).toString('hex'), created: new Date().toISOString(), budget, neighbors, ...(privacyUnit !== undefined && privacyUnit !== 'row' ? { privacyUnit } : {}), key: { alg: 'hmac-sha256', id: key.id } };
+      const body: HeaderBody = { type: 'header', v: 2, seq: 0, id: randomBytes(8).toString('hex'), created, budget, neighbors, ...(privacyUnit !== undefined && privacyUnit !== 'row' ? { privacyUnit } : {}), key: { alg: 'hmac-sha256', id: key.id } };
       const hash = chainHash(key.bytes, '', body);
       const fd = fs.openSync(file, 'wx', 0o644);
       made.push(file);
@@ -1009,7 +1033,8 @@ export class FileLedger {
     const rel = this.neighbors;
     if (entry.neighbors !== rel) throw new InvalidArgumentError('neighbors', `of the spend "${entry.name}" must be the ledger's relation '${rel}' (the accountant converts releases for the other relation)`, entry.neighbors);
     const seq = this.parsed.lastSeq + 1;
-    const clean: LedgerSpend = { name: entry.name, eps: entry.eps, delta: entry.delta, neighbors: entry.neighbors, time: entry.time };
+    // The session's one time (LedgerOpenOptions.time), never the spend's own: see there.
+    const clean: LedgerSpend = { name: entry.name, eps: entry.eps, delta: entry.delta, neighbors: entry.neighbors, time: this.time };
     if (entry.mechanism !== undefined) clean.mechanism = entry.mechanism;
     if (s.rho !== undefined) clean.rho = entry.rho;
     if (entry.claimed !== undefined) clean.claimed = { eps: entry.claimed.eps, delta: entry.claimed.delta, neighbors: entry.claimed.neighbors };

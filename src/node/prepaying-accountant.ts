@@ -33,7 +33,9 @@
  *   stays: charged more, never less).
  *
  * What the ledger shows: a successful run's entries are the same as with check-then-spend (same
- * names, eps, delta, mechanism; only the time is that of the check). A release that FAILED after its
+ * names, eps, delta, mechanism). The time of every entry is the run's one time, which the file
+ * ledger stamps (ledger.ts, LedgerOpenOptions.time), never the time of the check or of the spend:
+ * those would show how long each release took, which depends on the data. A release that FAILED after its
  * check keeps the entry written at the check: its mechanism label is the release's planned mechanism
  * (e.g. 'laplace'), not 'failed (charged)' (the ledger is append-only and the outcome was not known
  * when the entry was written); the failure is stated as 'failed (charged)' in the terminal output,
