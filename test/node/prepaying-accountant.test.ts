@@ -160,7 +160,8 @@ describe('dpkit describe: a process that dies during a release leaves its charge
     for (let i = 0; i < 1_000_000; i++) rows.push(`v${i}`);
     fs.writeFileSync(csv, `${rows.join('\n')}\n`);
     const ledger = path.join(dir, 'ledger');
-    const args = ['describe', csv, '--eps', '1', '--delta', '1e-6', '--columns', 'colour', '--ledger', ledger, '--budget', '5,1e-5', '--out', path.join(dir, 'out')];
+    // One text column: its first line is confirmed to be the header with --header (cli-header.test.ts).
+    const args = ['describe', csv, '--eps', '1', '--delta', '1e-6', '--columns', 'colour', '--header', '--ledger', ledger, '--budget', '5,1e-5', '--out', path.join(dir, 'out')];
     const r = await runChild([path.join(ROOT, 'bin/dpkit.js'), ...args], { NODE_OPTIONS: '--max-old-space-size=150', DPKIT_FORCE_TSX: '1' });
     // The process died hard (V8 aborts: SIGABRT, exit 134 from a shell), after the budget line.
     expect(r.code === 134 || r.signal === 'SIGABRT', `code ${r.code} signal ${r.signal}\n${r.stderr.slice(0, 2000)}`).toBe(true);
