@@ -87,6 +87,8 @@ export function dyadicToDoubleDown(a: Dyadic): number {
  */
 export function expLowerBound(num: bigint, den: bigint): number {
   if (num < 0n || den <= 0n) throw new InvalidArgumentError('num/den', 'must satisfy num >= 0, den > 0', `${num}/${den}`);
+  // exp(710) > 2^1024: refused before the series, whose ~e x terms of growing size would take very long for a large x.
+  if (num >= 710n * den) throw new InvalidArgumentError('num/den', 'gives exp(x) beyond the double range (x >= 710)', `${num}/${den}`);
   const P = 192n;
   const S = 1n << P;
   const x = (num << P) / den; // floor(x 2^192)

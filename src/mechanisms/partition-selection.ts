@@ -39,6 +39,14 @@
  * released set satisfies the DP inequalities exactly (given uniform random words); the only loss
  * against the real-valued pi is a few ulps of keep probability. 'laplace' and 'gaussian' compare
  * integers with exact discrete noise.
+ *
+ * Large eps. The optimal table is evaluated at eps' = min(eps/k, 700) (and delta' = delta/k): e^700
+ * is still a double (e^709.78 is the largest), and past it the recursion would need e^(eps/k)
+ * beyond the double range (and its exact lower bound a Taylor series of ~e eps/k terms). This is
+ * valid: the mechanism built for (eps', delta') satisfies the (eps', delta')-DP inequalities, and
+ * (eps', delta')-DP implies (eps'', delta')-DP for every eps'' >= eps' (e^eps' <= e^eps''), so each key
+ * is (eps/k, delta/k)-DP as required; the table is only more conservative (with eps' = 700 it already
+ * reaches 1 within a few steps: p(1) = delta/k, then p(n) = 1 - e^-700 (1 - p(n-1) - delta/k) or 1).
  */
 import { InvalidArgumentError } from '../errors.js';
 import { dAdd, dCmp, dMul, dSub, divDown, expLowerBoundOf, nextDown, toDyadic, type Dyadic } from '../math/dyadic.js';
@@ -79,8 +87,8 @@ export function perKeyBudget(eps: number, delta: number, k: number): { eps: numb
 }
 
 /**
- * The certified keep probabilities p(0..N) of the optimal mechanism for (eps/k, delta/k), with
- * p(N) = 1 (see the file comment). Depends only on public parameters.
+ * The certified keep probabilities p(0..N) of the optimal mechanism for (min(eps/k, 700), delta/k),
+ * with p(N) = 1 (see the file comment, "Large eps"). Depends only on public parameters.
  */
 export function optimalKeepTable(eps: number, delta: number, maxPartitions = 1): Float64Array {
   checkEpsilon(eps);
@@ -99,10 +107,15 @@ export function optimalKeepTable(eps: number, delta: number, maxPartitions = 1):
 
 const tableCache = new Map<string, Float64Array>();
 
+/** The cap of the per-key eps the optimal table is evaluated at (see the file comment: e^700 is a double). */
+export const OPTIMAL_TABLE_EPS_CAP = 700;
+
 function buildOptimalTable(eps: number, delta: number, k: number): Float64Array {
   const { delta: d } = perKeyBudget(eps, delta, k);
-  // L <= e^(eps/k), from the exact rational eps/k.
-  const L = expLowerBoundOf(eps, k);
+  // L <= e^(eps'), eps' = min(eps/k, 700), from the exact rational eps/k (the cap compared exactly:
+  // eps >= 700 k as dyadic rationals, so the capped eps' never exceeds eps/k).
+  const capped = dCmp(toDyadic(eps), { m: BigInt(OPTIMAL_TABLE_EPS_CAP) * BigInt(k), e: 0 }) >= 0;
+  const L = capped ? expLowerBoundOf(OPTIMAL_TABLE_EPS_CAP) : expLowerBoundOf(eps, k);
   const Ld = toDyadic(L);
   const Dd = toDyadic(d);
   const ONE: Dyadic = { m: 1n, e: 0 };

@@ -5,6 +5,7 @@ import { toDyadic, type Dyadic } from '../../src/math/dyadic.js';
 import { gaussianThreshold, laplaceThreshold, optimalKeepTable, selectPartitions } from '../../src/mechanisms/partition-selection.js';
 import { gaussianSigmaZCDP } from '../../src/mechanisms/gaussian-calibration.js';
 import { seededRng } from '../../src/random/rng.js';
+import { groupByDP } from '../../src/statistics/group-by.js';
 import { clopperPearsonLower, clopperPearsonUpper } from '../audit/harness.js';
 
 // ---- An independent exact check of the DP inequalities (rational arithmetic, written for the test) ----
@@ -208,5 +209,26 @@ describe('selectPartitions: the privacy unit is charged as stated', () => {
     expect(err).toBeInstanceOf(InvalidArgumentError);
     expect((err as InvalidArgumentError).argument).toBe('privacyUnit');
     expect(row.spent()).toEqual({ eps: 0, delta: 0 });
+  });
+});
+
+describe('optimal partition selection: large eps (the table is evaluated at eps/k capped at 700)', () => {
+  it('eps 2000 and 1e9 return a valid table (no error naming num/den, no hang), certified at the cap', () => {
+    for (const [eps, k] of [[2000, 1], [1e9, 1], [1e9, 3], [2100, 3]] as const) {
+      const table = optimalKeepTable(eps, 1e-6, k);
+      expect(table[table.length - 1]).toBe(1);
+      expect(table.length).toBeLessThan(10);
+      // The DP inequalities hold exactly at eps' = 700 (hence at every eps/k >= 700).
+      checkDP(table, 700 * k, 1e-6, k, 20);
+    }
+    // Just below the cap the table is evaluated at eps/k itself (and certified there).
+    const below = optimalKeepTable(699, 1e-6, 1);
+    checkDP(below, 699, 1e-6, 1, 20);
+  });
+  it('selectPartitions and groupByDP with a huge selection eps return', () => {
+    expect(selectPartitions(new Map([['x', 3]]), { eps: 2000, delta: 1e-6, rng: seededRng(1) })).toEqual(['x']);
+    expect(selectPartitions(new Map([['x', 3]]), { eps: 1e9, delta: 1e-6, rng: seededRng(1) })).toEqual(['x']);
+    const r = groupByDP([{ s: 1, g: 'a' }, { s: 2, g: 'a' }, { s: 3, g: 'a' }], { unit: 's', by: 'g', statistic: 'count', eps: 1, maxPartitions: 1, maxRows: 1, selectKeys: { eps: 1e9, delta: 1e-6 }, rng: seededRng(1) });
+    expect(r.keys).toEqual(['a']);
   });
 });
