@@ -178,6 +178,26 @@ class Reader {
     });
   }
 
+  /** A list of categorical levels ({@link levelText} each), or undefined when absent. */
+  levels(k: string, opts: { required?: boolean } = {}): string[] | undefined {
+    const v = this.obj[k];
+    if (v === undefined || v === null) {
+      if (opts.required) this.loc.fail([...this.at, k], 'is required (a list of levels)');
+      return undefined;
+    }
+    if (!Array.isArray(v)) this.loc.fail([...this.at, k], `must be a list of levels, got ${show(v)}`);
+    const arr = v as unknown[];
+    if (arr.length < 1) this.loc.fail([...this.at, k], 'must have at least 1 level');
+    return arr.map((_, i) => levelText(this.loc, [...this.at, k, i]));
+  }
+
+  /** One categorical level ({@link levelText}), or `def` when absent. */
+  level(k: string, def?: string): string {
+    const v = this.obj[k];
+    if ((v === undefined || v === null) && def !== undefined) return def;
+    return levelText(this.loc, [...this.at, k]);
+  }
+
   numbers(k: string, opts: { min?: number; increasing?: boolean; unit?: boolean } = {}): number[] | undefined {
     const v = this.obj[k];
     if (v === undefined || v === null) return undefined;
@@ -198,6 +218,25 @@ class Reader {
     if (typeof v !== 'object' || Array.isArray(v)) this.loc.fail([...this.at, k], `must be a mapping, got ${show(v)}`);
     return v as Record<string, unknown>;
   }
+}
+
+/**
+ * A categorical level, matched as exact text against the data: a string as written, or an integer
+ * written in plain decimal (`1`, `-3`) as that text. Anything whose text would not be the one the
+ * user wrote is a located error: a number with a fraction or exponent (`1.0` would be "1", `2.50`
+ * "2.5"), a leading zero (`01` would be "1"), hex/octal, an integer beyond 2^53, a boolean, null.
+ */
+function levelText(loc: Located, p: KeyPath): string {
+  const node = loc.doc.getIn(p, true) as { source?: unknown } | null | undefined;
+  const v = loc.doc.getIn(p) as unknown;
+  if (typeof v === 'string') {
+    if (v === '') loc.fail(p, 'must be a non-empty level (a string or an integer)');
+    return v;
+  }
+  const src = node && typeof node === 'object' && typeof node.source === 'string' ? node.source.trim() : undefined;
+  if (typeof v === 'number' && Number.isSafeInteger(v) && src !== undefined && /^-?(0|[1-9][0-9]*)$/.test(src)) return String(v);
+  const quote = src !== undefined ? ` (quote it: '${src}', if that is the text in the data)` : '';
+  return loc.fail(p, `must be a string or an integer written in decimal (levels are matched as exact text), got ${v === null ? 'null' : (src ?? show(v))}${quote}`);
 }
 
 function ruleText(rule: 'finite' | 'positive' | 'nonneg' | 'unit' | 'delta'): string {
@@ -224,9 +263,7 @@ function readMissing(loc: Located, obj: Record<string, unknown>, at: KeyPath, ty
   if (typeof v === 'object' && !Array.isArray(v)) {
     const r = new Reader(loc, v as Record<string, unknown>, [...at, 'missing'], ['impute']);
     if (type === 'numeric') return { impute: r.number('impute', 'finite') };
-    const s = (v as Record<string, unknown>).impute;
-    if (typeof s !== 'string' && typeof s !== 'number') loc.fail([...at, 'missing', 'impute'], 'must be a public level (a string)');
-    return { impute: String(s) };
+    return { impute: levelText(loc, [...at, 'missing', 'impute']) };
   }
   return loc.fail([...at, 'missing'], `must be "drop" or { impute: <public value> }, got ${show(v)}`);
 }
@@ -251,7 +288,7 @@ function parseColumns(loc: Located, cols: Record<string, unknown>, at: KeyPath):
       out.set(name, { name, type: 'numeric', lower, upper, missing, bins: r.int('bins', 1, 1000, 10) });
     } else if (type === 'categorical') {
       const r = new Reader(loc, o, p, ['type', 'levels', 'missing', 'description']);
-      const levels = r.strings('levels', { required: true })!;
+      const levels = r.levels('levels', { required: true })!;
       if (levels.length > MAX_LEVELS) loc.fail([...p, 'levels'], `has ${levels.length} levels, more than the limit of ${MAX_LEVELS}; declare the column as type: id and let dpkit select its keys privately`);
       const seen = new Set<string>();
       levels.forEach((l, i) => {
@@ -601,7 +638,7 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema,
       features.forEach((c, j) => needColumn(loc, schema, c, [...at, 'features', j], 'numeric'));
       const label = r.string('label');
       const lc = needColumn(loc, schema, label, [...at, 'label'], 'categorical') as CategoricalColumn;
-      const positive = r.string('positive', lc.levels[lc.levels.length - 1]);
+      const positive = r.level('positive', lc.levels[lc.levels.length - 1]);
       if (!lc.levels.includes(positive)) loc.fail([...at, 'positive'], `must be one of the levels of "${label}" (${lc.levels.join(', ')}), got ${show(positive)}`);
       return {
         ...base,

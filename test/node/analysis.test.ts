@@ -58,6 +58,39 @@ describe('schema files', () => {
     expect(err(() => loadSchema(f))).toMatch(/:1:10: columns must be a mapping/);
     expect(err(() => loadSchema(path.join(dir, 'none.yaml')))).toMatch(/none\.yaml: schema file not found/);
   });
+
+  it('levels are exact text: strings, and integers written in decimal as their text', () => {
+    const s = loadSchema(file("columns:\n  dept: { type: categorical, levels: [1, 2, -3, 0, '1.0', '01', x], missing: { impute: 2 } }\n"));
+    expect(s.columns.get('dept')).toMatchObject({ levels: ['1', '2', '-3', '0', '1.0', '01', 'x'], missing: { impute: '2' } });
+  });
+
+  it('a level whose text would not be the one written is a located error (fraction, exponent, leading zero, hex, huge, boolean, null)', () => {
+    const cases: [string, RegExp][] = [
+      ['[1.0, 2]', /:2:36: columns\.d\.levels\[0\] must be a string or an integer written in decimal \(levels are matched as exact text\), got 1\.0 \(quote it: '1\.0'/],
+      ['[1, 2.50]', /:2:39: columns\.d\.levels\[1\] must be a string or an integer .*got 2\.50/],
+      ['[1e3]', /levels\[0\] must be a string or an integer .*got 1e3/],
+      ['[01, 02]', /levels\[0\] must be a string or an integer .*got 01/],
+      ['[0x10]', /levels\[0\] must be a string or an integer .*got 0x10/],
+      ['[12345678901234567890]', /levels\[0\] must be a string or an integer .*got 12345678901234567890/],
+      ['[a, true]', /levels\[1\] must be a string or an integer .*got true \(quote it: 'true'/],
+      ['[a, null]', /levels\[1\] must be a string or an integer .*got null/],
+      ["['']", /levels\[0\] must be a non-empty level/],
+      ['a', /levels must be a list of levels/],
+    ];
+    for (const [levels, re] of cases) {
+      const f = file(`columns:\n  d: { type: categorical, levels: ${levels} }\n`);
+      expect(err(() => loadSchema(f)), levels).toMatch(re);
+    }
+    const f = file('columns:\n  d: { type: categorical, levels: [1, 2], missing: { impute: 1.0 } }\n');
+    expect(err(() => loadSchema(f))).toMatch(/:2:62: columns\.d\.missing\.impute must be a string or an integer .*got 1\.0/);
+  });
+
+  it('positive (the label level of a classifier) follows the same rule', () => {
+    const sch = file('columns:\n  x: { type: numeric, lower: 0, upper: 1 }\n  y: { type: categorical, levels: [0, 1] }\n');
+    const a = (positive: string) => file(`data: { path: d.csv }\nschema: ${sch}\nbudget: { eps: 1 }\nreleases:\n  - { stat: logistic_regression, features: [x], label: y, positive: ${positive}, eps: 0.5 }\n`);
+    expect(loadAnalysis(a('1')).releases[0]).toMatchObject({ positive: '1' });
+    expect(err(() => loadAnalysis(a('1.0')))).toMatch(/releases\[0\]\.positive must be a string or an integer .*got 1\.0/);
+  });
 });
 
 describe('analysis files', () => {
