@@ -35,8 +35,9 @@
  * conversion (src/accounting/accountant.ts).
  */
 import { InvalidArgumentError } from '../errors.js';
+import { checkOptions, optionSpec } from '../options.js';
 import { freshHashKey, keyedHash53, type HashKey } from '../random/siphash.js';
-import type { Rng } from '../random/rng.js';
+import { resolveRng, type Rng } from '../random/rng.js';
 import { checkInteger } from '../validation.js';
 
 /** The public contribution bounds. */
@@ -52,6 +53,8 @@ export type Ident = string | number | boolean | bigint | null | undefined;
 
 /** Largest bound accepted (a sanity limit; the sensitivities grow with it). */
 export const MAX_BOUND = 1_000_000;
+
+const BOUNDS_KEYS = optionSpec<ContributionBounds>({ maxPartitions: true, maxRows: true });
 
 export function checkContributionBounds(b: { maxPartitions?: unknown; maxRows?: unknown }): ContributionBounds {
   return {
@@ -91,10 +94,11 @@ function identPart(x: Ident): string {
  *
  * @param units The privacy unit of each row (null/undefined: the row is dropped).
  * @param groups The group of each row, or undefined for one group.
- * @param bounds `maxPartitions` (L0, groups kept per unit) and `maxRows` (L-inf, rows kept per unit and group); not re-validated here.
- * @param key The 128-bit SipHash key (four 32-bit words); a fixed key makes the truncation reproducible, so use it only in tests and audits.
+ * @param bounds `maxPartitions` (L0, groups kept per unit) and `maxRows` (L-inf, rows kept per unit and group), integers in [1, 1e6]; no other key.
+ * @param key The 128-bit SipHash key (a Uint32Array of four 32-bit words); a fixed key makes the truncation reproducible, so use it only in tests and audits.
  * @returns The indices of the kept rows, ascending.
- * @throws {@link InvalidArgumentError} when groups does not have one entry per row.
+ * @throws {@link InvalidArgumentError} when units or groups is not an array (or groups does not have one entry per row), a bound is not an integer in [1, 1e6], or the key is not four 32-bit words.
+ * @throws {@link UnknownOptionError} for a key of `bounds` other than maxPartitions and maxRows.
  * @example
  * ```ts
  * import { boundContributionsWithKey } from 'dpkit';
@@ -104,8 +108,29 @@ function identPart(x: Ident): string {
  * ```
  */
 export function boundContributionsWithKey(units: ArrayLike<Ident>, groups: ArrayLike<Ident> | undefined, bounds: ContributionBounds, key: HashKey): Uint32Array {
+  const b = parseBounds('boundContributionsWithKey', bounds);
+  if (!(key instanceof Uint32Array) || key.length !== 4) throw new InvalidArgumentError('key', 'must be a Uint32Array of 4 words (a 128-bit SipHash key)');
+  return truncate(units, groups, b, key);
+}
+
+/** The bounds object: no unknown key, both bounds integers in [1, 1e6]. */
+function parseBounds(fn: string, bounds: ContributionBounds): ContributionBounds {
+  checkOptions(`${fn} bounds`, bounds, BOUNDS_KEYS, true);
+  return checkContributionBounds(bounds);
+}
+
+/** units (and groups) arrays (or array-like objects) of one entry per row; returns the number of rows. */
+function checkRows(units: ArrayLike<Ident>, groups: ArrayLike<Ident> | undefined): number {
+  const isArray = (a: unknown) => typeof a === 'object' && a !== null && !(a instanceof DataView) && Number.isSafeInteger((a as ArrayLike<unknown>).length) && (a as ArrayLike<unknown>).length >= 0;
+  if (!isArray(units)) throw new InvalidArgumentError('units', 'must be an array (the privacy unit of each row)');
   const n = units.length;
-  if (groups !== undefined && groups.length !== n) throw new InvalidArgumentError('groups', 'must have one entry per row (the length of units)', groups.length);
+  if (groups !== undefined && (!isArray(groups) || groups.length !== n)) throw new InvalidArgumentError('groups', 'must be an array with one entry per row (the length of units), or undefined');
+  return n;
+}
+
+/** The truncation itself (bounds and key validated by the caller). */
+function truncate(units: ArrayLike<Ident>, groups: ArrayLike<Ident> | undefined, bounds: ContributionBounds, key: HashKey): Uint32Array {
+  const n = checkRows(units, groups);
   // unit -> group -> row indices
   const byUnit = new Map<Ident, Map<Ident, number[]>>();
   for (let i = 0; i < n; i++) {
@@ -157,7 +182,8 @@ export function boundContributionsWithKey(units: ArrayLike<Ident>, groups: Array
  * @param bounds The PUBLIC bounds `maxPartitions` (L0) and `maxRows` (L-inf), integers in [1, 1e6].
  * @param rng The generator the fresh key is drawn from (e.g. {@link cryptoRng}).
  * @returns The indices of the kept rows, ascending.
- * @throws {@link InvalidArgumentError} when a bound is not an integer in [1, 1e6] or groups does not have one entry per row.
+ * @throws {@link InvalidArgumentError} when a bound is not an integer in [1, 1e6], `rng` is not an Rng, or units or groups is not an array (groups with one entry per row).
+ * @throws {@link UnknownOptionError} for a key of `bounds` other than maxPartitions and maxRows.
  * @example
  * ```ts
  * import { boundContributions, seededRng } from 'dpkit';
@@ -168,6 +194,7 @@ export function boundContributionsWithKey(units: ArrayLike<Ident>, groups: Array
  * ```
  */
 export function boundContributions(units: ArrayLike<Ident>, groups: ArrayLike<Ident> | undefined, bounds: ContributionBounds, rng: Rng): Uint32Array {
-  const b = checkContributionBounds(bounds);
-  return boundContributionsWithKey(units, groups, b, freshHashKey(rng));
+  const b = parseBounds('boundContributions', bounds);
+  const r = resolveRng(rng);
+  return truncate(units, groups, b, freshHashKey(r));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { boundContributions, checkContributionBounds, rowSensitivities, unitTotalSensitivities } from '../../src/statistics/contribution-bounding.js';
+import { boundContributions, boundContributionsWithKey, checkContributionBounds, rowSensitivities, unitTotalSensitivities } from '../../src/statistics/contribution-bounding.js';
 import { seededRng } from '../../src/random/rng.js';
+import { InvalidArgumentError, UnknownOptionError } from '../../src/errors.js';
 import { chiSquareTest } from '../helpers/gof.js';
 
 describe('boundContributions', () => {
@@ -65,5 +66,49 @@ describe('boundContributions', () => {
     expect(rowSensitivities({ maxPartitions: 10, maxRows: 5 }, 5).l1).toBe(250);
     // per-unit totals clamped to [0, 20], k = 4: L1 = 80, L2 = 40.
     expect(unitTotalSensitivities({ maxPartitions: 4, maxRows: 100 }, 20)).toEqual({ l1: 80, l2: 40, linf: 20 });
+  });
+});
+
+describe('boundContributions, boundContributionsWithKey: validation of the public entry points', () => {
+  const key = Uint32Array.of(1, 2, 3, 4);
+  function thrown(f: () => unknown): unknown {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    throw new Error('expected an error');
+  }
+  it('an unknown key in bounds is refused (UnknownOptionError), in both', () => {
+    expect(thrown(() => boundContributions([1, 2], ['a', 'b'], { maxPartitions: 1, maxRows: 1, typo: 1 } as never, seededRng(1)))).toBeInstanceOf(UnknownOptionError);
+    expect(thrown(() => boundContributionsWithKey([1, 2], ['a', 'b'], { maxPartitions: 1, maxRows: 1, typo: 1 } as never, key))).toBeInstanceOf(UnknownOptionError);
+  });
+  it('a bad rng is a typed error naming rng (not a raw TypeError)', () => {
+    const e = thrown(() => boundContributions([1, 2], ['a', 'b'], { maxPartitions: 1, maxRows: 1 }, {} as never));
+    expect(e).toBeInstanceOf(InvalidArgumentError);
+    expect((e as InvalidArgumentError).argument).toBe('rng');
+  });
+  it('WithKey validates its bounds and its key instead of returning an empty selection', () => {
+    const e = thrown(() => boundContributionsWithKey([1, 1], ['a', 'b'], { maxPartitions: 0, maxRows: 0.5 }, key));
+    expect(e).toBeInstanceOf(InvalidArgumentError);
+    expect((e as InvalidArgumentError).argument).toBe('maxPartitions');
+    expect((thrown(() => boundContributionsWithKey([1, 1], ['a', 'b'], { maxPartitions: 1, maxRows: 0.5 }, key)) as InvalidArgumentError).argument).toBe('maxRows');
+    expect((thrown(() => boundContributionsWithKey([1, 1], ['a', 'b'], { maxPartitions: 1, maxRows: 1 }, Uint32Array.of(1, 2))) as InvalidArgumentError).argument).toBe('key');
+    expect((thrown(() => boundContributionsWithKey([1, 1], ['a', 'b'], { maxPartitions: 1, maxRows: 1 }, [1, 2, 3, 4] as never)) as InvalidArgumentError).argument).toBe('key');
+  });
+  it('units and groups must be arrays (groups with one entry per row), with no length in the message', () => {
+    const e = thrown(() => boundContributions([1, 2, 3], ['a'], { maxPartitions: 1, maxRows: 1 }, seededRng(1)));
+    expect((e as InvalidArgumentError).argument).toBe('groups');
+    expect((e as Error).message).not.toMatch(/\d/);
+    expect((thrown(() => boundContributions('abc' as never, undefined, { maxPartitions: 1, maxRows: 1 }, seededRng(1))) as InvalidArgumentError).argument).toBe('units');
+    expect((thrown(() => boundContributionsWithKey(null as never, undefined, { maxPartitions: 1, maxRows: 1 }, key)) as InvalidArgumentError).argument).toBe('units');
+  });
+  it('valid calls are unchanged: WithKey with a fixed key is reproducible and equals the bounded selection', () => {
+    const units = ['ann', 'ann', 'ann', 'bob'];
+    const groups = ['x', 'y', 'z', 'x'];
+    const a = boundContributionsWithKey(units, groups, { maxPartitions: 2, maxRows: 1 }, key);
+    expect(Array.from(a)).toEqual(Array.from(boundContributionsWithKey(units, groups, { maxPartitions: 2, maxRows: 1 }, key)));
+    expect(a.length).toBe(3);
+    expect(Array.from(a)).toContain(3);
   });
 });
