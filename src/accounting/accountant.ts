@@ -59,7 +59,10 @@ export interface LedgerEntry extends SpendRequest {
 export interface AccountantOptions {
   /** Called synchronously with each entry inside spend(); if it throws, the spend is not recorded. */
   sink?: (entry: LedgerEntry) => void;
-  /** Entries already spent (e.g. replayed from a persistent ledger), in the ledger's relation. */
+  /**
+   * Entries already spent (e.g. replayed from a persistent ledger), as charged: in the ledger's relation
+   * (an entry whose `neighbors` is not the budget's is refused; see {@link PrivacyAccountant.spend}).
+   */
   history?: readonly LedgerEntry[];
   /** The neighbour relation the budget is a guarantee for (default 'bounded'). */
   neighbors?: Neighbors;
@@ -105,7 +108,8 @@ export class PrivacyAccountant implements Accountant {
    * @param budget The total budget: `eps` > 0 and `delta` in [0, 1) (default 0).
    * @param opts `neighbors` (the relation of the budget, default 'bounded'), `sink` (called with every
    *   spend before it is acknowledged) and `history` (spends replayed from a persistent ledger).
-   * @throws {@link InvalidArgumentError} when the budget or a replayed cost is out of its domain.
+   * @throws {@link InvalidArgumentError} when the budget or a replayed cost is out of its domain, or a
+   *   replayed entry's `neighbors` is not the budget's relation (`history[i].neighbors`).
    * @throws {@link UnknownOptionError} for an unknown key in `budget` or `opts`.
    */
   constructor(budget: { eps: number; delta?: number }, opts: AccountantOptions = {}) {
@@ -120,10 +124,20 @@ export class PrivacyAccountant implements Accountant {
     this.neighbors = neighbors;
     this.privacyUnit = opts.privacyUnit === undefined ? undefined : checkPrivacyUnit(opts.privacyUnit);
     this.sink = opts.sink;
-    (opts.history ?? []).forEach((e, i) => {
+    const history = opts.history ?? [];
+    if (!Array.isArray(history)) throw new InvalidArgumentError('history', 'must be an array of ledger entries', history);
+    history.forEach((e: LedgerEntry, i) => {
+      if (typeof e !== 'object' || e === null) throw new InvalidArgumentError(`history[${i}]`, 'must be a ledger entry { name, eps, delta, neighbors, time }');
       // A negative (or non-finite) replayed cost would silently enlarge the budget.
       checkNonNegative(e.eps, `history[${i}].eps`);
       checkNonNegative(e.delta, `history[${i}].delta`);
+      // An entry is what was charged, in the ledger's relation (spend converts before recording). An
+      // entry for the other relation was never converted: counting it at face value would undercharge
+      // (an add/remove-one (eps, delta) costs (2 eps, (1 + e^eps) delta) of a replace-one budget), and a
+      // replace-one entry gives no add/remove-one guarantee at all, so it is refused, not guessed at.
+      if (e.neighbors !== neighbors) {
+        throw new InvalidArgumentError(`history[${i}].neighbors`, `must be the budget's relation '${neighbors}' (replayed entries are recorded as charged, in the ledger's relation)`);
+      }
       this.record(e);
     });
   }

@@ -86,7 +86,7 @@ export interface ZcdpFilterEntry extends ZcdpSpendRequest {
 export interface ZcdpFilterOptions {
   /** Called synchronously with each entry inside spend(); if it throws, the spend is not recorded. */
   sink?: (entry: ZcdpFilterEntry) => void;
-  /** Entries already spent (replayed from a persistent ledger), in the filter's relation. */
+  /** Entries already spent (replayed from a persistent ledger), in the filter's relation (another `neighbors` is refused). */
   history?: readonly ZcdpFilterEntry[];
   /** The neighbour relation of the budget (default 'bounded'). */
   neighbors?: Neighbors;
@@ -159,7 +159,8 @@ export class ZcdpFilter implements Accountant {
   /**
    * @param budget The (eps, delta) budget, delta > 0; converted to the largest rho that implies it.
    * @param opts `neighbors` (default 'bounded'), `sink`, `history`.
-   * @throws {@link InvalidArgumentError} when the budget or a replayed entry is out of its domain.
+   * @throws {@link InvalidArgumentError} when the budget or a replayed entry is out of its domain, or a
+   *   replayed entry's `neighbors` is not the filter's relation (`history[i].neighbors`).
    * @throws {@link UnknownOptionError} for an unknown option key.
    */
   constructor(budget: { eps: number; delta: number }, opts: ZcdpFilterOptions = {}) {
@@ -176,8 +177,14 @@ export class ZcdpFilter implements Accountant {
     this.sink = opts.sink;
     const history = opts.history ?? [];
     if (!Array.isArray(history)) throw new InvalidArgumentError('history', 'must be an array of entries', history);
-    history.forEach((e, i) => {
+    history.forEach((e: ZcdpFilterEntry, i) => {
+      if (typeof e !== 'object' || e === null) throw new InvalidArgumentError(`history[${i}]`, 'must be a ledger entry { name, rho, neighbors, time }');
       checkNonNegative(e.rho, `history[${i}].rho`);
+      // An entry's rho is what was charged, in the filter's relation (rhoOf converts before spend
+      // records it): an entry for the other relation was never converted and is refused.
+      if (e.neighbors !== neighbors) {
+        throw new InvalidArgumentError(`history[${i}].neighbors`, `must be the budget's relation '${neighbors}' (replayed entries are recorded as charged, in the filter's relation)`);
+      }
       this.record(e);
     });
   }

@@ -90,3 +90,36 @@ describe('PrivacyAccountant', () => {
     expect(acc.ledger()).toHaveLength(1);
   });
 });
+
+describe('PrivacyAccountant history: entries in another relation', () => {
+  const entry = (neighbors: unknown, eps = 0.5, delta = 0): LedgerEntry => ({ name: 'x', eps, delta, neighbors: neighbors as never, time: '' });
+  function argumentOf(f: () => unknown): string {
+    try {
+      f();
+    } catch (e) {
+      expect(e).toBeInstanceOf(InvalidArgumentError);
+      return (e as InvalidArgumentError).argument;
+    }
+    throw new Error('expected an InvalidArgumentError');
+  }
+  it('an add/remove-one entry replayed into a replace-one budget is refused (it was charged at face value: 0.5 instead of 1.0)', () => {
+    expect(argumentOf(() => new PrivacyAccountant({ eps: 1 }, { history: [entry('unbounded')] }))).toBe('history[0].neighbors');
+  });
+  it('a replace-one entry replayed into an add/remove-one budget, or an entry without a relation, is refused', () => {
+    expect(argumentOf(() => new PrivacyAccountant({ eps: 1 }, { neighbors: 'unbounded', history: [entry('unbounded'), entry('bounded')] }))).toBe('history[1].neighbors');
+    expect(argumentOf(() => new PrivacyAccountant({ eps: 1 }, { history: [entry(undefined)] }))).toBe('history[0].neighbors');
+  });
+  it('history must be an array of objects', () => {
+    expect(argumentOf(() => new PrivacyAccountant({ eps: 1 }, { history: {} as never }))).toBe('history');
+    expect(argumentOf(() => new PrivacyAccountant({ eps: 1 }, { history: [null as never] }))).toBe('history[0]');
+  });
+  it('entries in the budget relation replay as before (a converted spend replays at its charged cost)', () => {
+    const a = new PrivacyAccountant({ eps: 3, delta: 1e-3 });
+    a.spend({ name: 'u', eps: 0.5, delta: 1e-6, neighbors: 'unbounded', mechanism: 'laplace' });
+    const b = new PrivacyAccountant({ eps: 3, delta: 1e-3 }, { history: a.ledger() });
+    expect(b.spent()).toEqual(a.spent());
+    expect(b.spent().eps).toBe(1);
+    const u = new PrivacyAccountant({ eps: 1 }, { neighbors: 'unbounded', history: [entry('unbounded', 0.25)] });
+    expect(u.spent().eps).toBe(0.25);
+  });
+});

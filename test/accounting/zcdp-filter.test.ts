@@ -113,3 +113,25 @@ describe('ZcdpFilter', () => {
     expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { history: [{ name: 'h', eps: 0, delta: 0, rho: -1, neighbors: 'bounded', time: 't' }] })).toThrow(InvalidArgumentError);
   });
 });
+
+describe('ZcdpFilter history: entries in another relation', () => {
+  it('an entry whose neighbors is not the filter relation is refused, naming history[i].neighbors', () => {
+    const entry = (neighbors: unknown) => ({ name: 'h', eps: 0, delta: 0, rho: 0.01, neighbors: neighbors as never, time: 't' });
+    for (const [rel, bad] of [['bounded', 'unbounded'], ['unbounded', 'bounded'], ['bounded', undefined]] as const) {
+      let err: unknown;
+      try {
+        new ZcdpFilter({ eps: 1, delta: 1e-6 }, { neighbors: rel, history: [entry(rel), entry(bad)] });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(InvalidArgumentError);
+      expect((err as InvalidArgumentError).argument).toBe('history[1].neighbors');
+    }
+    expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { history: [null as never] })).toThrow(/history\[0\]/);
+    // Entries recorded by a filter of the same relation replay at their charged rho (an unbounded release: 4 rho).
+    const f = new ZcdpFilter({ eps: 1, delta: 1e-6 });
+    f.spend({ name: 'g', rho: 0.001, neighbors: 'unbounded' });
+    const g = new ZcdpFilter({ eps: 1, delta: 1e-6 }, { history: f.ledger() });
+    expect(g.spentRhoTotal()).toBe(0.004);
+  });
+});
