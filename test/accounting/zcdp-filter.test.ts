@@ -130,7 +130,7 @@ describe('ZcdpFilter history: entries in another relation', () => {
     expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { history: [null as never] })).toThrow(/history\[0\]/);
     // Entries recorded by a filter of the same relation replay at their charged rho (an unbounded release: 4 rho).
     const f = new ZcdpFilter({ eps: 1, delta: 1e-6 });
-    f.spend({ name: 'g', rho: 0.001, neighbors: 'unbounded' });
+    f.spend({ name: 'g', eps: 0, delta: 0, rho: 0.001, neighbors: 'unbounded' });
     const g = new ZcdpFilter({ eps: 1, delta: 1e-6 }, { history: f.ledger() });
     expect(g.spentRhoTotal()).toBe(0.004);
   });
