@@ -15,12 +15,14 @@
  * The in-memory table itself lives in that RSS; with Parquet only the queries' working memory does.
  *
  * Reported per run: wall-clock and CPU time (user + system of the child, which includes DuckDB's
- * threads: steadier than wall time on a shared machine) of the plain grouped mean, of the floor of any
- * plan that aggregates per (unit, group) first (GROUP BY (unit, group) with the pair sums, then per
- * group; no hashing, no choice; the bounded plan avoids that aggregate) and of the bounded grouped
- * mean (boundedGroupsSql), with their ratios to the plain mean; peak RSS, RSS after loading, JS heap
- * and the load average before and after (wall-clock ratios move with it). Only per-group aggregates
- * reach JS. `npm run bench bounding` runs it.
+ * threads: steadier than wall time on a shared machine) of the plain grouped mean, of the bounded
+ * grouped mean (boundedGroupsSql) and of the floor of any plan that aggregates per (unit, group) first
+ * (GROUP BY (unit, group) with the pair sums, then per group; no hashing, no choice; the bounded plan
+ * avoids that aggregate), with their ratios to the plain mean; the peak RSS after each of the three
+ * (run in that order; maxRSS never decreases, so the first is the table plus the plain query alone and
+ * the second adds the bounded query), RSS after loading, JS heap and the load average before and
+ * after (wall-clock ratios move with it). Only per-group aggregates reach JS. `npm run bench bounding`
+ * runs it.
  */
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -45,6 +47,10 @@ interface RunReport {
   floor: Timing;
   bounded: Timing;
   groups: number;
+  /** Peak RSS right after the plain query's runs (maxRSS never decreases: the table + the plain query). */
+  plainPeakRssMb: number;
+  /** Peak RSS right after the bounded query's runs (before the floor query runs). */
+  boundedPeakRssMb: number;
   peakRssMb: number;
   loadedRssMb: number;
   heapMb: number;
@@ -105,15 +111,19 @@ async function child(n: number, keys: HashKeyType, source: 'memory' | 'parquet',
     groups = (await con.runAndReadAll(sql)).getRows().length;
   };
   const c = 'LEAST(GREATEST(y, 1), 5)';
+  const maxRss = () => Math.round(process.resourceUsage().maxRSS / 1024);
   const plain = await timed(run(`SELECT d, count(*) AS n, avg(${c}) AS m FROM ${from} GROUP BY d`), 3, true);
+  const plainPeakRssMb = maxRss();
+  const rng = seededRng(`bench-bounding-sql-${n}-${keys}-${source}`);
+  const bounded = await timed(run(boundedGroupsSql({ from, unit: 's', by: 'd', value: 'y', lower: 1, upper: 5, maxPartitions: 5, maxRows: 2, key: freshHashKey(rng), unitType: keys, groupType: keys }, 'duckdb')), 3, true);
+  const boundedPeakRssMb = maxRss();
+  const boundedGroups = groups;
   const floor = await timed(
     run(`SELECT g, count(*) AS units, sum(c) AS n, sum(s) AS s, sum(s2) AS s2, sum(sc) AS sc FROM (SELECT s AS u, d AS g, count(*) AS c, sum(${c}) AS s, sum((${c} - 3) * (${c} - 3)) AS s2, sum(${c} - 3) AS sc FROM ${from} GROUP BY s, d) AS pairs GROUP BY g`),
     big ? 1 : 3,
     !big,
   );
-  const rng = seededRng(`bench-bounding-sql-${n}-${keys}-${source}`);
-  const bounded = await timed(run(boundedGroupsSql({ from, unit: 's', by: 'd', value: 'y', lower: 1, upper: 5, maxPartitions: 5, maxRows: 2, key: freshHashKey(rng), unitType: keys, groupType: keys }, 'duckdb')), 3, true);
-  const report: RunReport = { n, keys, source, plain, floor, bounded, groups, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), loadedRssMb, heapMb: mb(process.memoryUsage().heapUsed), load: `${loadBefore} -> ${load()}` };
+  const report: RunReport = { n, keys, source, plain, floor, bounded, groups: boundedGroups, plainPeakRssMb, boundedPeakRssMb, peakRssMb: maxRss(), loadedRssMb, heapMb: mb(process.memoryUsage().heapUsed), load: `${loadBefore} -> ${load()}` };
   con.closeSync();
   db.closeSync();
   rmSync(spill, { recursive: true, force: true });
@@ -156,9 +166,9 @@ export default async function () {
             console.log(
               `${n.toExponential(0).padEnd(5)} ${keys.padEnd(7)} ${source.padEnd(8)} ${name.padEnd(9)} ${t.wall.toFixed(0).padStart(8)} ${t.cpu.toFixed(0).padStart(8)} ${(t.wall / r.plain.wall).toFixed(1).padStart(6)}x ${(t.cpu / r.plain.cpu).toFixed(1).padStart(6)}x   ${extra}`,
             );
-          row('plain', r.plain, `peak RSS ${r.peakRssMb} MB (${r.loadedRssMb} MB after loading), JS heap ${r.heapMb} MB`);
-          row('floor', r.floor, `load ${r.load}`);
-          row('bounded', r.bounded, `${r.groups} groups`);
+          row('plain', r.plain, `peak RSS ${r.plainPeakRssMb} MB (${r.loadedRssMb} MB after loading), JS heap ${r.heapMb} MB`);
+          row('bounded', r.bounded, `peak RSS ${r.boundedPeakRssMb} MB, ${r.groups} groups`);
+          row('floor', r.floor, `peak RSS ${r.peakRssMb} MB; load ${r.load}`);
         }
       } finally {
         rmSync(file, { force: true });

@@ -51,14 +51,17 @@
  * values sorted by h_r and sliced to m (arraySort / arraySlice over groupArray), and per unit the k
  * smallest pairs (h, group) (joined back on the unit).
  * Cost (1e7 events, 3.3e5 units, 1e4 keys, k = 5, m = 2; bench/bounding-sql.bench.ts, 2 threads,
- * loaded machine, CPU time): the plain grouped mean reads the table once; the plan reads it three
- * times (the 1/16 unit sample that sets t, ~0.3x of the plain mean; the candidates with the per-row
- * hash, ~0.4x; the anti-join, ~1.2x) and ranks ~3.8e6 candidate rows (~2-2.5x). In all, 5.9x the plain
- * mean for integer ids in memory (wall 6.1x; GROUP BY (unit, group) alone is 9.8x), 9.0x for text ids
- * (the window sorts on (h, g) and partitions on text); MD5 words joined on every row (the previous
- * plan) cost 18x. Peak RSS grows with the candidate rows (1e6 -> 1e7 in memory: 326 -> 1471 MB, of
- * which the table 144 -> 412 MB) and is capped by DuckDB's memory_limit (Parquet, 1e7: 891 MB at 1GB,
- * 644 MB at 512MB).
+ * CPU time; docs/research/bounding-sql-performance.md has the tables): the plain grouped mean reads the
+ * table once; the plan reads it three times (the 1/16 unit sample that sets t, ~0.3x of the plain
+ * mean; the candidates with the per-row hash, ~0.6x; the anti-join, ~1.45x) and ranks ~3.8e6
+ * candidate rows in one window (~3x: ~200 ns per row, a sort alone is ~1.2x). In all 6.9x the plain
+ * mean for integer ids in memory at load ~10 (8.9x text; Parquet 18x / 36x, its plain mean costing
+ * less than half the in-memory one); GROUP BY (u, g) alone is 11.7x, MD5 words joined on every row
+ * (an earlier plan) 18x. The floors of this family: a probe keyed by the unit over all rows (every
+ * unit must be seen, also those without a candidate) ~1.2-1.45x and the window on at least the kept
+ * rows ~1.2x; DuckDB's top-n aggregates (min(h, n), arg_min(.., n), list sorts) are slower than the
+ * window. Peak RSS, 1e6 -> 1e7 in memory: the table plus the plain query 161 -> 434 MB, plus the
+ * bounded query 219 -> 620 MB (the candidate rows and the window's state); JS heap 11-17 MB.
  *
  * {@link boundedPerUnitSql} gives one row per (group, unit): g, u, n (kept rows), s (clamped sum),
  * s2 and sc (rows clamped only: the CENTRED sums sum((c - mid)^2) and sum(c - mid) of the clamped
