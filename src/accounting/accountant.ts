@@ -162,11 +162,14 @@ export class PrivacyAccountant implements Accountant {
     return this.entries.slice();
   }
 
-  /** True when a release of this cost fits in the remaining budget. */
+  /** True when a release of this cost fits in the remaining budget (a budget with delta 0 accepts only a total delta of exactly 0). */
   canSpend(cost: PrivacyCost): boolean {
     const eps = checkNonNegative(cost.eps, 'cost.eps');
     const delta = checkNonNegative(cost.delta, 'cost.delta');
-    return this.spentEps + eps <= this.budget.eps * (1 + SLACK) && this.spentDelta + delta <= this.budget.delta * (1 + SLACK) + 1e-300;
+    if (!(this.spentEps + eps <= this.budget.eps * (1 + SLACK))) return false;
+    // A pure budget (delta 0) takes no delta at all: no absolute slack, however small the release's delta.
+    const totalDelta = this.spentDelta + delta;
+    return this.budget.delta === 0 ? totalDelta === 0 : totalDelta <= this.budget.delta * (1 + SLACK);
   }
 
   /**

@@ -123,3 +123,20 @@ describe('PrivacyAccountant history: entries in another relation', () => {
     expect(u.spent().eps).toBe(0.25);
   });
 });
+
+describe('PrivacyAccountant: a pure budget (delta 0)', () => {
+  it('refuses any release with delta > 0, however small (no absolute slack)', () => {
+    const a = new PrivacyAccountant({ eps: 10 });
+    expect(a.canSpend({ eps: 0.1, delta: 1e-301 })).toBe(false);
+    expect(a.canSpend({ eps: 0.1, delta: Number.MIN_VALUE })).toBe(false);
+    expect(() => a.spend({ name: 'r', eps: 0.1, delta: 1e-301, neighbors: 'bounded', mechanism: 'x' })).toThrow(BudgetExceededError);
+    expect(a.spent()).toEqual({ eps: 0, delta: 0 });
+    a.spend({ name: 'p', eps: 0.1, delta: 0, neighbors: 'bounded', mechanism: 'laplace' });
+    expect(a.spent()).toEqual({ eps: 0.1, delta: 0 });
+  });
+  it('a budget with delta > 0 keeps its relative slack (ten releases of delta/10 fit)', () => {
+    const a = new PrivacyAccountant({ eps: 10, delta: 1e-6 });
+    for (let i = 0; i < 10; i++) a.spend({ name: `r${i}`, eps: 0.1, delta: 1e-7, neighbors: 'bounded', mechanism: 'gaussian' });
+    expect(a.canSpend({ eps: 0, delta: 1e-12 })).toBe(false);
+  });
+});
