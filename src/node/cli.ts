@@ -41,6 +41,7 @@ import { LockError } from './lock.js';
 import { fmt, renderReport, resultsCsv, type NoiseDensityPlot } from './report.js';
 import { makeProgress, resultsTable, safeText, wrapCell } from './terminal.js';
 import { noiseCommand } from './noise-cli.js';
+import { parseDecimal } from './cli-number.js';
 import { writeSkeletons } from './init.js';
 import { dataFingerprint, readStored, reuseKey, store, storeDir } from './results-store.js';
 import { pendingBoundsColumn, privateBoundsNotes } from './bounds-release.js';
@@ -742,7 +743,9 @@ function describeBoundsPlan(missing: readonly { name: string; kind: 'numeric' | 
   let range: [number, number] | undefined;
   if (o.boundsRange !== undefined) {
     if (method !== 'quantiles') throw new InvalidArgumentError('--bounds-range', 'applies to --bounds-method quantiles only');
-    const parts = o.boundsRange.split(',').map((s) => Number(s.trim()));
+    const texts = o.boundsRange.split(',');
+    if (texts.length !== 2) throw new InvalidArgumentError('--bounds-range', 'must be lo,hi with finite lo < hi', o.boundsRange);
+    const parts = texts.map((s, i) => parseDecimal(s, `--bounds-range (${i === 0 ? 'lo' : 'hi'})`));
     if (parts.length !== 2 || !parts.every(Number.isFinite) || !(parts[0]! < parts[1]!)) throw new InvalidArgumentError('--bounds-range', 'must be lo,hi with finite lo < hi', o.boundsRange);
     // The range is the placeholder bounds of the column's other releases: within the engine's exact sums.
     if (!(Math.abs(parts[0]!) <= 1e12 && Math.abs(parts[1]!) <= 1e12)) throw new InvalidArgumentError('--bounds-range', 'must lie within +-1e12 (the range of the exact sums of the later releases)', o.boundsRange);
@@ -1093,9 +1096,10 @@ function parseBudget(budget: string | undefined, ledger: string, fallback: { eps
     throw new InvalidArgumentError('--budget', `is required to create the ledger ${ledger} (the total budget it will allow, e.g. --budget ${fmt(fallback.eps * 10)}); or pass --ledger to an existing ledger`);
   }
   const [e, d, acc, ...extra] = budget.split(',');
-  const eps = Number(e);
-  const delta = d === undefined ? 0 : Number(d);
-  if (!(eps > 0) || !Number.isFinite(eps) || extra.length > 0) throw new InvalidArgumentError('--budget', 'must be eps, eps,delta or eps,delta,accounting with eps > 0', budget);
+  if (extra.length > 0) throw new InvalidArgumentError('--budget', 'must be eps, eps,delta or eps,delta,accounting with eps > 0', budget);
+  const eps = parseDecimal(e!, '--budget (eps, the first field)');
+  const delta = d === undefined ? 0 : parseDecimal(d, '--budget (delta, the second field)');
+  if (!(eps > 0) || !Number.isFinite(eps)) throw new InvalidArgumentError('--budget', 'must be eps, eps,delta or eps,delta,accounting with eps > 0', budget);
   if (!(delta >= 0 && delta < 1)) throw new InvalidArgumentError('--budget', 'delta must be in [0, 1)', budget);
   // The ledger's accounting (docs/accounting.md): basic (default) or zcdp-filter (needs delta > 0).
   if (acc !== undefined && acc !== 'basic' && acc !== 'zcdp-filter') throw new InvalidArgumentError('--budget', "accounting (the third field) must be 'basic' or 'zcdp-filter'", budget);
@@ -1184,9 +1188,10 @@ function showLedger(file: string, json: boolean, io: CliIO): number {
 
 function num(name: string, rule: 'positive' | 'delta' | 'unit') {
   return (v: string): number => {
-    const x = Number(v);
+    const text = rule === 'positive' ? 'must be a number > 0' : rule === 'delta' ? 'must be in [0, 1)' : 'must be in (0, 1)';
+    const x = parseDecimal(v, name, text);
     const ok = Number.isFinite(x) && (rule === 'positive' ? x > 0 : rule === 'delta' ? x >= 0 && x < 1 : x > 0 && x < 1);
-    if (!ok) throw new InvalidArgumentError(name, rule === 'positive' ? 'must be a number > 0' : rule === 'delta' ? 'must be in [0, 1)' : 'must be in (0, 1)', v);
+    if (!ok) throw new InvalidArgumentError(name, text, v);
     return x;
   };
 }

@@ -11,6 +11,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { compareNoise, optimizeNoise, type OptimizeNoiseOptions } from '../mechanisms/optimal-noise/index.js';
 import { renderReport, fmt } from './report.js';
 import { makeProgress } from './terminal.js';
+import { parseDecimal } from './cli-number.js';
 
 interface NoiseOpts {
   eps: number;
@@ -28,7 +29,7 @@ interface NoiseOpts {
 
 function positive(name: string) {
   return (v: string): number => {
-    const x = Number(v);
+    const x = parseDecimal(v, name, 'must be a number > 0');
     if (!(Number.isFinite(x) && x > 0)) throw new InvalidArgumentError(name, 'must be a number > 0', v);
     return x;
   };
@@ -36,7 +37,7 @@ function positive(name: string) {
 
 function unit(name: string) {
   return (v: string): number => {
-    const x = Number(v);
+    const x = parseDecimal(v, name, 'must be in (0, 1)');
     if (!(x > 0 && x < 1)) throw new InvalidArgumentError(name, 'must be in (0, 1)', v);
     return x;
   };
