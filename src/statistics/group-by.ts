@@ -248,7 +248,8 @@ function parse(o: GroupByDPOptions, valueColumn = true): Parsed {
   }
   if (o.bins !== undefined && o.breaks !== undefined) throw new InvalidArgumentError('bins', 'is an alias of breaks (a number of bins): give one of bins and breaks, not both');
   const binsKey = o.bins !== undefined ? 'bins' : 'breaks';
-  const nBins = o.bins ?? o.breaks;
+  // `bins: null` is a value (refused below), not an absent option: `??` would fall through to the default.
+  const nBins: unknown = o.bins !== undefined ? o.bins : o.breaks;
   if (stat === 'histogram' || stat === 'quantile') {
     if (o.breaks !== undefined && typeof o.breaks !== 'number') throw new InvalidArgumentError('breaks', 'must be an integer number of equal-width bins (groupByDP does not take explicit edges)', o.breaks);
     out.bins = nBins === undefined ? (stat === 'histogram' ? 10 : 100) : checkInteger(nBins, binsKey, 1, MAX_BINS);
