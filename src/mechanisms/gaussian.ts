@@ -55,7 +55,9 @@ const GAUSSIAN_OPTIONS = optionSpec<GaussianOptions>({ ...VECTOR_MECHANISM_RULES
  * @param trueValues The exact answer(s) computed on the private data.
  * @param eps The privacy parameter (> 0; < 1 for the classic calibration, any with `analytic: true`).
  * @param delta The privacy parameter delta in (0, 1).
- * @param sensitivities The l2 sensitivity of the whole query, or one per element.
+ * @param sensitivities The l2 sensitivity of each element: one number applying to EVERY element (a vector of n
+ *   elements then has l2 sensitivity sqrt(n) s), or one per element (l2 = sqrt(sum_i s_i^2)). Not the l2
+ *   sensitivity of the whole vector.
  * @param opts `analytic` (Balle & Wang 2018), `typeDP`, `rng`, `accountant`, `name`, `noise`, `neighbors`, `details`.
  * @returns The noisy answer(s), of the same shape as `trueValues`; with `details: true` the {@link Release}.
  * @throws {@link InvalidArgumentError} when eps, delta or a sensitivity is out of its domain (e.g. eps >= 1 without `analytic: true`); nothing is spent.
@@ -96,7 +98,7 @@ export function gaussianMechanism(trueValues: number | ArrayLike<number>, eps: n
  *
  * @param eps The privacy parameter eps > 0 (classic calibration: eps < 1).
  * @param delta The privacy parameter delta in (0, 1).
- * @param args The public parts of the query: the l2 `sensitivities` (one for the whole vector, or one per element), `alloc`, `noise` and `neighbors`.
+ * @param args The public parts of the query: the l2 `sensitivities` (one applying to every element, or one per element), `alloc`, `noise` and `neighbors`.
  * @param n The dimension of the query.
  * @param opts `typeDP` ('aDP' or 'pDP') and `analytic` (Balle & Wang 2018).
  * @returns The plan: guarantee, sensitivity, scale (sigma), noise half-widths and the release step.

@@ -46,7 +46,9 @@ export function laplaceScale(eps: number, sensitivity: number): number {
  *
  * @param trueValues The exact answer(s) computed on the private data (a number, an array or a Float64Array).
  * @param eps The privacy parameter (> 0).
- * @param sensitivities The l1 sensitivity of the whole query, or one per element (their sum is used).
+ * @param sensitivities The l1 sensitivity of each element: one number applying to EVERY element (a vector of n
+ *   elements then has l1 sensitivity n s), or one per element (their sum is used). Not the l1 sensitivity of the
+ *   whole vector: for a vector whose l1 sensitivity as a whole is S, pass per-element values that sum to S.
  * @param opts `rng`, `accountant`, `name`, `noise` ('safe' default), `neighbors`, `details`.
  * @returns The noisy answer(s), of the same shape as `trueValues`; with `details: true` the {@link Release}.
  * @throws {@link InvalidArgumentError} when eps or a sensitivity is not a positive finite number, or a true value is not finite; nothing is spent.
