@@ -337,6 +337,8 @@ interface ExecOptions {
   wide?: boolean;
   /** Read releases already paid for (same plan entry, same data) back from the results store. */
   reuse?: boolean;
+  /** The run's one time (ISO), taken before anything was read; default: when execute starts. */
+  time?: string;
 }
 
 /** Prints the original error of a withheld failure on stderr, only with --debug. */
@@ -366,6 +368,11 @@ function publicNames(a: Analysis): Set<string> {
  * report.html. Shared by `run` and `describe`.
  */
 async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> {
+  // One time for the whole run, taken before anything is read (describe takes it before it sniffs
+  // the file): every ledger entry of the run, the results.json/report `generated` time and the
+  // results store are stamped with it (a time taken after a release would show how long it took,
+  // which depends on the data).
+  const runTime = o.time ?? new Date().toISOString();
   if (o.ledger) a.ledger = path.resolve(o.ledger);
   if (o.out) a.outDir = path.resolve(o.out);
   validatePlanNoise(a);
@@ -456,10 +463,6 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
   const toRun = a.releases.map((_, i) => i).filter((i) => !reused.has(i));
   const p: Analysis = { ...a, releases: toRun.map((i) => a.releases[i]!) };
   const warnings = [...(o.warnings ?? [])];
-  // One time for the whole run, taken before any data are read: every ledger entry of the run, the
-  // results.json/report `generated` time and the results store are stamped with it (a time taken
-  // after a release would show how long it took, which depends on the data).
-  const runTime = new Date().toISOString();
   const ledger = FileLedger.open(a.ledger, { time: runTime, budget: { eps: a.budget.eps, delta: a.budget.delta, ...(a.budget.accounting !== undefined ? { accounting: a.budget.accounting } : {}) }, neighbors: a.budget.neighbors, privacyUnit: a.privacyUnit ?? 'row', warn: (m) => warnings.push(m), timeoutMs: 30_000 });
   const results: ReleaseResult[] = [];
   const progress = makeProgress();
@@ -769,6 +772,7 @@ function describeBoundsPlan(missing: readonly { name: string; kind: 'numeric' | 
 }
 
 async function describe(dataArg: string | undefined, o: DescribeOptions, io: CliIO): Promise<number> {
+  const time = new Date().toISOString(); // the run's one time (execute), before the file is sniffed
   if ((dataArg === undefined) === (o.clickhouse === undefined)) throw new InvalidArgumentError('describe', 'needs exactly one data source: a file argument, or --clickhouse URL with --table');
   if (o.clickhouse !== undefined && o.table === undefined) throw new InvalidArgumentError('--table', 'is required with --clickhouse');
   if (o.clickhouse === undefined && (o.table !== undefined || o.database !== undefined)) throw new InvalidArgumentError('--table/--database', 'need --clickhouse');
@@ -873,7 +877,7 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   // calibration whatever the edges; means and sds: generic (eps, delta) pairs; quartiles and bounds:
   // eps-DP), so the adaptive composition is dominated by the product of the pairs (Zhu, Dong & Wang
   // 2022). docs/accounting.md, "What dpkit describe does".
-  return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data, debug: o.debug, outSetting: '--out', quiet: o.quiet, json: o.json, wide: o.wide }, io);
+  return execute(a, { warnings, nonPrivateColumns: fromData, dataDescription: data, debug: o.debug, outSetting: '--out', quiet: o.quiet, json: o.json, wide: o.wide, time }, io);
 }
 
 /** What describe's private bounds cost and do, in one line (stderr before a run, stdout in a dry run). */

@@ -157,6 +157,18 @@ describe('dpkit run: the ledger and the outputs carry one time, taken before any
     expect(slow.ledger).toEqual(fast.ledger);
   }, 120_000);
 
+  it('describe: the ledger creation, its entries and `generated` carry the one time taken before the file was sniffed', async () => {
+    const dir = tmp();
+    plan(dir, 2_000);
+    const ledger = path.join(dir, 'ledger');
+    const r = await cli('describe', path.join(dir, 'd.csv'), '--eps', '1', '--schema', path.join(dir, 's.yaml'), '--budget', '5', '--ledger', ledger, '--out', path.join(dir, 'out'), '-q');
+    expect(r.code, r.err).toBe(EXIT.ok);
+    const doc = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'results.json'), 'utf8')) as { generated: string };
+    const l = readLedger(ledger);
+    expect(l.entries.length).toBeGreaterThan(0);
+    expect(new Set([l.created, ...l.entries.map((e) => e.time)])).toEqual(new Set([doc.generated]));
+  }, 60_000);
+
   it('--reuse stores the results with the run time', async () => {
     const dir = tmp();
     const file = plan(dir, 300);
