@@ -36,7 +36,7 @@ describe("audit: LogisticRegressionDP output perturbation, noise 'safe'", () => 
     expect(r.passed, formatAudit(r)).toBe(true);
   });
   it('flags the Laplace scale divided by 4', () => {
-    const c = cmsLatticeCalibration(1, gamma, 1, 4, 1);
+    const c = cmsLatticeCalibration(1, gamma, 1, 1);
     const plan = planLaplaceGrid(c.scale / 4, c.l1Sensitivity, 1);
     const r = auditDP({
       mechanism: (d: Data, rng: Rng) => {

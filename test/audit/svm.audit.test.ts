@@ -116,7 +116,7 @@ describe('audit: SvmDP output perturbation, saturated (review finding 9)', () =>
   });
 
   it('flags the noise rate x1.5 (privacy loss 1.5 eps)', () => {
-    const rate = 1 / cmsOutputSensitivity(8, 1, 4);
+    const rate = 1 / cmsOutputSensitivity(8, 1);
     const r = auditDP({
       mechanism: (x: Data, rng: Rng) => solveErm(problem(x, 8)).theta[0]! + sampleGammaSphere(rng, 1, 1.5 * rate)[0]!,
       neighbors: [c, d],

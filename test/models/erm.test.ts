@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConvergenceError, InvalidArgumentError } from '../../src/errors.js';
 import { gammaP, betaInc, normalCdf } from '../../src/math/special.js';
-import { cmsObjectiveParameters, cmsObjectivePerturbation, cmsOutputPerturbation, cmsOutputSensitivity } from '../../src/models/erm/cms.js';
+import { cmsObjectiveParameters, cmsObjectivePerturbation, cmsOutputPerturbation, cmsOutputSensitivity, cmsOutputSolveOptions } from '../../src/models/erm/cms.js';
 import { kstObjectivePerturbation, kstParameters } from '../../src/models/erm/kst.js';
 import { huberLoss, huberLossDeriv, logisticLoss, logisticLossDeriv, lossCurvature, sigmoid } from '../../src/models/erm/losses.js';
 import { sampleGammaSphere, sampleGaussianVector } from '../../src/models/erm/noise.js';
@@ -74,9 +74,11 @@ describe('CMS and KST parameters (golden values)', () => {
     expect(c.Delta).toBeGreaterThan(0);
   });
 
-  it('output perturbation sensitivity 2W/gamma', () => {
-    expect(cmsOutputSensitivity(4)).toBe(0.5);
-    expect(cmsOutputSensitivity(4, 3)).toBe(1.5);
+  it('output perturbation sensitivity (2W + 2 tau)/gamma, tau = 1e-5 max(1, W), independent of n', () => {
+    expect(cmsOutputSensitivity(4)).toBe((2 + 2e-5) / 4);
+    expect(cmsOutputSensitivity(4, 3)).toBe((6 + 6e-5) / 4);
+    // the solver stops at ||grad J|| <= tau/n, i.e. ||grad (n J)|| <= tau
+    expect(cmsOutputSolveOptions(3, 1000)).toEqual({ gradientBound: 3, tolerance: 3e-5 / 1000 });
   });
 
   it('KST Delta and noise scales', () => {
@@ -260,7 +262,7 @@ describe('mechanisms on a fixed problem', () => {
       let s = 0;
       for (let j = 0; j < 3; j++) s += (fit.theta[j]! - exact[j]!) ** 2;
       norms[k] = Math.sqrt(s);
-      if (k === 0) expect(fit.rate).toBe(eps / ((2 + 2 * 30 * 1e-9) / 2));
+      if (k === 0) expect(fit.rate).toBe(eps / ((2 + 2 * 1e-5) / 2));
     }
     const rate = (2 * eps) / 2;
     expect(ksTest(norms, gammaCdf(3, rate)).pValue).toBeGreaterThan(1e-6);
@@ -268,15 +270,29 @@ describe('mechanisms on a fixed problem', () => {
     expect(ksTest(norms, gammaCdf(3, rate * 1.3)).pValue).toBeLessThan(1e-6);
   });
 
+  it('output perturbation: the sensitivity does not depend on n; the solver point meets ||grad (n J)|| <= tau', () => {
+    const rng = seededRng('n-free');
+    const sens = [30, 300, 3000].map((n) => {
+      const p = randomProblem(8, n, 3, 'logistic', { gamma: 2 });
+      const sol = minimizeErm(p, {}, cmsOutputSolveOptions(1, n));
+      expect(sol.converged).toBe(true);
+      const g = new Float64Array(3);
+      ermObjective(p)(sol.theta, g);
+      expect(n * Math.hypot(...g)).toBeLessThanOrEqual(1e-5);
+      return cmsOutputPerturbation(p, 1, rng).sensitivity;
+    });
+    expect(sens).toEqual([(2 + 2e-5) / 2, (2 + 2e-5) / 2, (2 + 2e-5) / 2]);
+  });
+
   it('weighted output perturbation uses rate gamma eps / (2W)', () => {
     const rng = seededRng('w');
     const w = new Float64Array(30).map(() => rng.nextDouble() * 3);
     const p = randomProblem(6, 30, 2, 'huber', { gamma: 1.5, weights: w });
     const fit = cmsOutputPerturbation(p, 1, rng, 3);
-    expect(fit.sensitivity).toBe((2 * 3 + 2 * 30 * 3e-9) / 1.5); // (2W + 2 n tol)/gamma, tol = 1e-9 W
-    expect(fit.rate).toBeCloseTo(0.25, 7); // ~ 1.5 * 1 / (2 * 3)
+    expect(fit.sensitivity).toBe((2 * 3 + 2 * 3e-5) / 1.5); // (2W + 2 tau)/gamma, tau = 1e-5 W (no n)
+    expect(fit.rate).toBeCloseTo(0.25, 5); // ~ 1.5 * 1 / (2 * 3)
     expect(fit.rate).toBeLessThan(0.25);
-    expect(cmsOutputSensitivity(1.5, 3, 30)).toBe(fit.sensitivity);
+    expect(cmsOutputSensitivity(1.5, 3)).toBe(fit.sensitivity);
   });
 
   it('objective perturbation: ||b|| ~ Gamma(d, eps\'/2) and the result is the exact minimiser of the perturbed objective', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
-import { cmsOutputSensitivity } from '../../src/models/erm/cms.js';
+import { cmsOutputSensitivity, cmsOutputSolveOptions } from '../../src/models/erm/cms.js';
 import { minimizeErm, type ErmProblem } from '../../src/models/erm/objective.js';
 import { cmsLatticeCalibration, cmsOutputPerturbationLattice } from '../../src/models/erm/output-lattice.js';
 import { LogisticRegressionDP } from '../../src/models/logistic.js';
@@ -23,11 +23,11 @@ function problem(): ErmProblem {
 }
 
 describe('CMS output perturbation on the lattice: calibration (golden values)', () => {
-  it('S = (2W + 2 n tol)/gamma, l1 = sqrt(d) S, b = l1/eps; grid 2^(floor(log2 b) - 40), scale inflated by d 2^k and rounded up', () => {
-    const c = cmsLatticeCalibration(1, 1, 1, 100, 4);
-    const S = 2 + 2 * 100 * 1e-9; // tol = 1e-9 max(1, W)
+  it('S = (2W + 2 tau)/gamma (no n), l1 = sqrt(d) S, b = l1/eps; grid 2^(floor(log2 b) - 40), scale inflated by d 2^k and rounded up', () => {
+    const c = cmsLatticeCalibration(1, 1, 1, 4);
+    const S = 2 + 2 * 1e-5; // tau = 1e-5 max(1, W) on the gradient of the summed objective
     expect(c.sensitivity).toBe(S);
-    expect(c.sensitivity).toBe(cmsOutputSensitivity(1, 1, 100));
+    expect(c.sensitivity).toBe(cmsOutputSensitivity(1, 1));
     expect(c.l1Sensitivity).toBe(2 * S);
     expect(c.scale).toBe(2 * S);
     expect(c.grid.k).toBe(2 - 40); // floor(log2(4.0000004)) = 2
@@ -44,8 +44,8 @@ describe('CMS output perturbation on the lattice: noise distribution (fixed seed
   it('released - lattice-rounded minimiser is Laplace(effective scale) on the grid; x0.7 and x1.3 rejected', () => {
     const p = problem();
     const eps = 2;
-    const c = cmsLatticeCalibration(eps, p.gamma, 1, p.n, p.d);
-    const base = minimizeErm(p, {}, { gradientBound: 1 }).theta;
+    const c = cmsLatticeCalibration(eps, p.gamma, 1, p.d);
+    const base = minimizeErm(p, {}, cmsOutputSolveOptions(1, p.n)).theta;
     const unit = 2 ** c.grid.k;
     const rounded = Array.from(base, (t) => Math.round(t / unit) * unit);
     const rng = seededRng('ol-noise');
@@ -76,7 +76,7 @@ describe("LogisticRegressionDP({ perturbation: 'output', noise: 'safe' })", () =
     expect(acc.spent().eps).toBe(1);
     const info = m.fitInfo!;
     expect(info.mechanism).toBe('cms-output-perturbation-lattice');
-    const c = cmsLatticeCalibration(1, 2, 1, 6, 2);
+    const c = cmsLatticeCalibration(1, 2, 1, 2);
     expect(info.scale).toBe(c.grid.effectiveScale);
     expect(info.gridExponent).toBe(c.grid.k);
     expect(info.sensitivity).toBe(c.sensitivity);

@@ -11,7 +11,7 @@ import { runRelease } from '../../release.js';
 import { resolveRng, type Rng } from '../../random/rng.js';
 import { checkEpsilon, checkPositive } from '../../validation.js';
 import { checkMatrixShape, checkVectorShape, matrixShape, type MatrixInput } from '../matrix.js';
-import { cmsObjectivePerturbation, cmsOutputPerturbation } from './cms.js';
+import { cmsObjectivePerturbation, cmsOutputConvergenceMessage, cmsOutputPerturbation } from './cms.js';
 import { cmsOutputPerturbationLattice } from './output-lattice.js';
 import type { LossKind } from './losses.js';
 import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './objective.js';
@@ -241,7 +241,7 @@ export abstract class CmsClassifier {
       return { theta: fit.theta, info: { mechanism, rate: fit.rate, sensitivity: fit.sensitivity, dimension: prep.d } as ErmFitInfo };
     });
     // runRelease has charged eps: the failure is a function of the data and the noise.
-    if (out === undefined) throw new ConvergenceError(`${this.modelName}.fit: ${ermConvergenceMessage(ermTolerance(this.perturbation === 'output' ? wub : 1), true)}`);
+    if (out === undefined) throw new ConvergenceError(`${this.modelName}.fit: ${this.perturbation === 'output' ? cmsOutputConvergenceMessage(wub, true) : ermConvergenceMessage(ermTolerance(1), true)}`);
     this.addBias = addBias;
     this.dIn = dIn;
     this.coeff = Array.from(out.theta);

@@ -20,17 +20,18 @@
  *   multiplied by weights w_i in [0, W]; the sensitivity becomes 2W/gamma, so the rate is
  *   gamma eps/(2W). Guarantee: eps-DP for replace-one neighbours (x_i, y_i, w_i).
  *
- * The solver stops at an absolute, public gradient tolerance tol = 1e-9 max(1, W) (checked); output
- * perturbation's sensitivity includes the solver error (see {@link cmsOutputSensitivity}); objective
- * perturbation's guarantee is for the exact minimiser, the checked tolerance being the engineering
- * stand-in. These functions are internal (not exported from the package root). The perturbed
+ * Output perturbation's solver stops at a public tolerance tau = 1e-5 max(1, W) on the gradient of the
+ * SUMMED objective n J (checked), and its sensitivity includes that solver error without depending on
+ * n (see {@link cmsOutputSensitivity}); objective perturbation's solver stops at the absolute tolerance
+ * 1e-9 max(1, W) on grad J, its guarantee being for the exact minimiser, the checked tolerance the
+ * engineering stand-in. These functions are internal (not exported from the package root). The perturbed
  * coefficients are floating-point values (see noise.ts and docs/models.md).
  */
 import { InvalidArgumentError } from '../../errors.js';
 import type { Rng } from '../../random/rng.js';
 import { checkEpsilon, checkPositive } from '../../validation.js';
 import { sampleGammaSphere } from './noise.js';
-import { ermTolerance, minimizeErm, type ErmProblem } from './objective.js';
+import { minimizeErm, type ErmProblem, type ErmSolveOptions } from './objective.js';
 
 export interface CmsObjectiveParameters {
   /** The eps' of Algorithm 2 (the budget left for the linear perturbation). */
@@ -88,23 +89,47 @@ export function cmsObjectivePerturbation(p: ErmProblem, eps: number, c: number, 
 }
 
 /**
- * The l2-sensitivity of the released (approximate) CMS minimiser:
- *   S = (2 W + 2 n tol) / gamma,  tol = 1e-9 max(1, W).
- * Derivation: J is (gamma/n)-strongly convex (R = ||theta||^2/2 + G, G convex), so the exact
- * minimisers of neighbouring objectives differ by at most 2W/gamma (CMS Corollary 8 with
- * n Lambda = gamma: one replaced row moves the data term's gradient by <= 2W/n; Giddens et al. 2023
- * for weights in [0, W]); and a point with ||grad J|| <= tol lies within tol/(gamma/n) = n tol/gamma
- * of the exact minimiser. By the triangle inequality the released points differ by <= S.
- * n is public for replace-one neighbours.
+ * The PUBLIC solver tolerance of output perturbation on the gradient of the SUMMED objective
+ * F = n J = sum_i l(x_i . theta, y_i) + gamma R(theta): tau = 1e-5 max(1, W) (W the public weight bound).
  */
-export function cmsOutputSensitivity(gamma: number, weightsUpperBound = 1, n = 0): number {
-  return (2 * weightsUpperBound + 2 * n * ermTolerance(weightsUpperBound)) / gamma;
+export function cmsOutputTolerance(weightsUpperBound = 1): number {
+  return 1e-5 * Math.max(1, weightsUpperBound);
+}
+
+/**
+ * The solver options of output perturbation on n rows: stop at ||grad J|| <= tau/n, i.e.
+ * ||grad F|| <= tau for F = n J (n only sets where the solver stops; the sensitivity does not use it).
+ */
+export function cmsOutputSolveOptions(weightsUpperBound: number, n: number): ErmSolveOptions {
+  return { gradientBound: weightsUpperBound, tolerance: cmsOutputTolerance(weightsUpperBound) / n };
+}
+
+/** The convergence failure of output perturbation (public settings only). */
+export function cmsOutputConvergenceMessage(weightsUpperBound: number, charged: boolean): string {
+  return `ERM minimisation did not reach the gradient tolerance ${cmsOutputTolerance(weightsUpperBound).toExponential(3)} on the summed objective that the privacy guarantee needs${charged ? '; the budget WAS charged (the failure depends on the data and the noise)' : ''}`;
+}
+
+/**
+ * The l2-sensitivity of the released (approximate) CMS minimiser, a function of public values only:
+ *   S = (2 W + 2 tau) / gamma,  tau = {@link cmsOutputTolerance}(W) = 1e-5 max(1, W).
+ * Derivation: the summed objective F = n J = sum_i l_i + gamma R is gamma-strongly convex
+ * (R = ||theta||^2/2 + G, G convex), so the exact minimisers of neighbouring objectives differ by at
+ * most 2W/gamma (CMS Corollary 8 with n Lambda = gamma: one replaced row moves grad F by <= 2W, as
+ * |l'| <= 1, ||x|| <= 1 and the weight <= W; Giddens et al. 2023 for weights in [0, W]); and for a
+ * gamma-strongly convex F, ||grad F(theta~)|| >= gamma ||theta~ - theta*||, so a point the solver
+ * accepts (||grad F|| <= tau, i.e. ||grad J|| <= tau/n) lies within tau/gamma of the exact
+ * minimiser. By the triangle inequality the released points of neighbours differ by
+ * <= tau/gamma + 2W/gamma + tau/gamma = S, whatever n is: the sensitivity and the noise no longer
+ * depend on the number of rows (which, under missing-value dropping, a replace-one neighbour can change).
+ */
+export function cmsOutputSensitivity(gamma: number, weightsUpperBound = 1): number {
+  return (2 * weightsUpperBound + 2 * cmsOutputTolerance(weightsUpperBound)) / gamma;
 }
 
 /**
  * CMS output perturbation (Algorithm 1; weighted when p.weights is set, weights in [0, W]):
  * theta~ + b with ||b|| ~ Gamma(d, eps / S) and a uniform direction, where theta~ is the solver's
- * point (||grad J(theta~)|| <= tol, checked) and S = {@link cmsOutputSensitivity}(gamma, W, n)
+ * point (||grad (n J)(theta~)|| <= tau, checked) and S = {@link cmsOutputSensitivity}(gamma, W)
  * bounds its l2-sensitivity including the solver tolerance. eps-DP, replace-one neighbours. The
  * noise is drawn only when the solver converged (otherwise nothing is released).
  *
@@ -116,9 +141,9 @@ export function cmsOutputSensitivity(gamma: number, weightsUpperBound = 1, n = 0
 export function cmsOutputPerturbation(p: ErmProblem, eps: number, rng: Rng, weightsUpperBound = 1): PerturbedFit & { rate: number; sensitivity: number } {
   checkEpsilon(eps);
   checkPositive(weightsUpperBound, 'weightsUpperBound');
-  const sensitivity = cmsOutputSensitivity(p.gamma, weightsUpperBound, p.n);
+  const sensitivity = cmsOutputSensitivity(p.gamma, weightsUpperBound);
   const rate = eps / sensitivity; // ~ gamma eps / (2 W)
-  const { theta, converged } = minimizeErm(p, {}, { gradientBound: weightsUpperBound });
+  const { theta, converged } = minimizeErm(p, {}, cmsOutputSolveOptions(weightsUpperBound, p.n));
   if (!converged) return { theta, converged, rate, sensitivity };
   const b = sampleGammaSphere(rng, p.d, rate, undefined, 'float');
   for (let j = 0; j < p.d; j++) theta[j] = theta[j]! + b[j]!;

@@ -78,6 +78,11 @@ export interface ErmSolveOptions {
    * ||x_i|| <= 1); the absolute tolerance is 1e-9 max(1, W). Never derived from the data.
    */
   gradientBound?: number;
+  /**
+   * An absolute tolerance on ||grad J|| to use instead of 1e-9 max(1, W), a PUBLIC value (CMS output
+   * perturbation: tau/n, i.e. tau on the gradient of the summed objective n J; see cms.ts).
+   */
+  tolerance?: number;
   maxIter?: number;
   /** Euclidean projection onto the constraint set (KST). */
   project?: (theta: Float64Array) => void;
@@ -221,10 +226,10 @@ export function ermObjective(p: ErmProblem, perturb: ErmPerturbation = {}): (the
  * The absolute gradient tolerance of the ERM solver: tol = 1e-9 * max(1, W), W a PUBLIC bound on the
  * norm of the data term's gradient. The stopping rule and what the proofs say about it:
  *
- * - Output perturbation (Chaudhuri, Monteleoni & Sarwate 2011, Alg. 1) PAYS for tol: a point with
- *   ||grad J|| <= tol lies within tol / (gamma/n) of the exact minimiser (J is (gamma/n)-strongly
- *   convex), so the released point's l2-sensitivity is (2W + 2 n tol)/gamma (cmsOutputSensitivity);
- *   any tol is covered, at a relative noise inflation n tol / W (1e-4 at n = 1e5).
+ * - Output perturbation (Chaudhuri, Monteleoni & Sarwate 2011, Alg. 1) PAYS for its tolerance and
+ *   does not use this one: it stops at ||grad (n J)|| <= tau, a PUBLIC tau on the gradient of the
+ *   summed objective (n J is gamma-strongly convex), so the point lies within tau/gamma of the exact
+ *   minimiser whatever n is and the l2-sensitivity is (2W + 2 tau)/gamma (cmsOutputSensitivity).
  * - Objective perturbation (CMS Alg. 2, Thm 9; Kifer, Smith & Thakurta 2012, Alg. 1) pays for NO
  *   solver error: the proofs bound ||b - b'|| (the perturbation that gives neighbours the same
  *   minimiser) and the Jacobian of b -> argmin J_b, both at the exact minimiser. The loosest
@@ -281,7 +286,8 @@ export interface ErmSolution {
 export function minimizeErm(p: ErmProblem, perturb: ErmPerturbation = {}, opts: ErmSolveOptions = {}): ErmSolution {
   const objective = ermObjective(p, perturb);
   const d = p.d;
-  const tol = ermTolerance(opts.gradientBound ?? 1);
+  const tol = opts.tolerance ?? ermTolerance(opts.gradientBound ?? 1);
+  if (!(tol > 0) || !Number.isFinite(tol)) throw new InvalidArgumentError('tolerance', 'must be a finite number > 0', tol);
   const maxIter = opts.maxIter ?? 20000;
   const x0 = new Float64Array(d);
   if (isSubsampleWarmStart(p, opts)) {

@@ -5,7 +5,7 @@
 import { planLaplaceGrid, addGridNoise, checkGridRange, gridSampler, type GridPlan } from '../../random/lattice.js';
 import type { Rng } from '../../random/rng.js';
 import { checkEpsilon, checkInteger, checkPositive } from '../../validation.js';
-import { cmsOutputSensitivity, type PerturbedFit } from './cms.js';
+import { cmsOutputSensitivity, cmsOutputSolveOptions, type PerturbedFit } from './cms.js';
 import { minimizeErm, type ErmProblem } from './objective.js';
 
 /** The data-free calibration of the lattice output perturbation. */
@@ -21,9 +21,9 @@ export interface CmsLatticeCalibration {
 }
 
 /**
- * Calibration: the released point theta~ (||grad J(theta~)|| <= tol, checked) has l2-sensitivity
- * S = (2 W + 2 n tol) / gamma ({@link cmsOutputSensitivity}: CMS Corollary 8 plus strong convexity
- * for the tolerance), hence l1-sensitivity <= sqrt(d) S (Cauchy-Schwarz). Per coordinate Laplace
+ * Calibration: the released point theta~ (||grad (n J)(theta~)|| <= tau, checked) has l2-sensitivity
+ * S = (2 W + 2 tau) / gamma ({@link cmsOutputSensitivity}: CMS Corollary 8 plus strong convexity
+ * for the tolerance; no dependence on n), hence l1-sensitivity <= sqrt(d) S (Cauchy-Schwarz). Per coordinate Laplace
  * noise of scale b = sqrt(d) S / eps is then eps-DP (the Laplace mechanism, Dwork & Roth 2014,
  * Theorem 3.6). On the lattice (planLaplaceGrid): theta~ rounded to 2^k, the l1-sensitivity
  * inflated by d 2^k for the rounding, the scale raised to b (sqrt(d) S + d 2^k) / (sqrt(d) S) and
@@ -31,11 +31,11 @@ export interface CmsLatticeCalibration {
  * Steinke 2020). Compared with CMS's l2 Gamma-norm noise (E||b|| = d S / eps), the expected noise
  * norm is about sqrt(2) times larger (sqrt(2 d) b), the price of an exact lattice sampler.
  */
-export function cmsLatticeCalibration(eps: number, gamma: number, weightsUpperBound: number, n: number, d: number): CmsLatticeCalibration {
+export function cmsLatticeCalibration(eps: number, gamma: number, weightsUpperBound: number, d: number): CmsLatticeCalibration {
   checkEpsilon(eps);
   checkPositive(gamma, 'gamma');
   checkInteger(d, 'd', 1);
-  const sensitivity = cmsOutputSensitivity(gamma, weightsUpperBound, n);
+  const sensitivity = cmsOutputSensitivity(gamma, weightsUpperBound);
   const l1Sensitivity = Math.sqrt(d) * sensitivity;
   const scale = l1Sensitivity / eps;
   return { sensitivity, l1Sensitivity, scale, grid: planLaplaceGrid(scale, l1Sensitivity, d) };
@@ -50,8 +50,8 @@ export function cmsLatticeCalibration(eps: number, gamma: number, weightsUpperBo
  */
 export function cmsOutputPerturbationLattice(p: ErmProblem, eps: number, rng: Rng, weightsUpperBound = 1): PerturbedFit & CmsLatticeCalibration {
   checkPositive(weightsUpperBound, 'weightsUpperBound');
-  const cal = cmsLatticeCalibration(eps, p.gamma, weightsUpperBound, p.n, p.d);
-  const { theta, converged } = minimizeErm(p, {}, { gradientBound: weightsUpperBound });
+  const cal = cmsLatticeCalibration(eps, p.gamma, weightsUpperBound, p.d);
+  const { theta, converged } = minimizeErm(p, {}, cmsOutputSolveOptions(weightsUpperBound, p.n));
   if (!converged) return { theta, converged, ...cal };
   checkGridRange(theta, cal.grid.k);
   addGridNoise(theta, theta, cal.grid.k, gridSampler('laplace', cal.grid.gridScale), rng);
