@@ -19,6 +19,7 @@ import { columnMajor } from '../models/matrix.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { DataEngine, NumericRequest } from './data.js';
 import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec } from './spec.js';
+import { publicCountAssumption } from './public-count-assumption.js';
 
 type ModelSpec = Extract<ReleaseSpec, { stat: 'logistic_regression' | 'svm' | 'linear_regression' }>;
 
@@ -98,7 +99,19 @@ export async function fitModel(
   const model = makeModel(r) as LogisticRegressionDP | SvmDP;
   model.fit(columnMajor(data, n, reqs.length), y, { lower, upper, addBias: true, rng, accountant: null }); // charged by the engine, never by a default accountant
   const info = model.fitInfo;
+  // Objective perturbation (CMS Theorem 9) is proven for neighbours with the same number n of rows (its
+  // objective and Delta scale with 1/n): with dropped missing values that n is treated as public.
+  // Output perturbation is not: its sensitivity (2W + 2 tau)/gamma holds for the summed objective
+  // whatever n is, so a replacement that adds or removes a complete row is covered (cms.ts).
+  const assumption =
+    r.perturbation === 'objective'
+      ? publicCountAssumption('bounded', [...reqs.map((q) => q.col), lc], `n, the number of complete rows of ${[...r.features, r.label].join(', ')},`)
+      : undefined;
+  const notes = [
+    `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}"; eps-DP for replace-one neighbours; the noise norm is Gamma-distributed in a uniform direction, so no per-coefficient interval is shown`,
+  ];
   return {
+    ...(assumption !== undefined ? { assumption } : {}),
     mechanism: info?.mechanism ?? (r.perturbation === 'objective' ? 'cms-objective-perturbation' : 'cms-output-perturbation'),
     sensitivity: info?.sensitivity ?? null,
     scale: null,
@@ -106,8 +119,6 @@ export async function fitModel(
     values: model.coeff!,
     intervals: model.coeff!.map(() => null),
     guarantee: model.guarantee,
-    notes: [
-      `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}"; eps-DP for replace-one neighbours; the noise norm is Gamma-distributed in a uniform direction, so no per-coefficient interval is shown`,
-    ],
+    notes: assumption === undefined ? notes : [assumption, ...notes],
   };
 }

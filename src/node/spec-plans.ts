@@ -22,6 +22,7 @@ import { planQuantile } from '../statistics/quantile.js';
 import { planTable, type TableStatistic } from '../statistics/table.js';
 import { planCov, planVariance } from '../statistics/variance.js';
 import { releaseClaim } from './claim.js';
+import { publicCountAssumption } from './public-count-assumption.js';
 import type { DataEngine, NumericRequest } from './data.js';
 import { gridMaxAbs, gridWidth } from './engine/engine.js';
 import { fitModel, modelsAvailable } from './models.js';
@@ -90,6 +91,11 @@ function base(r: ReleaseSpec, columns: string[], alpha: number): Omit<Result, 'm
   return { name: r.name, stat: r.stat, columns, eps: c.eps, delta: c.delta, neighbors: c.neighbors, level: 1 - alpha, notes: [] };
 }
 
+/** `fields` with the assumption (if any) set and stated as the first note. */
+function withAssumption<T extends { notes: string[] }>(fields: T, assumption: string | undefined): T & { assumption?: string } {
+  return assumption === undefined ? fields : { ...fields, assumption, notes: [assumption, ...fields.notes] };
+}
+
 /** value, interval and noise fields of a scalar release (interval: value +- the noise half-width). */
 function scalarFields(rel: Release<number>, alpha: number) {
   const w = rel.noiseHalfWidth(alpha) as number;
@@ -139,7 +145,7 @@ function planMeanSpec(r: Spec<'mean'>, schema: DataSchema): PlannedRelease {
       if (bounded && m.n < 1) throw new InvalidArgumentError(r.column, 'has no non-missing values');
       const plan = bounded ? planMean(opts, m.n, gridRange(q)) : first;
       const rel = plan.releases[0]!.release({ sum: m.sum, count: m.n, mean: m.mean }, rng);
-      return { ...base(r, [r.column], alpha), ...scalarFields(rel, alpha) };
+      return withAssumption({ ...base(r, [r.column], alpha), ...scalarFields(rel, alpha) }, publicCountAssumption(r.neighbors, [q.col], `n, the number of non-missing values of ${r.column},`));
     },
   };
 }
@@ -167,7 +173,7 @@ function planVarianceSpec(r: Spec<'variance' | 'sd'>, schema: DataSchema): Plann
       const lo = Math.max(0, raw - w);
       const hi = Math.max(0, raw + w);
       const v = Math.max(0, raw);
-      return {
+      const fields: Result = {
         ...base(r, [r.column], alpha),
         mechanism: rel.mechanism,
         sensitivity: rel.sensitivity,
@@ -176,6 +182,7 @@ function planVarianceSpec(r: Spec<'variance' | 'sd'>, schema: DataSchema): Plann
         interval: r.stat === 'sd' ? [Math.sqrt(lo), Math.sqrt(hi)] : [lo, hi],
         notes: [r.stat === 'sd' ? 'square root of the private variance (clamped at 0)' : 'clamped at 0 (post-processing)'],
       };
+      return withAssumption(fields, publicCountAssumption(r.neighbors, [q.col], `n, the number of non-missing values of ${r.column},`));
     },
   };
 }
@@ -196,7 +203,8 @@ const planCovSpec: Planner<'cov'> = (r, schema) => {
       if (bounded && cm.n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 rows with both values');
       const plan = bounded ? planCov(opts, cm.n, ranges) : first;
       const stat = { covariance: cm.covariance, mean1: cm.meanA, mean2: cm.meanB, count: cm.n };
-      return { ...base(r, [...r.columns], alpha), ...scalarFields(plan.releases[0]!.release(stat, rng), alpha) };
+      const assumption = publicCountAssumption(r.neighbors, [q1.col, q2.col], `n, the number of rows with both ${r.columns[0]} and ${r.columns[1]} present,`);
+      return withAssumption({ ...base(r, [...r.columns], alpha), ...scalarFields(plan.releases[0]!.release(stat, rng), alpha) }, assumption);
     },
   };
 };

@@ -159,6 +159,13 @@ export interface ReleaseResult {
   /** The guarantee in words, e.g. "(1, 0.000001)-DP per s (add/remove one s)". */
   guaranteeText?: string;
   /**
+   * An assumption the guarantee rests on beyond its relation, stated with it in results.json,
+   * results.csv and the report: a replace-one release calibrated with the number n of non-missing
+   * values (or complete rows) of columns that drop missing values treats that n as public (the
+   * bounded convention), though a replace-one neighbour can change it. Absent when there is none.
+   */
+  assumption?: string;
+  /**
    * What the ledger was CHARGED, in its relation: equal to the claim when the relations agree,
    * (2 eps, (1 + e^eps) delta) for an add/remove-one release on a replace-one ledger. For a plan
    * charged as a whole (PLD composition or a zCDP filter; results.json's `planCost`), this release's

@@ -27,6 +27,7 @@ export const CSV_COLUMNS = [
   'charged_eps',
   'charged_delta',
   'not_private',
+  'assumption',
 ] as const;
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -73,6 +74,7 @@ export function resultsCsv(results: readonly ReportRelease[]): string {
         csvNumber(r.charged.eps),
         csvNumber(r.charged.delta),
         r.nonPrivate ? 'true' : 'false',
+        csvText(r.assumption ?? ''),
       ].join(',');
     if (r.value !== undefined) lines.push(common('', r.value, r.interval, relativeErrorEstimate(r)));
     if (r.values) r.values.forEach((v, i) => lines.push(common(r.labels?.[i] ?? String(i), v, r.intervals?.[i] ?? null, null)));

@@ -25,6 +25,8 @@ export interface ReportRelease {
   edges?: readonly number[];
   notes: readonly string[];
   nonPrivate?: boolean;
+  /** An assumption the guarantee rests on beyond its relation (e.g. a count treated as public), stated with it. */
+  assumption?: string;
 }
 
 /**
