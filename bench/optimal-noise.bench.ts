@@ -27,7 +27,7 @@ const base = new Float64Array(1_000_000);
 const baseline = () => Float64Array.from(base).sort();
 
 async function timeAsync(name: string, fn: () => Promise<unknown>, repeats = 3): Promise<void> {
-  await fn();
+  let last: unknown = await fn();
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < repeats; i++) {
@@ -35,10 +35,16 @@ async function timeAsync(name: string, fn: () => Promise<unknown>, repeats = 3):
     baseline();
     b.push(performance.now() - t);
     t = performance.now();
-    await fn();
+    last = await fn();
     a.push(performance.now() - t);
   }
   console.log(`${name.padEnd(50)} ${median(a).toFixed(2).padStart(10)}  ${'sort 1e6 doubles'.padEnd(36)} ${median(b).toFixed(2).padStart(10)} ${(median(a) / median(b)).toFixed(2).padStart(7)}x`);
+  // the values (UB, LB, gap) with the time: a faster case with a weaker bound is not the same result
+  const r = last as { expectedLoss?: number; lowerBound?: number | null } | undefined;
+  if (typeof r?.expectedLoss === 'number') {
+    const lb = r.lowerBound;
+    console.log(`  UB ${r.expectedLoss.toFixed(6)}${typeof lb === 'number' ? `  LB ${lb.toFixed(6)}  gap ${(r.expectedLoss - lb).toFixed(6)}` : ''}  (load ${loadAverage()})`);
+  }
 }
 
 /**
@@ -65,6 +71,8 @@ export default async function (): Promise<void> {
     ['optimizeNoise 800 cells + dual LB', () => optimizeNoise({ ...o, beta: 1 / 200, certificateMethod: 'dual' }), 3, false],
     ['optimizeNoise 1000 cells + dual LB', () => optimizeNoise({ ...o, beta: 1 / 250, certificateMethod: 'dual' }), 1, true],
     ['optimizeNoise 2000 cells + dual LB', () => optimizeNoise({ ...o, beta: 1 / 500, certificateMethod: 'dual' }), 1, true],
+    ['optimizeNoise 2000 cells + dual LB, lifted from 1000', () => optimizeNoise({ ...o, beta: 1 / 500, certificateMethod: 'dual', maxLpCells: 1000 }), 3, true],
+    ['optimizeNoise 800 cells + dual LB, lifted from 400', () => optimizeNoise({ ...o, beta: 1 / 200, certificateMethod: 'dual', maxLpCells: 400 }), 3, false],
     ['optimizeNoise 2000 cells, UB only (default path)', () => optimizeNoise({ ...o, beta: 1 / 500, certificate: false }), 1, true],
     ['optimizeNoise 2000 cells + LB (default path)', () => optimizeNoise({ ...o, beta: 1 / 500 }), 1, true],
     ['data-dependent K=16 beta=1/4 Delta=2 gap 10%', () => optimizeDataDependentNoise({ eps: 1, delta: 0.2, sensitivity: 2, beta: 0.25, range: [-2, 2], cells: 16, tolerance: 0.1 }), 1, false],

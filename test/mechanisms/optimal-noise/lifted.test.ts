@@ -25,14 +25,32 @@ describe('optimizeNoise maxLpCells (lifted solve)', () => {
     expect(r.expectedLoss).toBeGreaterThan(0.558744);
   }, 120_000);
 
-  it("the certificate LP ('lp') is taken on the top LP level's grid when lifted", async () => {
-    const r = await optimizeNoise({ ...o, beta: 0.01, maxLpCells: 200 });
+  it("certificateMethod 'lp' when lifted: the certificate LP on the top LP level's grid", async () => {
+    const r = await optimizeNoise({ ...o, beta: 0.01, maxLpCells: 200, certificateMethod: 'lp' });
     expect(r.probabilities.length).toBe(400);
     expect(r.verify().ok).toBe(true);
     const c = await optimizeNoise({ ...o, beta: 0.02, multiResolution: true });
     expect(Math.abs(r.lowerBound! - c.lowerBound!)).toBeLessThan(1e-9);
     expect(Math.abs(r.expectedLoss - c.expectedLoss)).toBeLessThan(1e-9);
   }, 120_000);
+
+  it('default above 1000 cells: lifted from the finest chain level of at most 1000 cells, dual certificate there', async () => {
+    // 1200 cells (beta 1/300): the chain is 100 -> 300 -> 600 -> 1200, so the LP stops at 600 cells
+    const r = await optimizeNoise({ ...o, beta: 1 / 300 });
+    expect(r.stats!.method).toMatch(/-> 600 cells.*refined to 1200 cells/);
+    expect(r.verify().ok).toBe(true);
+    expect(r.verifySafe().ok).toBe(true);
+    // the 600-cell optimum lies between the 400- and 800-cell ones (performance note); the dual certificate on the
+    // 600-cell grid is below it by about 0.006 (400 cells: 0.0072, 800 cells: 0.0049)
+    expect(r.expectedLoss).toBeLessThan(0.5587445);
+    expect(r.expectedLoss).toBeGreaterThan(0.5587400);
+    expect(r.lowerBound!).toBeLessThan(r.expectedLoss);
+    expect(r.lowerBound!).toBeGreaterThan(0.551);
+    // Infinity: no lifting (400 cells: the default path's optimum)
+    const full = await optimizeNoise({ ...o, beta: 0.01, certificate: false, maxLpCells: Infinity });
+    expect(full.stats!.method).not.toMatch(/refined/);
+    expect(Math.abs(full.expectedLoss - 0.5587444517546876)).toBeLessThan(1e-9);
+  }, 240_000);
 
   it('refuses a maxLpCells that is not an integer >= 1', async () => {
     await expect(optimizeNoise({ ...o, beta: 0.05, maxLpCells: 0 })).rejects.toThrow(InvalidArgumentError);
