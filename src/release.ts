@@ -236,11 +236,24 @@ export function runSingle<T>(opts: ReleaseOptions | undefined, request: SpendReq
 
 const NO_MARKS: Pick<RunSpec<unknown>, 'failureMark' | 'failedMechanism' | 'resultMark'> = Object.freeze({});
 
+/** An accountant that checks the releases of one run together (ZcdpFilter.checkAll). */
+interface BatchCheck {
+  checkAll(requests: readonly SpendRequest[], name: string): void;
+}
+
+function hasCheckAll(a: Accountant): a is Accountant & BatchCheck {
+  return typeof (a as Accountant & Partial<BatchCheck>).checkAll === 'function';
+}
+
 /** Steps 2-4 of {@link runChecked}: check the total, compute, spend (module-level steps, no closure per release). */
 function runRequests<T>(accountant: Accountant | undefined, rng: Rng, label: string, requests: SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism' | 'resultMark'>, compute: (rng: Rng) => T): T {
   if (accountant) {
     if (requests.length === 1) accountant.check(requests[0]!);
-    else {
+    else if (hasCheckAll(accountant)) {
+      // An accountant that composes otherwise than by adding (eps, delta) (the zCDP filter: by adding
+      // each release's rho, which needs each release's mechanism) checks the run's releases itself.
+      accountant.checkAll(requests, label);
+    } else {
       // The total in the accountant's own relation (an add/remove-one release charged to a
       // replace-one budget costs (2 eps, (1 + e^eps) delta)), checked before the data are touched.
       let eps = 0;

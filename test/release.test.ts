@@ -9,7 +9,9 @@ import { PrivacyAccountant } from '../src/accounting/accountant.js';
 import { BudgetExceededError, ConvergenceError, InvalidArgumentError } from '../src/errors.js';
 import { runChecked, runRelease, runSingle } from '../src/release.js';
 import { seededRng } from '../src/random/rng.js';
-import { planMean } from '../src/statistics/mean.js';
+import { meanDP, planMean } from '../src/statistics/mean.js';
+import { ZcdpFilter } from '../src/accounting/zcdp-filter.js';
+import { analyticGaussianSigma } from '../src/mechanisms/gaussian-calibration.js';
 
 describe('runChecked', () => {
   it('checks the total of all charges (converted to the ledger relation) before computing, then spends each', () => {
@@ -134,3 +136,66 @@ describe('a statistic as a value before it touches data (planMean)', () => {
     expect(typeof u!.release({ sum: 100, count: 40 }, seededRng(3)).value).toBe('number');
   });
 });
+
+describe('runChecked with a zCDP filter: the releases of one run are checked by their summed rho', () => {
+  const g = (eps: number, neighbors: 'bounded' | 'unbounded') => ({ eps, delta: 1e-7, neighbors, mechanism: 'gaussian-analytic' });
+  const rhoOf = (eps: number) => {
+    const s = analyticGaussianSigma(eps, 1e-7, 1);
+    return 1 / (2 * s * s);
+  };
+  it("a neighbors: 'both' Gaussian run is charged rho + 4 rho (it was refused: the combined check had no mechanism)", () => {
+    const z = new ZcdpFilter({ eps: 5, delta: 1e-6 });
+    const out = runChecked({ accountant: z, rng: seededRng(1) }, { name: 'both', charges: [g(0.5, 'bounded'), g(0.5, 'unbounded')] }, () => 42);
+    expect(out).toBe(42);
+    expect(z.ledger()).toHaveLength(2);
+    expect(z.spentRhoTotal()).toBeCloseTo(5 * rhoOf(0.5), 14);
+    // meanDP, as in the review's repro
+    const z2 = new ZcdpFilter({ eps: 5, delta: 1e-6 });
+    const r = meanDP([1, 2, 3, 4], { eps: 0.5, delta: 1e-6, mechanism: 'gaussian', lower: 0, upper: 5, neighbors: 'both', n: 2, accountant: z2, rng: seededRng(1) });
+    expect(Number.isFinite(r.bounded) && Number.isFinite(r.unbounded)).toBe(true);
+    expect(z2.ledger()).toHaveLength(2);
+  });
+  it('refuses a run whose summed rho does not fit although each release does, spending nothing', () => {
+    const z = new ZcdpFilter({ eps: 1, delta: 1e-6 });
+    const eps = 0.99 * zcdpToDpEpsInverse(z.rhoBudget * 0.6);
+    let ran = false;
+    expect(() =>
+      runChecked({ accountant: z, rng: seededRng(1) }, { name: 'two', charges: [g(eps, 'bounded'), { ...g(eps, 'bounded'), mechanism: 'gaussian' }] }, () => {
+        ran = true;
+      }),
+    ).toThrow(BudgetExceededError);
+    expect(ran).toBe(false);
+    expect(z.spentRhoTotal()).toBe(0);
+    // a release without a zCDP guarantee in the run is still refused before anything runs
+    expect(() => runChecked({ accountant: z, rng: seededRng(1) }, { name: 'mixed', charges: [g(0.1, 'bounded'), { eps: 0.1, delta: 1e-7, neighbors: 'bounded', mechanism: 'laplace-ish' }] }, () => 1)).toThrow(InvalidArgumentError);
+    expect(z.spentRhoTotal()).toBe(0);
+  });
+  it('a failed run is charged each release its checked rho (also with the CLI failure label)', () => {
+    const z = new ZcdpFilter({ eps: 5, delta: 1e-6 });
+    expect(() =>
+      runChecked({ accountant: z, rng: seededRng(1) }, { name: 'f', charges: [g(0.5, 'bounded'), g(0.5, 'unbounded')], failedMechanism: 'failed (charged)' }, () => {
+        throw new Error('boom');
+      }),
+    ).toThrow(/boom/);
+    expect(z.ledger().map((e) => e.mechanism)).toEqual(['failed (charged)', 'failed (charged)']);
+    expect(z.spentRhoTotal()).toBeCloseTo(5 * rhoOf(0.5), 14);
+  });
+  it("eps-DP releases of one run: sum of eps_i^2 / 2 (not (sum eps_i)^2 / 2)", () => {
+    const z = new ZcdpFilter({ eps: 5, delta: 1e-6 });
+    runChecked({ accountant: z, rng: seededRng(1) }, { name: 'lap', charges: [{ eps: 0.3, delta: 0, neighbors: 'bounded', mechanism: 'laplace' }, { eps: 0.4, delta: 0, neighbors: 'bounded', mechanism: 'laplace' }] }, () => 1);
+    expect(z.spentRhoTotal()).toBeCloseTo((0.09 + 0.16) / 2, 15);
+  });
+});
+
+/** The eps of a single analytic-Gaussian release (delta 1e-7, sensitivity 1) whose rho is `rho` (bisection). */
+function zcdpToDpEpsInverse(rho: number): number {
+  let lo = 1e-6;
+  let hi = 50;
+  for (let i = 0; i < 200; i++) {
+    const mid = (lo + hi) / 2;
+    const s = analyticGaussianSigma(mid, 1e-7, 1);
+    if (1 / (2 * s * s) < rho) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}

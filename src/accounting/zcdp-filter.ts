@@ -271,6 +271,41 @@ export class ZcdpFilter implements Accountant {
   }
 
   /**
+   * Checks that SEVERAL releases of one run fit together (e.g. the two releases of `neighbors:
+   * 'both'`): each is charged its own rho (as {@link rhoOf}, in this budget's relation) and the run
+   * fits when the summed rho does (zCDP composes by adding rho: Bun & Steinke 2016, Lemma 2.3).
+   * Spends nothing; each request is remembered as checked with its rho, as by {@link check}, so that
+   * its later spend (also a failed run's, whose mechanism is replaced) is charged that rho.
+   *
+   * @param requests The releases of the run (each with its eps, delta, mechanism or rho, neighbors and name).
+   * @param name The run's name, for the message of a refusal.
+   * @returns Nothing: returning means the run fits.
+   * @throws {@link BudgetExceededError} when the summed rho does not fit; nothing is recorded.
+   * @throws {@link InvalidArgumentError} when one of the releases has no zCDP guarantee.
+   * @example
+   * ```ts
+   * import { ZcdpFilter } from 'dpkit';
+   * const budget = new ZcdpFilter({ eps: 1, delta: 1e-6 });
+   * budget.checkAll([{ name: 'a', eps: 0.3, delta: 1e-7, neighbors: 'bounded', mechanism: 'gaussian' }, { name: 'b', eps: 0.3, delta: 1e-7, neighbors: 'bounded', mechanism: 'gaussian' }], 'both');
+   * console.log(budget.remainingRho()); // unchanged: nothing is spent
+   * ```
+   */
+  checkAll(requests: readonly (Partial<PrivacyCost> & { rho?: number; mechanism?: string; name?: string; neighbors?: Neighbors })[], name: string): void {
+    const rhos = requests.map((r) => this.rhoOf(r));
+    let total = 0;
+    for (const r of rhos) total += r;
+    if (!this.canSpendRho(total)) {
+      const asked = zcdpToDp(total, this.budget.delta).eps;
+      const left = zcdpToDp(this.remainingRho(), this.budget.delta).eps;
+      throw new BudgetExceededError(`${name} (zCDP filter: rho ${total} of ${this.remainingRho()} left)`, { eps: asked, delta: this.budget.delta }, { eps: left, delta: this.budget.delta });
+    }
+    requests.forEach((request, i) => {
+      this.pending.push({ request, cost: pendingCost(request, this.neighbors), rho: rhos[i]! });
+      if (this.pending.length > MAX_PENDING) this.pending.shift();
+    });
+  }
+
+  /**
    * The (eps, delta) cost of a release in this budget's relation, as PrivacyAccountant.costOf (for
    * callers that total several charges before one check: a total with delta = 0 is then charged
    * (sum eps)^2 / 2 >= sum eps^2 / 2, and one with delta > 0 is refused before any data are read).
