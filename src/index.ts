@@ -23,7 +23,7 @@ export { pooledVarDP, pooledCovDP, type PooledGuarantee, type PooledOptions, typ
 export { privateBounds, type PrivateBounds, type PrivateBoundsOptions, type PrivateBoundsRelease } from './statistics/private-bounds.js';
 export { quantileDP, medianDP, type QuantileDPOptions, type QuantileEndpointOptions, type QuantileOptions } from './statistics/quantile.js';
 export { smoothMedianDP, type MedianBoundsOptions, type SmoothMedianOptions, type SmoothMedianRelease } from './statistics/smooth-median.js';
-export { tableDP, type Category, type ContingencyTable, type TableOptions, type TablePlan, type TableStatistic } from './statistics/table.js';
+export { tableDP, type Category, type ContingencyTable, type TableDataLevelsOptions, type TableDPOptions, type TableOptions, type TablePlan, type TableStatistic } from './statistics/table.js';
 export { varDP, sdDP, covDP, type CovOptions, type CovStatistic, type VarianceOptions, type VarianceStatistic } from './statistics/variance.js';
 export type { SmoothNoiseFamily } from './mechanisms/smooth-sensitivity.js';
 export type { HashKey } from './random/siphash.js';

@@ -8,7 +8,7 @@ export {
   planPooledCov, planPooledVar, pooledCovDP, type PooledGuarantee, type PooledOptions, type PooledSizes, type PooledStatistic, pooledVarDP,
 } from './pooled.js';
 export { histogramDP, type Histogram, type HistogramOptions } from './histogram.js';
-export { type Category, type ContingencyTable, planTable, tableDP, type TableOptions, type TablePlan, type TableStatistic } from './table.js';
+export { type Category, type ContingencyTable, planTable, TABLE_DATA_LEVELS_MARK, tableDP, type TableDataLevelsOptions, type TableDPOptions, type TableOptions, type TablePlan, type TableStatistic } from './table.js';
 export {
   medianDP, planQuantile, QUANTILE_ENDPOINT_MECHANISM, quantileDP, type QuantileDPOptions, type QuantileEndpointOptions, quantileFromSorted,
   type QuantileOptions,
