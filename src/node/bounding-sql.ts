@@ -80,6 +80,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { checkOptions, optionSpec } from '../options.js';
 import type { HashKey } from '../random/siphash.js';
 import { checkContributionBounds, type ContributionBounds } from '../statistics/contribution-bounding.js';
+import { canonicalText } from './engine/duckdb.js';
 
 export type SqlDialect = 'duckdb' | 'clickhouse';
 
@@ -346,21 +347,31 @@ function checkTuning(t: BoundingTuning | undefined): number | undefined {
   return t.fraction;
 }
 
+/**
+ * A value column as a DOUBLE or NULL: a cell that is not a number is missing (NULL), as in the
+ * row-level releases (the engines' numeric readers), never a failed cast; NaN is filtered with the
+ * NULLs by the callers. ClickHouse parses the text form (toFloat64OrNull takes strings; toString of
+ * a Float64 is its shortest round-trip form, so numeric columns keep their value).
+ */
+function numericValue(d: SqlDialect, col: string): string {
+  return d === 'duckdb' ? `TRY_CAST(${col} AS DOUBLE)` : `toFloat64OrNull(toString(${col}))`;
+}
+
 /** The checked plan pieces shared by the builders. */
 function planParts(plan: BoundingPlan, d: SqlDialect) {
   const U = quoteIdent(d, plan.unit);
   const G = plan.by === undefined ? `'all'` : quoteIdent(d, plan.by);
-  const V = plan.value === undefined ? undefined : quoteIdent(d, plan.value);
+  const V = plan.value === undefined ? undefined : numericValue(d, quoteIdent(d, plan.value));
   const unitType = plan.unitType ?? 'text';
   const groupType = plan.by === undefined ? 'text' : (plan.groupType ?? 'text');
   if (plan.groupType !== undefined && plan.by === undefined) throw new InvalidArgumentError('groupType', 'needs a group column (by)');
   const where = [`${U} IS NOT NULL`];
   if (plan.by !== undefined) where.push(`${G} IS NOT NULL`);
-  if (V !== undefined) where.push(`${V} IS NOT NULL`);
+  if (V !== undefined) where.push(`${V} IS NOT NULL`, `NOT ${d === 'duckdb' ? 'isnan' : 'isNaN'}(${V})`);
   if (plan.levels !== undefined) {
     if (plan.by === undefined) throw new InvalidArgumentError('levels', 'need a group column (by)');
     if (!Array.isArray(plan.levels) || plan.levels.length === 0) throw new InvalidArgumentError('levels', 'must be a non-empty array of strings', plan.levels);
-    where.push(`${text(d, G)} IN (${plan.levels.map((x) => quoteString(d, String(x))).join(', ')})`);
+    where.push(`${d === 'duckdb' ? canonicalText(G) : text(d, G)} IN (${plan.levels.map((x) => quoteString(d, String(x))).join(', ')})`);
   }
   return { U, G, V, unitType, groupType, where, k: quoteString(d, keyHex(plan.key)) };
 }
@@ -484,7 +495,7 @@ export function boundedMagnitudeBinsSql(plan: MagnitudeBinsPlan, dialect: SqlDia
   if (!Number.isInteger(a) || !Number.isInteger(bExp) || !(a < bExp) || a < -1000 || bExp > 1000) throw new InvalidArgumentError('minExponent/maxExponent', 'must be integers in [-1000, 1000] with minExponent < maxExponent', `${a}, ${bExp}`);
   const m = checkContributionBounds({ maxPartitions: 1, maxRows: plan.maxRows }).maxRows;
   const U = quoteIdent(d, plan.unit);
-  const V = quoteIdent(d, plan.value);
+  const V = numericValue(d, quoteIdent(d, plan.value));
   const k = quoteString(d, keyHex(plan.key));
   const hr = md5(d, concat(d, [k, "'b'", text(d, 'u'), valueText(d, 'v')]));
   const small = bExp - a;

@@ -133,4 +133,25 @@ describe('bounding SQL (DuckDB): edge cases of the candidate plan', () => {
     expect(Number(out!.nulls)).toBe(0);
     expect(Number(out!.n)).toBeGreaterThan(500);
   }, 60_000);
+  it('a value cell that is not a number, or NaN, is missing (as in the row-level releases), never a failed cast; levels match a whole-number DOUBLE group', async () => {
+    await con.run(
+      `CREATE OR REPLACE TABLE ed_txt AS SELECT s, d, CASE WHEN i % 23 = 0 THEN 'MARKER' WHEN i % 29 = 0 THEN 'NaN' ELSE CAST(y AS VARCHAR) END AS y` +
+        ` FROM (SELECT row_number() OVER (ORDER BY s, d, y) AS i, * FROM ed_int)`,
+    );
+    await con.run(
+      `CREATE OR REPLACE TABLE ed_ref AS SELECT s, d, CASE WHEN i % 23 = 0 OR i % 29 = 0 THEN NULL ELSE y END AS y` +
+        ` FROM (SELECT row_number() OVER (ORDER BY s, d, y) AS i, * FROM ed_int)`,
+    );
+    const key = freshHashKey(seededRng('edges-text-values'));
+    const plan = (from: string): BoundingPlan => ({ from, unit: 's', by: 'd', value: 'y', lower: 2, upper: 6, maxPartitions: 3, maxRows: 2, key, unitType: 'integer', groupType: 'integer' });
+    const q = (from: string) => `SELECT g, u, n, s, s2, sc FROM (${boundedPerUnitSql(plan(from), 'duckdb')}) ORDER BY g, u`;
+    const want = await rows(q('ed_ref'));
+    expect(want.length).toBeGreaterThan(100);
+    expect(show(await rows(q('ed_txt')))).toEqual(show(want));
+    // A DOUBLE group column (e.g. read from Parquet) prints 1000.0; the levels '1000' and '2001' match it.
+    await con.run(`CREATE OR REPLACE TABLE ed_dbl AS SELECT s, CAST(d AS DOUBLE) AS d, y FROM ed_int`);
+    const levels = ['1000', '2001'];
+    const got = await rows(`SELECT DISTINCT CAST(g AS VARCHAR) AS g FROM (${boundedPerUnitSql({ ...plan('ed_dbl'), groupType: 'text', levels }, 'duckdb')}) ORDER BY g`);
+    expect(got.map((r) => r.g)).toEqual(['1000.0', '2001.0']);
+  }, 60_000);
 });
