@@ -7,7 +7,7 @@ import { optimizeNoise } from '../../../src/mechanisms/optimal-noise/index.js';
 describe('optimizeNoise maxLpCells (lifted solve)', () => {
   const o = { eps: 1, delta: 0.2, sensitivity: 1, support: 2 } as const;
 
-  it('400 cells lifted from 200: the 200-cell density on the 400-cell grid, verified exactly; LB = the 200-cell bound <= UB', async () => {
+  it('400 cells lifted from 200: the 200-cell density on the 400-cell grid, verified exactly; 200-cell bound < LB <= 400-cell certificate LP, LB < UB', async () => {
     const coarse = await optimizeNoise({ ...o, beta: 0.02, multiResolution: true, certificateMethod: 'dual' });
     const r = await optimizeNoise({ ...o, beta: 0.01, maxLpCells: 200, certificateMethod: 'dual' });
     expect(r.probabilities.length).toBe(400);
@@ -19,11 +19,32 @@ describe('optimizeNoise maxLpCells (lifted solve)', () => {
     expect(Math.abs(r.expectedLoss - coarse.expectedLoss)).toBeLessThan(1e-12);
     expect(r.verify().ok).toBe(true);
     expect(r.verifySafe().ok).toBe(true);
-    expect(r.lowerBound).toBe(coarse.lowerBound);
+    // the refined certificate: at least the 200-cell bound, at most the 400-cell certificate LP (weak duality)
+    expect(r.lowerBound!).toBeGreaterThan(coarse.lowerBound! + 1e-3);
+    expect(r.lowerBound!).toBeLessThanOrEqual(0.5532545907975872);
     expect(r.lowerBound!).toBeLessThan(r.expectedLoss);
     // not above the 400-cell optimum (0.558744, performance note)
     expect(r.expectedLoss).toBeGreaterThan(0.558744);
   }, 120_000);
+
+  // 400 cells lifted from 200 (refinedCertificate): [loss, the 200-cell dual bound, the refined bound as measured,
+  // the 400-cell certificate LP value (measured with multiResolution: false, method: 'lazy')]. Weak duality: the
+  // refined bound can never exceed the certificate LP on the same grid.
+  const REFINED: [string, 'l1' | 'l2' | 'asymmetric', number, number, number][] = [
+    ['l1', 'l1', 0.5468058220786892, 0.5485730480238515, 0.5532545907975872],
+    ['l2', 'l2', 0.49927513050859856, 0.4996324145878517, 0.506750380656256],
+    ['asymmetric (full variables)', 'asymmetric', 0.7512656534002178, 0.7530160126785058, 0.7689544250825053],
+  ];
+  for (const [name, loss, coarseLb, refined, lp400] of REFINED) {
+    it(`refined certificate, ${name}: between the 200-cell bound and the 400-cell certificate LP`, async () => {
+      const r = await optimizeNoise({ ...o, beta: 0.01, loss, maxLpCells: 200 });
+      expect(r.lowerBound!).toBeGreaterThan(coarseLb);
+      expect(r.lowerBound!).toBeLessThanOrEqual(lp400);
+      expect(Math.abs(r.lowerBound! - refined)).toBeLessThan(1e-7);
+      expect(r.lowerBound!).toBeLessThan(r.expectedLoss);
+      expect(r.verify().ok).toBe(true);
+    }, 120_000);
+  }
 
   it("certificateMethod 'lp' when lifted: the certificate LP on the top LP level's grid", async () => {
     const r = await optimizeNoise({ ...o, beta: 0.01, maxLpCells: 200, certificateMethod: 'lp' });
