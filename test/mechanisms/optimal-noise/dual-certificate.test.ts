@@ -90,6 +90,15 @@ describe("optimizeNoise certificateMethod 'dual': a valid lower bound, never abo
     expect(r.lowerBound!).toBeLessThan(r.expectedLoss);
   }, 120_000);
 
+  it("is the default from 400 cells (default multi-resolution path); 'lp' on request", async () => {
+    const o = { eps: 1, delta: 0.2, sensitivity: 1, beta: 0.01, support: 2, loss: 'l1' } as const;
+    const d = await optimizeNoise(o);
+    expect(Math.abs(d.lowerBound! - 0.551581306)).toBeLessThan(1e-6);
+    const lp = await optimizeNoise({ ...o, certificateMethod: 'lp' });
+    expect(Math.abs(lp.lowerBound! - 0.5532545907975872)).toBeLessThan(1e-7);
+    expect(d.expectedLoss).toBe(lp.expectedLoss);
+  }, 120_000);
+
   it('refuses an unknown method, and dual where no upper-bound duals exist (single level, shape constraints)', async () => {
     const base = { eps: 1, delta: 0.2, sensitivity: 1, beta: 0.05, support: 2 };
     await expect(optimizeNoise({ ...base, certificateMethod: 'exact' as 'lp' })).rejects.toThrow(InvalidArgumentError);
