@@ -802,15 +802,22 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   try {
     const all = await engine.columns().catch(withheld);
     // The first line is taken as the column names only when it is known to be a header (--header,
-    // the schema's names, or a typed column the sniffer checked it against); --columns does not
-    // confirm it (its names would be checked against the first line). Before anything is spent.
-    await requireHeader(engine, spec, data, { header: o.header, confirmNames: [...schema.columns.keys()], hint: ', or declare its columns in a --schema (a schema whose column names all appear in the first line confirms it)' });
-    const wanted = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : all.map((c) => c.name);
+    // or typed columns the sniffer checked it against); --columns does not confirm it (its names would
+    // be checked against the first line). Otherwise, with a schema, only the schema's columns are
+    // described, by their schema names, and none is looked up in the file before the budget check (a
+    // missing one fails its charged releases, as in run). Before anything is spent.
+    const mode = await requireHeader(engine, spec, data, { header: o.header, schemaNames: [...schema.columns.keys()], hint: ', or declare its columns in a --schema (describe then reads only the schema\'s columns, by their names)' });
+    const known = mode === 'header' ? all.map((c) => c.name) : [...schema.columns.keys()];
+    const wanted = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : known;
     // Only the names asked for are printed, never the file's own (a header-less file would show data).
-    for (const w of wanted) if (!all.some((c) => c.name === w)) throw new DataSourceError(`column "${w}" (--columns) is not a column of ${data}`);
+    for (const w of wanted) {
+      if (known.includes(w)) continue;
+      if (mode === 'header') throw new DataSourceError(`column "${w}" (--columns) is not a column of ${data}`);
+      throw new InvalidArgumentError('--columns', `names a column ("${w}") that the schema ${o.schema} does not declare: the first line of ${data} is not known to be a header, so describe reads only the schema's columns`);
+    }
     columns = wanted.map((w) => {
       const s = schema.columns.get(w);
-      return { name: w, kind: s && s.type !== 'id' ? s.type : all.find((c) => c.name === w)!.kind };
+      return { name: w, kind: s && s.type !== 'id' ? s.type : (all.find((c) => c.name === w)?.kind ?? 'categorical') };
     });
     const missing = columns.filter((c) => !schema.columns.has(c.name));
     // Private bounds of the numeric columns without schema bounds (checked before anything is read or spent).
@@ -1054,21 +1061,67 @@ function describeDryRun(
 }
 
 /**
+ * Cells that a record may hold for a missing value, compared after trimming spaces and ignoring case.
+ * A first-line cell equal to one of them says nothing about whether the line is a header (a record
+ * with a missing value in a numeric column looks the same), so it never confirms one.
+ */
+const MISSING_TOKENS = ['', 'na', 'n/a', 'nan', 'null', 'none', '?', '-', '.', '#n/a'];
+
+/**
+ * Whether DuckDB's sniffer's "this first line is a header" may be believed: only when every typed
+ * (not VARCHAR) column's cell in the first line fails to parse as that column's sniffed type (as
+ * `TRY_CAST`, trimmed or not, or the sniffed date/timestamp format) AND is not a missing-value token
+ * ({@link MISSING_TOKENS}). The sniffer calls the first line a header when one typed cell fails; a
+ * first record with a missing value (`alice,NA`) or one odd cell would then be taken as names. The
+ * first line is read raw, as text, with the sniffer's dialect; anything unexpected (an odd type name,
+ * a read error, which may quote the line and is never shown) answers false.
+ */
+async function sniffedHeaderHolds(engine: DataEngine, file: string): Promise<boolean> {
+  try {
+    const p = literal(file);
+    const d = await engine.sql(`SELECT HasHeader, Delimiter, Quote, Escape, Comment, CAST(SkipRows AS INTEGER), array_to_string([c.type FOR c IN Columns], chr(31)), DateFormat, TimestampFormat FROM sniff_csv(${p})`);
+    const [hasHeader, delim, quote, escape, comment, skip, typeList, dateFormat, timestampFormat] = d[0] ?? [];
+    if (hasHeader !== true || typeof typeList !== 'string' || typeList === '') return false;
+    const types = typeList.split('\x1f');
+    const typed = types.flatMap((t, i) => (t.toUpperCase() === 'VARCHAR' ? [] : [{ t, i }]));
+    if (typed.length === 0 || !typed.every(({ t }) => /^[A-Za-z][A-Za-z0-9_ ()]*$/.test(t))) return false;
+    const opt = (v: unknown) => literal(v === '(empty)' || typeof v !== 'string' ? '' : v);
+    const cols = types.map((_, i) => `${literal(`c${i}`)}: 'VARCHAR'`).join(', ');
+    const raw = `read_csv(${p}, auto_detect = false, header = false, delim = ${opt(delim)}, quote = ${opt(quote)}, escape = ${opt(escape)}, comment = ${opt(comment)}, skip = ${Number(skip) || 0}, null_padding = true, columns = {${cols}})`;
+    const missing = `(${MISSING_TOKENS.map((m) => literal(m)).join(', ')})`;
+    const cell = ({ t, i }: { t: string; i: number }): string => {
+      const x = `"c${i}"`;
+      const formats = [/^DATE$/i.test(t) ? dateFormat : undefined, /^TIMESTAMP/i.test(t) ? timestampFormat : undefined].filter((f): f is string => typeof f === 'string' && f !== '');
+      const parses = [`TRY_CAST(${x} AS ${t}) IS NOT NULL`, `TRY_CAST(trim(${x}) AS ${t}) IS NOT NULL`, ...formats.map((f) => `try_strptime(trim(${x}), ${literal(f)}) IS NOT NULL`)].join(' OR ');
+      return `(${x} IS NOT NULL AND lower(trim(${x})) NOT IN ${missing} AND NOT (${parses}))`;
+    };
+    const r = await engine.sql(`SELECT ${typed.map(cell).join(' AND ')} FROM (SELECT * FROM ${raw} LIMIT 1)`);
+    return r[0]?.[0] === true;
+  } catch {
+    return false; // not confirmed (the error, which may quote the first line, is not shown)
+  }
+}
+
+/**
  * Before anything is spent: whether the first line of a CSV file may be taken as its header (the
  * engine reads every CSV with `header = true`, so the first line always becomes the column names).
- * DuckDB's sniffer tells a header from a record only by a typed column: a first line whose cell in
- * a numeric (date, boolean, ...) column does not parse as that type is a header. When the sniffer
- * finds no header row, or when every column reads as text (VARCHAR: nothing to check the first line
- * against, and the sniffer then calls any first line a header), the first line may be a record, and
- * taking it as names would print it. Such a file is refused (exit 5, nothing read beyond the
- * sniffer's sample, nothing spent; the message names the file argument and the rule, never a name
- * or value of the file) unless the header is confirmed: by `--header` (the user's statement that the
- * first line is a header; dpkit believes it), or by `confirmNames` (a schema's column names) when
- * every one of them is a name of the first line. Other formats name their columns in the file.
+ * DuckDB's sniffer tells a header from a record only by a typed column, and dpkit believes it only
+ * when every typed column's first-line cell fails to parse as its type and is not a missing-value
+ * token ({@link sniffedHeaderHolds}). Otherwise (no header row found, every column text, a first-line
+ * cell that parses or reads as missing) the first line may be a record, and taking it as names would
+ * print it. Then the answer is:
+ * - 'header' with `--header` (the user's statement that the first line is a header; dpkit believes it);
+ * - 'schema' when `schemaNames` (a schema's column names) is not empty: the caller then reads only the
+ *   schema's columns by their schema names and never shows another name of the file; whether they are
+ *   names of the first line is not checked here (that would answer a membership question about the
+ *   first line for free): a missing one fails the charged release that reads it, as in `run`;
+ * - otherwise a refusal (exit 5, nothing read beyond the sniffer's sample and the first line, nothing
+ *   spent; the message names the file argument and the rule, never a name or value of the file).
+ * Other formats name their columns in the file: 'header'.
  */
-async function requireHeader(engine: DataEngine, spec: DataSourceSpec, dataArg: string, o: { header?: boolean; confirmNames?: readonly string[]; hint: string }): Promise<void> {
-  if (!('path' in spec) || (spec.format ?? (/\.(parquet|pq|json|jsonl|ndjson)$/i.test(spec.path) ? 'other' : 'csv')) !== 'csv') return;
-  if (o.header) return;
+async function requireHeader(engine: DataEngine, spec: DataSourceSpec, dataArg: string, o: { header?: boolean; schemaNames?: readonly string[]; hint: string }): Promise<'header' | 'schema'> {
+  if (!('path' in spec) || (spec.format ?? (/\.(parquet|pq|json|jsonl|ndjson)$/i.test(spec.path) ? 'other' : 'csv')) !== 'csv') return 'header';
+  if (o.header) return 'header';
   let hasHeader = false;
   let allText = true;
   try {
@@ -1079,15 +1132,14 @@ async function requireHeader(engine: DataEngine, spec: DataSourceSpec, dataArg: 
   } catch {
     // The sniffer could not run: the header cannot be confirmed (refused below unless confirmed).
   }
-  if (hasHeader && !allText) return;
-  if (o.confirmNames !== undefined && o.confirmNames.length > 0) {
-    const names = new Set((await engine.columns().catch(() => [])).map((c) => c.name));
-    if (o.confirmNames.every((n) => names.has(n))) return;
-  }
+  if (hasHeader && !allText && (await sniffedHeaderHolds(engine, path.resolve(spec.path)))) return 'header';
+  if (o.schemaNames !== undefined && o.schemaNames.length > 0) return 'schema';
   throw new DataSourceError(
-    hasHeader
-      ? `${dataArg}: every column reads as text, so its first line cannot be told from a record (DuckDB's sniffer has no typed column to check it against), and dpkit takes no first line as column names unless it is confirmed to be a header: pass --header if it is one${o.hint}`
-      : `${dataArg} seems to have no header row: its first line would be taken as column names, and dpkit does not show a first record as names; add a header row, or pass --header if the first line is one${o.hint}`,
+    !hasHeader
+      ? `${dataArg} seems to have no header row: its first line would be taken as column names, and dpkit does not show a first record as names; add a header row, or pass --header if the first line is one${o.hint}`
+      : allText
+        ? `${dataArg}: every column reads as text, so its first line cannot be told from a record (DuckDB's sniffer has no typed column to check it against), and dpkit takes no first line as column names unless it is confirmed to be a header: pass --header if it is one${o.hint}`
+        : `${dataArg}: its first line is not known to be a header: in a typed (numeric, date, ...) column its cell parses as that type or reads as a missing value (empty, NA, null, ...), so it may be a record, and dpkit takes no first line as column names unless it is confirmed to be a header: pass --header if it is one${o.hint}`,
   );
 }
 

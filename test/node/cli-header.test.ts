@@ -1,11 +1,13 @@
 /**
  * The header of a CSV file, decided before anything is spent (src/node/cli.ts, requireHeader). The
  * engine takes the first line of a CSV as the column names; DuckDB's sniffer can tell a header from a
- * record only by a typed column. When every column reads as text (or no header row is found), the
- * first line may be a record: `describe` and `init` refuse the file (exit 5, nothing spent, a message
- * naming the file argument and the rule, never a value) unless `--header` confirms it, or (describe)
- * a schema whose column names all appear in the first line does. `run` names columns by its schema
- * only: a header-less file there is a charged failure that shows no value.
+ * record only by a typed column, and dpkit believes it only when every typed column's first cell
+ * fails to parse and is not a missing-value token. Otherwise (every column text, no header row, a
+ * typed first cell that parses or reads as missing) the first line may be a record: `describe` and
+ * `init` refuse the file (exit 5, nothing spent, a message naming the file argument and the rule,
+ * never a value) unless `--header` confirms it; with a schema, describe reads only the schema's
+ * columns, by name, and a missing one fails charged. `run` names columns by its schema only: a
+ * header-less file there is a charged failure that shows no value.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -171,19 +173,107 @@ describe('describe and init: a CSV whose columns all read as text', () => {
     expect(fs.readFileSync(path.join(into, 'hdr.schema.yaml'), 'utf8')).toMatch(/\n {2}name:[\s\S]*\n {2}diag:/);
   }, 60_000);
 
-  it('a schema whose column names all appear in the first line confirms it; one that names another column does not', async () => {
+  it('a schema does not confirm the first line: describe reads only the schema\'s columns, and one missing from the file fails charged (no free membership test)', async () => {
+    const dir = tmp();
+    const data = headerless(dir);
+    const hit = path.join(dir, 'hit.schema.yaml');
+    fs.writeFileSync(hit, `columns:\n  ${MARK_A}: { type: categorical, levels: [a] }\n`);
+    const miss = path.join(dir, 'miss.schema.yaml');
+    fs.writeFileSync(miss, 'columns:\n  QQWRONGQQ: { type: categorical, levels: [a] }\n');
+    // Dry runs: the same plan for a name of the first line and for another name; the first line's
+    // other cell (MARK_B) is never shown.
+    const dryHit = await cli('describe', data, '--eps', '1', '--schema', hit, '--dry-run');
+    const dryMiss = await cli('describe', data, '--eps', '1', '--schema', miss, '--dry-run');
+    expect(dryHit.code, dryHit.err).toBe(EXIT.ok);
+    expect(dryMiss.code, dryMiss.err).toBe(EXIT.ok);
+    expect(dryHit.out.replaceAll(MARK_A, 'X').replaceAll(' ', '')).toBe(dryMiss.out.replaceAll('QQWRONGQQ', 'X').replaceAll(' ', ''));
+    expect(dryHit.out).not.toContain(MARK_B);
+    expect(dryHit.out).not.toMatch(/frequencies[\s\S]*frequencies/); // one column, the schema's
+    // Runs: both charged the same; the hit describes only the schema's column, the miss fails that
+    // release charged, by its schema name.
+    const rHit = await cli('describe', data, '--eps', '1', '--schema', hit, '--budget', '5', '--ledger', path.join(dir, 'l1'), '--out', path.join(dir, 'o1'), '-q');
+    const rMiss = await cli('describe', data, '--eps', '1', '--schema', miss, '--budget', '5', '--ledger', path.join(dir, 'l2'), '--out', path.join(dir, 'o2'), '-q');
+    expect(rHit.code, rHit.err).toBe(EXIT.ok);
+    expect(rMiss.code, rMiss.err).toBe(EXIT.failed);
+    expect(rMiss.err).toMatch(/QQWRONGQQ: frequencies.*failed \(charged\)|failed \(charged\).*QQWRONGQQ/);
+    expect(readLedger(path.join(dir, 'l1')).spent.eps).toBeCloseTo(1, 12);
+    expect(readLedger(path.join(dir, 'l2')).spent.eps).toBeCloseTo(1, 12);
+    const doc = JSON.parse(fs.readFileSync(path.join(dir, 'o1', 'results.json'), 'utf8')) as { results: { name: string }[] };
+    expect(doc.results.map((x) => x.name)).toEqual([`${MARK_A}: frequencies`]);
+    expect(rHit.out + rHit.err + rMiss.out + rMiss.err).not.toContain(MARK_B);
+    expect(writtenUnder(dir, [data, hit])).not.toContain(MARK_B);
+    // --columns is checked against the schema (public), not the file.
+    const other = await cli('describe', data, '--eps', '1', '--schema', hit, '--columns', MARK_B, '--dry-run');
+    expect(other.code).toBe(EXIT.usage);
+    expect(other.err).toMatch(/--columns.*does not declare/);
+  }, 60_000);
+
+  it('with a real header, a schema of some columns still describes every column of the file', async () => {
     const dir = tmp();
     const data = withHeader(dir);
     const ok = path.join(dir, 'ok.schema.yaml');
     fs.writeFileSync(ok, 'columns:\n  diag: { type: categorical, levels: [flu, cold, none] }\n');
-    const other = path.join(dir, 'other.schema.yaml');
-    fs.writeFileSync(other, 'columns:\n  diag: { type: categorical, levels: [flu, cold, none] }\n  age: { type: numeric, lower: 0, upper: 100 }\n');
-    const r = await cli('describe', data, '--eps', '1', '--schema', ok, '--columns', 'diag', '--budget', '5', '--ledger', path.join(dir, 'ledger'), '--out', path.join(dir, 'out'), '-q');
+    const dry = await cli('describe', data, '--eps', '1', '--delta', '1e-6', '--schema', ok, '--header', '--dry-run');
+    expect(dry.code, dry.err).toBe(EXIT.ok);
+    expect(dry.out).toMatch(/name: frequencies[\s\S]*diag: frequencies/);
+  }, 60_000);
+});
+
+describe('describe and init: the sniffer reports a header, but a typed column\'s first cell does not show it', () => {
+  /** A first record `MARK_A,MARK_B,<cell>` over records `nameN,flu,<int>`: the third column is BIGINT. */
+  function typedFirst(dir: string, cell: string): string {
+    const rows = [`${MARK_A},${MARK_B},${cell}`];
+    for (let i = 0; i < 40; i++) rows.push(`name${i},flu,${20 + i}`);
+    const f = path.join(dir, `first-${cell.replace(/[^A-Za-z0-9]/g, '_') || 'empty'}.csv`);
+    fs.writeFileSync(f, `${rows.join('\n')}\n`);
+    return f;
+  }
+  const NOT_KNOWN = /its first line is not known to be a header: .*missing value.*--header|seems to have no header row: .*--header/;
+
+  it.each(['NA', 'N/A', 'n/a', 'NaN', 'null', 'NULL', '?', '-', '.', '', ' na '])('a first cell %j (a missing-value token) is refused by describe and init: exit 5, no marker, nothing written', async (cell) => {
+    const dir = tmp();
+    const data = typedFirst(dir, cell);
+    const ledger = path.join(dir, 'ledger');
+    const dry = await cli('describe', data, '--eps', '1', '--delta', '1e-6', '--dry-run', '--ledger', ledger);
+    const run = await cli('describe', data, '--eps', '1', '--delta', '1e-6', '--budget', '5,1e-5', '--ledger', ledger, '--out', path.join(dir, 'out'));
+    const init = await cli('init', data, '--dir', path.join(dir, 'init'));
+    for (const r of [dry, run, init]) {
+      expect(r.code, r.err).toBe(EXIT.data);
+      expect(r.err).toMatch(NOT_KNOWN);
+      expect(r.out).toBe('');
+    }
+    expectNoMarker(dry.out, dry.err, run.out, run.err, init.out, init.err, writtenUnder(dir, [data]));
+    expect(fs.existsSync(ledger)).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'init'))).toBe(false);
+  }, 60_000);
+
+  it('a header with a typed column whose name does not parse is taken; --header takes the missing-token one', async () => {
+    const dir = tmp();
+    const ok = path.join(dir, 'ok.csv');
+    fs.writeFileSync(ok, `name,diag,age\n${Array.from({ length: 40 }, (_, i) => `name${i},flu,${20 + i}`).join('\n')}\n`);
+    const dry = await cli('describe', ok, '--eps', '1', '--delta', '1e-6', '--dry-run');
+    expect(dry.code, dry.err).toBe(EXIT.ok);
+    expect(dry.out).toMatch(/name: frequencies[\s\S]*age: count/);
+    const data = typedFirst(dir, 'NA');
+    const forced = await cli('describe', data, '--eps', '1', '--delta', '1e-6', '--dry-run', '--header');
+    expect(forced.code, forced.err).toBe(EXIT.ok);
+    expect(forced.out).toContain(`${MARK_A}: frequencies`); // the user's statement is believed
+  }, 60_000);
+
+  it('a first line whose cell in a dated column parses in the sniffed date format is not a header, even when another typed cell fails', async () => {
+    const dir = tmp();
+    const dates = Array.from({ length: 40 }, (_, i) => `name${i},${String((i % 28) + 1).padStart(2, '0')}/03/2020,${i}`).join('\n');
+    const hdr = path.join(dir, 'dated.csv');
+    fs.writeFileSync(hdr, `who,${MARK_B},x\n${dates}\n`); // both typed cells fail: a header
+    const r = await cli('describe', hdr, '--eps', '1', '--delta', '1e-6', '--dry-run');
     expect(r.code, r.err).toBe(EXIT.ok);
-    const no = await cli('describe', data, '--eps', '1', '--schema', other, '--columns', 'diag', '--budget', '5', '--ledger', path.join(dir, 'ledger2'), '--out', path.join(dir, 'out2'));
-    expect(no.code).toBe(EXIT.data);
-    expect(no.err).toMatch(ALL_TEXT);
-    expect(fs.existsSync(path.join(dir, 'ledger2'))).toBe(false);
+    expect(r.out).toContain(`${MARK_B}: `);
+    const rec = path.join(dir, 'dated-rec.csv');
+    fs.writeFileSync(rec, `${MARK_A},01/03/2020,x\n${dates}\n`); // 'x' fails, the date parses: maybe a record
+    const r2 = await cli('describe', rec, '--eps', '1', '--delta', '1e-6', '--dry-run');
+    expect(r2.code).toBe(EXIT.data);
+    expect(r2.err).toMatch(NOT_KNOWN);
+    expectNoMarker(r2.out, r2.err);
   }, 60_000);
 });
 
