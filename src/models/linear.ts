@@ -114,7 +114,8 @@ export interface LinearDesign {
  */
 export function checkLinearRegressionInput(X: MatrixInput, y: ArrayLike<number>, o: LinearFitOptions): { n: number; dIn: number; lo: Float64Array; hi: Float64Array } {
   // The row count is private (add/remove-one): an empty X passes here when the bounds give d, and
-  // is refused inside the release (charged).
+  // the fit releases a value for it (KST: the regularised, perturbed minimiser; AdaSSP: noisy zero
+  // statistics), as for any n.
   const bound = lengthOf(o.lower);
   const { n, d: dIn } = checkMatrixShapeOrEmpty(X, bound === undefined ? undefined : bound - 1, 'X');
   if (o.lower === undefined || o.upper === undefined) throw new InvalidArgumentError('lower/upper', `are required: public bounds for the ${dIn} columns of X and for y (${dIn + 1} entries)`);
@@ -186,7 +187,14 @@ export function prepareLinearRegressionMoments(X: MatrixInput, y: ArrayLike<numb
   centre[dIn] = yCentre;
   scale[dIn] = yScale;
   const moments = leastSquaresMoments(X, y, { lower: lo, upper: hi, centre, scale, biasValue: addBias ? 1 : undefined }, true);
-  const problem: ErmProblem = { n: moments.n, d: p, X: new Float64Array(0), y: new Float64Array(0), moments, loss: 'squared', gamma, regularizer };
+  // KST minimises (1/n)[sum_i l_i + (gamma + Delta) ||theta||^2/2 + b . theta] (+ gamma G/n for a
+  // custom regulariser): the minimiser is that of the bracket, which does not use n and is defined
+  // for n = 0 (sum empty: the regularised term and b alone); with no rows it is computed as the n = 1
+  // objective of zero statistics, the same function. The calibration (Delta, zeta, the noise) never
+  // uses n, so no row count, 0 included, is refused (it is private under add/remove-one).
+  const problem: ErmProblem = moments.n === 0
+    ? { n: 1, d: p, X: new Float64Array(0), y: new Float64Array(0), moments: { ...moments, n: 1 }, loss: 'squared', gamma, regularizer }
+    : { n: moments.n, d: p, X: new Float64Array(0), y: new Float64Array(0), moments, loss: 'squared', gamma, regularizer };
   return {
     problem,
     p,

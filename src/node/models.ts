@@ -74,9 +74,11 @@ export async function fitModel(
     const yc = schema.columns.get(r.label) as NumericColumn;
     const cols = await engine.numericColumns([...reqs, { column: r.label, lower: yc.lower, upper: yc.upper, missing: yc.missing }]);
     const { data, n } = pack(cols.slice(0, reqs.length));
-    if (n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 complete rows');
+    // Total for every n, 0 and 1 included (n is private under add/remove-one; KST's and AdaSSP's
+    // calibration does not use it): with no complete row the fit releases the perturbed regularised
+    // minimiser (KST) or the ridge solution of noisy zero statistics (AdaSSP); src/models/linear.ts.
     const m = makeModel(r) as LinearRegressionDP;
-    m.fit(columnMajor(data, n, reqs.length), cols[reqs.length]!, { lower: [...lower, yc.lower], upper: [...upper, yc.upper], addBias: true, rng, accountant: null });
+    m.fit(n === 0 ? [] : columnMajor(data, n, reqs.length), cols[reqs.length]!, { lower: [...lower, yc.lower], upper: [...upper, yc.upper], addBias: true, rng, accountant: null });
     return {
       mechanism: r.method === 'adassp' ? 'adassp' : r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian',
       sensitivity: null,
@@ -95,9 +97,20 @@ export async function fitModel(
   const lc = schema.columns.get(r.label)!;
   const { x, y } = await engine.rowsWithLabel(reqs, { column: r.label, positive: r.positive, missing: lc.missing });
   const { data, n } = pack(x);
-  if (n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 complete rows');
+  // Objective perturbation treats n as public (its assumption, below) and needs n >= 1 (Delta and
+  // the objective scale with 1/n): no complete row is a charged failure that says so.
+  if (n < 1 && r.perturbation === 'objective') throw new InvalidArgumentError(r.name, 'needs at least 1 complete row (objective perturbation)');
   const model = makeModel(r) as LogisticRegressionDP | SvmDP;
-  model.fit(columnMajor(data, n, reqs.length), y, { lower, upper, addBias: true, rng, accountant: null }); // charged by the engine, never by a default accountant
+  if (n === 0) {
+    // Output perturbation is total: its sensitivity (2W + 2 tau)/gamma (W = 1) holds for the summed
+    // objective F = sum_i l_i + gamma R whatever n is, 0 included, where F = gamma R. That F is fitted
+    // as one row of weight 0 (weighted ERM, weights in [0, W = 1]: F = 0 l + gamma R, the same
+    // function, tolerance tau on its gradient and the same sensitivity), so the release is theta* + b
+    // with theta* the minimiser of gamma R: the mechanism and noise of the unweighted release.
+    model.fit([lower.slice()], [1], { lower, upper, addBias: true, weights: [0], weightsUpperBound: 1, rng, accountant: null });
+  } else {
+    model.fit(columnMajor(data, n, reqs.length), y, { lower, upper, addBias: true, rng, accountant: null }); // charged by the engine, never by a default accountant
+  }
   const info = model.fitInfo;
   // Objective perturbation (CMS Theorem 9) is proven for neighbours with the same number n of rows (its
   // objective and Delta scale with 1/n): with dropped missing values that n is treated as public.
@@ -112,7 +125,8 @@ export async function fitModel(
   ];
   return {
     ...(assumption !== undefined ? { assumption } : {}),
-    mechanism: info?.mechanism ?? (r.perturbation === 'objective' ? 'cms-objective-perturbation' : 'cms-output-perturbation'),
+    // (no complete row: the zero-weight fit is labelled as the unweighted release it equals)
+    mechanism: (info?.mechanism ?? (r.perturbation === 'objective' ? 'cms-objective-perturbation' : 'cms-output-perturbation')).replace('cms-weighted-', 'cms-'),
     sensitivity: info?.sensitivity ?? null,
     scale: null,
     labels,

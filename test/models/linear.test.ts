@@ -5,6 +5,7 @@ import { LinearRegressionDP, prepareLinearRegression } from '../../src/models/li
 import { columnMajor } from '../../src/models/matrix.js';
 import { seededRng } from '../../src/random/rng.js';
 import { kstObjectivePerturbation } from '../../src/models/erm/kst.js';
+import { sampleGaussianVector } from '../../src/models/erm/noise.js';
 import { ballProjection } from '../../src/optimize/projections.js';
 import { loadHousing } from './data.js';
 import { nonPrivateLinear, predictLinear } from './helpers.js';
@@ -118,5 +119,44 @@ describe('LinearRegressionDP', () => {
     const big = new LinearRegressionDP({ eps: 0.6, gamma: 1 });
     expect(() => big.fit(Xs, ys, { lower: LOWER, upper: UPPER, rng: seededRng(4), accountant: acc })).toThrow(BudgetExceededError);
     expect(acc.spent().eps).toBe(0.5);
+  });
+});
+
+describe('LinearRegressionDP with no rows (the row count is private under add/remove-one)', () => {
+  // One feature x in [0, 10], y in [2, 6], intercept: p = 2 scaled columns, centre 4, half-range 2.
+  const lower = [0, 2];
+  const upper = [10, 6];
+
+  it('KST releases the perturbed regularised minimiser: clip_ball(-b/(gamma + Delta)), unscaled', () => {
+    const eps = 1;
+    const delta = 1e-6;
+    const gamma = 0.5;
+    const p = 2;
+    const zeta = 2 * Math.pow(p, 1.5);
+    const Delta = (2 * p) / eps; // 2 lambda / eps, lambda = p
+    const sigma = (zeta * Math.sqrt(8 * Math.log(2 / delta) + 4 * eps)) / eps;
+    for (const seed of [1, 2, 3]) {
+      const m = new LinearRegressionDP({ eps, delta, gamma }).fit([], [], { lower, upper, addBias: true, rng: seededRng(seed), accountant: null });
+      // The same draw of b: N(0, sigma^2 I_p), the float sampler (kst.ts).
+      const b = sampleGaussianVector(seededRng(seed), p, sigma, undefined, 'float');
+      const t = Array.from(b, (v) => -v / (gamma + Delta));
+      const norm = Math.hypot(...t);
+      const r = Math.sqrt(p);
+      const theta = norm > r ? t.map((v) => (v * r) / norm) : t;
+      const yScale = p / 2;
+      const want = [theta[0]! / yScale + 4, theta[1]! / (yScale * 10)];
+      expect(m.coeff![0]).toBeCloseTo(want[0]!, 7);
+      expect(m.coeff![1]).toBeCloseTo(want[1]!, 7);
+    }
+  });
+
+  it('KST (gamma noise) and AdaSSP release finite coefficients, charged once to an accountant', () => {
+    for (const model of [new LinearRegressionDP({ eps: 1, gamma: 1 }), new LinearRegressionDP({ method: 'adassp', eps: 1, delta: 1e-6 })]) {
+      const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: 'unbounded' });
+      model.fit([], [], { lower, upper, addBias: true, rng: seededRng(4), accountant: acc });
+      expect(model.coeff).toHaveLength(2);
+      for (const v of model.coeff!) expect(Number.isFinite(v)).toBe(true);
+      expect(acc.spent().eps).toBeCloseTo(1, 12);
+    }
   });
 });

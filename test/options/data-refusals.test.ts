@@ -320,7 +320,6 @@ const MODELS: Record<string, Cases> = {
       'NaN in X': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit(poisonX(bad), yReal, { ...fit3, accountant }),
       'a y outside the bounds': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit(X, poison(yReal, 17, 5), { ...fit3, accountant }),
       'a row outside the bounds': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit(poisonX(5), yReal, { ...fit3, accountant }),
-      'no rows (n is private under add/remove)': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit([], [], { ...fit3, accountant }),
       'AdaSSP: NaN in X': (accountant) => new LinearRegressionDP({ eps: 1, delta: 1e-5, method: 'adassp' } as never).fit(poisonX(bad), yReal, { ...fit3, accountant }),
     },
     public: { 'bounds of the wrong length': (accountant) => new LinearRegressionDP({ eps: 1, gamma: 1 }).fit(X, yReal, { ...fit2, accountant }) },

@@ -54,7 +54,8 @@ function isColumnMajor(X: unknown): X is ColumnMajorMatrix {
  * does); otherwise X's errors take precedence and y's are raised after the pass.
  */
 export function leastSquaresMoments(X: MatrixInput, y: ArrayLike<unknown>, s: MomentScaling, yFirst: boolean): LeastSquaresMoments {
-  const { n, d: dIn } = matrixShape(X, 'X');
+  // An empty X (no rows) has the dIn columns the scaling gives and zero statistics.
+  const { n, d: dIn } = Array.isArray(X) && X.length === 0 && s.lower.length >= 2 ? { n: 0, d: s.lower.length - 1 } : matrixShape(X, 'X');
   if (!(Array.isArray(y) || (ArrayBuffer.isView(y) && !(y instanceof DataView)))) throw new InvalidArgumentError('y', 'must be an array of numbers', y);
   if (y.length !== n) throw new InvalidArgumentError('y', `must have one entry per row of X (${n})`, y.length);
   const checkY = (): void => {
