@@ -14,7 +14,7 @@ import {
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
 import { planSize, runStatPlan, type ClampedRange, type StatPlan } from './plan.js';
-import { midpoint, paddedMean } from './size-padding.js';
+import { centredSum, midpoint, paddedCentredMeanExact } from './size-padding.js';
 
 const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
@@ -65,7 +65,11 @@ export function meanDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts:
   // release is the midpoint plus noise, see the sensitivity above).
   const data = checkNumericContainer(x, 'x', addRemoveOnly(opts) ? 0 : 1);
   const plan = planMean(opts, data.length);
-  return runStatPlan(opts, plan, () => ({ sum: clippedSum(data, opts.lower, opts.upper, 'x'), count: data.length })) as StatResult<number, O>;
+  const centred = plan.releases.some((r) => r.guarantee.neighbors === 'unbounded');
+  return runStatPlan(opts, plan, () => {
+    const sum = clippedSum(data, opts.lower, opts.upper, 'x'); // checks every value is finite
+    return { sum, count: data.length, ...(centred ? { centred: centredSum(data, opts.lower, opts.upper, midpoint(opts.lower, opts.upper)) } : {}) };
+  }) as StatResult<number, O>;
 }
 
 /** The sufficient statistic of a mean: the sum of the values clipped to [lower, upper] and their count. */
@@ -74,6 +78,25 @@ export interface MeanStatistic {
   count: number;
   /** sum/count correctly rounded, when the caller has it exactly (the SQL engine); else sum/count. */
   mean?: number;
+  /**
+   * sum_i (clip(x_i) - mid), mid = (l + u)/2, summed directly ({@link centredSum}); used under
+   * add/remove-one neighbours (accurate where sum - count mid is not: a narrow range far from 0).
+   */
+  centred?: number;
+  /** The exact fixed-point sum: the integer sum of the clamped values times 10^scale (the SQL engines'). */
+  scaledSum?: { value: bigint; scale: number };
+}
+
+/**
+ * The padded mean minus mid, sum_i (clip(x_i) - mid)/max(N, n0): exact (one rounding) from the
+ * fixed-point sum, else from the centred sum, else (a caller with only the double sum and mean) from
+ * sum - N mid or mean - mid, which lose up to ulp(N mid) for a range far from 0.
+ */
+function paddedDeviation(st: MeanStatistic, n0: number, mid: number): number {
+  const m = Math.max(st.count, n0);
+  if (st.scaledSum !== undefined) return paddedCentredMeanExact(st.scaledSum.value, st.scaledSum.scale, st.count, n0, mid);
+  if (st.centred !== undefined) return st.centred / m;
+  return st.count >= n0 ? (st.mean ?? st.sum / st.count) - mid : (st.sum - st.count * mid) / n0;
 }
 
 /**
@@ -109,8 +132,12 @@ export function planMean(opts: BoundedStatOptions, size?: number, range: Clamped
       const plan = planNoise(p, sens, sens, 'lower/upper');
       checkPlanRange(plan, 1, range.maxAbs ?? Math.max(Math.abs(l), Math.abs(u)), 'lower/upper');
       const mid = midpoint(l, u);
-      const value = r === 'unbounded' ? (st: MeanStatistic) => paddedMean(st.sum, st.count, n0!, mid, st.mean) : (st: MeanStatistic) => st.mean ?? st.sum / st.count;
-      return scalarPlan<MeanStatistic>(p, r, plan, value);
+      if (r !== 'unbounded') return scalarPlan<MeanStatistic>(p, r, plan, (st) => st.mean ?? st.sum / st.count);
+      // Add/remove-one: the noise is added to the deviation from mid (the exact fixed-point sum's,
+      // rounded once, or the directly summed centred values'), and mid afterwards (post-processing),
+      // so the rounding at the magnitude of mid never enters the function whose sensitivity is stated.
+      // (releaseNoisy, without post, would return the noisy deviation.)
+      return scalarPlan<MeanStatistic>(p, r, plan, (st) => paddedDeviation(st, n0!, mid), { post: (v) => mid + v });
     }),
   };
 }

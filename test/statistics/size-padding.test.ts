@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRng } from '../../src/random/rng.js';
 import { covDP, meanDP, planCov, planMean, planVariance, sdDP, varDP } from '../../src/statistics/index.js';
-import { paddedCov, paddedMean, paddedVariance } from '../../src/statistics/size-padding.js';
+import { centredSum, paddedCentredMeanExact, paddedCov, paddedMean, paddedVariance } from '../../src/statistics/size-padding.js';
 
 const huge = { eps: 1e12, noise: 'float' as const, neighbors: 'unbounded' as const };
 const b = { lower: 0, upper: 10, n: 4 };
@@ -159,5 +159,69 @@ describe('brute force: the claimed add/remove-one sensitivity bounds every chang
       const pc = paddedCov(N >= 2 ? cross(xc, yc) / (N - 1) : NaN, N ? mean(xc) : NaN, N ? mean(yc) : NaN, N, 4, 1.5, 0);
       expect(covDP(x, y, { ...huge, lower1: l, upper1: u, lower2: -1, upper2: 1, n: 4, rng })).toBeCloseTo(pc, 9);
     }
+  });
+});
+
+describe('the padded mean on a narrow range far from 0 (l = 1e10, u = l + 1, n = 1e6): rounding stays below the sensitivity', () => {
+  const l = 1e10;
+  const u = l + 1;
+  const n0 = 1_000_000;
+  const mid = l + 0.5;
+  const sens = (u - l) / n0; // 1e-6, while ulp(1e10) = 2^-19 = 1.9e-6
+  const Ns = [n0 - 40, n0 - 17, n0 - 2, n0 - 1, n0, n0 + 1];
+  const vs = [l, l + 0.25, l + 0.75, u];
+
+  it('the old form mid + (sum - N mid)/n0 from the double sum exceeds it (1.9x): the problem being fixed', () => {
+    let worst = 0;
+    for (const N of Ns.filter((m) => m < n0 - 1)) for (const v of vs) worst = Math.max(worst, Math.abs(paddedMean(v * N, N, n0, mid) - paddedMean(v * N + u, N + 1, n0, mid)) / sens);
+    expect(worst).toBeGreaterThan(1.5);
+  });
+
+  it('the exact fixed-point deviation (S 10^-k - N mid)/max(N, n0), rounded once, moves by at most the sensitivity', () => {
+    let worst = 0;
+    for (const N of Ns) {
+      for (const v of vs) {
+        for (const r of [l, u]) {
+          const S = BigInt(Math.round(v * 100)) * BigInt(N); // scale 2: every v here is on the grid
+          const a = paddedCentredMeanExact(S, 2, N, n0, mid);
+          const b = paddedCentredMeanExact(S + BigInt(Math.round(r * 100)), 2, N + 1, n0, mid);
+          worst = Math.max(worst, Math.abs(a - b) / sens);
+        }
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(1 + 1e-9);
+    // golden: N = n0 - 1 records at l + 0.75 padded with one at mid: (n0 - 1) 0.25 / n0
+    expect(paddedCentredMeanExact(BigInt(1e12 + 75) * BigInt(n0 - 1), 2, n0 - 1, n0, mid)).toBe(((n0 - 1) * 0.25) / n0);
+  });
+
+  it('meanDP\'s centred sum and the plan with the engines\' exact sum: neighbouring releases (same noise draw) differ by at most the sensitivity', () => {
+    const opts = { lower: l, upper: u, eps: 1, n: n0, neighbors: 'unbounded' as const, noise: 'float' as const };
+    const rel = planMean(opts).releases[0]!;
+    expect(rel.sensitivity).toBe(sens);
+    let worstCentred = 0;
+    let worstExact = 0;
+    for (const N of [n0 - 3, n0 - 1, n0]) {
+      for (const v of [l + 0.25, u]) {
+        const D = new Float64Array(N).fill(v);
+        const D1 = new Float64Array(N + 1).fill(v);
+        D1[N] = l;
+        const c0 = centredSum(D, l, u, mid);
+        const c1 = centredSum(D1, l, u, mid);
+        // releaseNoisy: the noisy deviation from mid before mid is added (post-processing)
+        const a = rel.releaseNoisy!({ sum: NaN, count: N, centred: c0 }, seededRng(7)).value;
+        const b = rel.releaseNoisy!({ sum: NaN, count: N + 1, centred: c1 }, seededRng(7)).value;
+        worstCentred = Math.max(worstCentred, Math.abs(a - b) / sens);
+        const S = BigInt(Math.round(v * 100)) * BigInt(N);
+        const e0 = rel.releaseNoisy!({ sum: NaN, count: N, scaledSum: { value: S, scale: 2 } }, seededRng(7)).value;
+        const e1 = rel.releaseNoisy!({ sum: NaN, count: N + 1, scaledSum: { value: S + BigInt(l * 100), scale: 2 } }, seededRng(7)).value;
+        worstExact = Math.max(worstExact, Math.abs(e0 - e1) / sens);
+      }
+    }
+    expect(worstCentred).toBeLessThanOrEqual(1 + 1e-6);
+    expect(worstExact).toBeLessThanOrEqual(1 + 1e-6);
+    // meanDP releases mid + (deviation + noise): its value is near the padded mean.
+    const x = Array.from({ length: 10 }, () => l + 0.75);
+    const m = meanDP(x, { ...opts, eps: 1e9, rng: seededRng(3), accountant: null });
+    expect(Math.abs(m - mid)).toBeLessThan(1e-3); // padded: 10 of 1e6 records off mid by 0.25
   });
 });
