@@ -20,7 +20,7 @@ import { planNoise, scalarPlan, vectorPlan } from '../statistics/noise.js';
 import type { ClampedRange, ReleasePlan } from '../statistics/plan.js';
 import { planQuantile } from '../statistics/quantile.js';
 import { planTable, type TableStatistic } from '../statistics/table.js';
-import { planCov, planVariance } from '../statistics/variance.js';
+import { planCov, planVariance, SD_NOTE } from '../statistics/variance.js';
 import { releaseClaim } from './claim.js';
 import { publicCountAssumption } from './public-count-assumption.js';
 import type { DataEngine, NumericRequest } from './data.js';
@@ -180,7 +180,7 @@ function planVarianceSpec(r: Spec<'variance' | 'sd'>, schema: DataSchema): Plann
         scale: rel.scale,
         value: r.stat === 'sd' ? Math.sqrt(v) : v,
         interval: r.stat === 'sd' ? [Math.sqrt(lo), Math.sqrt(hi)] : [lo, hi],
-        notes: [r.stat === 'sd' ? 'square root of the private variance (clamped at 0)' : 'clamped at 0 (post-processing)'],
+        notes: [r.stat === 'sd' ? SD_NOTE : 'clamped at 0 (post-processing)'],
       };
       return withAssumption(fields, publicCountAssumption(r.neighbors, [q.col], `n, the number of non-missing values of ${r.column},`));
     },

@@ -203,9 +203,17 @@ export function varDP<O extends VarianceOptions>(x: ArrayLike<number>, opts: Exa
 }
 
 /**
+ * What an sd release states besides its numbers: sd = sqrt(max(0, noisy variance)) is post-processing
+ * of the variance release, so the sensitivity and noise scale it reports are the VARIANCE's
+ * ((u - l)^2/m), not a sensitivity of the sd.
+ */
+export const SD_NOTE = 'sd = sqrt(max(0, noisy variance)), post-processing of the variance release; the sensitivity and noise scale shown are the variance\'s ((u - l)^2/n), not the sd\'s';
+
+/**
  * Private standard deviation: the square root of the released {@link varDP} (post-processing; same
  * guarantee and sensitivity as the variance, including the public `n` for unbounded neighbours,
- * whose noise scale is reported). With `details`, the half-width is sqrt(w) where w is the variance
+ * whose noise scale is reported). With `details`, `sensitivity` and `scale` are the variance's
+ * ((u - l)^2/m and its noise scale; {@link SD_NOTE}), not a sensitivity of the sd. With `details`, the half-width is sqrt(w) where w is the variance
  * noise's half-width, since |sqrt(a) - sqrt(b)| <= sqrt(|a - b|) (and the clamp at 0 only brings the
  * released variance closer to the true one). With `mechanism: 'bounded-laplace'` the variance comes
  * from the bounded Laplace path of {@link varDP}.
