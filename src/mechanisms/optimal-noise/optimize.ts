@@ -175,8 +175,9 @@ export interface OptimizeNoiseOptions {
    * lifted to the requested grid and corrected there (refinedCertificate; a weak-duality bound, valid for any
    * multipliers; 2000 cells from 1000: 0.554710 against 0.554367 on the 1000-cell grid, in 0.5 s), with
    * 'lp' the certificate LP on that level's grid (a lower bound on every noise distribution, so also on the
-   * requested grid's optimum). Default: 1000 when
-   * `multiResolution` is not given (grids above 1000 cells are lifted, with `certificateMethod: 'dual'`
+   * requested grid's optimum). Default: 1000 for symmetric problems and 500 otherwise (the LP's size is
+   * its variables: one per mirrored pair of cells, or one per cell) when `multiResolution` is not given
+   * (larger grids are lifted, with `certificateMethod: 'dual'`
    * unless another method is given: see DEFAULT_MAX_LP_CELLS for the measurements), else no limit;
    * `Infinity` solves every level. A value below the coarsest level's size is refused (the default
    * limit is simply not applied when no level of the chain meets it, e.g. without a coarser grid).
@@ -386,6 +387,9 @@ function levelProblem(grid: NoiseGrid, v: Validated, o: OptimizeNoiseOptions, sy
  * 0.5587402), far less than the certificate's gap.
  */
 const DEFAULT_MAX_LP_CELLS = 1000;
+// Without symmetry (an asymmetric loss) the LP has one variable per cell, so the default is halved: the
+// asymmetric loss at 2000 cells lifted from 1000 did not finish in 9 CPU minutes (the 1000-cell LP is then
+// as large as the symmetric 2000-cell one).
 
 /** Below this many cells a grid is not coarsened further. */
 const COARSEST_CELLS = 100;
@@ -469,7 +473,8 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
   const multi = chain.length > 0 && (o.multiResolution ?? (o.method === undefined && grid.n >= 400));
   const allLevels = multi ? [...chain.map((g) => levelProblem(g, v, o, symmetric)), final] : [final];
   // lifted: the LP stops at the finest level of at most maxLpCells cells; its optimum, refined, is the release
-  const maxLp = o.maxLpCells ?? (multi && o.multiResolution === undefined ? DEFAULT_MAX_LP_CELLS : Infinity);
+  // the default limit is on the LP's variables: 1000 cells symmetric (one variable per mirrored pair), 500 otherwise
+  const maxLp = o.maxLpCells ?? (multi && o.multiResolution === undefined ? (symmetric ? DEFAULT_MAX_LP_CELLS : DEFAULT_MAX_LP_CELLS / 2) : Infinity);
   let lastLp = allLevels.length - 1;
   if (multi) while (lastLp > 0 && allLevels[lastLp]!.grid.n > maxLp) lastLp--;
   // the default limit only applies when some level meets it; an explicit one must be met
