@@ -1084,7 +1084,7 @@ async function sniffedHeaderHolds(engine: DataEngine, file: string): Promise<boo
     if (hasHeader !== true || typeof typeList !== 'string' || typeList === '') return false;
     const types = typeList.split('\x1f');
     const typed = types.flatMap((t, i) => (t.toUpperCase() === 'VARCHAR' ? [] : [{ t, i }]));
-    if (typed.length === 0 || !typed.every(({ t }) => /^[A-Za-z][A-Za-z0-9_ ()]*$/.test(t))) return false;
+    if (typed.length === 0 || !typed.every(({ t }) => /^[A-Za-z][A-Za-z0-9_ (),]*$/.test(t))) return false;
     const opt = (v: unknown) => literal(v === '(empty)' || typeof v !== 'string' ? '' : v);
     const cols = types.map((_, i) => `${literal(`c${i}`)}: 'VARCHAR'`).join(', ');
     const raw = `read_csv(${p}, auto_detect = false, header = false, delim = ${opt(delim)}, quote = ${opt(quote)}, escape = ${opt(escape)}, comment = ${opt(comment)}, skip = ${Number(skip) || 0}, null_padding = true, columns = {${cols}})`;
