@@ -64,23 +64,41 @@
  * bounded query 219 -> 620 MB (the candidate rows and the window's state); JS heap 11-17 MB.
  *
  * {@link boundedPerUnitSql} gives one row per (group, unit): g, u, n (kept rows), s (clamped sum),
- * s2 and sc (rows clamped only: the CENTRED sums sum((c - mid)^2) and sum(c - mid) of the clamped
- * values c, with mid = (lower + upper)/2 a public literal of the plan). {@link boundedGroupsSql}
- * aggregates per group: g, units (distinct units: the partition-selection count), n, s, s2, sc
- * (DuckDB: straight from the kept rows, with compensated sums fsum, unless perUnitClamp needs the
- * per-unit totals). The centring is done in the engine, per row, because the plain sums cannot be
- * centred afterwards: sum(c^2) - 2 mid sum(c) + mid^2 n cancels catastrophically when the bounds are
- * far from zero (with bounds [1e6, 1e6 + 2] and 1e5 rows the result is off by hundreds while one unit
- * may move it by at most ((upper - lower)/2)^2 = 1). c - mid is exact when c and mid are within a
- * factor of two (Sterbenz' lemma), so each centred term has the error of one rounding. Sums are
- * DOUBLE (floating-point, order-dependent in the last bits; the noise is added afterwards on the safe
- * lattice).
+ * s2 and sc (rows clamped only: the CENTRED sums sum((c - m)^2) and sum(c - m) of the clamped values
+ * c about the centre m of the clamp). {@link boundedGroupsSql} aggregates per group: g, units (distinct
+ * units: the partition-selection count), n, s, s2, sc.
+ * Exact sums (as the row-level releases, src/node/engine/exact-sums.ts). Floating-point sums depend
+ * on the order of the rows, threads and shards, and their rounding can make one unit move a sum by
+ * more than the sensitivity the noise is calibrated to (Casacuberta, Shoemate, Vadhan & Wagaman, CCS
+ * 2022). So every kept value is clamped to [lower, upper] and put on the fixed-point grid of the
+ * bounds, s(c) = round(c 10^k) (half away from zero, k = fixedPointScale(lower, upper): |s| <= 3e9, so
+ * s^2 fits 64 bits; k = 0 and a 128-bit square beyond), clamped to the integers lo, hi of the grid
+ * points inside [lower, upper] (src/node/engine/exact-sums.ts exactGrid; for bounds on the grid,
+ * integers and short decimals, lo = s(lower), hi = s(upper) and that clamp is left out), and the
+ * engine sums the integers s and s^2 in 128 bits (DuckDB: sum of BIGINT in HUGEINT; ClickHouse:
+ * Decimal128 with scale 0, overflow-checked), per pair and then per group: the sums are exact, hence
+ * independent of the order and identical in both engines. Every kept value s/10^k lies in
+ * [lower, upper], so one unit moves s by at most k m max(|lower|, |upper|) and the centred sums below
+ * by k m (upper - lower)/2 (k m ((upper - lower)/2)^2 for s2): the sensitivities of the clamp itself,
+ * with no margin needed for rounding. The centred sums are formed from the exact integers about the
+ * grid's centre m = (lo + hi)/(2 10^k) (equal to (lower + upper)/2 on the grid; off it, within 10^-k):
+ * sc = (2 S - n C)/(2 10^k), s2 = (4 SS - 4 C S + n C^2)/(4 10^2k) with C = lo + hi, S = sum s,
+ * SS = sum s^2, in 128-bit integers, so nothing cancels (the plain sums of doubles cannot be centred
+ * afterwards: with bounds [1e6, 1e6 + 2] and 1e5 rows that was off by hundreds while one unit may move
+ * it by at most 1) and each per-row centred term is within [-(hi - lo), hi - lo]/(2 10^k). With
+ * `perUnitClamp` no row is clamped to [lower, upper]: each row is put on the grid (limited to
+ * +-2^62/10^k so that s fits 64 bits), the pair's total of the integers is formed exactly, and the
+ * clamp [lo, hi] is applied to that exact total (one unit: at most max(|lo|, |hi|)/10^k per group).
+ * Each result is converted once to a double at the end: the exact integer to the nearest double, then
+ * one division by the exact power of ten (S/10^k etc.: correctly rounded below 2^53, within two
+ * roundings above), the same in both engines, a deterministic function of the exact integers.
  */
 import { InvalidArgumentError } from '../errors.js';
 import { checkOptions, optionSpec } from '../options.js';
 import type { HashKey } from '../random/siphash.js';
 import { checkContributionBounds, type ContributionBounds } from '../statistics/contribution-bounding.js';
 import { canonicalText } from './engine/duckdb.js';
+import { chRoundInt64, duckRoundInt64, exactGrid, MAX_SCALED, scaledIntSql } from './engine/exact-sums.js';
 
 export type SqlDialect = 'duckdb' | 'clickhouse';
 
@@ -391,30 +409,110 @@ function boundedSql(plan: BoundingPlan, dialect: SqlDialect, tuning: BoundingTun
   const { U, G, V, unitType, groupType, where, k } = planParts(plan, d);
   let l = '0';
   let u = '0';
-  let mid = '0';
   if (V !== undefined) {
     l = num(plan.lower as number, 'lower');
     u = num(plan.upper as number, 'upper');
     if (!((plan.lower as number) < (plan.upper as number))) throw new InvalidArgumentError('lower/upper', 'must satisfy lower < upper', `${plan.lower} >= ${plan.upper}`);
-    mid = num(((plan.lower as number) + (plan.upper as number)) / 2, 'lower/upper');
   } else if (plan.lower !== undefined || plan.upper !== undefined || plan.perUnitClamp) throw new InvalidArgumentError('lower/upper/perUnitClamp', 'need a value column');
-  if (d === 'clickhouse') return clickHouseSql(plan, b, { U, G, V, l, u, mid, k, where, unitType, groupType });
-  const cv = V === undefined ? '0' : clampExpr(d, 'v', l, u);
-  const cd = `(${cv} - ${mid})`;
-  // Sums per pair over the rows (the pair's total is clamped afterwards with perUnitClamp).
-  const aggs = V === undefined ? '0 AS s, 0 AS s2, 0 AS sc' : plan.perUnitClamp ? 'sum(v) AS s, 0 AS s2, 0 AS sc' : `sum(${cv}) AS s, sum(${cd} * ${cd}) AS s2, sum(${cd}) AS sc`;
-  const s = plan.perUnitClamp ? clampExpr(d, 's', l, u) : 's';
-  const h = duckPairHash(unitType, groupType, plan.key);
-  const ctes = duckBounding({ from: plan.from, U, G, V, where, h, groupType, k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, fraction });
-  if (shape === 'groups') {
-    // Per group straight from the kept rows: a group's units are its kept pairs (one first row each).
-    // fsum (compensated) so that the per-group totals do not depend on the order of the many rows.
-    return [`WITH ${ctes.join(',\n')}`, `SELECT g, count(*) FILTER (WHERE first) AS units, count(*) AS n, ${aggs.replace(/\bsum\(/g, 'fsum(')} FROM kept GROUP BY g`].join('\n');
+  const x = V === undefined ? undefined : exactSums(d, plan.lower as number, plan.upper as number, plan.perUnitClamp === true);
+  const exact = d === 'clickhouse' ? clickHouseSql(plan, b, { U, G, V, l, u, k, where, unitType, groupType }, x) : duckPairsSql(plan, b, { U, G, V, l, u, k, where, unitType, groupType, fraction }, x, shape);
+  if (shape === 'pairs') return `SELECT g, u, n, ${outputs(d, x, 'si', 'ssi', 'n')} FROM (\n${exact}\n) AS pairs`;
+  // Per group: the exact per-pair (or, for DuckDB without perUnitClamp, per-group) integers summed
+  // exactly, converted once.
+  const inner = d === 'duckdb' && !plan.perUnitClamp ? exact : `SELECT g, count(*) AS units, sum(n) AS n, sum(si) AS si, sum(ssi) AS ssi FROM (\n${exact}\n) AS pairs GROUP BY g`;
+  return `SELECT g, units, n, ${outputs(d, x, 'si', 'ssi', 'n')} FROM (\n${inner}\n) AS per_group`;
+}
+
+/**
+ * The exact sums of a value column (see the file comment): the grid of {@link exactGrid} on the
+ * clamp [lower, upper] (row clamp: s(x) = min(max(round(clamp(x) 10^k), lo), hi)) or on the per-unit
+ * total's clamp (perUnitClamp: s(x) = round(x 10^k), the rows only limited to +-B, B = 2^62 / 10^k,
+ * so that s fits 64 bits, the total clamped to [lo, hi]), the SQL of s(x) for a row value x,
+ * the 128-bit helpers of the dialect and whether s^2 needs a 128-bit product.
+ */
+interface ExactSums {
+  k: number;
+  lo: number;
+  hi: number;
+  perUnitClamp: boolean;
+  /** s(x) of a (non-NULL) row value x, as a 64-bit integer. */
+  scaled(x: string): string;
+  /** s^2 of a scaled integer column (64-bit when |s| <= MAX_SCALED, else 128-bit). */
+  square(si: string): string;
+  /** A 128-bit integer: a column or an integer literal (as a bigint). */
+  big(x: string | bigint): string;
+}
+
+function exactSums(d: SqlDialect, lower: number, upper: number, perUnitClamp: boolean): ExactSums {
+  const { k, lo, hi, onGrid } = exactGrid(lower, upper);
+  const round = d === 'duckdb' ? duckRoundInt64 : (e: string) => chRoundInt64(e);
+  const b = num(2 ** 62 / 10 ** k, 'lower/upper');
+  const wide = Math.max(Math.abs(lo), Math.abs(hi)) > MAX_SCALED;
+  const big = (x: string | bigint): string => {
+    if (typeof x === 'bigint') return d === 'duckdb' ? `CAST('${x}' AS HUGEINT)` : `toDecimal128(${x.toString()}, 0)`;
+    return d === 'duckdb' ? `CAST(${x} AS HUGEINT)` : `toDecimal128(${x}, 0)`;
+  };
+  return {
+    k,
+    lo,
+    hi,
+    perUnitClamp,
+    scaled: (x) => {
+      if (perUnitClamp) return scaledIntSql(round, clampExpr(d, x, `-${b}`, b), k);
+      const si = scaledIntSql(round, clampExpr(d, x, num(lower, 'lower'), num(upper, 'upper')), k);
+      // Off the grid: the integer clamped to the grid points inside [lower, upper].
+      return onGrid ? si : d === 'duckdb' ? `LEAST(GREATEST(${si}, ${lo}), ${hi})` : `least(greatest(${si}, toInt64(${lo})), toInt64(${hi}))`;
+    },
+    square: (si) => (d === 'duckdb' ? (wide ? `(${big(si)} * ${si})` : `(${si} * ${si})`) : `(${big(si)} * ${big(si)})`),
+    big,
+  };
+}
+
+/**
+ * The output columns s, s2, sc from the exact integers S = sum s (column `si`, for perUnitClamp the
+ * clamped total), SS = sum s^2 (`ssi`) and the row count n, each converted once to a double:
+ * s = S / 10^k; centred at the grid's centre m = (lo + hi) / (2 10^k), with C = lo + hi,
+ * sc = sum (g - m) = (2 S - n C) / (2 10^k) and s2 = sum (g - m)^2 = (4 SS - 4 C S + n C^2) / (4 10^2k),
+ * computed in 128-bit integers (exact, no cancellation) and divided once by the exact power of ten
+ * (the integer to the nearest double, then that double divided: correctly rounded below 2^53, else
+ * within two roundings; the same in both engines and a deterministic function of the exact integers).
+ */
+function outputs(d: SqlDialect, x: ExactSums | undefined, S: string, SS: string, n: string): string {
+  if (x === undefined) return d === 'duckdb' ? '0 AS s, 0 AS s2, 0 AS sc' : 'toFloat64(0) AS s, toFloat64(0) AS s2, toFloat64(0) AS sc';
+  const p = 10n ** BigInt(x.k);
+  // The integer to the nearest double (DuckDB's HUGEINT -> DOUBLE cast rounds twice above 2^64, its
+  // text parser rounds correctly; ClickHouse converts the Int128 with one rounding), then one division.
+  const conv = (e: string, div: bigint) => (d === 'duckdb' ? `(CAST(CAST(${e} AS VARCHAR) AS DOUBLE) / CAST(${div} AS DOUBLE))` : `(toFloat64(${e}) / toFloat64(${div}))`);
+  if (x.perUnitClamp) return `${conv(S, p)} AS s, ${d === 'duckdb' ? '0' : 'toFloat64(0)'} AS s2, ${d === 'duckdb' ? '0' : 'toFloat64(0)'} AS sc`;
+  const C = BigInt(x.lo) + BigInt(x.hi);
+  const { big } = x;
+  const sc = `(${big(2n)} * ${big(S)} - ${big(n)} * ${big(C)})`;
+  const s2 = `(${big(4n)} * ${big(SS)} - ${big(4n * C)} * ${big(S)} + ${big(n)} * ${big(C * C)})`;
+  return `${conv(S, p)} AS s, ${conv(s2, 4n * p * p)} AS s2, ${conv(sc, 2n * p)} AS sc`;
+}
+
+/**
+ * DuckDB: the exact integers from the kept rows, per (group, unit) pair (`pairs`; with perUnitClamp
+ * also for `groups`, the pair's total S clamped to [lo, hi] before the groups sum it) or straight per
+ * group (`groups` with a row clamp: a group's units are its kept pairs, one first row each):
+ * g, u | units, n, si = sum s, ssi = sum s^2 (sums of BIGINT accumulate in HUGEINT: exact).
+ */
+function duckPairsSql(
+  plan: BoundingPlan,
+  b: ContributionBounds,
+  q: { U: string; G: string; V: string | undefined; l: string; u: string; k: string; where: string[]; unitType: HashKeyType; groupType: HashKeyType; fraction: number | undefined },
+  x: ExactSums | undefined,
+  shape: 'pairs' | 'groups',
+): string {
+  const h = duckPairHash(q.unitType, q.groupType, plan.key);
+  const ctes = duckBounding({ from: plan.from, U: q.U, G: q.G, V: q.V, where: q.where, h, groupType: q.groupType, k: q.k, maxPartitions: b.maxPartitions, maxRows: b.maxRows, fraction: q.fraction });
+  const rowsSql = `SELECT g, u, first, ${x === undefined ? '0' : x.scaled('v')} AS si FROM kept`;
+  const sums = x === undefined ? '0 AS si, 0 AS ssi' : x.perUnitClamp ? 'sum(si) AS si, 0 AS ssi' : `sum(si) AS si, sum(${x.square('si')}) AS ssi`;
+  if (shape === 'groups' && !x?.perUnitClamp) {
+    return [`WITH ${ctes.join(',\n')}`, `SELECT g, count(*) FILTER (WHERE first) AS units, count(*) AS n, ${sums} FROM (${rowsSql}) AS scaled GROUP BY g`].join('\n');
   }
-  return [
-    `WITH ${ctes.join(',\n')}`,
-    `SELECT g, u, n, ${s} AS s, s2, sc FROM (SELECT g, u, count(*) AS n, ${aggs} FROM kept GROUP BY g, u) AS pairs`,
-  ].join('\n');
+  const si = x?.perUnitClamp ? `(CASE WHEN si < ${x.lo} THEN ${x.big(BigInt(x.lo))} WHEN si > ${x.hi} THEN ${x.big(BigInt(x.hi))} ELSE si END)` : 'si';
+  return [`WITH ${ctes.join(',\n')}`, `SELECT g, u, n, ${si} AS si, ssi FROM (SELECT g, u, count(*) AS n, ${sums} FROM (${rowsSql}) AS scaled GROUP BY g, u) AS sums`].join('\n');
 }
 
 /**
@@ -433,21 +531,26 @@ function chHashedRows(plan: BoundingPlan, q: { U: string; G: string; V: string |
   };
 }
 
-/** The ClickHouse formulation with arrays (see the file comment). */
-function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string; G: string; V: string | undefined; l: string; u: string; mid: string; k: string; where: string[]; unitType: HashKeyType; groupType: HashKeyType }): string {
-  const d: SqlDialect = 'clickhouse';
+/**
+ * The ClickHouse formulation with arrays (see the file comment): per kept (group, unit) pair g, u, n
+ * and the exact integers si = sum s (clamped to [lo, hi] with perUnitClamp), ssi = sum s^2, summed in
+ * Decimal128 (scale 0; checked against overflow).
+ */
+function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string; G: string; V: string | undefined; l: string; u: string; k: string; where: string[]; unitType: HashKeyType; groupType: HashKeyType }, x: ExactSums | undefined): string {
   const { rows, pairs } = chHashedRows(plan, q);
-  const cl = (x: string) => clampExpr(d, x, q.l, q.u);
-  const cd = `(${cl('x')} - ${q.mid})`;
-  const agg =
-    q.V === undefined
-      ? 'length(vs) AS n, toFloat64(0) AS s, toFloat64(0) AS s2, toFloat64(0) AS sc'
-      : plan.perUnitClamp
-        ? `length(vs) AS n, ${cl('arraySum(vs)')} AS s, toFloat64(0) AS s2, toFloat64(0) AS sc`
-        : `length(vs) AS n, arraySum(arrayMap(x -> ${cl('x')}, vs)) AS s, arraySum(arrayMap(x -> ${cd} * ${cd}, vs)) AS s2, arraySum(arrayMap(x -> ${cd}, vs)) AS sc`;
+  const sum = (f: string) => `arrayReduce('sum', arrayMap(y -> ${f}, ia))`;
+  let agg = 'length(vs) AS n, toDecimal128(0, 0) AS si, toDecimal128(0, 0) AS ssi';
+  if (x !== undefined) {
+    const total = sum(x.big('y'));
+    const lo = x.big(BigInt(x.lo));
+    const hi = x.big(BigInt(x.hi));
+    agg = x.perUnitClamp
+      ? `length(vs) AS n, multiIf(${total} < ${lo}, ${lo}, ${total} > ${hi}, ${hi}, ${total}) AS si, toDecimal128(0, 0) AS ssi`
+      : `length(vs) AS n, ${total} AS si, ${sum(x.square('y'))} AS ssi`;
+  }
   return [
     `SELECT g, u, ${agg} FROM (`,
-    `  SELECT u, g, hg, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, ${b.maxRows}) AS vs`,
+    `  SELECT u, g, hg, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, ${b.maxRows}) AS vs${x === undefined ? '' : `, arrayMap(x -> ${x.scaled('x')}, vs) AS ia`}`,
     `  FROM (${rows})`,
     `  GROUP BY u, g, hg`,
     `) ANY INNER JOIN (`,
@@ -461,8 +564,7 @@ function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string
 
 /** Per-group aggregates of the bounded data: g, units, n, s, s2, sc (see the file comment). */
 export function boundedGroupsSql(plan: BoundingPlan, dialect: SqlDialect, tuning?: BoundingTuning): string {
-  if (dialect === 'duckdb' && !plan?.perUnitClamp) return `${boundedSql(plan, dialect, tuning, 'groups')} ORDER BY g`;
-  return `SELECT g, count(*) AS units, sum(n) AS n, sum(s) AS s, sum(s2) AS s2, sum(sc) AS sc FROM (\n${boundedPerUnitSql(plan, dialect, tuning)}\n) AS per_unit GROUP BY g ORDER BY g`;
+  return `${boundedSql(plan, dialect, tuning, 'groups')} ORDER BY g`;
 }
 
 /** The plan of a per-unit bounded magnitude histogram (for private bounds). */

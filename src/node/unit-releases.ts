@@ -12,6 +12,13 @@
  *   L1 = k max(|L|, |U|), L2 = sqrt(k) max(|L|, |U|);
  * - mean: eps/2 each for the count and the centred sum; variance/sd: eps/3 each for count, sum and
  *   sum of squares (per-row bound h^2);
+ * - the sums are exact (bounding-sql.ts, src/node/engine/exact-sums.ts): every kept value (with
+ *   `per_unit_clamp` every row, before its unit's total is formed) is put on the fixed-point grid
+ *   s/10^k and summed in 128-bit integers, a per-unit total clamped exactly, so they do not depend on
+ *   the order of rows, threads or shards and rounding cannot push them past the sensitivities above
+ *   (Casacuberta et al., CCS 2022). The grid values are kept inside the public clamp [l, u] (or
+ *   [L, U]), so the sensitivities are those of the clamp itself: u - l (h = (u - l)/2 about the centre
+ *   of the grid points, which is (l + u)/2 for bounds on the grid), as for the row-level releases;
  * - histogram: its bins are the groups (public keys), at most k = min(max_partitions, bins) bins and m
  *   rows per bin per unit: L1 = k m, L2 = sqrt(k) m.
  * An ungrouped release is the one group 'all' with k = 1.
@@ -41,6 +48,7 @@ import { rowSensitivities, unitTotalSensitivities } from '../statistics/contribu
 import { releaseGroupAggregates, type GroupAggregateOptions, type GroupedRelease } from '../statistics/group-by.js';
 import { privateBoundsFromCounts, privateBoundsFromValueCounts, type PrivateBoundsRelease } from '../statistics/private-bounds.js';
 import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedRowsSql, hashKeyType, type BoundingPlan } from './bounding-sql.js';
+import { exactGrid } from './engine/exact-sums.js';
 import type { DataEngine } from './data.js';
 import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec, UnitBounds } from './spec.js';
 
@@ -177,6 +185,12 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
   const keysFor = binLabels ?? levels;
   const [vl, vu] = b.autoBounds ? widestAutoBounds(b) : [valueCol?.lower, valueCol?.upper];
   releaseGroupAggregates({ keys: [], units: [], n: [], s: [], s2: [] }, aggOptions(r, vl, vu, keysFor, seededRng(1)));
+  // The exact sums' grid exists for the bounds (within +-2^40), checked before anything is spent; a
+  // per-unit total clamp must enclose a grid point (else the one point used could lie outside it).
+  if (valueCol && r.stat !== 'histogram') {
+    const g = exactGrid(b.perUnitClamp?.lower ?? vl!, b.perUnitClamp?.upper ?? vu!);
+    if (b.perUnitClamp && !g.inside) throw new InvalidArgumentError('per_unit_clamp', `must enclose a multiple of 10^-${g.k} (the grid of the exact sums)`, `[${b.perUnitClamp.lower}, ${b.perUnitClamp.upper}]`);
+  }
   const mechanism = mechanismOf(r);
   return {
     mechanism,

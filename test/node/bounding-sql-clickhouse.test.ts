@@ -37,6 +37,7 @@ const clusterSuite = (): void => {
     await dropDistributed(TABLE);
     await dropDistributed(`${TABLE}_mags`);
     await dropDistributed(`${TABLE}_far`);
+    await dropDistributed(`${TABLE}_exact`);
   });
 
 
@@ -124,6 +125,40 @@ const clusterSuite = (): void => {
     expect(Number(got[0]![2])).toBe(N);
     expect(Math.abs(Number(got[0]![4]) - s2)).toBeLessThan(1e-6);
     expect(Math.abs(Number(got[0]![5]) - s1)).toBeLessThan(1e-6);
+  }, 120_000);
+
+  it('exact sums: DuckDB and ClickHouse give identical per-group and per-pair s, s2, sc on integer ids (row clamp and per-unit total clamp)', async () => {
+    const cols: [string, 'Nullable(Int64)' | 'Nullable(Float64)'][] = [
+      ['u', 'Nullable(Int64)'],
+      ['g', 'Nullable(Int64)'],
+      ['y', 'Nullable(Float64)'],
+    ];
+    await createDistributed(`${TABLE}_exact`, cols);
+    // Values with many digits (off the 10^-8 grid), 3000 units, 17 groups.
+    const data = Array.from({ length: 20_000 }, (_, i) => [i % 3000, (i * 31) % 17, ((i * 7919) % 10007) / 997.3 - 3.3 + ((i % 7) * 1e-9) / 3]);
+    await insertRows(`${TABLE}_exact`, cols, data);
+    await duck.run('CREATE TABLE exact_rows (u BIGINT, g BIGINT, y DOUBLE)');
+    const app = await duck.createAppender('exact_rows');
+    for (const [u, g, y] of data) {
+      app.appendBigInt(BigInt(u!));
+      app.appendBigInt(BigInt(g!));
+      app.appendDouble(y!);
+      app.endRow();
+    }
+    app.closeSync();
+    const key = freshHashKey(seededRng('ch-exact'));
+    const base = { unit: 'u', by: 'g', value: 'y', maxPartitions: 3, maxRows: 2, key, unitType: 'integer', groupType: 'integer' } as const;
+    for (const over of [{ lower: -2.5, upper: 4.75 }, { lower: -1, upper: 3.5, perUnitClamp: true }]) {
+      const ch = (await chRows(boundedGroupsSql({ ...base, ...over, from: `default.${TABLE}_exact` }, 'clickhouse'))).map((r) => r.map(Number));
+      const dk = (await duckRows(boundedGroupsSql({ ...base, ...over, from: 'exact_rows' }, 'duckdb'))).map((r) => [r.g, r.units, r.n, r.s, r.s2, r.sc].map(Number));
+      expect(ch).toHaveLength(17);
+      expect(ch).toEqual(dk);
+      expect(ch.some((r) => !Number.isInteger(r[3]))).toBe(true);
+      const chp = (await chRows(`SELECT g, u, n, s, s2, sc FROM (${boundedPerUnitSql({ ...base, ...over, from: `default.${TABLE}_exact` }, 'clickhouse')}) ORDER BY g, u`)).map((r) => r.map(Number));
+      const dkp = (await duckRows(`SELECT g, u, n, s, s2, sc FROM (${boundedPerUnitSql({ ...base, ...over, from: 'exact_rows' }, 'duckdb')}) ORDER BY g, u`)).map((r) => [r.g, r.u, r.n, r.s, r.s2, r.sc].map(Number));
+      expect(chp.length).toBeGreaterThan(3000);
+      expect(chp).toEqual(dkp);
+    }
   }, 120_000);
 };
 const TITLE = 'contribution bounding SQL on ClickHouse (Distributed table, 2 shards)';

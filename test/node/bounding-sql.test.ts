@@ -97,7 +97,10 @@ describe('contribution bounding in SQL (DuckDB, InstEval: student s, lecturer d)
     expect(sql).toContain('arraySlice(arraySort(groupArray((hg, g))), 1, 2) AS top');
     expect(sql).toContain('WHERE has(top, (hg, g))');
     expect(sql).toContain('`s` IS NOT NULL AND `d` IS NOT NULL AND toFloat64OrNull(toString(`y`)) IS NOT NULL AND NOT isNaN(toFloat64OrNull(toString(`y`)))');
-    expect(sql).toContain('arraySum(arrayMap(x -> least(greatest(x, 1), 5), vs)) AS s');
+    // Exact sums: each kept value clamped and put on the grid (k = 8: 5 10^8 <= 3e9), summed in Decimal128, converted once.
+    expect(sql).toContain("arrayMap(x -> toInt64(trunc((least(greatest(x, 1), 5) * 100000000))");
+    expect(sql).toContain("arrayReduce('sum', arrayMap(y -> toDecimal128(y, 0), ia)) AS si");
+    expect(sql).toContain('(toFloat64(si) / toFloat64(100000000)) AS s');
   });
 
   it('magnitude bins in SQL equal the core magnitudeBin (edges, signs, tiny values); feed privateBoundsFromCounts', async () => {

@@ -27,6 +27,7 @@
 import crypto from 'node:crypto';
 import { InvalidArgumentError } from '../../errors.js';
 import { DataSourceError, QUERY_FAILED, SqlEngine, type Cell, type ClickHouseSourceSpec, type ColumnInfo, type Dialect, type MissingPolicy, type ProgressSink } from './engine.js';
+import { chRoundInt64 } from './exact-sums.js';
 
 /** Identifier quoting: backquotes, with backslashes and backquotes escaped by a backslash. */
 export function chIdent(name: string): string {
@@ -59,9 +60,7 @@ export function clickhouseDialect(roundHalfAway: boolean): Dialect {
     literal: chLiteral,
     num: chNum,
     isNan: (e) => `isNaN(${e})`,
-    roundInt64: roundHalfAway
-      ? (e) => `toInt64(round(${e}))`
-      : (e) => `toInt64(trunc(${e}) + multiIf(${e} - trunc(${e}) >= 0.5, 1, ${e} - trunc(${e}) <= -0.5, -1, 0))`,
+    roundInt64: (e) => chRoundInt64(e, roundHalfAway),
     sumExact: (e) => `sum(toDecimal128(${e}, 0))`,
     wideProduct: (a, b) => `(toDecimal128(${a}, 0) * toDecimal128(${b}, 0))`,
     ceilInt: (e) => `toInt32(ceil(${e}))`,

@@ -18,6 +18,7 @@ import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/no
 import { InvalidArgumentError } from '../../errors.js';
 import { checkParquetMagic } from '../parquet-magic.js';
 import { DataSourceError, QUERY_FAILED, SqlEngine, type Cell, type ColumnInfo, type Dialect, type FileSourceSpec, type ProgressSink, type SqlSourceSpec } from './engine.js';
+import { duckRoundInt64 } from './exact-sums.js';
 
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*)$/;
 
@@ -58,7 +59,7 @@ export const duckdbDialect: Dialect = {
   num,
   isNan: (e) => `isnan(${e})`,
   // DuckDB's round() on DOUBLE rounds half away from zero (std::round).
-  roundInt64: (e) => `CAST(round(${e}) AS BIGINT)`,
+  roundInt64: duckRoundInt64,
   // sum(BIGINT) accumulates in HUGEINT (128-bit): exact.
   sumExact: (e) => `sum(${e})`,
   wideProduct: (a, b) => `(CAST(${a} AS HUGEINT) * ${b})`,

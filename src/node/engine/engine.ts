@@ -14,7 +14,7 @@
  * are combined, so both engines return the same integers. Each record contributes
  * g(x) = s(x) / 10^k, a deterministic function with values in [floor(l 10^k), ceil(u 10^k)] / 10^k,
  * so the sensitivity of the sum is at most {@link gridWidth} (equal to u - l when the bounds are on
- * the grid, as integers and short decimals are). Moments, variances and covariances are computed
+ * the grid, as integers and short decimals are; the grid helpers are in exact-sums.ts). Moments, variances and covariances are computed
  * from the exact integer sums with BigInt arithmetic and converted to doubles once, with correct
  * rounding, at the end.
  *
@@ -28,6 +28,7 @@
  * message; the engine's own text is kept only in its non-enumerable `debugDetail`.
  */
 import { DpkitError, InvalidArgumentError } from '../../errors.js';
+import { MAX_SCALED, decimalToNumber, fixedPointScale, ratioToNumber, scaledIntSql } from './exact-sums.js';
 
 /** A data file (format from the extension unless given). */
 export interface FileSourceSpec {
@@ -121,56 +122,8 @@ export interface CategoricalRequest {
   missing: MissingPolicy;
 }
 
-/** Largest |s| with s^2 < 2^63: sums of squares of the scaled integers stay in 64 bits per row. */
-export const MAX_SCALED = 3e9;
-
-/**
- * Fixed-point scale k for exact sums of values within [l, u]: the largest k in [0, 9] with
- * max(|l|, |u|) 10^k <= 3e9 (k = 0 beyond that; bounds are limited to +-1e12 so that sums of
- * squares over 1e13 rows fit 128 bits).
- */
-export function fixedPointScale(lower: number, upper: number): number {
-  const m = Math.max(Math.abs(lower), Math.abs(upper), 1e-9);
-  if (m > 1e12) throw new InvalidArgumentError('lower/upper', `must be within +-1e12 for exact accumulation`, `[${lower}, ${upper}]`);
-  let k = 9;
-  while (k > 0 && m * 10 ** k > MAX_SCALED) k--;
-  return k;
-}
-
-/**
- * Width of the range of g(x) = round(clamp(x, l, u) 10^k) / 10^k: an upper bound on the
- * sensitivity of an exact clamped sum (u - l when the bounds are on the grid).
- */
-export function gridWidth(lower: number, upper: number): number {
-  const k = fixedPointScale(lower, upper);
-  const p = 10 ** k;
-  return Math.max(upper - lower, (Math.ceil(upper * p) - Math.floor(lower * p)) / p);
-}
-
-/** max(|g(x)|) over [l, u]: the largest magnitude of a grid-rounded clamped value. */
-export function gridMaxAbs(lower: number, upper: number): number {
-  const k = fixedPointScale(lower, upper);
-  const p = 10 ** k;
-  return Math.max(Math.abs(lower), Math.abs(upper), Math.abs(Math.floor(lower * p)) / p, Math.abs(Math.ceil(upper * p)) / p);
-}
-
-/** A scaled decimal (value / 10^scale) converted to the nearest double. */
-export function decimalToNumber(value: bigint, scale: number): number {
-  const neg = value < 0n;
-  let s = (neg ? -value : value).toString();
-  if (scale > 0) {
-    s = s.padStart(scale + 1, '0');
-    s = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
-  }
-  return parseFloat((neg ? '-' : '') + s);
-}
-
-/** num/den (bigints, den > 0) to the nearest double (within 1e-30 relative before the final rounding). */
-export function ratioToNumber(numer: bigint, denom: bigint): number {
-  const digits = 40;
-  const q = (numer * 10n ** BigInt(digits)) / denom;
-  return decimalToNumber(q, digits);
-}
+// The fixed-point grid of the exact sums lives in exact-sums.ts (shared with the per-unit SQL).
+export { MAX_SCALED, decimalToNumber, fixedPointScale, gridMaxAbs, gridWidth, ratioToNumber } from './exact-sums.js';
 
 /** A cell of a result row: DuckDB's typed values, or ClickHouse's TabSeparated text (null for \N). */
 export type Cell = string | number | bigint | boolean | null | object;
@@ -320,7 +273,7 @@ export abstract class SqlEngine {
 
   /** The scaled integer s(x) = round(x 10^k), half away from zero, as a 64-bit integer. */
   private scaledExpr(e: string, k: number): string {
-    return this.dialect.roundInt64(`(${e} * ${10 ** k})`);
+    return scaledIntSql(this.dialect.roundInt64, e, k);
   }
 
   /** s_a * s_b without overflow: 64-bit when both fit MAX_SCALED, else 128-bit. */

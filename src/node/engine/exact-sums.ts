@@ -1,0 +1,150 @@
+/**
+ * Exact, order-independent clamped sums on a fixed-point grid, shared by the row-level aggregates
+ * of the engines (engine.ts) and the per-unit SQL of the contribution bounding (bounding-sql.ts).
+ *
+ * A clamped value c in [l, u] is mapped to the integer s(c) = round(c 10^k) (round half away from
+ * zero of the double product; k = {@link fixedPointScale}(l, u), so |s| <= 3e9 and s^2 fits a 64-bit
+ * integer), and the engine sums the integers with 128-bit accumulation (DuckDB: HUGEINT; ClickHouse:
+ * Decimal128 with scale 0). Integer addition is exact and associative, so the result does not depend
+ * on the order in which rows, threads, row groups or shards are combined, and both engines return the
+ * same integers. Floating-point summation, by contrast, depends on the order and its error can make a
+ * neighbouring data set move a sum by more than the stated sensitivity (Casacuberta, Shoemate, Vadhan
+ * & Wagaman, "Widespread underestimation of sensitivity in differentially private libraries and how
+ * to fix it", CCS 2022). Each record contributes g(c) = s(c)/10^k, a deterministic function with
+ * values in [s(l), s(u)]/10^k (s is monotone), so a clamped sum moves by at most (s(u) - s(l))/10^k
+ * when one record changes: u - l when the bounds are on the grid (l 10^k and u 10^k integers, as
+ * integers and short decimals are), at most u - l + 10^-k otherwise ({@link gridWidth}). The per-unit
+ * sums also clamp the integers to the grid points inside [l, u] ({@link exactGrid}), so their
+ * sensitivity is u - l in every case.
+ */
+import { InvalidArgumentError } from '../../errors.js';
+
+/** Largest |s| with s^2 < 2^63: sums of squares of the scaled integers stay in 64 bits per row. */
+export const MAX_SCALED = 3e9;
+
+/**
+ * Fixed-point scale k for exact sums of values within [l, u]: the largest k in [0, 9] with
+ * max(|l|, |u|) 10^k <= 3e9 (k = 0 beyond that; bounds are limited to +-1e12 so that sums of
+ * squares over 1e13 rows fit 128 bits).
+ */
+export function fixedPointScale(lower: number, upper: number): number {
+  const m = Math.max(Math.abs(lower), Math.abs(upper), 1e-9);
+  if (m > 1e12) throw new InvalidArgumentError('lower/upper', `must be within +-1e12 for exact accumulation`, `[${lower}, ${upper}]`);
+  let k = 9;
+  while (k > 0 && m * 10 ** k > MAX_SCALED) k--;
+  return k;
+}
+
+/**
+ * Width of the range of g(x) = round(clamp(x, l, u) 10^k) / 10^k: an upper bound on the
+ * sensitivity of an exact clamped sum (u - l when the bounds are on the grid).
+ */
+export function gridWidth(lower: number, upper: number): number {
+  const k = fixedPointScale(lower, upper);
+  const p = 10 ** k;
+  return Math.max(upper - lower, (Math.ceil(upper * p) - Math.floor(lower * p)) / p);
+}
+
+/** max(|g(x)|) over [l, u]: the largest magnitude of a grid-rounded clamped value. */
+export function gridMaxAbs(lower: number, upper: number): number {
+  const k = fixedPointScale(lower, upper);
+  const p = 10 ** k;
+  return Math.max(Math.abs(lower), Math.abs(upper), Math.abs(Math.floor(lower * p)) / p, Math.abs(Math.ceil(upper * p)) / p);
+}
+
+/** A scaled decimal (value / 10^scale) converted to the nearest double. */
+export function decimalToNumber(value: bigint, scale: number): number {
+  const neg = value < 0n;
+  let s = (neg ? -value : value).toString();
+  if (scale > 0) {
+    s = s.padStart(scale + 1, '0');
+    s = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
+  }
+  return parseFloat((neg ? '-' : '') + s);
+}
+
+/** num/den (bigints, den > 0) to the nearest double (within 1e-30 relative before the final rounding). */
+export function ratioToNumber(numer: bigint, denom: bigint): number {
+  const digits = 40;
+  const q = (numer * 10n ** BigInt(digits)) / denom;
+  return decimalToNumber(q, digits);
+}
+
+/**
+ * Round half away from zero of a double, as the engines' s(x) does (DuckDB's round(); ClickHouse's
+ * trunc(v) + (|v - trunc(v)| >= 1/2 ? sign : 0), exact in IEEE arithmetic).
+ */
+export function roundHalfAway(x: number): number {
+  const t = Math.trunc(x);
+  const f = x - t;
+  return t + (f >= 0.5 ? 1 : f <= -0.5 ? -1 : 0);
+}
+
+/** DuckDB: round half away from zero of a double as a BIGINT (DuckDB's round() on DOUBLE is std::round). */
+export function duckRoundInt64(e: string): string {
+  return `CAST(round(${e}) AS BIGINT)`;
+}
+
+/**
+ * ClickHouse: round half away from zero of a double as an Int64, on every server: trunc(v) +
+ * (v - trunc(v) >= 1/2 ? 1 : v - trunc(v) <= -1/2 ? -1 : 0), exact in IEEE arithmetic (recent servers'
+ * round() on floats rounds half to even; 18.x's rounds away from zero, where toInt64(round(v)) is the
+ * same and shorter).
+ */
+export function chRoundInt64(e: string, serverRoundsHalfAway = false): string {
+  return serverRoundsHalfAway ? `toInt64(round(${e}))` : `toInt64(trunc(${e}) + multiIf(${e} - trunc(${e}) >= 0.5, 1, ${e} - trunc(${e}) <= -0.5, -1, 0))`;
+}
+
+/** The SQL of s(e) = round(e 10^k) as a 64-bit integer, with a dialect's half-away-from-zero rounding. */
+export function scaledIntSql(roundInt64: (e: string) => string, e: string, k: number): string {
+  return roundInt64(`(${e} * ${10 ** k})`);
+}
+
+/**
+ * Largest |bound| of the per-unit exact sums: 2^40 (privateBounds' widest histogram range). Beyond
+ * 1e12 the scale is k = 0; with |s| <= 2^40 the 128-bit centred sums of squares hold 2^41 rows.
+ */
+export const MAX_EXACT_BOUND = 2 ** 40;
+
+/** The grid of an exact clamped sum (see {@link exactGrid}). */
+export interface ExactGrid {
+  /** Fixed-point scale: values are s / 10^k. */
+  k: number;
+  /**
+   * The integers of the grid points inside [lower, upper]: lo = ceil(lower 10^k), hi = floor(upper
+   * 10^k) of the double products (as the engines form c 10^k: inside up to the rounding of that
+   * product, relative 2^-53); every rounded clamped value is put in [lo, hi].
+   * When no grid point lies inside (upper - lower < 10^-k), lo = hi = the grid point nearest the
+   * midpoint and `inside` is false.
+   */
+  lo: number;
+  hi: number;
+  inside: boolean;
+  /** s(lower) = lo and s(upper) = hi (round half away from zero): the integer clamp is a no-op. */
+  onGrid: boolean;
+}
+
+/**
+ * The grid of values clamped to [lower, upper] and summed exactly: the scale k (fixedPointScale; 0
+ * for bounds beyond 1e12, up to {@link MAX_EXACT_BOUND}) and the integers lo, hi of the grid points
+ * inside [lower, upper]. A clamped value c is mapped to s = min(max(round(c 10^k), lo), hi), so
+ * s / 10^k lies in [lower, upper] itself: a sum of such values has exactly the sensitivity of the
+ * clamped sum it replaces (u - l, or (u - l)/2 about the centre (lo + hi) / (2 10^k) of the grid
+ * points), with no margin for rounding. For bounds on the grid (integers, short decimals) lo = s(lower),
+ * hi = s(upper) and the integer clamp changes nothing.
+ */
+export function exactGrid(lower: number, upper: number): ExactGrid {
+  if (!(Number.isFinite(lower) && Number.isFinite(upper) && lower < upper)) throw new InvalidArgumentError('lower/upper', 'must be finite numbers with lower < upper', `[${lower}, ${upper}]`);
+  const m = Math.max(Math.abs(lower), Math.abs(upper));
+  if (m > MAX_EXACT_BOUND) throw new InvalidArgumentError('lower/upper', 'must be within +-2^40 (1.0995e12) for exact accumulation', `[${lower}, ${upper}]`);
+  const k = m > 1e12 ? 0 : fixedPointScale(lower, upper);
+  const p = 10 ** k;
+  // The double products l 10^k and u 10^k, as the engines compute c 10^k (so 0.1 is on the grid of
+  // 10^-9 although the double 0.1 exceeds 1/10 by 5.6e-18: inside up to relative 2^-53).
+  let lo = Math.ceil(lower * p);
+  let hi = Math.floor(upper * p);
+  const inside = lo <= hi;
+  if (!inside) lo = hi = roundHalfAway(((lower + upper) / 2) * p);
+  const onGrid = inside && roundHalfAway(lower * p) === lo && roundHalfAway(upper * p) === hi;
+  return { k, lo, hi, inside, onGrid };
+}
