@@ -144,7 +144,7 @@ function planMeanSpec(r: Spec<'mean'>, schema: DataSchema): PlannedRelease {
       // private and the release is total (no values at all release the midpoint plus noise).
       if (bounded && m.n < 1) throw new InvalidArgumentError(r.column, 'has no non-missing values');
       const plan = bounded ? planMean(opts, m.n, gridRange(q)) : first;
-      const rel = plan.releases[0]!.release({ sum: m.sum, count: m.n, mean: m.mean }, rng);
+      const rel = plan.releases[0]!.release({ sum: m.sum, count: m.n, mean: m.mean, scaledSum: m.scaledSum }, rng);
       return withAssumption({ ...base(r, [r.column], alpha), ...scalarFields(rel, alpha) }, publicCountAssumption(r.neighbors, [q.col], `n, the number of non-missing values of ${r.column},`));
     },
   };

@@ -97,6 +97,8 @@ export interface Moments {
   /** Sample variance (n-1 denominator) computed exactly from the exact sums; NaN when n < 2. */
   variance: number;
   mean: number;
+  /** The exact sum of the clamped, grid-rounded values as an integer at scale 10^-scale (sum = value 10^-scale). */
+  scaledSum: { value: bigint; scale: number };
 }
 
 export interface ProgressSink {
@@ -172,6 +174,7 @@ export function momentsFromSums(n: number, s: bigint, ss: bigint, k: number): Mo
     // var = (n*SS - S^2) / (n (n-1)), all in units of 10^-2k.
     variance: n < 2 ? NaN : ratioToNumber(bn * ss - s * s, bn * (bn - 1n) * scale * scale),
     mean: n === 0 ? NaN : ratioToNumber(s, bn * scale),
+    scaledSum: { value: s, scale: k },
   };
 }
 
@@ -525,7 +528,7 @@ export abstract class SqlEngine {
     );
     const byLevel = new Map<string, Moments>();
     for (const r of rows) byLevel.set(String(r[0]), momentsFromSums(cellNumber(r[1]!), cellBigInt(r[2]!), cellBigInt(r[3]!), k));
-    return group.levels.map((l) => byLevel.get(l) ?? { n: 0, sum: 0, sumSq: 0, mean: NaN, variance: NaN });
+    return group.levels.map((l) => byLevel.get(l) ?? momentsFromSums(0, 0n, 0n, k));
   }
 
   /** The clamped values of a column, sorted ascending, in a Float64Array (streamed in chunks). */

@@ -18,6 +18,15 @@ beforeAll(async () => {
 afterAll(() => engine?.close());
 
 describe('DuckDB engine', () => {
+  it('moments carry the exact fixed-point sum (the padded mean rounds once from it)', async () => {
+    const [m] = await engine.moments([{ column: 'v', lower: 0, upper: 10, missing: 'drop' }]);
+    // 1 + 3 + 5 + 7 + 8 + 9 + 10 = 43 at the grid's scale 10^-k
+    expect(m!.n).toBe(7);
+    expect(m!.scaledSum.value).toBe(43n * 10n ** BigInt(m!.scaledSum.scale));
+    const [g] = await engine.groupedMoments({ column: 'w', levels: ['a', 'zz'], missing: 'drop' }, { column: 'v', lower: 0, upper: 10, missing: 'drop' });
+    expect(g!.scaledSum.value).toBe(10n ** BigInt(g!.scaledSum.scale));
+  });
+
   it('equal-width histograms do not count a dropped missing value (into bin 0 or anywhere)', async () => {
     const [h] = await engine.histograms([{ column: 'v', lower: 0, upper: 10, missing: 'drop', edges: [0, 2.5, 5, 7.5, 10], uniform: true }]);
     // 1 | 3, 5 | 7 | 8, 9, 10
