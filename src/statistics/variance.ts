@@ -280,7 +280,8 @@ export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike
   const min = addRemoveOnly(opts) ? 0 : 2;
   const a = checkNumericContainer(x1, 'x1', min);
   const b = checkNumericContainer(x2, 'x2', min);
-  if (a.length !== b.length) throw new InvalidArgumentError('x2', `must have the same length as x1 (${a.length})`, b.length);
+  // No lengths in the message: the record count is private under add/remove-one neighbours.
+  if (a.length !== b.length) throw new InvalidArgumentError('x2', 'must have the same length as x1');
   const plan = planCov(opts, a.length);
   const n = a.length;
   const b1: [number, number] = [opts.lower1, opts.upper1];
