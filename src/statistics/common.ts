@@ -47,11 +47,10 @@ export interface PublicSizeOption {
    * the unbounded release are computed from this public value, never from the data's size. The mean,
    * variance, sd and covariance release a total function of the data: with fewer than `n` records the
    * data are padded to `n` records at the midpoint of the public range (same sensitivity; the release
-   * is biased towards the midpoint, so use a bound that holds). The pooled statistics refuse a data set
-   * with fewer records with a typed error AFTER the budget check, charged (a free refusal would be an
-   * oracle for the count; a charged one is still not DP at the bound, so use a bound that is publicly
-   * known to hold). Validated when given; the bounded release ignores it (replacing a record keeps the
-   * size, which is then public).
+   * is biased towards the midpoint, so use a bound that holds). The pooled statistics divide the
+   * pooled deviations by max(D, n - J) (D the degrees of freedom, J the groups), also total with the
+   * same sensitivity (biased towards 0 below the bound). Validated when given; the bounded release
+   * ignores it (replacing a record keeps the size, which is then public).
    */
   n?: number;
 }

@@ -15,7 +15,7 @@
  * fewer than `n` records are padded to `n` records at the midpoint of the public range (size-padding.ts),
  * with the same sensitivity, so nothing about the count is refused. (A refusal, even charged, would
  * not be DP: it is a deterministic output on a data set one record away from one that releases a
- * value.) The pooled statistics still check the bound in the release step ({@link checkSizeBound}).
+ * value.) The pooled statistics are total too: they divide by max(D, n - J) (pooled.ts).
  */
 import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -93,18 +93,6 @@ export function planSize(relation: Neighbors, size: number | undefined, n0: numb
     throw new InvalidArgumentError('size', `must be the number of records, an integer >= ${min} (public under replace-one neighbours)`, size);
   }
   return size;
-}
-
-/**
- * The pooled statistics' add/remove-one check of the public size bound n0 against the private count,
- * made in the release step (after the budget check, so the refusal is charged). Charging does not make
- * the refusal DP (its probability jumps from 0 to 1 between neighbours at the bound): use an `n` that
- * publicly holds. The mean, variance, sd and covariance pad instead and never refuse (size-padding.ts).
- */
-export function checkSizeBound(relation: Neighbors, count: number, n0: number | undefined, what: string): void {
-  if (relation === 'unbounded' && n0 !== undefined && !(count >= n0)) {
-    throw new InvalidArgumentError('n', `must be a lower bound on ${what}: the data have fewer records than the public bound n (the refusal was charged)`);
-  }
 }
 
 /**

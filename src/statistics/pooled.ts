@@ -20,7 +20,7 @@ import {
 } from './common.js';
 import { COV_OPTIONS, type CovOptions } from './variance.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
-import { checkSizeBound, runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
+import { runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
 import type { Guarantee, Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
 
@@ -62,26 +62,30 @@ function groupSizes(groups: unknown, name: string, columns: number, requireDf: b
       if (!Array.isArray(g) || g.length !== 2) throw new InvalidArgumentError(`${name}[${j}]`, 'must be a pair [x1, x2] of equal-length columns', g);
       const a = checkNumericContainer(g[0], `${name}[${j}][0]`, 0);
       const b = checkNumericContainer(g[1], `${name}[${j}][1]`, 0);
-      if (a.length !== b.length) throw new InvalidArgumentError(`${name}[${j}][1]`, `must have the same length as ${name}[${j}][0] (${a.length})`, b.length);
+      // No lengths in the message: the record count is private under add/remove-one neighbours.
+      if (a.length !== b.length) throw new InvalidArgumentError(`${name}[${j}][1]`, `must have the same length as ${name}[${j}][0]`);
       sizes.push(a.length);
     }
   }
   const N = sizes.reduce((s, v) => s + v, 0);
   const J = sizes.length;
   const D = sizes.reduce((s, v) => s + Math.max(v - 1, 0), 0);
-  // Under add/remove-one neighbours alone (`requireDf` false) the sizes are private: too few records
-  // are refused by the release's check of the public bound n >= J + 1 (after the budget check,
-  // charged), which also implies D >= N - J >= 1.
+  // Under add/remove-one neighbours alone (`requireDf` false) the sizes are private and never refused:
+  // the release divides by max(D, n0 - J) (see planPooled), defined for every D >= 0.
   if (requireDf && !(D >= 1)) throw new InvalidArgumentError(name, 'must have at least one group with two or more records (degrees of freedom sum_j (n_j - 1) >= 1)', `N=${N}, J=${J}`);
   return { sizes, N, J, D, nMax: Math.max(...sizes) };
 }
 
 /** The sufficient statistic of a pooled (co)variance: the pooled value and the total number of records N. */
 export interface PooledStatistic {
-  /** sum_j (pooled sum of squared or cross deviations of group j) / D. */
+  /** sum_j (pooled sum of squared or cross deviations of group j) / D (replace-one releases). */
   value: number;
   /** N = sum_j n_j. */
   count: number;
+  /** The pooled sum of squared (or cross) deviations sum_j SS_j (add/remove-one releases). */
+  deviations: number;
+  /** The degrees of freedom D = sum_j max(n_j - 1, 0) (add/remove-one releases). */
+  df: number;
 }
 
 /** Group sizes as a pooled plan needs them (public under replace-one neighbours, where they never change). */
@@ -99,7 +103,19 @@ export interface PooledSizes {
 /**
  * The data-free plans of the pooled statistics, per relation: bounded sensitivity from the group
  * sizes `g` (public under replacement; required for 'bounded'), unbounded from the PUBLIC lower bound
- * n0 on N (option `n`) and the public number of groups; the release step refuses, charged, an N below n0.
+ * n0 on N (option `n`) and the public number of groups J. The add/remove-one release is TOTAL: it
+ * releases SS/max(D, n0 - J) (SS the pooled sum of squared or cross deviations, D the degrees of
+ * freedom), which is the pooled value SS/D whenever N >= n0 (then D >= N - J >= n0 - J) and is defined
+ * for every data set, also those with fewer than n0 records (a refusal there would be a deterministic
+ * output one record away from a data set that releases a value, which no noise makes DP). It keeps the
+ * sensitivity R/(n0 - J + 1) (variance) and 3R/(2(n0 - J + 1)) (covariance). Proof, with D0 = n0 - J
+ * and a record r added to group j of size n_j (an empty group: SS and D unchanged): SS moves by
+ * d = n_j/(n_j + 1) (r - mu_j)^2 in [0, R n_j/(n_j + 1)] (covariance: |d| <= R n_j/(n_j + 1)) and D by 1.
+ * If D + 1 <= D0, both releases divide by D0 and n_j <= D + 1 <= D0, so |d|/D0 <= R/(D0 + 1). If
+ * D >= D0, both divide by their own D and the add/remove bound at D + 1 >= D0 + 1 applies
+ * (docs/proofs/statistics-sensitivity.md#pooled-variance: (d - P)/(D + 1) with |P| <= R/2).
+ * test/statistics/pooled-total.test.ts checks both bounds over every neighbouring pair of small grid
+ * data sets.
  */
 function planPooled(
   p: ParsedNoise,
@@ -131,13 +147,19 @@ function planPooled(
       }
       const plan = planNoise(p, sens, sens, argName);
       checkPlanRange(plan, 1, R, argName);
-      const rp = scalarPlan<PooledStatistic>(p, r, plan, (st) => st.value, {
-        check: (st) => checkSizeBound(r, st.count, n0, 'the total number of records N'),
-        ...(clampAtZero ? { post: (v: number) => Math.max(0, v) } : {}),
-      });
+      const stat = r === 'bounded' ? (st: PooledStatistic) => st.value : (st: PooledStatistic) => totalPooled(st, n0! - J);
+      const rp = scalarPlan<PooledStatistic>(p, r, plan, stat, clampAtZero ? { post: (v: number) => Math.max(0, v) } : {});
       return r === 'bounded' ? withAssumption(rp, labels === 'public' ? PUBLIC_SIZES : PRIVATE_LABELS) : rp;
     }),
   };
+}
+
+/** The add/remove-one pooled statistic SS/max(D, D0), D0 = n0 - J >= 1 (see planPooled; exported for tests). */
+export function totalPooled(st: PooledStatistic, d0: number): number {
+  if (typeof st.deviations !== 'number' || !Number.isFinite(st.deviations) || !(Number.isInteger(st.df) && st.df >= 0)) {
+    throw new InvalidArgumentError('statistic', 'must give the pooled deviations (a finite number) and the degrees of freedom df (an integer >= 0) for the add/remove-one release');
+  }
+  return st.deviations / Math.max(st.df, d0);
 }
 
 /** A replace-one pooled guarantee with the assumption its sensitivity rests on. */
@@ -234,7 +256,9 @@ function boundedSens(R: number, D: number, nMax: number, approx: boolean): numbe
  * default). When the label is part of the record (groupLabels 'private'), a replacement can move a
  * record between groups and that bound is wrong (counterexample: 2/9 > R/6); private labels use
  * R/(N - J). The replace-one guarantee states its assumption (`guarantee.assumption`). Unbounded:
- * R/(n0 - J + 1), with n0 the PUBLIC lower bound on N (option `n`, required; see PublicSizeOption).
+ * R/(n0 - J + 1), with n0 the PUBLIC lower bound on N (option `n`, required; see PublicSizeOption);
+ * the release is SS/max(D, n0 - J), total (data with fewer than n0 records release a value; proof at
+ * planPooled).
  * DPpack's unbounded value is wrong when a record is added (counterexamples tested). Proofs and
  * counterexamples: docs/proofs/statistics-sensitivity.md#pooled-variance.
  * Laplace (eps-DP) or Gaussian ((eps, delta)-DP) noise as in meanDP.
@@ -262,7 +286,7 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
   return runStatPlan(opts, plan, () => {
     let ss = 0;
     for (let j = 0; j < groups.length; j++) if (groups[j]!.length > 0) ss += clippedMeanSS(groups[j]!, l, u, `groups[${j}]`).ss;
-    return { value: ss / g.D, count: g.N };
+    return { value: ss / g.D, count: g.N, deviations: ss, df: g.D };
   }) as StatResult<number, O>;
 }
 
@@ -274,7 +298,8 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  * false, n_max read from the data) or R/D (true), assuming public group labels (see {@link pooledVarDP}).
  * With groupLabels 'private' it is 2R/(N - J) (a move between groups can change the pooled value by
  * about 2R/D; counterexample 7/3 times R/4). Unbounded: 3R/(2(n0 - J + 1)), with n0 the PUBLIC lower
- * bound on N (option `n`, required; see PublicSizeOption). Proofs and counterexamples:
+ * bound on N (option `n`, required; see PublicSizeOption), releasing CD/max(D, n0 - J), total (proof at
+ * planPooled). Proofs and counterexamples:
  * docs/proofs/statistics-sensitivity.md#pooled-covariance.
  * Laplace or Gaussian noise as in meanDP.
  *
@@ -307,7 +332,7 @@ export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: Readon
       const m2 = clippedSum(b, b2[0], b2[1], `groups[${j}][1]`) / n;
       s += clippedCrossDev(a, b, b1, b2, m1, m2);
     }
-    return { value: s / g.D, count: g.N };
+    return { value: s / g.D, count: g.N, deviations: s, df: g.D };
   }) as StatResult<number, O>;
 }
 
