@@ -15,7 +15,8 @@
  * when one record changes: u - l when the bounds are on the grid (l 10^k and u 10^k integers, as
  * integers and short decimals are), at most u - l + 10^-k otherwise ({@link gridWidth}). The per-unit
  * sums also clamp the integers to the grid points inside [l, u] ({@link exactGrid}), so their
- * sensitivity is u - l in every case.
+ * sensitivity is u - l in every case (up to the rounding of the double products l 10^k, u 10^k,
+ * relative 2^-53, as for the row-level sums).
  */
 import { InvalidArgumentError } from '../../errors.js';
 
