@@ -97,7 +97,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { checkOptions, optionSpec } from '../options.js';
 import type { HashKey } from '../random/siphash.js';
 import { checkContributionBounds, type ContributionBounds } from '../statistics/contribution-bounding.js';
-import { canonicalText } from './engine/duckdb.js';
+import { canonicalText } from './engine/canonical-text.js';
 import { chRoundInt64, duckRoundInt64, exactGrid, MAX_SCALED, scaledIntSql } from './engine/exact-sums.js';
 
 export type SqlDialect = 'duckdb' | 'clickhouse';

@@ -18,6 +18,7 @@ import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/no
 import { InvalidArgumentError } from '../../errors.js';
 import { checkParquetMagic } from '../parquet-magic.js';
 import { DataSourceError, QUERY_FAILED, SqlEngine, type Cell, type ColumnInfo, type Dialect, type FileSourceSpec, type ProgressSink, type SqlSourceSpec } from './engine.js';
+import { canonicalText } from './canonical-text.js';
 import { duckRoundInt64 } from './exact-sums.js';
 
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*)$/;
@@ -38,18 +39,7 @@ function num(x: number): string {
   return `CAST(${JSON.stringify(x)} AS DOUBLE)`;
 }
 
-/**
- * A value as text for matching public levels, the same text as ClickHouse's toString: DuckDB
- * prints a whole-number DOUBLE or FLOAT with a fraction ('1.0') where ClickHouse and a schema's
- * levels say '1', so a floating-point value that is a whole number with |v| < 2^53 is printed
- * through BIGINT ('1', '-0.0' as '0'); every other value (text, integers, other doubles in their
- * shortest round-trip form, DECIMAL with its scale) is CAST to VARCHAR. The type test binds for
- * every column type and is folded away when the plan is bound, so a VARCHAR column reads as itself.
- */
-export function canonicalText(e: string): string {
-  const x = `TRY_CAST(${e} AS DOUBLE)`;
-  return `(CASE WHEN typeof(${e}) IN ('DOUBLE', 'FLOAT') AND ${x} = trunc(${x}) AND abs(${x}) < 9007199254740992 THEN CAST(CAST(${x} AS BIGINT) AS VARCHAR) ELSE CAST(${e} AS VARCHAR) END)`;
-}
+export { canonicalText };
 
 /** DuckDB's dialect. */
 export const duckdbDialect: Dialect = {
