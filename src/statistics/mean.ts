@@ -79,7 +79,7 @@ export interface MeanStatistic {
   /** sum/count correctly rounded, when the caller has it exactly (the SQL engine); else sum/count. */
   mean?: number;
   /**
-   * sum_i (clip(x_i) - mid), mid = (l + u)/2, summed directly ({@link centredSum}); used under
+   * sum_i (clip(x_i) - mid), mid = (l + u)/2, summed directly (`centredSum`); used under
    * add/remove-one neighbours (accurate where sum - count mid is not: a narrow range far from 0).
    */
   centred?: number;

@@ -213,7 +213,7 @@ export const SD_NOTE = 'sd = sqrt(max(0, noisy variance)), post-processing of th
  * Private standard deviation: the square root of the released {@link varDP} (post-processing; same
  * guarantee and sensitivity as the variance, including the public `n` for unbounded neighbours,
  * whose noise scale is reported). With `details`, `sensitivity` and `scale` are the variance's
- * ((u - l)^2/m and its noise scale; {@link SD_NOTE}), not a sensitivity of the sd. With `details`, the half-width is sqrt(w) where w is the variance
+ * ((u - l)^2/m and its noise scale; the note `SD_NOTE`), not a sensitivity of the sd. With `details`, the half-width is sqrt(w) where w is the variance
  * noise's half-width, since |sqrt(a) - sqrt(b)| <= sqrt(|a - b|) (and the clamp at 0 only brings the
  * released variance closer to the true one). With `mechanism: 'bounded-laplace'` the variance comes
  * from the bounded Laplace path of {@link varDP}.
