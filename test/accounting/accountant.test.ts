@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant, type LedgerEntry } from '../../src/accounting/accountant.js';
 import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
+import { argumentOf } from '../helpers/argument-of.js';
 
 const req = (eps: number, delta = 0, name = 'q') => ({ name, eps, delta, neighbors: 'bounded' as const, mechanism: 'laplace' });
 
@@ -93,15 +94,6 @@ describe('PrivacyAccountant', () => {
 
 describe('PrivacyAccountant history: entries in another relation', () => {
   const entry = (neighbors: unknown, eps = 0.5, delta = 0): LedgerEntry => ({ name: 'x', eps, delta, neighbors: neighbors as never, time: '' });
-  function argumentOf(f: () => unknown): string {
-    try {
-      f();
-    } catch (e) {
-      expect(e).toBeInstanceOf(InvalidArgumentError);
-      return (e as InvalidArgumentError).argument;
-    }
-    throw new Error('expected an InvalidArgumentError');
-  }
   it('an add/remove-one entry replayed into a replace-one budget is refused (it was charged at face value: 0.5 instead of 1.0)', () => {
     expect(argumentOf(() => new PrivacyAccountant({ eps: 1 }, { history: [entry('unbounded')] }))).toBe('history[0].neighbors');
   });

@@ -4,6 +4,7 @@ import { InvalidArgumentError, UnknownOptionError } from '../../src/errors.js';
 import { groupByDP, quantilesFromHistogram } from '../../src/statistics/group-by.js';
 import { seededRng } from '../../src/random/rng.js';
 import { ksTest } from '../helpers/gof.js';
+import { argumentOf } from '../helpers/argument-of.js';
 
 type Row = { s: string | null; d: string; y: number };
 
@@ -177,15 +178,6 @@ describe('groupByDP: bad input (typed, located; nothing spent for public inputs,
 describe('groupByDP: bins and breaks are exact (null is not an absent option)', () => {
   const base = { unit: 's', by: 'g', value: 'v', lower: 0, upper: 5, maxPartitions: 1, maxRows: 1, keys: ['a'], eps: 1, rng: seededRng(1) };
   const rows = [{ s: 1, g: 'a', v: 1 }];
-  function argumentOf(f: () => unknown): string {
-    try {
-      f();
-    } catch (e) {
-      expect(e).toBeInstanceOf(InvalidArgumentError);
-      return (e as InvalidArgumentError).argument;
-    }
-    throw new Error('expected an InvalidArgumentError');
-  }
   it('bins: null is refused naming bins (it silently used the default 100 bins), breaks: null naming breaks', () => {
     for (const statistic of ['quantile', 'histogram'] as const) {
       expect(argumentOf(() => groupByDP(rows, { ...base, statistic, bins: null as never }))).toMatch(/bins$/);

@@ -9,16 +9,8 @@ import { InvalidArgumentError } from '../../src/errors.js';
 import { seededRng } from '../../src/random/rng.js';
 import { setDefaultAccountant } from '../../src/release.js';
 import { planTable, TABLE_DATA_LEVELS_MARK, tableDP } from '../../src/statistics/table.js';
+import { argumentOf } from '../helpers/argument-of.js';
 
-function argumentOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(InvalidArgumentError);
-    return (e as InvalidArgumentError).argument;
-  }
-  throw new Error('expected an InvalidArgumentError');
-}
 
 afterEach(() => {
   setDefaultAccountant(undefined);
