@@ -582,6 +582,56 @@ function prevDouble(x: number): number {
   return b.getFloat64(0);
 }
 
+/** The next double below x (for any finite x; -Infinity and NaN unchanged). */
+function nextDown(x: number): number {
+  if (Number.isNaN(x) || x === -Infinity) return x;
+  if (x === 0) return -Number.MIN_VALUE;
+  if (x === Infinity) return Number.MAX_VALUE;
+  const b = new DataView(new ArrayBuffer(8));
+  b.setFloat64(0, x);
+  b.setBigUint64(0, b.getBigUint64(0) + (x > 0 ? -1n : 1n));
+  return b.getFloat64(0);
+}
+
+/** The next double above x. */
+function nextUp(x: number): number {
+  return -nextDown(-x);
+}
+
+/** gamma_n = n u / (1 - n u), u = 2^-53 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Lemma 3.1). */
+function gamma(n: number): number {
+  const nu = n * 2 ** -53;
+  return nu < 0.5 ? nu / (1 - nu) : Infinity;
+}
+
+/**
+ * An upper bound on |g_v - ghat_v|, ghat_v the double computed by adding m_v summands in turn (products
+ * of doubles included) and g_v the exact sum of the same inputs, given abs_v, the computed sum of the
+ * summands' absolute values, and base_v, a bound on the error already in the first summand. Higham (3.5):
+ * |ghat - g| <= gamma_m S, S the exact sum of |summands|; S <= abs / (1 - gamma_m) (every rounding of abs
+ * is by a factor >= 1 - u); and gamma_m / (1 - gamma_m) = gamma_{2m} / 2, so gamma_{2m} abs covers it with
+ * room for the rounding of this product; the sum with base is rounded up. Exported for tests only.
+ */
+export function sumErrors(abs: Float64Array, m: Float64Array, base: Float64Array | null): Float64Array {
+  const err = new Float64Array(abs.length);
+  for (let v = 0; v < abs.length; v++) err[v] = nextUp((base ? base[v]! : 0) + gamma(2 * m[v]!) * abs[v]!);
+  return err;
+}
+
+/**
+ * A double that is at most min_v g_v / count_v - delta Lambda exactly, where the exact g_v is within err_v
+ * of the computed g[v] and Lambda is the exact sum of nLam non-negative doubles whose computed sum
+ * (in any order) is lamSum (so Lambda <= lamSum / (1 - gamma_nLam) <= lamSum (1 + gamma_{2 nLam} / 2)).
+ * Each rounded step is followed by a step down (or up, for what is subtracted): the double nearest to x has
+ * its lower neighbour below x. count_v is 1 or 2. Exported for tests only.
+ */
+export function roundedLagrangianBound(g: Float64Array, err: Float64Array, count: Float64Array, lamSum: number, nLam: number, delta: number): number {
+  let min = Infinity;
+  for (let v = 0; v < g.length; v++) min = Math.min(min, nextDown(nextDown(g[v]! - err[v]!) / count[v]!));
+  const dl = nextUp(nextUp(delta * lamSum) * (1 + gamma(2 * nLam + 2)));
+  return nextDown(min - dl);
+}
+
 /** The certificate grid: width beta' = Delta / L (L beta' <= Delta exactly) and the core cells on each side. */
 function certificateGrid(v: Validated): { L: number; beta: number; coreLeft: number; coreRight: number } {
   const { sensitivity, grid } = v;
@@ -611,8 +661,15 @@ function certificateGrid(v: Validated): { L: number; beta: number; coreLeft: num
  * count_v, count_v the cells sharing v: the Lagrangian of the symmetric relaxation, whose optimum is
  * the full one's by the symmetrisation argument). This is the Lagrangian dual of the certificate LP
  * (Boyd & Vandenberghe, Convex Optimization, 5.1-5.2); any multipliers give a valid bound, so the
- * solver is trusted for none of it: the bound is recomputed from the clamped multipliers, and the
- * 1e-9 (1 + |bound|) margin covers the rounding of the sums (about 1e-13 here).
+ * solver is trusted for none of it: the bound is recomputed from the clamped multipliers (w = lambda r
+ * with r in [0, 1] rounds to at most lambda). Rounding: each g_v sums up to 2K terms w e^eps, and the
+ * multipliers grow like 1 / delta, so a fixed margin does not cover it. Alongside g_v the sum A_v of the
+ * terms' absolute values and their number m_v are kept, and gamma_{2 m_v} A_v is subtracted (a bound on
+ * |g_v - computed g_v|: Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., (3.5), with
+ * gamma_n = n u / (1 - n u), u = 2^-53); delta sum lambda is rounded up by the factor
+ * 1 + gamma_{2K + 2} (K multipliers), and every subtraction steps down one double (sumErrors,
+ * roundedLagrangianBound): the bound holds for the certificate LP with the cost vector as computed. The
+ * 1e-9 (1 + |bound|) margin is kept on top, for the cells' infima (the loss rounds them, e.g. l2's a^2).
  *
  * The multipliers: the upper-bound LP's duals on the same cells (cuts.ts, CutDuals) give
  * lambda_k and, per term, the ratio w / lambda. On the core that is nearly right (the costs differ
@@ -634,11 +691,17 @@ async function lagrangianCertificate(v: Validated, o: OptimizeNoiseOptions, symm
   return r === null ? null : r.lb - 1e-9 * (1 + Math.abs(r.lb));
 }
 
-/** The certificate LP's Lagrangian at the best multipliers found: g (per certificate variable), sum lambda, and the bound (no margin). */
+/**
+ * The certificate LP's Lagrangian at the best multipliers found: g (per certificate variable, as computed),
+ * a bound on each entry's rounding error, sum lambda (as computed, over nLam multipliers), and the bound
+ * (valid in floating point, roundedLagrangianBound; without the margin for the cells' infima).
+ */
 interface Lagrangian {
   lb: number;
   g: Float64Array;
+  err: Float64Array;
   lamSum: number;
+  nLam: number;
   /** Per certificate family and term: the weight w in the Lagrangian (0 <= w <= lambda). */
   w: Float64Array[];
   cert: LevelProblem;
@@ -726,7 +789,10 @@ async function lagrangianMultipliers(v: Validated, o: OptimizeNoiseOptions, symm
   let best: Lagrangian | null = null;
   const bound = (lam: Float64Array, omega: Map<number, number> | null): number => {
     const g = new Float64Array(nv);
-    for (let c = 0; c < nv; c++) g[c] = cost[c]!;
+    // per variable: the sum of the summands' absolute values and their number (for the rounding error bound)
+    const abs = new Float64Array(nv);
+    const m = new Float64Array(nv).fill(1);
+    for (let c = 0; c < nv; c++) abs[c] = Math.abs((g[c] = cost[c]!));
     let lamSum = 0;
     const ws: Float64Array[] = [];
     cert.fams.forEach((f, fi) => {
@@ -741,14 +807,22 @@ async function lagrangianMultipliers(v: Validated, o: OptimizeNoiseOptions, symm
         const om = omega?.get(fi * 1e6 + i);
         const w = (wf[i] = om !== undefined ? Math.min(l, Math.max(0, om)) : l * r[i]!);
         if (w === 0) continue;
-        g[src[i]!] += w * cs[i]!;
-        if (b >= 0) g[b] -= w * ct[i]!;
+        const a = src[i]!;
+        const up = w * cs[i]!;
+        g[a] += up;
+        abs[a] += Math.abs(up);
+        m[a]++;
+        if (b >= 0) {
+          const down = w * ct[i]!;
+          g[b] -= down;
+          abs[b] += Math.abs(down);
+          m[b]++;
+        }
       }
     });
-    let min = Infinity;
-    for (let c = 0; c < nv; c++) min = Math.min(min, g[c]! / count[c]!);
-    const value = min - v.delta * lamSum;
-    if (best === null || value > best.lb) best = { lb: value, g, lamSum, w: ws, cert, L, coreLeft, coreRight };
+    const err = sumErrors(abs, m, null);
+    const value = roundedLagrangianBound(g, err, count, lamSum, K, v.delta);
+    if (best === null || value > best.lb) best = { lb: value, g, err, lamSum, nLam: K, w: ws, cert, L, coreLeft, coreRight };
     return value;
   };
   bound(lam0, null);
@@ -814,7 +888,9 @@ async function lagrangianMultipliers(v: Validated, o: OptimizeNoiseOptions, symm
  * small LP: maximise t - delta sum m subject to g_fine(v) + sum u grad x >= count_v t (one row per
  * variable, one column per term of those shifts). For l1 with r = 2 and shift 1 alone, u = b / (1 + e^eps)
  * on the terms leaving the cheaper child raises both children by b / (1 + e^eps) at a price
- * delta b / (1 + e^eps). The bound is recomputed from the clamped multipliers (any values are valid).
+ * delta b / (1 + e^eps). The bound is recomputed from the clamped multipliers (any values are valid),
+ * with the rounding bounded as in lagrangianCertificate: the coarse g's error bound, plus that of each
+ * sum computed here.
  */
 async function refinedCertificate(v: Validated, o: OptimizeNoiseOptions, sym: boolean, coarse: Lagrangian): Promise<number> {
   const { L, beta, coreLeft, coreRight } = certificateGrid(v);
@@ -837,11 +913,17 @@ async function refinedCertificate(v: Validated, o: OptimizeNoiseOptions, sym: bo
   const cc = coarse.cert.base.objective;
   const cvarOf = coarse.cert.varOf;
   // (i) the lifted Lagrangian gradient (variable v is cell v, its parent cell floor(v / r))
+  // (its rounding error: the coarse g's, plus that of this three-term sum)
   const h = new Float64Array(nv);
+  const hAbs = new Float64Array(nv);
+  const hBase = new Float64Array(nv);
   for (let u = 0; u < nv; u++) {
     const pv = cvarOf[Math.floor(u / r)]!;
     h[u] = cost[u]! - cc[pv]! + coarse.g[pv]!;
+    hAbs[u] = Math.abs(cost[u]!) + Math.abs(cc[pv]!) + Math.abs(coarse.g[pv]!);
+    hBase[u] = coarse.err[pv]!;
   }
+  const hErr = sumErrors(hAbs, new Float64Array(nv).fill(3), hBase);
   // (ii) fresh multipliers on the small shifts
   const Ehi = Math.exp(v.eps) * (1 + 2 ** -50);
   const fams: ShiftFamily[] = [];
@@ -912,11 +994,18 @@ async function refinedCertificate(v: Validated, o: OptimizeNoiseOptions, sym: bo
   // the bound from clamped multipliers (m = 0: the lifted bound, at least the coarse one)
   const boundAt = (x: Float64Array | null): number => {
     const g = Float64Array.from(h);
+    const abs = Float64Array.from(h, Math.abs);
+    const cnt = new Float64Array(nv).fill(1);
+    const addTo = (j: number, t: number) => {
+      g[j] += t;
+      abs[j] += Math.abs(t);
+      cnt[j]++;
+    };
     if (x) {
       for (const [col, sv, tv, wl] of dec) {
         const d = Math.min(wl, Math.max(0, x[col]!));
-        g[sv] -= d;
-        g[tv] += d * Ehi;
+        addTo(sv, -d);
+        addTo(tv, d * Ehi);
       }
     }
     let mSum = 0;
@@ -927,13 +1016,12 @@ async function refinedCertificate(v: Validated, o: OptimizeNoiseOptions, sym: bo
       const { src, tgt, cs, ct } = f.terms;
       for (let i = 0; i < src.length; i++) {
         const u = Math.min(m, Math.max(0, x![uCol[fi]![i]!]!));
-        g[src[i]!] += u * cs[i]!;
-        if (tgt[i]! >= 0) g[tgt[i]!] -= u * ct[i]!;
+        addTo(src[i]!, u * cs[i]!);
+        if (tgt[i]! >= 0) addTo(tgt[i]!, -u * ct[i]!);
       }
     });
-    let min = Infinity;
-    for (let j = 0; j < nv; j++) min = Math.min(min, g[j]! / count[j]!);
-    return min - v.delta * (coarse.lamSum + mSum);
+    // the coarse lambdas and these m's: coarse.nLam + fams.length non-negative summands, added as two partial sums
+    return roundedLagrangianBound(g, sumErrors(abs, cnt, hErr), count, coarse.lamSum + mSum, coarse.nLam + fams.length + 1, v.delta);
   };
   let lb = boundAt(null);
   const res = await solveLp(b.build(), { feasibilityTolerance: 1e-9 }, o.backend);
