@@ -449,7 +449,7 @@ const TIGHTENING = [1e-9, 1e-7, 1e-5, 1e-3, 1e-2, 1e-1];
  * @throws {@link InvalidArgumentError} when an option is out of its domain (a grid width not dividing Delta included).
  * @throws {@link UnknownOptionError} for an unknown option key.
  * @throws {@link InfeasibleError} when the support is too small for (eps, delta, sensitivity).
- * @throws {@link ConvergenceError} when the time limit is hit or the exact check cannot be met.
+ * @throws {@link ConvergenceError} when the time limit is hit, the exact check cannot be met, or the lower bound comes out above the expected loss.
  * @example
  * ```ts
  * import { optimizeNoise } from 'dpkit';
@@ -557,6 +557,7 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
     if (lifting) lowerBound = await refinedCertificate(v, o, symmetric && certificateGrid(v).coreLeft === certificateGrid(v).coreRight, lifting);
     else lowerBound = (dual ? await lagrangianCertificate(cv, o, symmetric, top, dual, result.P) : null) ?? (await certificate(cv, o, remaining, symmetric, multi && o.multiResolution === true));
   }
+  checkCertificate(lowerBound, ub);
   const stats: SolveStats = {
     method: multi ? `multi-resolution (${levels.map((l) => l.grid.n).join(' -> ')} cells; ${method}, then cuts${lifted ? `; refined to ${grid.n} cells` : ''})` : method,
     cells: grid.n,
@@ -572,6 +573,18 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
     ...(v.warnings.length > 0 ? { warnings: v.warnings } : {}),
   };
   return new OptimizedNoise({ eps, delta, sensitivity, grid: grid.spec, weights, lossName: loss.name, expectedLoss: ub, lowerBound, stats });
+}
+
+/**
+ * A lower bound on the optimum can never exceed the expected loss of a feasible distribution (weak
+ * duality); a certificate above it (or NaN) means a bug or a numerical failure, so it is refused rather
+ * than published. Exported for tests only.
+ * @throws {@link ConvergenceError} when lowerBound > expectedLoss or either is NaN.
+ */
+export function checkCertificate(lowerBound: number | null, expectedLoss: number): void {
+  if (lowerBound !== null && !(lowerBound <= expectedLoss)) {
+    throw new ConvergenceError(`optimizeNoise: the certified lower bound ${lowerBound} is not at most the expected loss ${expectedLoss} of the verified distribution (numerical failure; no certificate is published)`);
+  }
 }
 
 /** The next double below x > 0. */

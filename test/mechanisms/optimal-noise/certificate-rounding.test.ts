@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { optimizeNoise, roundedLagrangianBound, sumErrors } from '../../../src/mechanisms/optimal-noise/optimize.js';
+import { ConvergenceError } from '../../../src/errors.js';
+import { checkCertificate, optimizeNoise, roundedLagrangianBound, sumErrors } from '../../../src/mechanisms/optimal-noise/optimize.js';
 
 /** x 2^1074 as an exact integer (every finite double is a multiple of 2^-1074). */
 function scaled(x: number): bigint {
@@ -96,4 +97,15 @@ describe('optimizeNoise dual certificates with the rounding bound: at most the p
     expect(r.lowerBound!).toBeLessThanOrEqual(0.5485730480238515);
     expect(r.lowerBound!).toBeGreaterThanOrEqual(0.5485730480238515 - 1e-6);
   }, 120_000);
+});
+
+describe('checkCertificate: a lower bound above the expected loss is refused', () => {
+  it('throws ConvergenceError above the upper bound or on NaN; passes at or below it and without a certificate', () => {
+    expect(() => checkCertificate(0.56, 0.55)).toThrow(ConvergenceError);
+    expect(() => checkCertificate(Number.NaN, 0.55)).toThrow(ConvergenceError);
+    expect(() => checkCertificate(0.5, Number.NaN)).toThrow(ConvergenceError);
+    expect(() => checkCertificate(0.55, 0.55)).not.toThrow();
+    expect(() => checkCertificate(0.5, 0.55)).not.toThrow();
+    expect(() => checkCertificate(null, 0.55)).not.toThrow();
+  });
 });
