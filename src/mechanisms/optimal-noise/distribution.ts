@@ -13,7 +13,18 @@ import { makeGrid, type GridSpec, type NoiseGrid } from './grid.js';
 import { resolveLoss, type LossSpec } from './loss.js';
 import { verifyDensity, type VerifyReport } from './verify.js';
 
+/**
+ * Which certificate produced `lowerBound`: 'lp' the certificate LP (on the requested grid; for a lifted
+ * solve on the top LP level's grid); 'dual' the weak-duality bound on the certificate LP from the upper
+ * bound's re-optimised duals; 'refined-dual' a lifted solve's dual certificate lifted to the requested grid
+ * and corrected there; 'coarse-dual' a lifted solve's dual certificate on the top LP level's grid, unrefined
+ * (the grids do not nest); 'lp-fallback' the certificate LP where the dual certificate was chosen but the
+ * upper bound's grid does not match the certificate's core.
+ */
+export type LowerBoundMethod = 'lp' | 'dual' | 'refined-dual' | 'coarse-dual' | 'lp-fallback';
+
 export interface SolveStats {
+  /** How the upper bound (the released distribution) was solved. */
   method: string;
   cells: number;
   /** Candidate shifts (privacy constraint families). */
@@ -28,6 +39,8 @@ export interface SolveStats {
   solveMs: number;
   totalMs: number;
   lowerBoundMs: number;
+  /** Which certificate produced the lower bound (absent when none was computed). */
+  lowerBoundMethod?: LowerBoundMethod;
   /** Warnings about the problem as posed (e.g. a cell width that does not divide the sensitivity). */
   warnings?: string[];
 }

@@ -72,7 +72,7 @@ import { checkOptions, optionSpec } from '../../options.js';
 import { ConvergenceError, InfeasibleError, InvalidArgumentError } from '../../errors.js';
 import { LpBuilder, solveLp, type LpBackend, type LpProblem } from '../../optimize/lp.js';
 import { checkDelta, checkEpsilon, checkPositive } from '../../validation.js';
-import { OptimizedNoise, type SolveStats } from './distribution.js';
+import { OptimizedNoise, type LowerBoundMethod, type SolveStats } from './distribution.js';
 import { solveByCuts, type CutDuals } from './cuts.js';
 import { probabilityBuilder, solveFamilies, type IterationInfo, type Method, type ShiftFamily } from './engine.js';
 import { floatShifts, mapFamily, shiftFamily } from './families.js';
@@ -164,7 +164,8 @@ export interface OptimizeNoiseOptions {
    * `multiResolution` and `method` not given, no shape constraints) or is lifted (`maxLpCells`), else
    * 'lp' (so below 400 cells, e.g. the 200-cell values, nothing changes). Why: at 800 cells the 'lp'
    * certificate takes about 70 s against 4.6 s, for a gap to the upper bound of 0.0049 instead of 0.0032
-   * (0.9% against 0.6%); at 2000 cells the certificate LP does not finish.
+   * (0.9% against 0.6%); at 2000 cells the certificate LP does not finish. `stats.lowerBoundMethod` records
+   * which certificate produced the bound ('lp', 'dual', 'refined-dual', or a fallback: see LowerBoundMethod).
    */
   certificateMethod?: 'lp' | 'dual';
   /**
@@ -542,6 +543,7 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
   for (let j = 0; j < grid.n; j++) if (probs[j]! > 0) ub += probs[j]! * loss.average(grid.edges[j]!, grid.edges[j + 1]!);
   const tUpper = performance.now();
   let lowerBound: number | null = null;
+  let lowerBoundMethod: LowerBoundMethod | null = null;
   if (o.certificate !== false && loss.infimum) {
     const remaining = (deadline - performance.now()) / 1000;
     const shapeFree = !o.monotone && !(o.caps?.length) && !(o.minMass?.length);
@@ -554,8 +556,18 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
     const top = levels[levels.length - 1]!;
     const cv = lifted ? { ...v, grid: top.grid } : v;
     const lifting = lifted && dual ? await lagrangianMultipliers(cv, o, symmetric, top, dual, result.P) : null;
-    if (lifting) lowerBound = await refinedCertificate(v, o, symmetric && certificateGrid(v).coreLeft === certificateGrid(v).coreRight, lifting);
-    else lowerBound = (dual ? await lagrangianCertificate(cv, o, symmetric, top, dual, result.P) : null) ?? (await certificate(cv, o, remaining, symmetric, multi && o.multiResolution === true));
+    if (lifting) {
+      const rc = await refinedCertificate(v, o, symmetric && certificateGrid(v).coreLeft === certificateGrid(v).coreRight, lifting);
+      lowerBound = rc.value;
+      lowerBoundMethod = rc.method;
+    } else {
+      lowerBound = dual ? await lagrangianCertificate(cv, o, symmetric, top, dual, result.P) : null;
+      lowerBoundMethod = 'dual';
+      if (lowerBound === null) {
+        lowerBound = await certificate(cv, o, remaining, symmetric, multi && o.multiResolution === true);
+        lowerBoundMethod = dual ? 'lp-fallback' : 'lp';
+      }
+    }
   }
   checkCertificate(lowerBound, ub);
   const stats: SolveStats = {
@@ -570,6 +582,7 @@ export async function optimizeNoise(o: OptimizeNoiseOptions): Promise<OptimizedN
     solveMs,
     totalMs: performance.now() - t0,
     lowerBoundMs: performance.now() - tUpper,
+    ...(lowerBoundMethod !== null ? { lowerBoundMethod } : {}),
     ...(v.warnings.length > 0 ? { warnings: v.warnings } : {}),
   };
   return new OptimizedNoise({ eps, delta, sensitivity, grid: grid.spec, weights, lossName: loss.name, expectedLoss: ub, lowerBound, stats });
@@ -905,11 +918,11 @@ async function lagrangianMultipliers(v: Validated, o: OptimizeNoiseOptions, symm
  * with the rounding bounded as in lagrangianCertificate: the coarse g's error bound, plus that of each
  * sum computed here.
  */
-async function refinedCertificate(v: Validated, o: OptimizeNoiseOptions, sym: boolean, coarse: Lagrangian): Promise<number> {
+async function refinedCertificate(v: Validated, o: OptimizeNoiseOptions, sym: boolean, coarse: Lagrangian): Promise<{ value: number; method: 'refined-dual' | 'coarse-dual' }> {
   const { L, beta, coreLeft, coreRight } = certificateGrid(v);
   const r = Math.round(L / coarse.L);
   const fallback = coarse.lb - 1e-9 * (1 + Math.abs(coarse.lb));
-  if (r < 2 || L !== r * coarse.L || coreLeft !== r * coarse.coreLeft || coreRight !== r * coarse.coreRight) return fallback;
+  if (r < 2 || L !== r * coarse.L || coreLeft !== r * coarse.coreLeft || coreRight !== r * coarse.coreRight) return { value: fallback, method: 'coarse-dual' };
   const N = coreLeft + coreRight;
   const total = N + 2 * L;
   const edges = new Float64Array(total + 1);
@@ -1039,7 +1052,7 @@ async function refinedCertificate(v: Validated, o: OptimizeNoiseOptions, sym: bo
   let lb = boundAt(null);
   const res = await solveLp(b.build(), { feasibilityTolerance: 1e-9 }, o.backend);
   if (res.status === 'optimal' && res.x) lb = Math.max(lb, boundAt(res.x));
-  return Math.max(fallback, lb - 1e-9 * (1 + Math.abs(lb)));
+  return { value: Math.max(fallback, lb - 1e-9 * (1 + Math.abs(lb))), method: 'refined-dual' };
 }
 
 /** Padding cells within this fraction of the minimum of g get decreasable lifted weights (refinedCertificate; 0.1: the same bound). */

@@ -74,6 +74,7 @@ describe("optimizeNoise certificateMethod 'dual': a valid lower bound, never abo
   for (const [name, o, ub, lpLb, slack] of LP_LB_200) {
     it(`200 cells (multi-resolution 100 -> 200), ${name}: UB unchanged, LB <= certificate LP value, within ${slack} of it`, async () => {
       const r = await optimizeNoise({ ...o, multiResolution: true, certificateMethod: 'dual' });
+      expect(r.stats!.lowerBoundMethod).toBe('dual');
       expect(Math.abs(r.expectedLoss - ub)).toBeLessThan(1e-9);
       expect(r.lowerBound).not.toBeNull();
       expect(r.lowerBound!).toBeLessThanOrEqual(lpLb + 1e-12);
@@ -94,7 +95,9 @@ describe("optimizeNoise certificateMethod 'dual': a valid lower bound, never abo
     const o = { eps: 1, delta: 0.2, sensitivity: 1, beta: 0.01, support: 2, loss: 'l1' } as const;
     const d = await optimizeNoise(o);
     expect(Math.abs(d.lowerBound! - 0.551581306)).toBeLessThan(1e-6);
+    expect(d.stats!.lowerBoundMethod).toBe('dual');
     const lp = await optimizeNoise({ ...o, certificateMethod: 'lp' });
+    expect(lp.stats!.lowerBoundMethod).toBe('lp');
     expect(Math.abs(lp.lowerBound! - 0.5532545907975872)).toBeLessThan(1e-7);
     expect(d.expectedLoss).toBe(lp.expectedLoss);
   }, 120_000);

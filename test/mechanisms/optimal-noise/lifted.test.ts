@@ -12,6 +12,7 @@ describe('optimizeNoise maxLpCells (lifted solve)', () => {
     const r = await optimizeNoise({ ...o, beta: 0.01, maxLpCells: 200, certificateMethod: 'dual' });
     expect(r.probabilities.length).toBe(400);
     expect(r.stats!.method).toMatch(/100 -> 200 cells.*refined to 400 cells/);
+    expect(r.stats!.lowerBoundMethod).toBe('refined-dual');
     // the same density: every fine cell carries half its parent's mass
     const pc = coarse.probabilities;
     const pf = r.probabilities;
@@ -49,6 +50,7 @@ describe('optimizeNoise maxLpCells (lifted solve)', () => {
   it("certificateMethod 'lp' when lifted: the certificate LP on the top LP level's grid", async () => {
     const r = await optimizeNoise({ ...o, beta: 0.01, maxLpCells: 200, certificateMethod: 'lp' });
     expect(r.probabilities.length).toBe(400);
+    expect(r.stats!.lowerBoundMethod).toBe('lp');
     expect(r.verify().ok).toBe(true);
     const c = await optimizeNoise({ ...o, beta: 0.02, multiResolution: true });
     expect(Math.abs(r.lowerBound! - c.lowerBound!)).toBeLessThan(1e-9);

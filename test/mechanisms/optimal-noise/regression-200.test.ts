@@ -16,6 +16,8 @@ describe('optimizeNoise: 200-cell LP values are unchanged (1e-9), single level a
     it(`${name}${multiResolution ? ', multi-resolution (100 -> 200 cells)' : ''}`, async () => {
       const r = await optimizeNoise({ ...o, multiResolution });
       if (multiResolution) expect(r.stats!.method).toMatch(/^multi-resolution \(100 -> 200 cells/);
+      // below 400 cells the certificate LP is the default, with or without multi-resolution
+      expect(r.stats!.lowerBoundMethod).toBe('lp');
       expect(r.probabilities.length).toBe(200);
       expect(Math.abs(r.expectedLoss - ub)).toBeLessThan(1e-9);
       expect(r.lowerBound).not.toBeNull();
@@ -32,6 +34,7 @@ describe('optimizeNoise: multi-resolution is the default for the upper bound fro
     const o: OptimizeNoiseOptions = { eps: 1, delta: 0.2, sensitivity: 1, beta: 0.01, support: 2, loss: 'l1', certificate: false };
     const multi = await optimizeNoise(o);
     expect(multi.stats!.method).toBe('multi-resolution (100 -> 200 -> 400 cells; lazy, then cuts)');
+    expect(multi.stats!.lowerBoundMethod).toBeUndefined(); // certificate: false
     const single = await optimizeNoise({ ...o, multiResolution: false });
     expect(single.stats!.method).toBe('lazy');
     expect(Math.abs(multi.expectedLoss - single.expectedLoss)).toBeLessThan(1e-9);
