@@ -15,7 +15,7 @@
 // Private statistics
 export { type BothReleases, type BoundedStatOptions, type NoisyStatOptions, type StatBaseOptions, type StatMechanism, type StatNeighbors, type StatResult, type PublicSizeOption } from './statistics/common.js';
 export { boundContributions, boundContributionsWithKey, type ContributionBounds, type Ident, type Sensitivities } from './statistics/contribution-bounding.js';
-export { groupByDP, type GroupAggregateInput, type GroupAggregateOptions, type GroupByDPOptions, type GroupKey, type GroupKeySelection, type GroupPart, type GroupStatistic, type GroupedRelease, type GroupedValues } from './statistics/group-by.js';
+export { groupByDP, type ExactSumGrid, type GroupAggregateInput, type GroupAggregateOptions, type GroupByDPOptions, type GroupKey, type GroupKeySelection, type GroupPart, type GroupStatistic, type GroupedRelease, type GroupedValues } from './statistics/group-by.js';
 export { histogramDP, type Histogram, type HistogramOptions } from './statistics/histogram.js';
 export { meanDP, type MeanStatistic } from './statistics/mean.js';
 export { type StatPlan, type ReleasePlan, type ClampedRange, type NoiseDescription } from './statistics/plan.js';

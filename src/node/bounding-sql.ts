@@ -78,9 +78,11 @@
  * engine sums the integers s and s^2 in 128 bits (DuckDB: sum of BIGINT in HUGEINT; ClickHouse:
  * Decimal128 with scale 0, overflow-checked), per pair and then per group: the sums are exact, hence
  * independent of the order and identical in both engines. Every kept value s/10^k lies in
- * [lower, upper], so one unit moves s by at most k m max(|lower|, |upper|) and the centred sums below
- * by k m (upper - lower)/2 (k m ((upper - lower)/2)^2 for s2): the sensitivities of the clamp itself,
- * with no margin needed for rounding. The centred sums are formed from the exact integers about the
+ * [lo, hi]/10^k, so one unit moves s by at most k m max(|lo|, |hi|)/10^k and the centred sums below by
+ * k m (hi - lo)/(2 10^k) (its square for s2): exact rationals that can exceed the doubles computed from
+ * lower, upper by an ulp (the grid points come from the rounded products lower 10^k, upper 10^k), so
+ * the core calibrates from lo, hi, rounded up, with an allowance for the final conversion to doubles
+ * (src/statistics/group-by.ts sumBounds). The centred sums are formed from the exact integers about the
  * grid's centre m = (lo + hi)/(2 10^k) (equal to (lower + upper)/2 on the grid; off it, within 10^-k):
  * sc = (2 S - n C)/(2 10^k), s2 = (4 SS - 4 C S + n C^2)/(4 10^2k) with C = lo + hi, S = sum s,
  * SS = sum s^2, in 128-bit integers, so nothing cancels (the plain sums of doubles cannot be centred

@@ -45,10 +45,10 @@ import type { Guarantee } from '../release.js';
 import { freshHashKey } from '../random/siphash.js';
 import { seededRng, type Rng } from '../random/rng.js';
 import { rowSensitivities, unitTotalSensitivities } from '../statistics/contribution-bounding.js';
-import { releaseGroupAggregates, type GroupAggregateOptions, type GroupedRelease } from '../statistics/group-by.js';
+import { releaseGroupAggregates, sumBounds, type ExactSumGrid, type GroupAggregateOptions, type GroupedRelease } from '../statistics/group-by.js';
 import { privateBoundsFromCounts, privateBoundsFromValueCounts, type PrivateBoundsRelease } from '../statistics/private-bounds.js';
 import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedRowsSql, hashKeyType, type BoundingPlan } from './bounding-sql.js';
-import { exactGrid } from './engine/exact-sums.js';
+import { exactGrid, type ExactGrid } from './engine/exact-sums.js';
 import type { DataEngine } from './data.js';
 import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec, UnitBounds } from './spec.js';
 
@@ -126,14 +126,13 @@ export function unitSensitivityText(r: ReleaseSpec, schema: DataSchema): string 
   if (r.stat !== 'mean' && r.stat !== 'variance' && r.stat !== 'sd') return undefined;
   if (b.autoBounds) return `${head}: ${count}; sums: k m (u - l)/2 with [l, u] the private bounds${auto}${sel}`;
   const c = numCol(schema, r.column);
-  const h = (c.upper - c.lower) / 2;
-  if (b.perUnitClamp) {
-    const w = Math.max(Math.abs(b.perUnitClamp.lower), Math.abs(b.perUnitClamp.upper));
-    return `${head}: ${count}; ${part('per-unit total sum', unitTotalSensitivities(bounds, w))}${sel}`;
-  }
-  const sum = part('centred sum', rowSensitivities(bounds, h));
+  // As the core calibrates them from the exact sums' grid (group-by.ts sumBounds).
+  const [l, u] = b.perUnitClamp ? [b.perUnitClamp.lower, b.perUnitClamp.upper] : [c.lower, c.upper];
+  const sb = sumBounds(l, u, b.perUnitClamp !== undefined, gridOf(exactGrid(l, u)));
+  if (b.perUnitClamp) return `${head}: ${count}; ${part('per-unit total sum', unitTotalSensitivities(bounds, sb.c))}${sel}`;
+  const sum = part('centred sum', rowSensitivities(bounds, sb.h));
   if (r.stat === 'mean') return `${head}: ${count}; ${sum}${sel}`;
-  return `${head}: ${count}; ${sum}; ${part('sum of squares', rowSensitivities(bounds, h * h))}${sel}`;
+  return `${head}: ${count}; ${sum}; ${part('sum of squares', rowSensitivities(bounds, sb.h2))}${sel}`;
 }
 
 /** The mechanism label of a per-unit release (data-free). */
@@ -142,6 +141,20 @@ function mechanismOf(r: UnitSpec): string {
   const m = 'mechanism' in r ? r.mechanism : 'laplace';
   const bounds = !b.autoBounds ? '' : b.autoBounds.method === 'quantiles' ? '+quantile-bounds' : '+approx-bounds';
   return `per-unit-${r.stat}-${m}${b.selectKeys ? `+partition-selection-${b.selectKeys.method}` : ''}${bounds}`;
+}
+
+function gridOf(g: ExactGrid): ExactSumGrid {
+  return { k: g.k, lo: g.lo, hi: g.hi };
+}
+
+/**
+ * The core's `exactGrid` option of a per-unit release's sums (mean, variance, sd): the engine's sums
+ * are exact on the grid of the clamp (bounding-sql.ts), and the core calibrates from its points (the
+ * studio passes the same option to groupByDP, which forms the same exact sums in memory).
+ */
+export function exactGridOption(stat: string, b: UnitBounds, lower: number | undefined, upper: number | undefined): { exactGrid?: ExactSumGrid } {
+  if (stat !== 'sum' && stat !== 'mean' && stat !== 'variance' && stat !== 'sd') return {};
+  return { exactGrid: gridOf(exactGrid(b.perUnitClamp?.lower ?? lower!, b.perUnitClamp?.upper ?? upper!)) };
 }
 
 /** The core options of the release's aggregates (clamp [lower, upper] given). */
@@ -155,6 +168,7 @@ function aggOptions(r: UnitSpec, lower: number | undefined, upper: number | unde
     maxPartitions: b.maxPartitions,
     maxRows: b.maxRows,
     ...(stat === 'count' ? {} : b.perUnitClamp ? { perUnitClamp: { ...b.perUnitClamp } } : { lower: lower!, upper: upper! }),
+    ...exactGridOption(stat, b, lower, upper),
     ...(b.selectKeys ? { selectKeys: { ...b.selectKeys } } : { keys: levels ? [...levels] : ['all'] }),
     privacyUnit: b.unit,
     rng,
@@ -311,7 +325,7 @@ export type BinnedSpec = ReleaseSpec & { stat: 'quantile' | 'histogram'; unitBou
 const QUANTILE_BINS = 100;
 
 /** The core options of a per-group histogram or quantile (bins equal-width on [lower, upper] for quantiles; shared with the studio). */
-export function binnedOptions(r: BinnedSpec, lower: number, upper: number, bins: number, levels: readonly string[] | undefined, rng: Rng): GroupAggregateOptions & { details: true } {
+export function binnedOptions(r: BinnedSpec, lower: number, upper: number, bins: number, levels: readonly string[] | undefined, rng: Rng): Omit<GroupAggregateOptions, 'exactGrid'> & { details: true } {
   const b = r.unitBounds;
   return {
     statistic: r.stat,

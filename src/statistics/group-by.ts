@@ -29,6 +29,10 @@
  *      become 0 and counts are rounded (post-processing, as histogramDP);
  *    - quantile: from the same noisy histogram (negatives set to 0), the point of the cumulative
  *      count reaching q of the total, by linear interpolation inside its bin (post-processing).
+ *    With `exactGrid` (the sums are exact on a fixed-point grid, as the data engines form them) the
+ *    per-value bounds c, h, h^2 are taken from the grid points, rounded up, and inflated by 1 + 2^-10
+ *    for the sums' conversion to doubles, the released sums limited to +-2^40 per-value bounds
+ *    ({@link sumBounds} has the argument).
  *    Laplace (eps-DP) or Gaussian ((eps, delta)-DP, classic/pDP/analytic calibration) noise from the
  *    floating-point-safe lattice (src/statistics/noise.ts).
  * The release is (eps + eps_s, delta + delta_s)-DP per unit under add/remove-one-unit neighbours
@@ -45,6 +49,7 @@
  * CONTRIBUTION-BOUNDED rows (truncation itself can bias the mean; that is not noise).
  */
 import { InvalidArgumentError } from '../errors.js';
+import { nextDown } from '../math/dyadic.js';
 import { normalQuantile } from '../math/special.js';
 import { planPartitionSelection, type PartitionSelectionMethod, type PartitionSelectionPlan } from '../mechanisms/partition-selection.js';
 import { checkOptions, optionSpec, RELEASE_OPTION_RULES, type Exact } from '../options.js';
@@ -95,6 +100,14 @@ export interface GroupByDPOptions extends ReleaseOptions {
   upper?: number;
   /** sum/mean: clamp each unit's per-key TOTAL to [lower, upper] instead of clamping rows. */
   perUnitClamp?: { lower: number; upper: number };
+  /**
+   * sum, mean, variance, sd: the sums are exact on this fixed-point grid (integers k in [0, 9],
+   * lo <= hi, |lo|, |hi| <= 2^53): each value (perUnitClamp: each total) is s/10^k with s clamped to
+   * [lo, hi], summed exactly and converted once to a double, as the data engines do
+   * (src/node/bounding-sql.ts; groupByDP computes the same sums in memory); the sensitivities are
+   * calibrated from the grid points and the released sums limited (see {@link sumBounds}).
+   */
+  exactGrid?: ExactSumGrid;
   /** Public keys (rows of other keys are dropped). Exactly one of keys and selectKeys. */
   keys?: readonly GroupKey[];
   /** Private key selection with its own budget. */
@@ -163,6 +176,7 @@ const SHARED_RULES = {
   lower: true,
   upper: true,
   perUnitClamp: 'object',
+  exactGrid: 'object',
   keys: true,
   selectKeys: 'object',
   privacyUnit: 'string',
@@ -216,6 +230,8 @@ interface Parsed {
   bins: number;
   probs: number[];
   unitName: string;
+  /** The exact sums' fixed-point grid (releaseGroupAggregates' `exactGrid`). */
+  grid?: ExactSumGrid;
 }
 
 function parse(o: GroupByDPOptions, valueColumn = true): Parsed {
@@ -323,6 +339,8 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
   if (typeof o.unit !== 'string') throw new InvalidArgumentError('unit', 'is required: the column holding the privacy unit', o.unit);
   if (typeof o.by !== 'string') throw new InvalidArgumentError('by', 'is required: the column holding the group key', o.by);
   const p = parse(o);
+  const grid = parseExactGrid(o.exactGrid, p.stat);
+  if (grid) p.grid = grid;
   if (!Array.isArray(rows)) throw new InvalidArgumentError('rows', 'must be an array of row objects', rows);
   // ---- Every row's contents (being an object, unit ids, group keys, values), after the budget check:
   // a refusal that depends on them is charged (and value-free). Nothing about the rows is checked
@@ -379,6 +397,10 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
       const sumsq = new Float64Array(K);
       const hist = p.bins > 0 ? new Float64Array(K * p.bins) : undefined;
       const unitTotals = p.unitClamp ? new Map<number, Map<unknown, number>>() : undefined;
+      if (p.grid && p.stat !== 'count' && !hist) {
+        exactGridSums(p, kept, groups, units, values, index, count, sum, sumsq);
+        return { count, sum, sumsq, hist };
+      }
       for (const i of kept) {
         const g = index.get(groups[i]!);
         if (g === undefined) continue;
@@ -414,6 +436,70 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
   }) as never;
 }
 
+/** Round half away from zero of a double (DuckDB's round(), the engines' s(x)); exact in IEEE arithmetic. */
+function roundHalfAway(x: number): number {
+  const t = Math.trunc(x);
+  const f = x - t;
+  return t + (f >= 0.5 ? 1 : f <= -0.5 ? -1 : 0);
+}
+
+/**
+ * The exact sums of the data engines (src/node/bounding-sql.ts) in memory, on the grid {k, lo, hi}:
+ * s(x) = min(max(round(clamp(x, l, u) 10^k), lo), hi) per row, or with perUnitClamp s(x) =
+ * round(clamp(x, -B, B) 10^k) (B = 2^62/10^k) summed per unit and the total clamped to [lo, hi];
+ * the integers summed exactly (bigint), then converted once as the engines do: S/10^k, centred at
+ * C/2 = (lo + hi)/2, sc = (2S - nC)/(2 10^k), s2 = (4SS - 4CS + nC^2)/(4 10^2k).
+ */
+function exactGridSums(
+  p: Parsed,
+  kept: Iterable<number>,
+  groups: readonly GroupKey[],
+  units: readonly unknown[],
+  values: ArrayLike<number>,
+  index: ReadonlyMap<GroupKey, number>,
+  count: Float64Array,
+  sum: Float64Array,
+  sumsq: Float64Array,
+): void {
+  const { k, lo, hi } = p.grid!;
+  const pk = 10 ** k;
+  const [l, u] = p.clamp ?? p.unitClamp!;
+  const B = 2 ** 62 / pk;
+  const K = count.length;
+  const S = new Array<bigint>(K).fill(0n);
+  const SS = new Array<bigint>(K).fill(0n);
+  const totals = new Map<number, Map<unknown, bigint>>();
+  for (const i of kept) {
+    const g = index.get(groups[i]!);
+    if (g === undefined) continue;
+    count[g]!++;
+    const x = values[i]!;
+    if (p.unitClamp) {
+      const si = BigInt(roundHalfAway(Math.min(Math.max(x, -B), B) * pk));
+      let m = totals.get(g);
+      if (!m) totals.set(g, (m = new Map()));
+      m.set(units[i], (m.get(units[i]) ?? 0n) + si);
+      continue;
+    }
+    const si = BigInt(Math.min(Math.max(roundHalfAway((x < l ? l : x > u ? u : x) * pk), lo), hi));
+    S[g]! += si;
+    SS[g]! += si * si;
+  }
+  const bLo = BigInt(lo);
+  const bHi = BigInt(hi);
+  for (const [g, m] of totals) for (const t of m.values()) S[g]! += t < bLo ? bLo : t > bHi ? bHi : t;
+  const C = bLo + bHi;
+  for (let g = 0; g < K; g++) {
+    if (p.stat === 'sum' || p.unitClamp) {
+      sum[g] = Number(S[g]!) / pk;
+      continue;
+    }
+    const n = BigInt(count[g]!);
+    sum[g] = Number(2n * S[g]! - n * C) / (2 * pk);
+    sumsq[g] = Number(4n * SS[g]! - 4n * C * S[g]! + n * C * C) / (4 * pk * pk);
+  }
+}
+
 /** The public plan of a grouped release: noisy parts, selection, totals. */
 interface GroupedPlan {
   parts: { name: GroupPart['name']; plan: NoisePlan; noise: ParsedNoise }[];
@@ -425,6 +511,72 @@ interface GroupedPlan {
   u: number;
   mid: number;
   h: number;
+  /** Per-value bounds of the plain sum (row or per-unit total) and of the centred squares (see {@link sumBounds}). */
+  c: number;
+  h2: number;
+  /** With an exact grid: the public limits +-sumLimit of the released sums (see {@link sumBounds}). */
+  sumLimit?: { plain: number; centred: number; squares: number };
+}
+
+/**
+ * The fixed-point grid of exactly accumulated sums (src/node/engine/exact-sums.ts exactGrid): every
+ * summed value (with perUnitClamp every per-unit total) is s / 10^k with the integer s clamped to
+ * [lo, hi], the sums are exact rationals, and each released sum is that rational converted once to a
+ * double (the exact integer to the nearest double, then one division by the exact power of ten).
+ */
+export interface ExactSumGrid {
+  k: number;
+  lo: number;
+  hi: number;
+}
+
+/** The released exact sums are limited to +-2^40 per-value bounds (see {@link sumBounds}). */
+const SUM_LIMIT_FACTOR = 2 ** 40;
+
+/** The least double > x (x finite). */
+function nextUp(x: number): number {
+  return -nextDown(-x);
+}
+
+/**
+ * Per-value bounds of the sums: c bounds |value| (a row's clamped value for `sum`; with perUnitClamp a
+ * unit's clamped total, then also h = c), h the centred half-range (|value - centre| <= h for mean,
+ * variance, sd) and h2 >= h^2 the bound of a centred square.
+ *
+ * Without a grid (floating-point sums in memory): c = max(|l|, |u|), h = (u - l)/2, h2 = h^2.
+ *
+ * With an exact grid {k, lo, hi} (p = 10^k): the summed values are the rationals s/p, s in [lo, hi],
+ * whose centred values are (s - (lo + hi)/2)/p, so one value moves a sum by at most cg = max(|lo|,
+ * |hi|)/p (plain) or hg = (hi - lo)/(2p) (centred), exactly as rationals. The grid points may lie
+ * just outside the doubles l, u (lo = ceil(fl(l p)), hi = floor(fl(u p)): for [0.1, 0.3] and k = 9,
+ * hg = 1/10 exactly while fl((u - l)/2) = 0.09999999999999999), so the bounds are taken from the grid:
+ * fl(cg), fl(hg) are correctly rounded quotients of exact integers, and the next double up of the
+ * max with the clamp's own bound is >= the exact value. Then the final conversion f: with
+ * |f(X) - X| <= d|X| and the released sums limited to +-B, B = 2^40 beta (d = 2^-52 + 2^-106: two
+ * roundings, 2u + u^2 with u = 2^-53; beta the per-value bound of that sum; limiting is a contraction, and a sum of more than 2^40 maximal values
+ * needs over 1.1e12 rows), |lim(f(X)) - lim(X)| <= d B/(1 - d) (for |X| <= B/(1 - d) from the error
+ * bound; beyond it f(X) and X lie beyond B on the same side, so both are limited to the same point),
+ * hence for neighbours |lim(f(X)) - lim(f(X'))| <= |X - X'| + 2 d B/(1 - d) < |X - X'| +
+ * 2^-11 (1 + 2^-48) beta. One unit changes at most maxRows >= 1 values of each of its keys' sums (one
+ * total with perUnitClamp), so inflating every per-value bound by the factor 1 + 2^-10 (rounded up)
+ * covers the conversion of every key's sum: the stated sensitivities bound the released sums' change.
+ * The squares: h2 = nextUp(nextUp(h^2)(1 + 2^-10)) >= hg^2 (1 + 2^-10).
+ */
+export function sumBounds(l: number, u: number, unitClamp: boolean, grid: ExactSumGrid | undefined): { c: number; h: number; h2: number; sumLimit?: { plain: number; centred: number; squares: number } } {
+  const c0 = Math.max(Math.abs(l), Math.abs(u));
+  if (!grid) {
+    const h = unitClamp ? c0 : (u - l) / 2;
+    return { c: c0, h, h2: h * h };
+  }
+  const p = 10 ** grid.k;
+  const cg = nextUp(Math.max(c0, Math.max(Math.abs(grid.lo), Math.abs(grid.hi)) / p));
+  const hg = unitClamp ? cg : nextUp(Math.max((u - l) / 2, (grid.hi - grid.lo) / (2 * p)));
+  const sqg = nextUp(hg * hg);
+  const inflate = (x: number) => nextUp(x * (1 + 2 ** -10));
+  const c = inflate(cg);
+  const h = unitClamp ? c : inflate(hg);
+  const h2 = inflate(sqg);
+  return { c, h, h2, sumLimit: { plain: SUM_LIMIT_FACTOR * cg, centred: SUM_LIMIT_FACTOR * hg, squares: SUM_LIMIT_FACTOR * sqg } };
 }
 
 function planGrouped(p: Parsed): GroupedPlan {
@@ -433,7 +585,7 @@ function planGrouped(p: Parsed): GroupedPlan {
   const dims = p.keys ? p.keys.length : 1;
   const [l, u] = p.clamp ?? p.unitClamp ?? [0, 1];
   const mid = (l + u) / 2;
-  const h = p.unitClamp ? Math.max(Math.abs(l), Math.abs(u)) : (u - l) / 2;
+  const { c, h, h2, sumLimit } = sumBounds(l, u, p.unitClamp !== undefined, p.grid);
   const countSens = rowSensitivities(b, 1);
   const sumSens = (perRow: number) => (p.unitClamp ? unitTotalSensitivities(b, perRow) : rowSensitivities(b, perRow));
   switch (p.stat) {
@@ -441,7 +593,6 @@ function planGrouped(p: Parsed): GroupedPlan {
       parts.push({ name: 'count', ...partPlan(p, 1, countSens.l1, countSens.l2, 1, dims) });
       break;
     case 'sum': {
-      const c = Math.max(Math.abs(l), Math.abs(u));
       const s = sumSens(c);
       parts.push({ name: 'sum', ...partPlan(p, 1, s.l1, s.l2, c, dims) });
       break;
@@ -455,10 +606,10 @@ function planGrouped(p: Parsed): GroupedPlan {
     case 'variance':
     case 'sd': {
       const s1 = rowSensitivities(b, h);
-      const s2 = rowSensitivities(b, h * h);
+      const s2 = rowSensitivities(b, h2);
       parts.push({ name: 'count', ...partPlan(p, 1 / 3, countSens.l1, countSens.l2, 1, dims) });
       parts.push({ name: 'sum', ...partPlan(p, 1 / 3, s1.l1, s1.l2, h, dims) });
-      parts.push({ name: 'sumsq', ...partPlan(p, 1 / 3, s2.l1, s2.l2, h * h, dims) });
+      parts.push({ name: 'sumsq', ...partPlan(p, 1 / 3, s2.l1, s2.l2, h2, dims) });
       break;
     }
     case 'histogram':
@@ -471,7 +622,7 @@ function planGrouped(p: Parsed): GroupedPlan {
   const totalDelta = p.noise.delta + (p.select?.delta ?? 0);
   const mechanism = `grouped-${p.stat}-${parts[0]!.plan.mechanism}${sel ? `+partition-selection-${p.select!.method}` : ''}`;
 
-  return { parts, ...(sel ? { sel } : {}), totalEps, totalDelta, mechanism, l, u, mid, h };
+  return { parts, ...(sel ? { sel } : {}), totalEps, totalDelta, mechanism, l, u, mid, h, c, h2, sumLimit };
 }
 
 /** True aggregates per released key (count, centred or plain sums, squares, histogram bins). */
@@ -514,6 +665,9 @@ function runGrouped(
     noisyParts = parts.map((part) => {
       if (K === 0) return { out: new Float64Array(0), scale: part.plan.scale, slack: 0 };
       const truth = part.name === 'count' ? count : part.name === 'sum' ? sum : part.name === 'sumsq' ? sumsq : hist!;
+      // With an exact grid the released sums are limited to public bounds +-B (see sumBounds).
+      const B = !G.sumLimit ? undefined : part.name === 'sumsq' ? G.sumLimit.squares : part.name !== 'sum' ? undefined : p.stat === 'sum' || p.unitClamp ? G.sumLimit.plain : G.sumLimit.centred;
+      if (B !== undefined) for (let j = 0; j < truth.length; j++) truth[j] = Math.min(Math.max(truth[j]!, -B), B);
       return applyNoise(truth, part.plan, rng);
     });
     // ---- Post-processing ----
@@ -550,7 +704,7 @@ function runGrouped(
   if (!o.details) return value;
   // Both sensitivities of every part are stated (the mechanism uses L1 for Laplace, L2 for Gaussian).
   const partInfo: GroupPart[] = parts.map((part, i) => {
-    const per = part.name === 'count' || part.name === 'histogram' ? 1 : part.name === 'sumsq' ? h * h : p.stat === 'sum' ? Math.max(Math.abs(l), Math.abs(u)) : h;
+    const per = part.name === 'count' || part.name === 'histogram' ? 1 : part.name === 'sumsq' ? G.h2 : p.stat === 'sum' ? G.c : h;
     const s = (part.name === 'sum' || part.name === 'sumsq') && p.unitClamp ? unitTotalSensitivities(b, per) : rowSensitivities(b, per);
     return { name: part.name, eps: part.noise.eps, delta: part.noise.delta, mechanism: part.plan.mechanism, l1: s.l1, l2: s.l2, scale: noisyParts[i]?.scale ?? part.plan.scale };
   });
@@ -636,6 +790,22 @@ export type GroupAggregateOptions = Omit<GroupByDPOptions, 'unit' | 'by' | 'valu
 
 const AGG_OPTIONS = optionSpec<GroupAggregateOptions>({ ...SHARED_RULES, statistic: ['count', 'sum', 'mean', 'variance', 'sd', 'histogram', 'quantile'], breaks: true, probs: true });
 
+function parseExactGrid(g: unknown, stat: GroupStatistic): ExactSumGrid | undefined {
+  if (g === undefined) return undefined;
+  if (stat !== 'sum' && stat !== 'mean' && stat !== 'variance' && stat !== 'sd') throw new InvalidArgumentError('exactGrid', `applies to sum, mean, variance and sd only, not '${stat}'`);
+  const o = g as Record<string, unknown>;
+  for (const key of Object.keys(o)) if (key !== 'k' && key !== 'lo' && key !== 'hi') throw new InvalidArgumentError(`exactGrid.${key}`, 'is not an option (k, lo, hi)');
+  const int = (name: string, v: unknown, min: number, max: number): number => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new InvalidArgumentError(`exactGrid.${name}`, `must be an integer in [${min}, ${max}]`, v);
+    return v;
+  };
+  const k = int('k', o.k, 0, 9);
+  const lo = int('lo', o.lo, -(2 ** 53), 2 ** 53);
+  const hi = int('hi', o.hi, -(2 ** 53), 2 ** 53);
+  if (lo > hi) throw new InvalidArgumentError('exactGrid', 'must satisfy lo <= hi', `[${lo}, ${hi}]`);
+  return { k, lo, hi };
+}
+
 /**
  * The grouped release of {@link groupByDP} from per-key aggregates of data that were ALREADY
  * contribution-bounded with `maxPartitions` and `maxRows` (and a fresh key): the calibration, key
@@ -650,6 +820,8 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
   const o = opts as GroupAggregateOptions;
   if (typeof o.privacyUnit !== 'string') throw new InvalidArgumentError('privacyUnit', 'is required: the unit the aggregates were bounded by', o.privacyUnit);
   const p = parse(o as GroupByDPOptions, false);
+  const grid = parseExactGrid(o.exactGrid, p.stat);
+  if (grid) p.grid = grid;
   // ---- The aggregates' shape before the budget check (the arrays parallel to the keys); the keys
   // and the aggregate values (functions of the private data) after it, so a refusal is charged ----
   if (typeof input !== 'object' || input === null || !Array.isArray(input.keys)) throw new InvalidArgumentError('input.keys', 'must be an array of group keys', input);

@@ -27,6 +27,6 @@ export {
 } from './private-bounds.js';
 export { quantileFromCounts } from './quantile-counts.js';
 export {
-  type GroupAggregateInput, type GroupAggregateOptions, groupByDP, type GroupByDPOptions, type GroupedRelease, type GroupedValues, type GroupKey,
+  type ExactSumGrid, type GroupAggregateInput, type GroupAggregateOptions, groupByDP, type GroupByDPOptions, type GroupedRelease, type GroupedValues, type GroupKey,
   type GroupKeySelection, type GroupPart, type GroupStatistic, MAX_BINS, MAX_KEYS, quantilesFromHistogram, releaseGroupAggregates,
 } from './group-by.js';

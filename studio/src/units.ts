@@ -24,7 +24,7 @@
  */
 import type { Neighbors } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { binnedOptions, binnedValueFields, edgesOf, planUnitRelease, privateBoundsNote, unitResultBase, unitSensitivityText, unitValueFields, type BinnedSpec, type UnitResultBase } from '../../src/node/unit-releases.js';
+import { binnedOptions, binnedValueFields, edgesOf, exactGridOption, planUnitRelease, privateBoundsNote, unitResultBase, unitSensitivityText, unitValueFields, type BinnedSpec, type UnitResultBase } from '../../src/node/unit-releases.js';
 import type { DataSchema, ReleaseSpec as CliReleaseSpec, UnitBounds } from '../../src/node/spec.js';
 import { formatGuarantee } from '../../src/privacy-unit.js';
 import type { Guarantee } from '../../src/release.js';
@@ -208,6 +208,7 @@ export function previewUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSc
       maxPartitions: b.maxPartitions,
       maxRows: b.maxRows,
       ...(stat === 'count' ? {} : b.perUnitClamp ? { perUnitClamp: { ...b.perUnitClamp } } : { lower, upper }),
+      ...exactGridOption(stat, b, lower, upper),
       keys: ['·'],
       privacyUnit: b.unit,
       rng: seededRng('studio-preview'),
@@ -320,6 +321,7 @@ export function runUnit(r: UnitRelease, spec: CliReleaseSpec, schema: DataSchema
     maxPartitions: b.maxPartitions,
     maxRows: b.maxRows,
     ...(stat === 'count' ? {} : b.perUnitClamp ? { perUnitClamp: { ...b.perUnitClamp } } : { lower: lower!, upper: upper! }),
+    ...exactGridOption(stat, b, lower, upper),
     ...(b.selectKeys ? { selectKeys: { ...b.selectKeys } } : { keys: keysFor! }),
     privacyUnit: b.unit,
     rng,

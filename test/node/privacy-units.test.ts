@@ -19,6 +19,18 @@ import { FileLedger, readLedger } from '../../src/node/ledger.js';
 import type { ReleaseResult } from '../../src/node/spec.js';
 import { seededRng } from '../../src/random/rng.js';
 import { clusterUrl, dropDistributed, loadCsv, describeCluster } from './engine/cluster.js';
+import { nextDown } from '../../src/math/dyadic.js';
+import { rowSensitivities, unitTotalSensitivities } from '../../src/statistics/contribution-bounding.js';
+
+/**
+ * Golden per-value bound of the exact sums (src/statistics/group-by.ts sumBounds) for a bound x that
+ * is exact on the grid: the next double above x (the grid bound, rounded up), inflated by 1 + 2^-10
+ * for the final conversion of the sums to doubles, rounded up.
+ */
+const nextUp = (x: number) => -nextDown(-x);
+const gridBound = (x: number) => nextUp(nextUp(x) * (1 + 2 ** -10));
+/** The bound of the centred squares: nextUp(h^2) of h = nextUp(x), inflated and rounded up. */
+const gridSquare = (x: number) => nextUp(nextUp(nextUp(x) * nextUp(x)) * (1 + 2 ** -10));
 
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLE = path.join(ROOT, 'examples/insteval.analysis.yaml');
@@ -92,14 +104,16 @@ describe('analysis keys with a privacy unit', () => {
 
   it('dry-run sensitivities from the bounds (golden: count L1 = k m, L2 = sqrt(k) m; centred sum L1 = k m (u - l)/2)', () => {
     const a = loadAnalysis(EXAMPLE);
-    // department mean: k = 3, m = 10, [1, 5] so h = 2: count L1 30, L2 sqrt(3)*10 = 17.3205; sum L1 60, L2 34.641.
-    expect(unitSensitivityText(a.releases[2]!, a.schema)).toBe('k=3, m=10: count L1 30, L2 17.3205; centred sum L1 60, L2 34.641');
+    // department mean: k = 3, m = 10, [1, 5] so h = 2: count L1 30, L2 sqrt(3)*10 = 17.3205; the exact sums' h is
+    // gridBound(2) = 2 (1 + 2^-10) + 2 ulps = 2.001953125..., so sum L1 = 30 h = 60.0586, L2 = sqrt(3) 10 h = 34.6748.
+    expect(gridBound(2)).toBeCloseTo(2 * (1 + 2 ** -10), 14);
+    expect(unitSensitivityText(a.releases[2]!, a.schema)).toBe('k=3, m=10: count L1 30, L2 17.3205; centred sum L1 60.0586, L2 34.6748');
     expect(unitSensitivityText(a.releases[0]!, a.schema)).toBe('k=1, m=1: count L1 1, L2 1');
     // histogram over 5 bins with k = 5, m = 10: L1 50, L2 sqrt(5)*10 = 22.3607.
     expect(unitSensitivityText(a.releases[4]!, a.schema)).toBe('k=5, m=10: count L1 50, L2 22.3607');
     const f = analysis('privacy_unit: s\nmax_rows: 4\n', '  - { stat: mean, column: y, by: dept, max_partitions: 2, per_unit_clamp: { lower: -3, upper: 7 }, eps: 1 }\n');
-    // per-unit totals clamped to [-3, 7]: L1 = k * 7 = 14, L2 = sqrt(2) * 7 = 9.89949.
-    expect(unitSensitivityText(loadAnalysis(f).releases[0]!, loadAnalysis(f).schema)).toBe('k=2, m=4: count L1 8, L2 5.65685; per-unit total sum L1 14, L2 9.89949');
+    // per-unit totals clamped to [-3, 7]: w = gridBound(7) = 7 (1 + 2^-10) up to ulps, L1 = k w = 14.0137, L2 = sqrt(2) w = 9.90916.
+    expect(unitSensitivityText(loadAnalysis(f).releases[0]!, loadAnalysis(f).schema)).toBe('k=2, m=4: count L1 8, L2 5.65685; per-unit total sum L1 14.0137, L2 9.90916');
   });
 
   it('bad input: typed, located errors before anything is spent', () => {
@@ -180,11 +194,13 @@ describe('InstEval per student (DuckDB)', () => {
     // ratings: m = 100 >= 92 keeps every row: 73,421 +- Laplace(200).
     expect(ratings!.sensitivity).toBe(100);
     expect(Math.abs(ratings!.value! - 73421)).toBeLessThan(200 * Math.log(1e7));
-    // department means: 14 public levels in their order; count part L1 = 30 at eps 1/2 (b = 60), sum L1 = 60 (b = 120).
+    // department means: 14 public levels in their order; count part L1 = 30 at eps 1/2 (b = 60), sum L1 = 30 gridBound(2)
+    // = 60.0586 (b = 120.117; 60 and 120 before the conversion allowance).
     expect(dept!.labels).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '14', '15']);
-    expect(dept!.sensitivity).toEqual([30, 60]);
+    expect(dept!.sensitivity).toEqual([30, rowSensitivities({ maxPartitions: 3, maxRows: 10 }, gridBound(2)).l1]);
+    expect((dept!.sensitivity as number[])[1]).toBeCloseTo(60 * (1 + 2 ** -10), 12);
     expect((dept!.scale as number[])[0]).toBeCloseTo(60, 6);
-    expect((dept!.scale as number[])[1]).toBeCloseTo(120, 6);
+    expect((dept!.scale as number[])[1]).toBeCloseTo(120 * (1 + 2 ** -10), 6);
     for (const [i, v] of dept!.values!.entries()) {
       expect(v).toBeGreaterThanOrEqual(1);
       expect(v).toBeLessThanOrEqual(5);
@@ -272,14 +288,16 @@ describe('InstEval per student (DuckDB)', () => {
     expect(spent.eps).toBeCloseTo(5, 12);
     const [sd, variance, clamp, auto, hist] = res;
     // sd by dept: eps/3 per part; k = 3, m = 5, h = 2: count L1 15, centred sum L1 30, squares L1 60.
-    expect(sd!.sensitivity).toEqual([15, 30, 60]);
-    expect((sd!.scale as number[])[2]).toBeCloseTo(180, 5);
+    // The exact sums' bounds: h = gridBound(2), h2 = gridSquare(2) (15, 30 (1 + 2^-10), 60 (1 + 2^-10) up to ulps).
+    const b35 = { maxPartitions: 3, maxRows: 5 };
+    expect(sd!.sensitivity).toEqual([15, rowSensitivities(b35, gridBound(2)).l1, rowSensitivities(b35, gridSquare(2)).l1]);
+    expect((sd!.scale as number[])[2]).toBeCloseTo(180 * (1 + 2 ** -10), 5);
     expect(sd!.labels).toHaveLength(14);
     for (const v of sd!.values!) expect(v).toBeGreaterThanOrEqual(0);
     expect(variance!.interval).toBeUndefined();
     expect(variance!.value).toBeGreaterThanOrEqual(0);
-    // per-unit totals clamped to [0, 20]: sum L1 = k * 20 = 40 (no m).
-    expect(clamp!.sensitivity).toEqual([10, 40]);
+    // per-unit totals clamped to [0, 20]: sum L1 = k gridBound(20) = 2 * 20 (1 + 2^-10) up to ulps (no m).
+    expect(clamp!.sensitivity).toEqual([10, unitTotalSensitivities({ maxPartitions: 2, maxRows: 5 }, gridBound(20)).l1]);
     expect(auto!.notes.join(' ')).toMatch(/private bounds \[0\.5, 8\]/);
     // histogram on the private bounds [0.5, 8], 4 equal bins.
     expect(hist!.edges).toEqual([0.5, 2.375, 4.25, 6.125, 8]);

@@ -21,6 +21,14 @@ import { main, EXIT } from '../../src/node/cli.js';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { seededRng } from '../../src/random/rng.js';
 import { rowSensitivities, unitTotalSensitivities } from '../../src/statistics/contribution-bounding.js';
+import { nextDown } from '../../src/math/dyadic.js';
+
+/**
+ * Golden per-value bound of the exact sums (src/statistics/group-by.ts sumBounds) for a bound x exact
+ * on the grid: the next double above x, inflated by 1 + 2^-10 (the conversion of the sums), rounded up.
+ */
+const nextUp = (x: number) => -nextDown(-x);
+const gridBound = (x: number) => nextUp(nextUp(x) * (1 + 2 ** -10));
 import { DEPTS, exactMeans, instevalLike, toCsv, withinWidened } from './insteval-like.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-studio-units-'));
@@ -111,8 +119,8 @@ describe('studio releases per privacy unit', () => {
     const out = await runRelease(r, schema, ds, seededRng('units-drop'), 0.05);
     expect(out.labels).toEqual(DEPTS);
     expect(out.values!.every((v) => v >= 1 && v <= 5)).toBe(true);
-    // k = 1, m = 1: count L1 = 1, centred sum L1 = (5 - 1)/2 = 2.
-    expect(out.sensitivity).toEqual([1, 2]);
+    // k = 1, m = 1: count L1 = 1, centred sum L1 = gridBound((5 - 1)/2) = 2 (1 + 2^-10) up to ulps (exact sums).
+    expect(out.sensitivity).toEqual([1, gridBound(2)]);
     expect(out.notes[0]).toBe('1-DP per s (add/remove one s); contribution bounds: at most 1 group(s) and 1 row(s) per group per s (kept uniformly at random by a keyed hash, fresh key)');
     expect(out.notes.join(' ')).not.toMatch(/\d+ rows? (were )?dropped|dropped \d/);
     // A different key each run: two seeds keep different rows (the released values differ).
@@ -134,14 +142,15 @@ describe('studio releases per privacy unit', () => {
     expect(count.halfWidth).toBeCloseTo(3 * Math.log(20), 6);
     const byD = previewRelease(releases[2]!, schema, sizes, 0.05, cols);
     expect(byD.guarantee).toBe('(1.5, 0.000001)-DP per s (add/remove one s)');
-    // Grouped mean: eps 1 for the aggregates, 1/2 each; count L1 = k m = 9, centred sum L1 = k m (u - l)/2 = 18.
-    expect(byD.sensitivity).toEqual([rowSensitivities(unit, 1).l1, rowSensitivities(unit, 2).l1]);
-    expect(byD.sensitivity).toEqual([9, 18]);
-    (byD.scale as number[]).forEach((x, i) => expect(x).toBeCloseTo([18, 36][i]!, 9));
-    expect(byD.detail).toContain('k=3, m=3: count L1 9, L2 5.19615; centred sum L1 18, L2 10.3923; keys: optimal partition selection (eps 0.5, delta 0.000001, split over k)');
+    // Grouped mean: eps 1 for the aggregates, 1/2 each; count L1 = k m = 9, centred sum L1 = k m gridBound((u - l)/2)
+    // = 18 (1 + 2^-10) up to ulps (the exact sums' grid bound and conversion allowance).
+    expect(byD.sensitivity).toEqual([rowSensitivities(unit, 1).l1, rowSensitivities(unit, gridBound(2)).l1]);
+    expect((byD.sensitivity as number[])[1]).toBeCloseTo(18 * (1 + 2 ** -10), 12);
+    (byD.scale as number[]).forEach((x, i) => expect(x).toBeCloseTo([18, 36 * (1 + 2 ** -10)][i]!, 9));
+    expect(byD.detail).toContain('k=3, m=3: count L1 9, L2 5.19615; centred sum L1 18.0176, L2 10.4025; keys: optimal partition selection (eps 0.5, delta 0.000001, split over k)');
     const clamp = previewRelease(releases[9]!, schema, sizes, 0.05, cols);
     // Per-unit totals clamped to [0, 15]: L2 = sqrt(k) 15 (no m), Gaussian uses L2.
-    expect((clamp.sensitivity as number[])[1]).toBeCloseTo(unitTotalSensitivities(unit, 15).l2, 12);
+    expect((clamp.sensitivity as number[])[1]).toBe(unitTotalSensitivities(unit, gridBound(15)).l2);
     // Quantiles and per-group histograms: one noisy (key x bin) vector, L1 = k m (k = 1 ungrouped), from the CLI's plan.
     const med = previewRelease(releases[10]!, schema, sizes, 0.05, cols);
     expect(med.guarantee).toBe('1-DP per s (add/remove one s)');

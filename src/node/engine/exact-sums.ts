@@ -14,9 +14,12 @@
  * values in [s(l), s(u)]/10^k (s is monotone), so a clamped sum moves by at most (s(u) - s(l))/10^k
  * when one record changes: u - l when the bounds are on the grid (l 10^k and u 10^k integers, as
  * integers and short decimals are), at most u - l + 10^-k otherwise ({@link gridWidth}). The per-unit
- * sums also clamp the integers to the grid points inside [l, u] ({@link exactGrid}), so their
- * sensitivity is u - l in every case (up to the rounding of the double products l 10^k, u 10^k,
- * relative 2^-53, as for the row-level sums).
+ * sums also clamp the integers to the grid points lo, hi ({@link exactGrid}): one value moves a sum by
+ * at most (hi - lo)/10^k (centred: half of it; plain: max(|lo|, |hi|)/10^k), exact rationals that can
+ * exceed the doubles u - l, (u - l)/2 by an ulp (lo, hi come from the rounded products l 10^k, u 10^k:
+ * for [0.1, 0.3], (hi - lo)/(2 10^9) = 1/10 > fl((0.3 - 0.1)/2)), and each sum is converted once to a
+ * double (relative error <= 2^-52 + 2^-106). The core calibrates the per-unit releases from the grid
+ * points, rounded up, with an allowance for that conversion (src/statistics/group-by.ts sumBounds).
  */
 import { InvalidArgumentError } from '../../errors.js';
 
@@ -129,9 +132,10 @@ export interface ExactGrid {
  * The grid of values clamped to [lower, upper] and summed exactly: the scale k (fixedPointScale; 0
  * for bounds beyond 1e12, up to {@link MAX_EXACT_BOUND}) and the integers lo, hi of the grid points
  * inside [lower, upper]. A clamped value c is mapped to s = min(max(round(c 10^k), lo), hi), so
- * s / 10^k lies in [lower, upper] itself: a sum of such values has exactly the sensitivity of the
- * clamped sum it replaces (u - l, or (u - l)/2 about the centre (lo + hi) / (2 10^k) of the grid
- * points), with no margin for rounding. For bounds on the grid (integers, short decimals) lo = s(lower),
+ * s / 10^k lies in [lower, upper] up to the rounding of the double products lower 10^k, upper 10^k:
+ * one value moves a sum by at most (hi - lo)/10^k ((hi - lo)/(2 10^k) about the centre (lo + hi) /
+ * (2 10^k) of the grid points), an exact rational that can exceed the double (upper - lower) by an ulp,
+ * so the sensitivity is calibrated from lo, hi (src/statistics/group-by.ts sumBounds). For bounds on the grid (integers, short decimals) lo = s(lower),
  * hi = s(upper) and the integer clamp changes nothing.
  */
 export function exactGrid(lower: number, upper: number): ExactGrid {
