@@ -199,11 +199,15 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
   const keysFor = binLabels ?? levels;
   const [vl, vu] = b.autoBounds ? widestAutoBounds(b) : [valueCol?.lower, valueCol?.upper];
   releaseGroupAggregates({ keys: [], units: [], n: [], s: [], s2: [] }, aggOptions(r, vl, vu, keysFor, seededRng(1)));
-  // The exact sums' grid exists for the bounds (within +-2^40), checked before anything is spent; a
-  // per-unit total clamp must enclose a grid point (else the one point used could lie outside it).
+  // The exact sums' grid exists for the bounds (within +-2^40), checked before anything is spent; public
+  // bounds (a per-unit total clamp or the column's row clamp) must enclose a grid point, else the one
+  // point used lies outside them. Private bounds (chosen after the charge) are not refused: with no
+  // grid point inside, every value is the grid point nearest their midpoint, and the core calibrates
+  // from that point (group-by.ts sumBounds), so the release stays within its stated sensitivity.
   if (valueCol && r.stat !== 'histogram') {
     const g = exactGrid(b.perUnitClamp?.lower ?? vl!, b.perUnitClamp?.upper ?? vu!);
     if (b.perUnitClamp && !g.inside) throw new InvalidArgumentError('per_unit_clamp', `must enclose a multiple of 10^-${g.k} (the grid of the exact sums)`, `[${b.perUnitClamp.lower}, ${b.perUnitClamp.upper}]`);
+    if (!b.perUnitClamp && !b.autoBounds && !g.inside) throw new InvalidArgumentError(`columns.${valueCol.name}.lower/upper`, `must enclose a multiple of 10^-${g.k} (the grid of the exact sums)`, `[${vl}, ${vu}]`);
   }
   const mechanism = mechanismOf(r);
   return {

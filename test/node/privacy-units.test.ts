@@ -20,6 +20,8 @@ import type { ReleaseResult } from '../../src/node/spec.js';
 import { seededRng } from '../../src/random/rng.js';
 import { clusterUrl, dropDistributed, loadCsv, describeCluster } from './engine/cluster.js';
 import { nextDown } from '../../src/math/dyadic.js';
+import { planUnitRelease } from '../../src/node/unit-releases.js';
+import { argumentOf } from '../helpers/argument-of.js';
 import { rowSensitivities, unitTotalSensitivities } from '../../src/statistics/contribution-bounding.js';
 
 /**
@@ -85,6 +87,20 @@ async function run(a: Analysis, engine: DataEngine, seed: number, acc = new Priv
 }
 
 describe('analysis keys with a privacy unit', () => {
+  it('refuses public bounds that enclose no point of the exact sums\' grid, before anything is spent (typed, located)', () => {
+    // [1.0000000006, 1.0000000009]: k = 9, no multiple of 1e-9 inside (the one point used would lie outside).
+    const narrow = SCHEMA.replace('y: { type: numeric, lower: 1, upper: 5 }', 'y: { type: numeric, lower: 1.0000000006, upper: 1.0000000009 }');
+    const a = loadAnalysis(analysis('privacy_unit: s\nmax_partitions: 2\nmax_rows: 3\n', '  - { stat: mean, column: y, by: dept, eps: 1 }\n', CSV, narrow));
+    expect(argumentOf(() => planUnitRelease(a.releases[0]!, a.schema))).toBe('columns.y.lower/upper');
+    expect(() => planUnitRelease(a.releases[0]!, a.schema)).toThrow(/must enclose a multiple of 10\^-9/);
+    // The same for a per-unit total clamp [6e-10, 9e-10].
+    const c = loadAnalysis(analysis('privacy_unit: s\nmax_rows: 3\n', '  - { stat: mean, column: y, by: dept, max_partitions: 2, per_unit_clamp: { lower: 0.0000000006, upper: 0.0000000009 }, eps: 1 }\n'));
+    expect(argumentOf(() => planUnitRelease(c.releases[0]!, c.schema))).toBe('per_unit_clamp');
+    // Bounds with a grid point inside plan as before.
+    const ok = loadAnalysis(analysis('privacy_unit: s\nmax_partitions: 2\nmax_rows: 3\n', '  - { stat: mean, column: y, by: dept, eps: 1 }\n'));
+    expect(planUnitRelease(ok.releases[0]!, ok.schema).mechanism).toBe('per-unit-mean-laplace');
+  });
+
   it('the bundled example: bounds per release, shares, guarantee and cost per s', () => {
     const a = loadAnalysis(EXAMPLE);
     expect(a.privacyUnit).toBe('s');

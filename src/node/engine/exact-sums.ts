@@ -119,7 +119,9 @@ export interface ExactGrid {
    * 10^k) of the double products (as the engines form c 10^k: inside up to the rounding of that
    * product, relative 2^-53); every rounded clamped value is put in [lo, hi].
    * When no grid point lies inside (upper - lower < 10^-k), lo = hi = the grid point nearest the
-   * midpoint and `inside` is false.
+   * midpoint, which lies outside [lower, upper], and `inside` is false: public bounds of that kind are
+   * refused before the charge (unit-releases.ts); private bounds, chosen after it, keep this point
+   * and the core calibrates from it (src/statistics/group-by.ts sumBounds).
    */
   lo: number;
   hi: number;
