@@ -74,7 +74,8 @@
  * bounds, s(c) = round(c 10^k) (half away from zero, k = fixedPointScale(lower, upper): |s| <= 3e9, so
  * s^2 fits 64 bits; k = 0 and a 128-bit square beyond), clamped to the integers lo, hi of the grid
  * points inside [lower, upper] (src/node/engine/exact-sums.ts exactGrid; for bounds on the grid,
- * integers and short decimals, lo = s(lower), hi = s(upper) and that clamp is left out), and the
+ * integers and short decimals, lo = s(lower), hi = s(upper) and that clamp changes nothing, but it is
+ * always applied), and the
  * engine sums the integers s and s^2 in 128 bits (DuckDB: sum of BIGINT in HUGEINT; ClickHouse:
  * Decimal128 with scale 0, overflow-checked), per pair and then per group: the sums are exact, hence
  * independent of the order and identical in both engines. Every kept value s/10^k lies in
@@ -446,7 +447,7 @@ interface ExactSums {
 }
 
 function exactSums(d: SqlDialect, lower: number, upper: number, perUnitClamp: boolean): ExactSums {
-  const { k, lo, hi, onGrid } = exactGrid(lower, upper);
+  const { k, lo, hi } = exactGrid(lower, upper);
   const round = d === 'duckdb' ? duckRoundInt64 : (e: string) => chRoundInt64(e);
   const b = num(2 ** 62 / 10 ** k, 'lower/upper');
   const wide = Math.max(Math.abs(lo), Math.abs(hi)) > MAX_SCALED;
@@ -462,8 +463,9 @@ function exactSums(d: SqlDialect, lower: number, upper: number, perUnitClamp: bo
     scaled: (x) => {
       if (perUnitClamp) return scaledIntSql(round, clampExpr(d, x, `-${b}`, b), k);
       const si = scaledIntSql(round, clampExpr(d, x, num(lower, 'lower'), num(upper, 'upper')), k);
-      // Off the grid: the integer clamped to the grid points inside [lower, upper].
-      return onGrid ? si : d === 'duckdb' ? `LEAST(GREATEST(${si}, ${lo}), ${hi})` : `least(greatest(${si}, toInt64(${lo})), toInt64(${hi}))`;
+      // The integer clamped to the grid points inside [lower, upper], always: on the grid it changes
+      // nothing, and it does not rely on how the engine parses the bound literals (e.g. as DECIMAL).
+      return d === 'duckdb' ? `LEAST(GREATEST(${si}, ${lo}), ${hi})` : `least(greatest(${si}, toInt64(${lo})), toInt64(${hi}))`;
     },
     square: (si) => (d === 'duckdb' ? (wide ? `(${big(si)} * ${si})` : `(${si} * ${si})`) : `(${big(si)} * ${big(si)})`),
     big,

@@ -127,10 +127,18 @@ describe('exact per-unit sums (DuckDB)', () => {
     expect(b).toEqual(await rows(`${boundedPerUnitSql(p, 'duckdb')} ORDER BY g, u`));
   }, 60_000);
 
+  it('the integer clamp to [lo, hi] is emitted for bounds on the grid too (both dialects)', () => {
+    const p = plan('t', { lower: 1, upper: 5 });
+    // [1, 5]: k = 8, lo = 1e8, hi = 5e8.
+    expect(exactGrid(1, 5)).toMatchObject({ k: 8, lo: 100000000, hi: 500000000, onGrid: true });
+    expect(boundedPerUnitSql(p, 'duckdb')).toMatch(/LEAST\(GREATEST\(CAST\(round\(.*\), 100000000\), 500000000\)/);
+    expect(boundedPerUnitSql(p, 'clickhouse')).toContain(', toInt64(100000000)), toInt64(500000000))');
+  });
+
   it('bounds off the grid: the values are kept on the grid points inside [lower, upper] (exactGrid), exactly', async () => {
     const g = exactGrid(-1 / 3, 2 / 3);
     expect(g).toEqual({ k: 9, lo: -333333333, hi: 666666666, inside: true, onGrid: false });
-    // Bounds on the grid: lo = s(lower), hi = s(upper), no integer clamp.
+    // Bounds on the grid: lo = s(lower), hi = s(upper) (the integer clamp changes nothing; it is still emitted).
     expect(exactGrid(-2.5, 4.75)).toEqual({ k: 8, lo: -250000000, hi: 475000000, inside: true, onGrid: true });
     expect(exactGrid(0.1, 0.3)).toEqual({ k: 9, lo: 100000000, hi: 300000000, inside: true, onGrid: true });
     // 0.1 + 0.2 = 0.30000000000000004 > 3/10: the grid point 0.3 is NOT inside [0.30000000000000004, 1].

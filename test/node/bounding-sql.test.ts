@@ -98,7 +98,9 @@ describe('contribution bounding in SQL (DuckDB, InstEval: student s, lecturer d)
     expect(sql).toContain('WHERE has(top, (hg, g))');
     expect(sql).toContain('`s` IS NOT NULL AND `d` IS NOT NULL AND toFloat64OrNull(toString(`y`)) IS NOT NULL AND NOT isNaN(toFloat64OrNull(toString(`y`)))');
     // Exact sums: each kept value clamped and put on the grid (k = 8: 5 10^8 <= 3e9), summed in Decimal128, converted once.
-    expect(sql).toContain("arrayMap(x -> toInt64(trunc((least(greatest(x, 1), 5) * 100000000))");
+    // s(x) = round(clamp(x) 10^k), then always clamped to the integers [lo, hi] of the grid points.
+    expect(sql).toContain("arrayMap(x -> least(greatest(toInt64(trunc((least(greatest(x, 1), 5) * 100000000))");
+    expect(sql).toContain(', toInt64(100000000)), toInt64(500000000)), vs) AS ia');
     expect(sql).toContain("arrayReduce('sum', arrayMap(y -> toDecimal128(y, 0), ia)) AS si");
     expect(sql).toContain('(toFloat64(si) / toFloat64(100000000)) AS s');
   });
