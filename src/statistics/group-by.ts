@@ -559,7 +559,10 @@ function nextUp(x: number): number {
  * hence for neighbours |lim(f(X)) - lim(f(X'))| <= |X - X'| + 2 d B/(1 - d) < |X - X'| +
  * 2^-11 (1 + 2^-48) beta. One unit changes at most maxRows >= 1 values of each of its keys' sums (one
  * total with perUnitClamp), so inflating every per-value bound by the factor 1 + 2^-10 (rounded up)
- * covers the conversion of every key's sum: the stated sensitivities bound the released sums' change.
+ * covers the conversion of every key's sum (a key the unit does not touch has the same exact sum,
+ * hence the same double; for L2 by the triangle inequality over the k keys): the stated sensitivities
+ * bound the released sums' change. The slack left (at least 2^-11 beta per key, m >= 1) also covers
+ * the roundings of the products k m beta and sqrt(k) m beta (relative < 2^-50).
  * The squares: h2 = nextUp(nextUp(h^2)(1 + 2^-10)) >= hg^2 (1 + 2^-10).
  */
 export function sumBounds(l: number, u: number, unitClamp: boolean, grid: ExactSumGrid | undefined): { c: number; h: number; h2: number; sumLimit?: { plain: number; centred: number; squares: number } } {
