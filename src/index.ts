@@ -61,7 +61,7 @@ export { kNormMechanism, type KNormMechanismOptions, type KNormRelease } from '.
 export { laplaceMechanism, type LaplaceOptions } from './mechanisms/laplace.js';
 export { mixedNoiseMechanism, type MixedNoiseOptions, type MixedNoisePlan } from './mechanisms/mixed-noise.js';
 export { dataDependentNoiseMechanism, optimizeDataDependentNoise, DataDependentNoise, type DataDependentJSON, type DataDependentOptions, type DataDependentProgress } from './mechanisms/optimal-noise/data-dependent.js';
-export { OptimizedNoise, type OptimizedNoiseJSON, type SolveStats as NoiseSolveStats } from './mechanisms/optimal-noise/distribution.js';
+export { OptimizedNoise, type OptimizedNoiseJSON, type SolveStats as NoiseSolveStats, type LowerBoundMethod as NoiseLowerBoundMethod } from './mechanisms/optimal-noise/distribution.js';
 export { optimizedNoiseMechanism, type OptimizedNoiseOptions } from './mechanisms/optimal-noise/mechanism.js';
 export { optimizeNoise, type NoiseProgress, type OptimizeNoiseOptions } from './mechanisms/optimal-noise/optimize.js';
 export { compareNoise, type ComparisonResult, type ComparisonRow } from './mechanisms/optimal-noise/reference.js';

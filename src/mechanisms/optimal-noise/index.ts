@@ -2,7 +2,7 @@
 export { resolveLoss as resolveNoiseLoss, type Loss as NoiseLoss, type LossSpec as NoiseLossSpec } from './loss.js';
 export { makeGrid as makeNoiseGrid, uniformGrid as uniformNoiseGrid, refinedGrid as refinedNoiseGrid, type GridSpec as NoiseGridSpec, type NoiseGrid } from './grid.js';
 export { AliasTable } from './alias.js';
-export { OptimizedNoise, type OptimizedNoiseJSON, type SolveStats as NoiseSolveStats } from './distribution.js';
+export { OptimizedNoise, type OptimizedNoiseJSON, type SolveStats as NoiseSolveStats, type LowerBoundMethod as NoiseLowerBoundMethod } from './distribution.js';
 export { expLowerBound, verifyDensity, type VerifyReport as NoiseVerifyReport } from './verify.js';
 export { optimizeNoise, truncatedLaplaceSupport, type NoiseProgress, type OptimizeNoiseOptions } from './optimize.js';
 export { optimizedNoiseMechanism, noiseHalfWidth as optimizedNoiseHalfWidth, type OptimizedNoiseOptions } from './mechanism.js';
