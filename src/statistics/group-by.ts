@@ -32,7 +32,7 @@
  *    With `exactGrid` (the sums are exact on a fixed-point grid, as the data engines form them) the
  *    per-value bounds c, h, h^2 are taken from the grid points, rounded up, and inflated by 1 + 2^-10
  *    for the sums' conversion to doubles, the released sums limited to +-2^40 per-value bounds
- *    ({@link sumBounds} has the argument).
+ *    (`sumBounds` has the argument).
  *    Laplace (eps-DP) or Gaussian ((eps, delta)-DP, classic/pDP/analytic calibration) noise from the
  *    floating-point-safe lattice (src/statistics/noise.ts).
  * The release is (eps + eps_s, delta + delta_s)-DP per unit under add/remove-one-unit neighbours
@@ -105,7 +105,7 @@ export interface GroupByDPOptions extends ReleaseOptions {
    * lo <= hi, |lo|, |hi| <= 2^53): each value (perUnitClamp: each total) is s/10^k with s clamped to
    * [lo, hi], summed exactly and converted once to a double, as the data engines do
    * (src/node/bounding-sql.ts; groupByDP computes the same sums in memory); the sensitivities are
-   * calibrated from the grid points and the released sums limited (see {@link sumBounds}).
+   * calibrated from the grid points and the released sums limited (see `sumBounds`).
    */
   exactGrid?: ExactSumGrid;
   /** Public keys (rows of other keys are dropped). Exactly one of keys and selectKeys. */
@@ -511,10 +511,10 @@ interface GroupedPlan {
   u: number;
   mid: number;
   h: number;
-  /** Per-value bounds of the plain sum (row or per-unit total) and of the centred squares (see {@link sumBounds}). */
+  /** Per-value bounds of the plain sum (row or per-unit total) and of the centred squares (see `sumBounds`). */
   c: number;
   h2: number;
-  /** With an exact grid: the public limits +-sumLimit of the released sums (see {@link sumBounds}). */
+  /** With an exact grid: the public limits +-sumLimit of the released sums (see `sumBounds`). */
   sumLimit?: { plain: number; centred: number; squares: number };
 }
 
@@ -530,7 +530,7 @@ export interface ExactSumGrid {
   hi: number;
 }
 
-/** The released exact sums are limited to +-2^40 per-value bounds (see {@link sumBounds}). */
+/** The released exact sums are limited to +-2^40 per-value bounds (see `sumBounds`). */
 const SUM_LIMIT_FACTOR = 2 ** 40;
 
 /** The least double > x (x finite). */
