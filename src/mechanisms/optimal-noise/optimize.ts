@@ -925,10 +925,7 @@ async function refinedCertificate(v: Validated, o: OptimizeNoiseOptions, sym: bo
   if (r < 2 || L !== r * coarse.L || coreLeft !== r * coarse.coreLeft || coreRight !== r * coarse.coreRight) return { value: fallback, method: 'coarse-dual' };
   const N = coreLeft + coreRight;
   const total = N + 2 * L;
-  const edges = new Float64Array(total + 1);
-  for (let i = 0; i <= total; i++) edges[i] = (i - L - coreLeft) * beta;
-  edges[0] = -Infinity;
-  edges[total] = Infinity;
+  const edges = certificateEdges(L, beta, coreLeft, coreRight);
   const { varOf, nv } = variableMap(total, sym);
   const cost = new Float64Array(nv);
   const count = new Float64Array(nv);
@@ -1112,16 +1109,26 @@ async function certificate(v: Validated, o: OptimizeNoiseOptions, remaining: num
 }
 
 /**
+ * The cell edges of the certificate grid: the core [-coreLeft beta, coreRight beta] padded by L cells
+ * of width beta on each side, the outermost two extended to -Infinity and +Infinity.
+ */
+function certificateEdges(L: number, beta: number, coreLeft: number, coreRight: number): Float64Array {
+  const total = coreLeft + coreRight + 2 * L;
+  const edges = new Float64Array(total + 1);
+  for (let i = 0; i <= total; i++) edges[i] = (i - L - coreLeft) * beta;
+  edges[0] = -Infinity;
+  edges[total] = Infinity;
+  return edges;
+}
+
+/**
  * The certificate LP on cells of width beta: the core [-coreLeft beta, coreRight beta] padded by L
  * cells on each side, the outermost two extended to infinity (module comment).
  */
 function certificateLevel(v: Validated, o: OptimizeNoiseOptions, sym: boolean, L: number, beta: number, coreLeft: number, coreRight: number): LevelProblem {
   const N = coreLeft + coreRight;
   const total = N + 2 * L;
-  const edges = new Float64Array(total + 1);
-  for (let i = 0; i <= total; i++) edges[i] = (i - L - coreLeft) * beta;
-  edges[0] = -Infinity;
-  edges[total] = Infinity;
+  const edges = certificateEdges(L, beta, coreLeft, coreRight);
   const inf = (l: Loss, a: number, b: number) => (l.infimum ? l.infimum(a, b) : -Infinity);
   const cost = new Float64Array(total);
   for (let i = 0; i < total; i++) cost[i] = inf(v.loss, edges[i]!, edges[i + 1]!);
