@@ -34,6 +34,7 @@
 import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
 import { analyticGaussianSigma } from '../mechanisms/gaussian-calibration.js';
 import { checkOptions, optionSpec } from '../options.js';
+import { checkPrivacyUnit } from '../privacy-unit.js';
 import { checkDelta, checkEpsilon, checkNeighbors, checkNonNegative } from '../validation.js';
 import type { Neighbors, PrivacyCost } from './accountant.js';
 import type { Accountant } from './accountant-interface.js';
@@ -90,9 +91,14 @@ export interface ZcdpFilterOptions {
   history?: readonly ZcdpFilterEntry[];
   /** The neighbour relation of the budget (default 'bounded'). */
   neighbors?: Neighbors;
+  /**
+   * The privacy unit the budget protects (as PrivacyAccountant's): a release for another unit (its
+   * `privacyUnit`, "row" when absent) is refused before anything is read. Absent: not checked.
+   */
+  privacyUnit?: string;
 }
 
-const SPEC = optionSpec<ZcdpFilterOptions>({ sink: 'function', history: true, neighbors: ['bounded', 'unbounded'] });
+const SPEC = optionSpec<ZcdpFilterOptions>({ sink: 'function', history: true, neighbors: ['bounded', 'unbounded'], privacyUnit: 'string' });
 
 /** Mechanisms whose (eps, delta) guarantee is that of a plain Gaussian mechanism (see the module comment). */
 const GAUSSIAN_MECHANISMS: ReadonlySet<string> = new Set(['gaussian', 'gaussian-analytic', 'gaussian-classic', 'gaussian-pdp']);
@@ -145,6 +151,8 @@ export class ZcdpFilter implements Accountant {
   /** The rho budget derived from it. */
   readonly rhoBudget: number;
   readonly neighbors: Neighbors;
+  /** The privacy unit of the budget (undefined: not checked; see {@link ZcdpFilterOptions.privacyUnit}). */
+  readonly privacyUnit: string | undefined;
   private readonly entries: ZcdpFilterEntry[] = [];
   private readonly sink: ((entry: ZcdpFilterEntry) => void) | undefined;
   private spentRho = 0;
@@ -174,6 +182,7 @@ export class ZcdpFilter implements Accountant {
     const neighbors = opts.neighbors ?? 'bounded';
     checkNeighbors(neighbors);
     this.neighbors = neighbors;
+    this.privacyUnit = opts.privacyUnit === undefined ? undefined : checkPrivacyUnit(opts.privacyUnit);
     this.sink = opts.sink;
     const history = opts.history ?? [];
     if (!Array.isArray(history)) throw new InvalidArgumentError('history', 'must be an array of entries', history);
@@ -193,7 +202,8 @@ export class ZcdpFilter implements Accountant {
    * The rho a release is charged in this budget's relation (see the module comment); throws
    * InvalidArgumentError for a release without a zCDP guarantee.
    */
-  rhoOf(request: Partial<PrivacyCost> & { rho?: number; mechanism?: string; neighbors?: Neighbors; name?: string }): number {
+  rhoOf(request: Partial<PrivacyCost> & { rho?: number; mechanism?: string; neighbors?: Neighbors; name?: string; privacyUnit?: string }): number {
+    this.checkUnit(request);
     const name = request.name ?? 'release';
     // A ledger mark appended by the release runner ("gaussian-analytic (failed)") is not part of the name.
     const mechanism = request.mechanism?.replace(/ \([^()]*\)$/, '');
@@ -305,12 +315,23 @@ export class ZcdpFilter implements Accountant {
     });
   }
 
+  /** A release for another privacy unit than the budget's is refused (InvalidArgumentError naming privacyUnit). */
+  private checkUnit(request: { name?: string; privacyUnit?: string }): void {
+    if (this.privacyUnit !== undefined && (request.privacyUnit ?? 'row') !== this.privacyUnit) {
+      throw new InvalidArgumentError(
+        'privacyUnit',
+        `of release "${request.name ?? 'release'}" is '${request.privacyUnit ?? 'row'}', but this budget protects the privacy unit '${this.privacyUnit}'; a budget keeps one unit`,
+      );
+    }
+  }
+
   /**
    * The (eps, delta) cost of a release in this budget's relation, as PrivacyAccountant.costOf (for
    * callers that total several charges before one check: a total with delta = 0 is then charged
    * (sum eps)^2 / 2 >= sum eps^2 / 2, and one with delta > 0 is refused before any data are read).
    */
-  costOf(request: PrivacyCost & { neighbors?: Neighbors; name?: string }): PrivacyCost {
+  costOf(request: PrivacyCost & { neighbors?: Neighbors; name?: string; privacyUnit?: string }): PrivacyCost {
+    this.checkUnit(request);
     const eps = checkNonNegative(request.eps, 'cost.eps');
     const delta = checkNonNegative(request.delta, 'cost.delta');
     const rel = request.neighbors ?? this.neighbors;

@@ -135,3 +135,26 @@ describe('ZcdpFilter history: entries in another relation', () => {
     expect(g.spentRhoTotal()).toBe(0.004);
   });
 });
+
+describe('ZcdpFilter privacy unit', () => {
+  it('a budget with a privacyUnit refuses a release for another unit (and a per-row release), before anything is charged', () => {
+    const f = new ZcdpFilter({ eps: 1, delta: 1e-6 }, { privacyUnit: 'student' });
+    expect(f.privacyUnit).toBe('student');
+    const g = { eps: 0.1, delta: 1e-7, mechanism: 'gaussian', name: 'a' };
+    let err: unknown;
+    try {
+      f.check({ ...g, privacyUnit: 'row' } as never);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as InvalidArgumentError).argument).toBe('privacyUnit');
+    expect(() => f.check(g)).toThrow(/privacy unit 'student'/);
+    expect(() => f.costOf({ eps: 0.1, delta: 0, privacyUnit: 'lecturer' })).toThrow(InvalidArgumentError);
+    expect(f.spent()).toEqual(new ZcdpFilter({ eps: 1, delta: 1e-6 }).spent());
+    // The same unit passes; without the option nothing is checked (as before).
+    f.check({ ...g, privacyUnit: 'student' } as never);
+    new ZcdpFilter({ eps: 1, delta: 1e-6 }).check({ ...g, privacyUnit: 'row' } as never);
+    expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { privacyUnit: 3 as never })).toThrow(InvalidArgumentError);
+  });
+});
