@@ -1092,6 +1092,7 @@ export class FileLedger {
     const history: ZcdpFilterEntry[] = this.parsed.entries.map((e) => ({ name: e.name, eps: e.eps, delta: e.delta, neighbors: e.neighbors, rho: e.rho!, time: e.time, ...(e.mechanism !== undefined ? { mechanism: e.mechanism } : {}) }));
     return new ZcdpFilter({ eps: b.eps, delta: b.delta }, {
       neighbors: this.neighbors,
+      ...(this.privacyUnit !== undefined ? { privacyUnit: this.privacyUnit } : {}),
       history,
       sink: (e) => this.append({ name: e.name, eps: e.eps, delta: e.delta, neighbors: this.neighbors, time: e.time, rho: e.rho, ...(e.mechanism !== undefined ? { mechanism: e.mechanism } : {}) }),
     });

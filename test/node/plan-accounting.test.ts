@@ -39,9 +39,9 @@ function tmpDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-plan-'));
 }
 
-function analysis(dir: string, releases: string, budget = '  eps: 4\n  delta: 1.0e-4\n'): string {
+function analysis(dir: string, releases: string, budget = '  eps: 4\n  delta: 1.0e-4\n', data = ADULT): string {
   const file = path.join(dir, 'a.analysis.yaml');
-  fs.writeFileSync(file, `title: twenty counts\ndata:\n  path: ${ADULT}\nschema: ${SCHEMA}\nbudget:\n${budget}ledger: ledger\noutput:\n  dir: out\nreleases:\n${releases}`);
+  fs.writeFileSync(file, `title: twenty counts\ndata:\n  path: ${data}\nschema: ${SCHEMA}\nbudget:\n${budget}ledger: ledger\noutput:\n  dir: out\nreleases:\n${releases}`);
   return file;
 }
 
@@ -129,8 +129,10 @@ describe('a plan charged its PLD-composed cost (basic ledger)', () => {
 
   it('a failure after the plan was charged stays charged, and nothing more is charged', async () => {
     const dir = tmpDir();
-    // The mean's public n (5000) is not met by the 3000 rows: it fails after the check.
-    const file = analysis(dir, `${counts(3)}  - { stat: mean, column: age, neighbors: unbounded, n: 5000, eps: 0.3 }\n${counts(1, 3)}`);
+    // Every age cell is empty: the replace-one mean (which needs one value) fails after the check.
+    const noAge = path.join(dir, 'no-age.csv');
+    fs.writeFileSync(noAge, fs.readFileSync(ADULT, 'utf8').split('\n').map((l, i) => (i === 0 || l === '' ? l : l.replace(/^[^,]*/, ''))).join('\n'));
+    const file = analysis(dir, `${counts(3)}  - { stat: mean, column: age, eps: 0.6 }\n${counts(1, 3)}`, undefined, noAge);
     const r = await cli('run', file, '-q');
     expect(r.code).toBe(EXIT.failed);
     const l = readLedger(path.join(dir, 'ledger'));
