@@ -34,9 +34,11 @@ describe('a plan charged as a whole, run again', () => {
   it('--reuse after a failure: the released part is read back uncharged, the rest is charged as a new plan before the data', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-prepaid-'));
     const file = path.join(dir, 'a.analysis.yaml');
-    // The mean's public n (5000) is not met by the 3000 rows: it fails after the charge, every time.
-    const releases = `${counts(3)}  - { stat: mean, column: age, neighbors: unbounded, n: 5000, eps: 0.3 }\n${counts(2, 3)}`;
-    fs.writeFileSync(file, `title: six\ndata:\n  path: ${ADULT}\nschema: ${SCHEMA}\nbudget:\n  eps: 8\n  delta: 1.0e-4\nledger: ledger\noutput:\n  dir: out\nreleases:\n${releases}`);
+    // Every age cell is empty: the replace-one mean (which needs one value) fails after the charge, every time.
+    const noAge = path.join(dir, 'no-age.csv');
+    fs.writeFileSync(noAge, fs.readFileSync(ADULT, 'utf8').split('\n').map((l, i) => (i === 0 || l === '' ? l : l.replace(/^[^,]*/, ''))).join('\n'));
+    const releases = `${counts(3)}  - { stat: mean, column: age, eps: 0.6 }\n${counts(2, 3)}`;
+    fs.writeFileSync(file, `title: six\ndata:\n  path: ${noAge}\nschema: ${SCHEMA}\nbudget:\n  eps: 8\n  delta: 1.0e-4\nledger: ledger\noutput:\n  dir: out\nreleases:\n${releases}`);
     const a = loadAnalysis(file);
     const budget = { eps: 8, delta: 1e-4 };
     const first = planCostSummary(a.releases, a.schema, { accounting: 'basic', neighbors: 'bounded', budget, remaining: budget });
@@ -54,7 +56,7 @@ describe('a plan charged as a whole, run again', () => {
     expect(r2.code).toBe(EXIT.failed);
     const l2 = readLedger(path.join(dir, 'ledger'));
     const added = l2.entries.slice(1);
-    // PLD of the two Gaussian counts and the (0.6, 0)-DP mean (converted to replace-one) is below the sum 1.6.
+    // PLD of the two Gaussian counts and the (0.6, 0)-DP mean is below the sum 1.6.
     expect(second.charged).toBe('pld');
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({ name: 'plan "six" (3 releases, PLD-composed)', eps: second.charge.eps, delta: second.charge.delta });
