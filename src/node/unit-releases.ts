@@ -198,7 +198,7 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
   // Validation on empty aggregates (public options only), with the widest bounds the private bounds can give.
   const keysFor = binLabels ?? levels;
   const [vl, vu] = b.autoBounds ? widestAutoBounds(b) : [valueCol?.lower, valueCol?.upper];
-  releaseGroupAggregates({ keys: [], units: [], n: [], s: [], s2: [] }, aggOptions(r, vl, vu, keysFor, seededRng(1)));
+  releaseGroupAggregates({ keys: [], units: [], n: [], s: [], s2: [], sc: [] }, aggOptions(r, vl, vu, keysFor, seededRng(1)));
   // The exact sums' grid exists for the bounds (within +-2^40), checked before anything is spent; public
   // bounds (a per-unit total clamp or the column's row clamp) must enclose a grid point, else the one
   // point used lies outside them. Private bounds (chosen after the charge) are not refused: with no

@@ -776,7 +776,11 @@ export interface GroupAggregateInput {
    * afterwards without catastrophic cancellation when the bounds are far from zero.
    */
   s2?: ArrayLike<number>;
-  /** Optional CENTRED sum sum(c - mid) per key (mean, variance, sd); without it, s - mid n is used. */
+  /**
+   * Optional CENTRED sum sum(c - mid) per key (mean, variance, sd); without it, s - mid n is used.
+   * Required with `exactGrid` (row clamp), where it and `s2` are centred at the grid centre
+   * (lo + hi)/(2 10^k) and formed from the exact integer sums.
+   */
   sc?: ArrayLike<number>;
   /**
    * histogram, quantile: the kept rows per key and bin, row-major (key i's `breaks` bins at
@@ -841,6 +845,11 @@ export function releaseGroupAggregates<O extends GroupAggregateOptions>(input: G
   const hA = binned ? input.h : undefined;
   if (binned && (hA === undefined || typeof hA !== 'object' || hA === null || hA.length !== K0 * p.bins)) throw new InvalidArgumentError('input.h', `must be an array of keys x breaks (${K0} x ${p.bins}) bin counts`);
   const s2A = p.stat === 'variance' || p.stat === 'sd' ? arr(input.s2, 's2') : undefined;
+  // With exactGrid the sensitivities cover the producer's exact centred sums only: the fallback
+  // s - mid n rounds in doubles, which neither the grid argument nor the cap covers.
+  if (grid !== undefined && (p.stat === 'mean' || p.stat === 'variance' || p.stat === 'sd') && !p.unitClamp && input.sc === undefined) {
+    throw new InvalidArgumentError('input.sc', 'is required with exactGrid (the centred sum formed from the exact integer sums, centred at the grid centre (lo + hi)/(2 10^k))');
+  }
   const scA = p.stat !== 'count' && p.stat !== 'sum' && !p.unitClamp && input.sc !== undefined ? arr(input.sc, 'sc') : undefined;
   const checkValues = (): void => {
     input.keys.forEach((k, i) => {

@@ -34,8 +34,8 @@ describe('bounds: auto per unit: the plan is validated for the widest private bo
       expect(() => validatePlanNoise(plan(r)), r).toThrow(/range/);
     }
   });
-  it('refuses a bounds_range whose bounds would give a noise scale outside the safe lattice range', () => {
-    expect(() => validatePlanNoise(plan('{ stat: mean, column: x, by: g, eps: 1, bounds: auto, bounds_method: quantiles, bounds_range: [-1e300, 1e300] }'))).toThrow(/lattice|range/);
+  it('refuses a bounds_range whose bounds would give a noise scale outside the safe lattice range (or, first, outside the exact sums\' +-2^40 grid range)', () => {
+    expect(() => validatePlanNoise(plan('{ stat: mean, column: x, by: g, eps: 1, bounds: auto, bounds_method: quantiles, bounds_range: [-1e300, 1e300] }'))).toThrow(/lattice|range|2\^40/);
   });
   it('accepts ordinary ranges and the histogram method', () => {
     expect(() => validatePlanNoise(plan('{ stat: mean, column: x, by: g, eps: 1, bounds: auto, bounds_method: quantiles, bounds_range: [-1e6, 1e6] }'))).not.toThrow();

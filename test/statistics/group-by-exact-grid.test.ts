@@ -89,4 +89,13 @@ describe('exact-grid calibration (golden, exact rationals)', () => {
     expect(argumentOf(run({ k: 1, lo: 2, hi: 1 }))).toBe('exactGrid');
     expect(() => releaseGroupAggregates({ keys: ['a'], units: [1], n: [1] }, { ...common, statistic: 'count', exactGrid: { k: 0, lo: 0, hi: 1 } })).toThrow(InvalidArgumentError);
   });
+  it('a mean, variance or sd over exactGrid needs the exact centred sum sc (the double fallback s - mid n is not covered), refused before anything is charged', () => {
+    let charged = 0;
+    const accountant = { check: () => undefined, spend: () => { charged++; } };
+    for (const statistic of ['mean', 'variance', 'sd'] as const) {
+      const input = { keys: ['a'], units: [1], n: [1], s: [1e9], ...(statistic === 'mean' ? {} : { s2: [0] }) };
+      expect(argumentOf(() => releaseGroupAggregates(input, { ...common, accountant: accountant as never, statistic, lower: 1e9, upper: 1e9 + 0.002, exactGrid: { k: 0, lo: 1e9, hi: 1e9 } }))).toBe('input.sc');
+    }
+    expect(charged).toBe(0);
+  });
 });
