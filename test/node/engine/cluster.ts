@@ -1,6 +1,6 @@
 /**
  * Test support for the two-shard ClickHouse cluster of `scripts/clickhouse-cluster.sh`: the URL
- * from DPKIT_CLICKHOUSE (in CI its absence is a failure, never a skip), DDL on every shard (no
+ * from DPKIT_CLICKHOUSE (its absence is a failure, never a skip), DDL on every shard (no
  * ZooKeeper, so no ON CLUSTER), and exact loading through the Distributed table in RowBinary
  * (doubles bit for bit; the text formats of older servers parse floats with a fast, not always
  * correctly rounded parser) with insert_distributed_sync=1.
@@ -9,23 +9,23 @@ import fs from 'node:fs';
 import { describe, it } from 'vitest';
 
 export const CH_URL = process.env.DPKIT_CLICKHOUSE;
-export const IN_CI = process.env.CI === 'true';
 /** The HTTP URLs of the shards (for DDL and per-shard counts). */
 export const SHARDS = (process.env.DPKIT_CLICKHOUSE_SHARDS ?? 'http://127.0.0.1:18123,http://127.0.0.1:18124').split(',').map((s) => s.trim());
 
 /**
- * A suite that needs the cluster: it runs when DPKIT_CLICKHOUSE is set; in CI without it, it is one
- * failing test (never a skip); outside CI without it, it is skipped.
+ * A suite that needs the cluster: it runs when DPKIT_CLICKHOUSE is set (by CI, or by the global
+ * setup test/setup/clickhouse-cluster.ts, which starts the cluster for `npm test`); without it, it is
+ * one failing test naming the cause, never a skip.
  */
 export function describeCluster(title: string, suite: () => void): void {
   if (CH_URL !== undefined) describe(title, suite);
-  else if (IN_CI) {
+  else {
     describe(title, () => {
-      it('needs the cluster in CI', () => {
+      it('needs the ClickHouse cluster', () => {
         clusterUrl();
       });
     });
-  } else describe.skip(title, suite);
+  }
 }
 
 /** The cluster URL; throws (fails the test) when it is not configured. */
