@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadAnalysis, loadSchema, planCost, planColumns, SchemaError } from '../../src/node/analysis.js';
+import { loadAnalysis, loadSchema, planCost, planColumns } from '../../src/node/analysis.js';
+import { schemaErrorOf } from '../helpers/schema-error-of.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-analysis-'));
 let k = 0;
@@ -23,16 +24,6 @@ function analysis(releases: string, top = ''): string {
   return file(`data:\n  path: data.csv\nschema:\n${SCHEMA.replace(/^/gm, '  ').trimEnd()}\nbudget: { eps: 2, delta: 1.0e-6 }\n${top}releases:\n${releases}`);
 }
 
-function err(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SchemaError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a SchemaError');
-}
-
 describe('schema files', () => {
   it('parses numeric and categorical columns with missing policies', () => {
     const s = loadSchema(file(SCHEMA));
@@ -43,20 +34,20 @@ describe('schema files', () => {
 
   it('names file, line, column and key of each mistake', () => {
     let f = file('columns:\n  age: { type: numeric, lower: 90, upper: 17 }\n');
-    expect(err(() => loadSchema(f))).toBe(`${f}:2:43: columns.age.upper must be larger than lower (90), got 17`);
+    expect(schemaErrorOf(() => loadSchema(f))).toBe(`${f}:2:43: columns.age.upper must be larger than lower (90), got 17`);
     f = file('columns:\n  age: { type: numeric, lower: 1 }\n');
-    expect(err(() => loadSchema(f))).toBe(`${f}:2:8: columns.age.upper is required (a finite number)`);
+    expect(schemaErrorOf(() => loadSchema(f))).toBe(`${f}:2:8: columns.age.upper is required (a finite number)`);
     f = file('columns:\n  sex: { type: categorical, levels: [F, M, F] }\n');
-    expect(err(() => loadSchema(f))).toMatch(/:2:44: columns\.sex\.levels\[2\] repeats the level "F"/);
+    expect(schemaErrorOf(() => loadSchema(f))).toMatch(/:2:44: columns\.sex\.levels\[2\] repeats the level "F"/);
     f = file('columns:\n  sex:\n    levels: [F, M]\n    missing: { impute: X }\n');
-    expect(err(() => loadSchema(f))).toMatch(/:4:24: columns\.sex\.missing\.impute must be one of the declared levels, got "X"/);
+    expect(schemaErrorOf(() => loadSchema(f))).toMatch(/:4:24: columns\.sex\.missing\.impute must be one of the declared levels, got "X"/);
     f = file('columns:\n  age: { type: numeric, lower: 1, upper: 2, colour: red }\n');
-    expect(err(() => loadSchema(f))).toMatch(/:2:53: columns\.age\.colour is not a known key here/);
+    expect(schemaErrorOf(() => loadSchema(f))).toMatch(/:2:53: columns\.age\.colour is not a known key here/);
     f = file('columns:\n  age: { type: numeric, lower: 1, upper: [2\n');
-    expect(err(() => loadSchema(f))).toMatch(/is not valid YAML/);
+    expect(schemaErrorOf(() => loadSchema(f))).toMatch(/is not valid YAML/);
     f = file('columns: [1, 2]\n');
-    expect(err(() => loadSchema(f))).toMatch(/:1:10: columns must be a mapping/);
-    expect(err(() => loadSchema(path.join(dir, 'none.yaml')))).toMatch(/none\.yaml: schema file not found/);
+    expect(schemaErrorOf(() => loadSchema(f))).toMatch(/:1:10: columns must be a mapping/);
+    expect(schemaErrorOf(() => loadSchema(path.join(dir, 'none.yaml')))).toMatch(/none\.yaml: schema file not found/);
   });
 
   it('levels are exact text: strings, and integers written in decimal as their text', () => {
@@ -79,17 +70,17 @@ describe('schema files', () => {
     ];
     for (const [levels, re] of cases) {
       const f = file(`columns:\n  d: { type: categorical, levels: ${levels} }\n`);
-      expect(err(() => loadSchema(f)), levels).toMatch(re);
+      expect(schemaErrorOf(() => loadSchema(f)), levels).toMatch(re);
     }
     const f = file('columns:\n  d: { type: categorical, levels: [1, 2], missing: { impute: 1.0 } }\n');
-    expect(err(() => loadSchema(f))).toMatch(/:2:62: columns\.d\.missing\.impute must be a string or an integer .*got 1\.0/);
+    expect(schemaErrorOf(() => loadSchema(f))).toMatch(/:2:62: columns\.d\.missing\.impute must be a string or an integer .*got 1\.0/);
   });
 
   it('positive (the label level of a classifier) follows the same rule', () => {
     const sch = file('columns:\n  x: { type: numeric, lower: 0, upper: 1 }\n  y: { type: categorical, levels: [0, 1] }\n');
     const a = (positive: string) => file(`data: { path: d.csv }\nschema: ${sch}\nbudget: { eps: 1 }\nreleases:\n  - { stat: logistic_regression, features: [x], label: y, positive: ${positive}, eps: 0.5 }\n`);
     expect(loadAnalysis(a('1')).releases[0]).toMatchObject({ positive: '1' });
-    expect(err(() => loadAnalysis(a('1.0')))).toMatch(/releases\[0\]\.positive must be a string or an integer .*got 1\.0/);
+    expect(schemaErrorOf(() => loadAnalysis(a('1.0')))).toMatch(/releases\[0\]\.positive must be a string or an integer .*got 1\.0/);
   });
 });
 
@@ -179,13 +170,13 @@ describe('analysis files', () => {
     ];
     for (const [rel, re] of cases) {
       const f = analysis(rel);
-      expect(err(() => loadAnalysis(f))).toMatch(re);
+      expect(schemaErrorOf(() => loadAnalysis(f))).toMatch(re);
     }
     const noBudget = file('data: { path: d.csv }\nschema: { columns: { a: { lower: 0, upper: 1 } } }\nreleases: [ { stat: mean, column: a, eps: 1 } ]\n');
-    expect(err(() => loadAnalysis(noBudget))).toMatch(/budget is required/);
+    expect(schemaErrorOf(() => loadAnalysis(noBudget))).toMatch(/budget is required/);
     const both = file('data: { path: d.csv, sql: "select 1" }\nschema: { columns: {} }\nbudget: { eps: 1 }\nreleases: [ { stat: count, eps: 1 } ]\n');
-    expect(err(() => loadAnalysis(both))).toMatch(/:1:15: data\.path cannot be given together with sql/);
+    expect(schemaErrorOf(() => loadAnalysis(both))).toMatch(/:1:15: data\.path cannot be given together with sql/);
     const top = analysis('  - { stat: count, eps: 1 }\n', 'alpha: 2\n');
-    expect(err(() => loadAnalysis(top))).toMatch(/alpha must be a number in \(0, 1\), got 2/);
+    expect(schemaErrorOf(() => loadAnalysis(top))).toMatch(/alpha must be a number in \(0, 1\), got 2/);
   });
 });

@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadAnalysis, SchemaError } from '../../src/node/analysis.js';
+import { loadAnalysis } from '../../src/node/analysis.js';
 import { EXIT, main } from '../../src/node/cli.js';
 import { readLedger } from '../../src/node/ledger.js';
+import { schemaErrorOf } from '../helpers/schema-error-of.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-linear-method-'));
@@ -25,23 +26,13 @@ function analysis(release: string): string {
   return file;
 }
 
-function schemaError(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SchemaError);
-    return (e as Error).message;
-  }
-  throw new Error('no error');
-}
-
 describe('linear_regression method', () => {
   it('parses method (default kst); adassp needs delta > 0 and refuses gamma; unknown methods refused', () => {
     expect(loadAnalysis(analysis(', delta: 1.0e-7')).releases[0]).toMatchObject({ stat: 'linear_regression', method: 'kst' });
     expect(loadAnalysis(analysis(', delta: 1.0e-7, method: adassp')).releases[0]).toMatchObject({ method: 'adassp', neighbors: 'unbounded' });
-    expect(schemaError(() => loadAnalysis(analysis(', method: adassp')))).toMatch(/delta must be in \(0, 1\) for method adassp/);
-    expect(schemaError(() => loadAnalysis(analysis(', delta: 1.0e-7, method: adassp, gamma: 2')))).toMatch(/gamma is a KST option/);
-    expect(schemaError(() => loadAnalysis(analysis(', delta: 1.0e-7, method: ols')))).toMatch(/method/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(', method: adassp')))).toMatch(/delta must be in \(0, 1\) for method adassp/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(', delta: 1.0e-7, method: adassp, gamma: 2')))).toMatch(/gamma is a KST option/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(', delta: 1.0e-7, method: ols')))).toMatch(/method/);
   });
 
   it('runs AdaSSP: charged as an add/remove-one release, mechanism adassp, three coefficients', async () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { loadAnalysis, MAX_LEVELS, planCost, SchemaError, type Analysis } from '../../src/node/analysis.js';
+import { loadAnalysis, MAX_LEVELS, planCost, type Analysis } from '../../src/node/analysis.js';
 import { main } from '../../src/node/cli.js';
 import { DataEngine } from '../../src/node/data.js';
 import { executePlan, unitSensitivityText } from '../../src/node/execute.js';
@@ -23,6 +23,7 @@ import { nextDown } from '../../src/math/dyadic.js';
 import { planUnitRelease } from '../../src/node/unit-releases.js';
 import { argumentOf } from '../helpers/argument-of.js';
 import { rowSensitivities, unitTotalSensitivities } from '../../src/statistics/contribution-bounding.js';
+import { schemaErrorOf } from '../helpers/schema-error-of.js';
 
 /**
  * Golden per-value bound of the exact sums (src/statistics/group-by.ts sumBounds) for a bound x that
@@ -54,16 +55,6 @@ function analysis(top: string, releases: string, data = CSV, schema = SCHEMA): s
   fs.writeFileSync(path.join(dir, `s${n}.yaml`), schema);
   fs.writeFileSync(f, `data: { path: ${JSON.stringify(data)} }\nschema: s${n}.yaml\nbudget: { eps: 100, delta: 1e-3, neighbors: unbounded }\nledger: ${JSON.stringify(path.join(dir, `l${n}`))}\n${top}releases:\n${releases}`);
   return f;
-}
-
-function err(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SchemaError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a SchemaError');
 }
 
 async function cli(...argv: string[]) {
@@ -135,26 +126,26 @@ describe('analysis keys with a privacy unit', () => {
   it('bad input: typed, located errors before anything is spent', () => {
     const u = 'privacy_unit: s\nmax_partitions: 3\nmax_rows: 10\n';
     const mean = '  - { stat: mean, column: y, by: dept, eps: 1 }\n';
-    expect(err(() => loadAnalysis(analysis('privacy_unit: student\n', mean)))).toMatch(/:\d+:\d+: privacy_unit names column "student", which the schema .* does not declare/);
-    expect(err(() => loadAnalysis(analysis('privacy_unit: s\nmax_partitions: 0\n', mean)))).toMatch(/max_partitions must be an integer in \[1, 1000000\], got 0/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, max_rows: 2.5, eps: 1 }\n')))).toMatch(/releases\[0\]\.max_rows must be an integer/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, per_unit_clamp: { lower: .nan, upper: 5 }, eps: 1 }\n')))).toMatch(/releases\[0\]\.per_unit_clamp\.lower must be a finite number, got NaN/);
-    expect(err(() => loadAnalysis(analysis('', '  - { stat: mean, column: y, max_rows: 3, eps: 1, n: 10 }\n')))).toMatch(/releases\[0\]\.max_rows needs a privacy unit/);
-    expect(err(() => loadAnalysis(analysis('max_rows: 3\n', mean)))).toMatch(/max_rows needs a privacy unit/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: table, columns: [dept], eps: 1 }\n')))).toMatch(/releases\[0\]\.stat is not supported with privacy_unit/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: d, eps: 1 }\n')))).toMatch(/releases\[0\]\.select_delta is required for by: d/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: d, select_eps: 1, select_delta: 1e-6, eps: 1 }\n')))).toMatch(/select_eps leaves no eps for the aggregates/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, select_delta: 1e-6, eps: 1 }\n')))).toMatch(/select_delta is only for private keys/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, neighbors: bounded, eps: 1 }\n')))).toMatch(/neighbors must be unbounded with privacy_unit/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, bounds: [1, 5], eps: 1 }\n')))).toMatch(/bounds must be auto/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: count, by: s, eps: 1 }\n')))).toMatch(/by must not be the privacy unit/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: count, max_partitions: 2, eps: 1 }\n')))).toMatch(/max_partitions is not used by an ungrouped release/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, colour: red, eps: 1 }\n')))).toMatch(/releases\[0\]\.colour is not a known key here/);
-    expect(err(() => loadAnalysis(analysis('privacy_unit: s\n', '  - { stat: count, eps: 1 }\n')))).toMatch(/releases\[0\]\.max_rows is required with privacy_unit/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('privacy_unit: student\n', mean)))).toMatch(/:\d+:\d+: privacy_unit names column "student", which the schema .* does not declare/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('privacy_unit: s\nmax_partitions: 0\n', mean)))).toMatch(/max_partitions must be an integer in \[1, 1000000\], got 0/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, max_rows: 2.5, eps: 1 }\n')))).toMatch(/releases\[0\]\.max_rows must be an integer/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, per_unit_clamp: { lower: .nan, upper: 5 }, eps: 1 }\n')))).toMatch(/releases\[0\]\.per_unit_clamp\.lower must be a finite number, got NaN/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('', '  - { stat: mean, column: y, max_rows: 3, eps: 1, n: 10 }\n')))).toMatch(/releases\[0\]\.max_rows needs a privacy unit/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('max_rows: 3\n', mean)))).toMatch(/max_rows needs a privacy unit/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: table, columns: [dept], eps: 1 }\n')))).toMatch(/releases\[0\]\.stat is not supported with privacy_unit/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: d, eps: 1 }\n')))).toMatch(/releases\[0\]\.select_delta is required for by: d/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: d, select_eps: 1, select_delta: 1e-6, eps: 1 }\n')))).toMatch(/select_eps leaves no eps for the aggregates/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, select_delta: 1e-6, eps: 1 }\n')))).toMatch(/select_delta is only for private keys/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, neighbors: bounded, eps: 1 }\n')))).toMatch(/neighbors must be unbounded with privacy_unit/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, bounds: [1, 5], eps: 1 }\n')))).toMatch(/bounds must be auto/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: count, by: s, eps: 1 }\n')))).toMatch(/by must not be the privacy unit/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: count, max_partitions: 2, eps: 1 }\n')))).toMatch(/max_partitions is not used by an ungrouped release/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: mean, column: y, by: dept, colour: red, eps: 1 }\n')))).toMatch(/releases\[0\]\.colour is not a known key here/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('privacy_unit: s\n', '  - { stat: count, eps: 1 }\n')))).toMatch(/releases\[0\]\.max_rows is required with privacy_unit/);
     const imputed = SCHEMA.replace('y: { type: numeric, lower: 1, upper: 5 }', 'y: { type: numeric, lower: 1, upper: 5, missing: { impute: 3 } }');
-    expect(err(() => loadAnalysis(analysis(u, mean, CSV, imputed)))).toMatch(/releases\[0\]\.column names "y", whose schema policy imputes missing values/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, mean, CSV, imputed)))).toMatch(/releases\[0\]\.column names "y", whose schema policy imputes missing values/);
     const many = `columns:\n  s: { type: id }\n  g: { type: categorical, levels: [${Array.from({ length: MAX_LEVELS + 1 }, (_, i) => i).join(', ')}] }\n`;
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: count, by: g, eps: 1 }\n', CSV, many)))).toMatch(/columns\.g\.levels has 100001 levels, more than the limit of 100000/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: count, by: g, eps: 1 }\n', CSV, many)))).toMatch(/columns\.g\.levels has 100001 levels, more than the limit of 100000/);
   });
 });
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
-import { loadAnalysis, SchemaError, type Analysis } from '../../src/node/analysis.js';
+import { loadAnalysis, type Analysis } from '../../src/node/analysis.js';
 import { main } from '../../src/node/cli.js';
 import { DataEngine } from '../../src/node/data.js';
 import { executePlan, unitSensitivityText } from '../../src/node/execute.js';
@@ -16,6 +16,7 @@ import type { ReleaseResult } from '../../src/node/spec.js';
 import { seededRng } from '../../src/random/rng.js';
 import { quantilesFromHistogram } from '../../src/statistics/group-by.js';
 import { clusterUrl, describeCluster, dropDistributed, loadCsv } from './engine/cluster.js';
+import { schemaErrorOf } from '../helpers/schema-error-of.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CSV = path.join(ROOT, 'data/insteval.csv');
@@ -34,15 +35,6 @@ function analysis(top: string, releases: string): string {
   fs.writeFileSync(path.join(dir, `s${n}.yaml`), SCHEMA);
   fs.writeFileSync(f, `data: { path: ${JSON.stringify(CSV)} }\nschema: s${n}.yaml\nbudget: { eps: 100, delta: 1e-3, neighbors: unbounded }\nledger: ${JSON.stringify(path.join(dir, `l${n}`))}\n${top}releases:\n${releases}`);
   return f;
-}
-function err(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SchemaError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a SchemaError');
 }
 async function cli(...argv: string[]) {
   const out: string[] = [];
@@ -70,14 +62,14 @@ function exactHistograms(edges: number[]): Map<string, number[]> {
 
 describe('per-group histograms and quantiles per privacy unit', () => {
   it('strict keys: by/breaks need a privacy unit; typed, located errors before anything is spent', () => {
-    expect(err(() => loadAnalysis(analysis('', '  - { stat: histogram, column: y, by: dept, eps: 1 }\n')))).toMatch(/by is supported for histogram with privacy_unit only/);
-    expect(err(() => loadAnalysis(analysis('', '  - { stat: quantile, column: y, probs: [0.5], by: dept, eps: 1 }\n')))).toMatch(/by is supported for quantile with privacy_unit only/);
-    expect(err(() => loadAnalysis(analysis('', '  - { stat: quantile, column: y, probs: [0.5], breaks: 10, eps: 1 }\n')))).toMatch(/breaks is supported for quantile with privacy_unit only/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('', '  - { stat: histogram, column: y, by: dept, eps: 1 }\n')))).toMatch(/by is supported for histogram with privacy_unit only/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('', '  - { stat: quantile, column: y, probs: [0.5], by: dept, eps: 1 }\n')))).toMatch(/by is supported for quantile with privacy_unit only/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('', '  - { stat: quantile, column: y, probs: [0.5], breaks: 10, eps: 1 }\n')))).toMatch(/breaks is supported for quantile with privacy_unit only/);
     const u = 'privacy_unit: s\nmax_partitions: 3\nmax_rows: 10\n';
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], by: dept, breaks: 0, eps: 1 }\n')))).toMatch(/breaks/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], by: d, eps: 1 }\n')))).toMatch(/select_delta.*required/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], by: dept, per_unit_clamp: { lower: 0, upper: 9 }, eps: 1 }\n')))).toMatch(/per_unit_clamp/);
-    expect(err(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], by: dept, bogus: 1, eps: 1 }\n')))).toMatch(/bogus/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], by: dept, breaks: 0, eps: 1 }\n')))).toMatch(/breaks/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], by: d, eps: 1 }\n')))).toMatch(/select_delta.*required/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], by: dept, per_unit_clamp: { lower: 0, upper: 9 }, eps: 1 }\n')))).toMatch(/per_unit_clamp/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis(u, '  - { stat: quantile, column: y, probs: [0.5], by: dept, bogus: 1, eps: 1 }\n')))).toMatch(/bogus/);
   });
 
   it('dry run: the sensitivity of the (key x bin) vector from the bounds (golden: L1 = k m = 30, L2 = sqrt(3) 10)', async () => {

@@ -8,10 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
-import { loadAnalysis, SchemaError, type Analysis } from '../../src/node/analysis.js';
+import { loadAnalysis, type Analysis } from '../../src/node/analysis.js';
 import { DataEngine } from '../../src/node/data.js';
 import { executePlan, unitSensitivityText } from '../../src/node/execute.js';
 import { seededRng } from '../../src/random/rng.js';
+import { schemaErrorOf } from '../helpers/schema-error-of.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-qb-'));
 const CSV = path.join(dir, 'events.csv');
@@ -32,25 +33,15 @@ function analysis(releases: string): string {
   fs.writeFileSync(f, `data: { path: ${JSON.stringify(CSV)} }\nschema: s${n}.yaml\nbudget: { eps: 100, neighbors: unbounded }\nledger: ${JSON.stringify(path.join(dir, `l${n}`))}\nprivacy_unit: u\nmax_rows: 4\nreleases:\n${releases}`);
   return f;
 }
-function err(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SchemaError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a SchemaError');
-}
-
 describe('bounds: auto, bounds_method: quantiles (per unit)', () => {
   it('strict keys: located errors before anything is spent', () => {
-    expect(err(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: quantiles, eps: 1 }\n')))).toMatch(/bounds_range.*required with bounds_method: quantiles/);
-    expect(err(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: median, eps: 1 }\n')))).toMatch(/bounds_method/);
-    expect(err(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_range: [0, 10], eps: 1 }\n')))).toMatch(/bounds_range.*quantiles only/);
-    expect(err(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds_method: quantiles, eps: 1 }\n')))).toMatch(/bounds_method.*needs bounds: auto/);
-    expect(err(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: quantiles, bounds_range: [5, 1], eps: 1 }\n')))).toMatch(/bounds_range/);
-    expect(err(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: quantiles, bounds_range: [0, 1, 2], eps: 1 }\n')))).toMatch(/bounds_range.*two numbers/);
-    expect(err(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: quantiles, bounds_range: [0, .nan], eps: 1 }\n')))).toMatch(/bounds_range/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: quantiles, eps: 1 }\n')))).toMatch(/bounds_range.*required with bounds_method: quantiles/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: median, eps: 1 }\n')))).toMatch(/bounds_method/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_range: [0, 10], eps: 1 }\n')))).toMatch(/bounds_range.*quantiles only/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds_method: quantiles, eps: 1 }\n')))).toMatch(/bounds_method.*needs bounds: auto/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: quantiles, bounds_range: [5, 1], eps: 1 }\n')))).toMatch(/bounds_range/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: quantiles, bounds_range: [0, 1, 2], eps: 1 }\n')))).toMatch(/bounds_range.*two numbers/);
+    expect(schemaErrorOf(() => loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: quantiles, bounds_range: [0, .nan], eps: 1 }\n')))).toMatch(/bounds_range/);
     const a = loadAnalysis(analysis('  - { stat: mean, column: x, bounds: auto, bounds_method: histogram, eps: 1 }\n'));
     expect(a.releases[0]!.unitBounds!.autoBounds).toEqual({ eps: 0.1 });
   });
