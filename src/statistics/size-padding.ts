@@ -35,19 +35,6 @@ export function midpoint(l: number, u: number): number {
 }
 
 /**
- * mid + sum_i (x_i - mid)/max(N, n0), from the data's clipped sum and count: the mean of the data
- * padded with max(n0 - N, 0) records at `mid`. `mean` (the exactly rounded sum/count, when the caller
- * has it) is used as is when N >= n0. Computed as mid + (sum - N mid)/n0 in floating point, whose
- * rounding (of sum and N mid, each up to ulp(N mid)/2) is NOT small against the sensitivity
- * (u - l)/n0 for a narrow range far from 0: the releases use {@link centredSum} or
- * {@link paddedCentredMeanExact} (the deviation from mid, noised before mid is added) instead.
- */
-export function paddedMean(sum: number, count: number, n0: number, mid: number, mean?: number): number {
-  if (count >= n0) return mean ?? sum / count;
-  return mid + (sum - count * mid) / n0;
-}
-
-/**
  * sum_i (clip(x_i, l, u) - mid) summed directly (Neumaier's compensated summation), for finite x
  * (checked by the caller). Each term |clip(x_i) - mid| <= (u - l)/2 is rounded once (exact when
  * mid/2 <= clip(x_i) <= 2 mid, Sterbenz), and the compensated sum adds an error of about one ulp of

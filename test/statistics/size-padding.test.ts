@@ -8,7 +8,20 @@
 import { describe, expect, it } from 'vitest';
 import { seededRng } from '../../src/random/rng.js';
 import { covDP, meanDP, planCov, planMean, planVariance, sdDP, varDP } from '../../src/statistics/index.js';
-import { centredSum, paddedCentredMeanExact, paddedCov, paddedMean, paddedVariance } from '../../src/statistics/size-padding.js';
+import { centredSum, paddedCentredMeanExact, paddedCov, paddedVariance } from '../../src/statistics/size-padding.js';
+
+/**
+ * The reference (not used by the releases): mid + sum_i (x_i - mid)/max(N, n0), from the data's clipped sum and count: the mean of the data
+ * padded with max(n0 - N, 0) records at `mid`. `mean` (the exactly rounded sum/count, when the caller
+ * has it) is used as is when N >= n0. Computed as mid + (sum - N mid)/n0 in floating point, whose
+ * rounding (of sum and N mid, each up to ulp(N mid)/2) is NOT small against the sensitivity
+ * (u - l)/n0 for a narrow range far from 0: the releases use centredSum or
+ * paddedCentredMeanExact (the deviation from mid, noised before mid is added) instead.
+ */
+function paddedMean(sum: number, count: number, n0: number, mid: number, mean?: number): number {
+  if (count >= n0) return mean ?? sum / count;
+  return mid + (sum - count * mid) / n0;
+}
 
 const huge = { eps: 1e12, noise: 'float' as const, neighbors: 'unbounded' as const };
 const b = { lower: 0, upper: 10, n: 4 };
