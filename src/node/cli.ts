@@ -642,7 +642,8 @@ function prepaidFailure(a: Analysis, plan: PrepaidPlan, completed: number, failu
  * ledger's accountant) unless its charge is already in the ledger (written at its check, before it
  * read data: prepaying-accountant.ts; that entry is the charge, never a second one), or the failure
  * was the ledger's own (a lock or write failure, which depends on no data). The first release is
- * charged before the source is opened (its entry covers a failure while opening or prefetching);
+ * charged before the source is opened (its entry covers a failure while opening it; a failed prefetch
+ * is no failure: execute.ts swallows it and each release reads its own columns after its check);
  * a failure between releases (e.g. planning a release on bounds a 'bounds' release estimated) is
  * charged here. Returns the value-free record.
  */

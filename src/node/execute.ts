@@ -78,6 +78,17 @@ function locate(r: ReleaseSpec, e: unknown): unknown {
 /**
  * Computes the moments and histograms of every ungrouped numeric release in two scans (one
  * aggregate query each), so later releases read them from the engine's cache.
+ *
+ * An optimisation only, and its failure is swallowed: nothing is printed, recorded or rethrown, not
+ * even with --debug. It runs before the first release's own check (under the charge the CLI paid
+ * for that release before opening the data, prepaying-accountant.ts) and reads the columns of every
+ * release. A cell that fails a later release's column must not surface here, as a failure of the
+ * first release, charged at its cost: the boundary rule charges a data-dependent failure to the
+ * release whose data caused it. So when a query fails, nothing of it is cached, each release then
+ * reads what it needs itself, after its own check, and a release whose column cannot be read
+ * fails there, as itself, charged (its value-free message). The ledger entries, exit code and
+ * outputs are then those of a run without the prefetch; only the run time differs (which no output
+ * records: every time written is the run's one time, taken before any data were read).
  */
 async function prefetch(a: Analysis, engine: DataEngine): Promise<void> {
   const moments: NumericRequest[] = [];
@@ -94,8 +105,9 @@ async function prefetch(a: Analysis, engine: DataEngine): Promise<void> {
       hists.push({ ...q, edges: r.edges ?? equalEdges(q.lower, q.upper, r.bins ?? q.col.bins), uniform: r.edges === undefined });
     }
   }
-  await engine.moments(moments);
-  await engine.histograms(hists);
+  // Separately: a histogram query can still fill the cache when the moments query failed.
+  await engine.moments(moments).catch(() => undefined);
+  await engine.histograms(hists).catch(() => undefined);
 }
 
 /**

@@ -30,7 +30,9 @@
  *   histograms reads the data before any release is checked): the same entry as `check` writes, and
  *   the runner's next `check`, when it is for that same request (name and converted cost), is then
  *   already paid (no second entry). A different next check is charged on its own (the prepaid entry
- *   stays: charged more, never less).
+ *   stays: charged more, never less). The prepaid entry covers a process that dies while opening
+ *   or prefetching; a prefetch that FAILS is not the first release's failure: execute.ts swallows
+ *   it, and each release reads its own columns after its own check (and fails there, as itself).
  *
  * What the ledger shows: a successful run's entries are the same as with check-then-spend (same
  * names, eps, delta, mechanism). The time of every entry is the run's one time, which the file

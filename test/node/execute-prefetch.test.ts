@@ -1,0 +1,147 @@
+/**
+ * The shared prefetch of moments and histograms (src/node/execute.ts) runs before the first
+ * release's own check, under the charge the CLI paid for that release before opening the data
+ * (src/node/prepaying-accountant.ts), and reads the columns of EVERY release. A cell that fails a
+ * later release's column must not fail the run there, as the first release at its cost: the prefetch
+ * is an optimisation whose failure is swallowed, and the release whose column it is fails after its
+ * own check, as itself, charged, with a value-free message. Everything the run writes is then what it
+ * is without the prefetch.
+ *
+ * The data: a CSV above the size DuckDB parses into memory at open (simulated by opening it with
+ * `materializeBelowBytes: 0`, as a file over the limit is), so each query parses only the columns it
+ * reads; column z, read only by the third release, has a cell far below the sniffed sample that is
+ * not a number.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EXIT, main } from '../../src/node/cli.js';
+import { DataEngine } from '../../src/node/data.js';
+import { readLedger } from '../../src/node/ledger.js';
+
+// The same noise in every run (the CLI draws from cryptoRng), so two runs' outputs can be compared whole.
+vi.mock('../../src/random/rng.js', async (importOriginal) => {
+  const m = await importOriginal<typeof import('../../src/random/rng.js')>();
+  return { ...m, cryptoRng: () => m.seededRng(20261126) };
+});
+
+const SECRET = 'zz-secret-4711';
+
+/** A temp dir with the CSV (a bad cell in z only), its schema and an analysis: count, mean(a), mean(z), mean(b). */
+function setup(): { dir: string; file: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-prefetch-'));
+  const rows = ['a,b,z'];
+  for (let i = 0; i < 30_000; i++) rows.push(`${i % 50},${i % 3},${i % 90}`);
+  rows.push(`7,1,${SECRET}`); // far below DuckDB's sniffer sample: z is sniffed as an integer column
+  for (let i = 0; i < 10; i++) rows.push(`${i},${i % 3},${i}`);
+  fs.writeFileSync(path.join(dir, 'd.csv'), `${rows.join('\n')}\n`);
+  fs.writeFileSync(
+    path.join(dir, 's.schema.yaml'),
+    'columns:\n  a: { type: numeric, lower: 0, upper: 100, missing: drop }\n  b: { type: numeric, lower: 0, upper: 10, missing: drop }\n  z: { type: numeric, lower: 0, upper: 100, missing: drop }\n',
+  );
+  const file = path.join(dir, 'a.analysis.yaml');
+  fs.writeFileSync(
+    file,
+    'title: t\ndata:\n  path: d.csv\nschema: s.schema.yaml\nbudget:\n  eps: 5\nledger: ledger\noutput:\n  dir: out\nreleases:\n' +
+      '  - { stat: count, eps: 0.1 }\n  - { stat: mean, column: a, eps: 0.2 }\n  - { stat: mean, column: z, eps: 0.3 }\n  - { stat: mean, column: b, eps: 0.4 }\n',
+  );
+  return { dir, file };
+}
+
+/**
+ * Opens every source lazily (as a file above the in-memory limit); `skipPrefetch`: the first moments
+ * and histograms calls (the prefetch's) read nothing, as a run without the prefetch.
+ */
+function lazyOpen(skipPrefetch: boolean): { queries: string[][] } {
+  const open = DataEngine.open;
+  const queries: string[][] = [];
+  vi.spyOn(DataEngine, 'open').mockImplementation(async (spec, opts) => {
+    const engine = await open(spec, { ...opts, materializeBelowBytes: 0 });
+    const moments = engine.moments.bind(engine);
+    const histograms = engine.histograms.bind(engine);
+    let firstM = true;
+    let firstH = true;
+    engine.moments = async (reqs) => {
+      const skip = skipPrefetch && firstM;
+      firstM = false;
+      if (skip) return [];
+      queries.push(reqs.map((r) => r.column));
+      return moments(reqs);
+    };
+    engine.histograms = async (reqs) => {
+      const skip = skipPrefetch && firstH;
+      firstH = false;
+      return skip ? [] : histograms(reqs);
+    };
+    return engine;
+  });
+  return { queries };
+}
+
+/** Runs the analysis; returns the exit code and everything the run wrote, with the run's time, its directory and the ledger's random id replaced. */
+async function run(dir: string, file: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(['run', file], { out: (s) => out.push(s), err: (s) => err.push(s) });
+  const json = fs.readFileSync(path.join(dir, 'out', 'results.json'), 'utf8');
+  const doc = JSON.parse(json) as { generated: string; ledgerAnchor: string };
+  const norm = (s: string) => s.split(doc.generated).join('<time>').split(doc.ledgerAnchor).join('<anchor>').split(path.basename(dir)).join('<dir>');
+  const ledger = readLedger(path.join(dir, 'ledger'));
+  return {
+    code,
+    stdout: norm(out.join('\n')),
+    stderr: norm(err.join('\n')),
+    json: norm(json),
+    html: norm(fs.readFileSync(path.join(dir, 'out', 'report.html'), 'utf8')),
+    csv: norm(fs.readFileSync(path.join(dir, 'out', 'results.csv'), 'utf8')),
+    ledgerText: fs.readFileSync(path.join(dir, 'ledger'), 'utf8'),
+    entries: ledger.entries.map(({ time: _t, ...e }) => e),
+    doc: JSON.parse(json) as { completed: number; failed: { name: string; status: string; error: string; charged: unknown } | null; results: { name: string }[] },
+  };
+}
+
+describe('run: a failure of the shared prefetch is not the first release\'s', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('a bad cell in a column read only by the third release fails the third release, charged, as itself; nothing quotes the cell', async () => {
+    const { dir, file } = setup();
+    const { queries } = lazyOpen(false);
+    const r = await run(dir, file);
+    // The prefetch read a, z and b together (and failed); each release then read its own column.
+    expect(queries).toEqual([['a', 'z', 'b'], ['a'], ['z']]);
+    expect(r.code, r.stderr).toBe(EXIT.failed);
+    expect(r.doc.completed).toBe(2);
+    expect(r.doc.results.map((x) => x.name)).toEqual(['count(*)', 'mean(a)']);
+    expect(r.doc.failed).toMatchObject({ name: 'mean(z)', status: 'failed (charged)', charged: { eps: 0.3, delta: 0 } });
+    expect(r.stderr).toMatch(/release "mean\(z\)" failed \(charged\)/);
+    expect(r.stderr).not.toMatch(/count\(\*\)" failed/);
+    // One entry per release that ran, the failed one charged at its own cost; the fourth never ran.
+    expect(r.entries.map((e) => [e.name, e.eps, e.mechanism])).toEqual([
+      ['count(*)', 0.1, 'laplace'],
+      ['mean(a)', 0.2, 'laplace'],
+      ['mean(z)', 0.3, 'laplace'],
+    ]);
+    for (const text of [r.stdout, r.stderr, r.json, r.html, r.csv, r.ledgerText]) expect(text).not.toContain(SECRET);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the exit code, the ledger entries and every output are those of the same run without the prefetch', async () => {
+    const a = setup();
+    lazyOpen(false);
+    const withPrefetch = await run(a.dir, a.file);
+    vi.restoreAllMocks();
+    const b = setup();
+    lazyOpen(true);
+    const without = await run(b.dir, b.file);
+    expect(withPrefetch.doc.failed?.name).toBe('mean(z)');
+    // The ledger files differ in their random id and chain only (hence compared by their entries).
+    const { ledgerText: _a, doc: _da, ...x } = withPrefetch;
+    const { ledgerText: _b, doc: _db, ...y } = without;
+    expect(x).toEqual(y);
+    fs.rmSync(a.dir, { recursive: true, force: true });
+    fs.rmSync(b.dir, { recursive: true, force: true });
+  });
+});
