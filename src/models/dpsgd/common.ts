@@ -119,18 +119,47 @@ export function rowNorm2(X: Float64Array, d: number, i: number): number {
 
 /**
  * Adds the clipped gradient of row i to `out`: the per-example gradient of a linear model is
- * l'(x_i . theta, y_i) x_i, whose norm is |l'| ||x_i|| (precomputed `norm`), so clipping to norm C
- * multiplies it by min(1, C / (|l'| ||x_i||)). No allocation. Returns the clipped coefficient.
+ * l'(x_i . theta, y_i) x_i, whose p-norm is |l'| ||x_i||_p (precomputed `norms`, p = `p`, default 2),
+ * so clipping to norm C multiplies it by min(1, C / (|l'| ||x_i||_p)). No allocation. Returns the
+ * clipped coefficient (NaN when the slow path below was taken).
+ *
+ * Overflow: for finite but huge entries (||x_i||_p = Infinity, or the score or l' = +-Infinity for the
+ * squared loss), |l'| ||x_i|| is not finite and the quotient above would be NaN or 0; such a row gets
+ * the clipped gradient sign(l') C x_i / ||x_i||_p computed on x_i / max_j |x_ij| (no overflow), and
+ * nothing when l' is NaN or 0. Either way the row's contribution has norm <= C and depends on that
+ * row (and theta) only, so the sum keeps its sensitivity C and stays finite: a NaN here would make
+ * the run's failure a function of one row, outside the guarantee.
  */
-export function addClippedGradient(loss: DpSgdLoss, X: Float64Array, y: Float64Array, norms: Float64Array, theta: Float64Array, d: number, i: number, clip: number, out: Float64Array): number {
+export function addClippedGradient(loss: DpSgdLoss, X: Float64Array, y: Float64Array, norms: Float64Array, theta: Float64Array, d: number, i: number, clip: number, out: Float64Array, p: 1 | 2 = 2): number {
   const base = i * d;
   let z = 0;
   for (let j = 0; j < d; j++) z += X[base + j]! * theta[j]!;
   const g = lossDerivative(loss, z, y[i]!);
   const norm = Math.abs(g) * norms[i]!;
-  const c = norm > clip ? (g * clip) / norm : g;
+  if (!(norm <= clip) && !(norm > clip && norm < Infinity)) {
+    addClippedDirection(X, base, d, g, clip, out, p);
+    return NaN;
+  }
+  // g (C / norm), not (g C) / norm: g C can overflow for a large C
+  const c = norm > clip ? g * (clip / norm) : g;
   if (c !== 0) for (let j = 0; j < d; j++) out[j]! += c * X[base + j]!;
   return c;
+}
+
+/** out += sign(g) C x / ||x||_p for the row at `base` (x / max |x_j| first: no overflow); nothing for g NaN or 0, or x = 0. */
+function addClippedDirection(X: Float64Array, base: number, d: number, g: number, clip: number, out: Float64Array, p: 1 | 2): void {
+  if (!(g > 0 || g < 0)) return;
+  let m = 0;
+  for (let j = 0; j < d; j++) m = Math.max(m, Math.abs(X[base + j]!));
+  if (!(m > 0 && m < Infinity)) return;
+  let s = 0;
+  for (let j = 0; j < d; j++) {
+    const u = X[base + j]! / m;
+    s += p === 2 ? u * u : Math.abs(u);
+  }
+  const norm = p === 2 ? Math.sqrt(s) : s;
+  const c = ((g > 0 ? 1 : -1) * clip) / norm;
+  for (let j = 0; j < d; j++) out[j]! += c * (X[base + j]! / m);
 }
 
 /** Scores x . coeff of new rows (coeff on the user's scale, bias first when fitted with one). */

@@ -242,7 +242,7 @@ export class LaplaceSgdDP {
       for (let h = 1; h <= N; h++) {
         const i = Math.min(n - 1, Math.floor(rng.nextDouble() * n));
         grad.fill(0);
-        addClippedGradient(this.loss, des.X, labels, norms, b, d, i, this.clip, grad);
+        addClippedGradient(this.loss, des.X, labels, norms, b, d, i, this.clip, grad, 1);
         const step = c * this.gamma[h - 1]!;
         const scale = step * this.theta[h - 1]!;
         if (h < N) {
