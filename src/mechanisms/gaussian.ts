@@ -12,7 +12,7 @@ import { GAUSSIAN_MARGIN } from '../random/lattice.js';
 import { checkLatticeGaussianMargin } from '../random/lattice-gaussian-tv.js';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP } from './gaussian-calibration.js';
 import { addCheckedNoise, type NoiseSpec } from './noise.js';
-import { checkVectorValues, collapse, parseVectorArgs, planRelease, releaseOf, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
+import { checkSafeScales, checkVectorValues, collapse, parseVectorArgs, planRelease, releaseOf, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
 
 export * from './gaussian-calibration.js';
 
@@ -124,17 +124,30 @@ export function planGaussian(eps: number, delta: number, args: PlanArgs, n: numb
   let spec: NoiseSpec;
   let l2 = 0;
   if (alloc === undefined) {
-    // l2 sensitivity of the vector: sqrt(sum_i s_i^2), or sqrt(n s^2) for one sensitivity applying to every element.
-    let ss = 0;
-    if (sens.length === 1) ss = n * sens[0]! * sens[0]!;
-    else for (let i = 0; i < n; i++) ss += sens[i]! * sens[i]!;
-    l2 = Math.sqrt(ss);
+    // l2 sensitivity of the vector: sqrt(sum_i s_i^2), or sqrt(n) s for one sensitivity applying to
+    // every element; scaled by the largest s_i so that no square underflows or overflows (a square
+    // below 2^-1022 loses bits: s = 3.3e-161 gave an l2 0.09% too small, hence too little noise).
+    if (sens.length === 1) l2 = Math.sqrt(n) * sens[0]!;
+    else {
+      let top = 0;
+      for (let i = 0; i < n; i++) if (sens[i]! > top) top = sens[i]!;
+      let ss = 0;
+      for (let i = 0; i < n; i++) {
+        const r = sens[i]! / top;
+        ss += r * r;
+      }
+      l2 = top * Math.sqrt(ss);
+    }
+    if (!Number.isFinite(l2)) throw new InvalidArgumentError('sensitivities', 'give an l2 sensitivity sqrt(sum_i s_i^2) that overflows', l2);
     spec = { scale: gaussianSigma(calibrate, noise, eps, delta, l2, n), sensitivity: l2 };
   } else {
     const sigmas = new Float64Array(n);
     for (let i = 0; i < n; i++) sigmas[i] = gaussianSigma(calibrate, noise, alloc[i]! * eps, alloc[i]! * delta, sensitivityAt(sens, i), 1);
     spec = { scale: sigmas, sensitivity: sens.length === 1 ? sens[0]! : sens };
   }
+  // 'safe' mode needs every sigma inside the lattice's range: a public fact, refused here (free),
+  // not after the budget check where the grid is planned.
+  if (noise === 'safe') checkSafeScales(spec.scale);
   // 'exact' mode releases the DISCRETE Gaussian, labelled by the guarantee it is charged by: its
   // (eps, delta) curve is not the continuous Gaussian's (for eps >= 8 it exceeds it at some eps'), so
   // an accountant must not treat it as a continuous Gaussian (see gaussianSigma).

@@ -8,7 +8,7 @@ import { runSingle, type Guarantee, type NoiseMode, type Release, type ReleaseOp
 import type { Rng } from '../random/rng.js';
 import { checkAlpha, checkEpsilon, checkPositive } from '../validation.js';
 import { addCheckedNoise, type NoiseSpec } from './noise.js';
-import { checkVectorValues, collapse, parseVectorArgs, planRelease, releaseOf, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
+import { checkSafeScales, checkVectorValues, collapse, parseVectorArgs, planRelease, releaseOf, sensitivityAt, type CommonMechanismOptions, type MechanismPlan, type PlanArgs } from './vector-args.js';
 
 export type LaplaceOptions = ReleaseOptions & CommonMechanismOptions;
 
@@ -120,6 +120,9 @@ export function planLaplace(eps: number, args: PlanArgs, n: number): MechanismPl
     }
     spec = { scale: scales, sensitivity: sens.length === 1 ? sens[0]! : sens };
   }
+  // 'safe' mode needs every scale inside the lattice's range: a public fact, refused here (free),
+  // not after the budget check where the grid is planned.
+  if (noise === 'safe') checkSafeScales(spec.scale);
   return new LaplacePlan({ eps, delta: 0, neighbors: args.neighbors }, alloc === undefined ? (spec.sensitivity as number) : collapse(sens), spec, noise, n);
 }
 

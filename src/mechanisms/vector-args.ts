@@ -7,7 +7,7 @@ import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Guarantee, NoiseMode, Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
-import { checkFiniteArray, checkFiniteValue, checkNeighbors, checkNoiseMode } from '../validation.js';
+import { checkFiniteArray, checkFiniteValue, checkNeighbors, checkNoiseMode, checkSafeScale } from '../validation.js';
 import { checkNoiseInputs, fitsNoise, planNoiseLayout, planNoiseSpec, type NoiseKind, type NoiseSpec } from './noise.js';
 
 export interface VectorArgs {
@@ -147,6 +147,16 @@ export function checkVectorValues(kind: NoiseKind, args: VectorArgs, spec: Noise
     else checkFiniteArray(args.values, 'trueValues');
   }
   checkNoiseInputs(kind, args.values, spec, args.noise);
+}
+
+/**
+ * Every scale of a 'safe' release inside the lattice's range [2^-900, 2^900] (a typed error naming
+ * the scale otherwise). The scales are public, so plans call this before the budget check: the grid
+ * itself is planned only when the values are read, after the check, where a refusal is charged.
+ */
+export function checkSafeScales(scale: number | ArrayLike<number>): void {
+  if (typeof scale === 'number') checkSafeScale(scale, 'scale');
+  else for (let i = 0; i < scale.length; i++) checkSafeScale(scale[i], `scale[${i}]`);
 }
 
 /** The sensitivity of element i (a single sensitivity applies to every element). */

@@ -213,3 +213,26 @@ describe('gaussianMechanism: typed arrays in, typed arrays out', () => {
     expect(acc.ledger()[0]!.mechanism).toMatch(/\(failed\)$/);
   });
 });
+
+describe('gaussianMechanism: the l2 sensitivity and the safe range of sigma', () => {
+  it('l2 = sqrt(sum s_i^2) without underflow: s = 3.3e-161 (its square is subnormal) gives sigma = s times the classic ratio', () => {
+    // Golden: the classic ratio sqrt(2 ln(1.25/delta)) / eps at (0.5, 1e-5), derived here; the l2 of [s, s, s, s] is 2 s exactly.
+    const ratio = Math.sqrt(2 * Math.log(1.25 / 1e-5)) / 0.5;
+    for (const s of [3.3e-161, 1e-170]) {
+      const r = gaussianMechanism([0, 0, 0, 0], 0.5, 1e-5, [s, s, s, s], { details: true, noise: 'float', rng: seededRng(1) });
+      expect(r.sensitivity).toBe(2 * s);
+      expect(Math.abs((r.scale as number) / (2 * s) / ratio - 1)).toBeLessThan(1e-14);
+    }
+  });
+  it('l2 of sensitivities whose squares overflow: s = 1e200 gives 2e200, not an error', () => {
+    const r = gaussianMechanism([0, 0, 0, 0], 0.5, 1e-5, [1e200, 1e200, 1e200, 1e200], { details: true, noise: 'float', rng: seededRng(1) });
+    expect(r.sensitivity).toBe(2e200);
+  });
+  it("'safe': a sigma outside [2^-900, 2^900] is refused before the budget check (nothing spent)", () => {
+    for (const s of [1e-280, 1e280]) {
+      const acc = new PrivacyAccountant({ eps: 10, delta: 0.1 });
+      expect(() => gaussianMechanism([1, 2], 0.5, 1e-5, s, { accountant: acc, rng: seededRng(1) })).toThrow(/scale/);
+      expect(acc.spent()).toEqual({ eps: 0, delta: 0 });
+    }
+  });
+});

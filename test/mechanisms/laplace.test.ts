@@ -202,3 +202,24 @@ describe('laplaceMechanism: typed arrays in, typed arrays out', () => {
     }
   });
 });
+
+describe('laplaceMechanism: a scale outside the safe lattice range is a public refusal (nothing spent)', () => {
+  // The scale b = l1 / eps is public; the grid was planned only after the budget check, so this
+  // refusal used to be charged eps.
+  for (const [name, eps, sens, opts] of [
+    ['b = 1e300 (eps 1e-300)', 1e-300, 1, {}],
+    ['b = 1e-300 (sensitivity 1e-300)', 1, 1e-300, {}],
+    ['per-element b = 2e-280 (allocProportions)', 1, 1e-280, { allocProportions: [1, 1] }],
+  ] as const) {
+    it(name, () => {
+      const acc = new PrivacyAccountant({ eps: 10 });
+      expect(() => laplaceMechanism([1, 2], eps, sens, { ...opts, accountant: acc, rng: seededRng(1) })).toThrow(InvalidArgumentError);
+      expect(acc.spent().eps).toBe(0);
+    });
+  }
+  it("'exact' and 'float' have no lattice range: the same scale releases (and is charged)", () => {
+    const acc = new PrivacyAccountant({ eps: 10 });
+    expect(laplaceMechanism([1, 2], 1, 1e-300, { noise: 'exact', accountant: acc, rng: seededRng(1) })).toHaveLength(2);
+    expect(acc.spent().eps).toBe(1);
+  });
+});
