@@ -53,7 +53,7 @@ import { safeTruncatedLaplacePlan, safeTruncatedLaplaceSampler, sampleTruncatedL
 import { addGridNoise, checkGridRange } from '../random/lattice.js';
 import { sampleLaplace } from '../random/continuous.js';
 import { resolveRng, type Rng } from '../random/rng.js';
-import { runRelease, type ReleaseOptions } from '../release.js';
+import { resolveAccountant, runRelease, type ReleaseOptions } from '../release.js';
 import { checkEpsilon, checkInteger, checkNonNegative, checkPositive } from '../validation.js';
 import { checkColumnBounds, checkMatrixShape, checkVectorShape, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
 
@@ -224,7 +224,7 @@ export class ProximalCoordinateDescentDP {
   get coef(): number[] | undefined {
     return this.coefficients ? Array.from(this.coefficients) : undefined;
   }
-  /** The composed guarantee of the last fit (and how its noisy sums were sampled). */
+  /** The composed guarantee of the last fit (and how its noisy sums were sampled); eps = Infinity for noise kind 'none'. */
   guarantee: { eps: number; delta: number; releases: number; neighbors: 'bounded'; sampling: CoordinateSampling } | null = null;
   /**
    * The T d released noisy gradient sums of the last fit, in visiting order (epoch-major). They are
@@ -326,10 +326,18 @@ export class ProximalCoordinateDescentDP {
       return h;
     };
     let h: Float64Array;
-    if (this.noise.kind === 'none') h = run(resolveRng(options.rng));
+    if (this.noise.kind === 'none') {
+      // Non-private (exact sums): nothing an accountant could be charged for, so none may be in play
+      // (an explicit or default accountant would otherwise record nothing for an exact release).
+      if (resolveAccountant(options) !== undefined) {
+        throw new InvalidArgumentError('accountant', "must be null with noise kind 'none' (a non-private baseline: its exact coefficients cannot be charged to a privacy budget)");
+      }
+      h = run(resolveRng(options.rng));
+    }
     else h = runRelease(options, { name: 'ProximalCoordinateDescentDP.fit', eps, delta, neighbors: 'bounded', mechanism: `proximal-coordinate-descent/${per.name}${sampling === 'float' ? '/float' : ''}` }, run);
     this.coefficients = h;
-    this.guarantee = { eps, delta, releases, neighbors: 'bounded', sampling };
+    // kind 'none' releases the exact sums: no finite eps holds (stated as eps = Infinity, not 0).
+    this.guarantee = this.noise.kind === 'none' ? { eps: Infinity, delta: 0, releases, neighbors: 'bounded', sampling } : { eps, delta, releases, neighbors: 'bounded', sampling };
     this.noisySums = sums;
     this.lower = lower;
     this.upper = upper;
