@@ -11,6 +11,8 @@ import { normalQuantile } from '../math/special.js';
 import { checkAlpha, checkDelta, checkEpsilon, checkFiniteValue, checkPositive } from '../validation.js';
 import { gaussianDelta } from './gaussian-calibration.js';
 import { addGaussianNoise, addLaplaceNoise, effectiveNoiseScales } from './noise.js';
+import { GAUSSIAN_MARGIN } from '../random/lattice.js';
+import { checkLatticeGaussianMargin } from '../random/lattice-gaussian-tv.js';
 import { checkNeighborsLabel } from './truncated-laplace.js';
 
 export interface MixedNoiseOptions extends ReleaseOptions {
@@ -98,6 +100,13 @@ export function mixedNoiseMechanism(value: number, eps: number, delta: number, s
   const neighbors = checkNeighborsLabel(opts?.neighbors);
   const mechanism = `mixed-noise-${plan.branch}`;
   const spec = { scale: plan.scale, sensitivity };
+  // Public refusals before the budget check (free): the safe lattice's range of the scale, and for
+  // the Gaussian branch the lattice coupling term (src/random/lattice-gaussian-tv.ts) that the
+  // 2^-20 sigma margin must cover (it does whenever delta >= the branch's exact delta, as here).
+  if (mode === 'safe') {
+    effectiveNoiseScales(plan.branch, spec, 1, mode);
+    if (plan.branch === 'gaussian') checkLatticeGaussianMargin(eps, delta, sensitivity, plan.scale, 1, GAUSSIAN_MARGIN);
+  }
   return runRelease(opts, { name: 'mixedNoiseMechanism', eps, delta, neighbors, mechanism }, (rng) => {
     // The value is a function of the private data: checked after the budget check (a refusal is charged).
     const q = checkFiniteValue(value, 'value');

@@ -80,3 +80,17 @@ describe('mixedNoiseMechanism', () => {
     expect(acc.spent()).toEqual({ eps: 1, delta: 0.05 });
   });
 });
+
+describe('mixedNoiseMechanism: a scale outside the safe lattice range is a public refusal (nothing spent)', () => {
+  // The scale (Delta/eps, or sqrt(2) Delta/eps) is public; it was checked only after the budget check.
+  for (const [name, eps, delta, sens] of [
+    ['Laplace branch, b = 1e300', 1e-300, 1e-5, 1],
+    ['Gaussian branch, sigma = 1.4e-300', 1, 0.4, 1e-300],
+  ] as const) {
+    it(name, () => {
+      const acc = new PrivacyAccountant({ eps: 10, delta: 0.5 });
+      expect(() => mixedNoiseMechanism(1, eps, delta, sens, { accountant: acc, rng: seededRng(1) })).toThrow(/scale/);
+      expect(acc.spent()).toEqual({ eps: 0, delta: 0 });
+    });
+  }
+});
