@@ -162,7 +162,7 @@ const out: string[] = [
         const m = new ProximalCoordinateDescentDP({ lambda: 1e-3, epochs: 20, stepSize: 16, noise }).fit(
           tr.map((i) => X1[i]!),
           tr.map((i) => y[i]!),
-          { lower, upper, rng: seededRng(`cd-noise-${n}-${rep}-${name}`), accountant: a },
+          { lower, upper, rng: seededRng(`cd-noise-${n}-${rep}-${name}`), accountant: noise.kind === 'none' ? null : a },
         );
         const p = m.predict(te.map((i) => X1[i]!));
         (acc[name] ??= []).push(p.filter((v, k) => v === y[te[k]!]).length / te.length);
