@@ -247,7 +247,8 @@ function writeOutputs(
   ledger: { path: string; before: LedgerSummary; after: LedgerSummary },
   extra: { failed?: FailedRelease; warnings: string[]; densities?: NoiseDensityPlot[]; notRun?: readonly ReleaseSpec[]; planCost?: PlanCostSummary; generated: string },
 ): { written: string[]; errors: string[]; json: string; doc: unknown } {
-  // The run's one time, taken before any data were read (never the time the outputs are written).
+  // The run's one time, taken before any data were read (never the time the outputs are written);
+  // also the files' access and modification times (file-times.ts).
   const generated = extra.generated;
   const json = path.join(outDir, 'results.json');
   const html = path.join(outDir, 'report.html');
@@ -271,7 +272,7 @@ function writeOutputs(
   const written: string[] = [];
   const errors: string[] = [];
   try {
-    writeOutputFile(json, `${JSON.stringify(doc, null, 2)}\n`);
+    writeOutputFile(json, `${JSON.stringify(doc, null, 2)}\n`, generated);
     written.push(json);
   } catch (e) {
     errors.push(e instanceof OutputError ? e.message : `cannot write ${json}`);
@@ -292,14 +293,14 @@ function writeOutputs(
       assumptions: doc.assumptions,
     };
     const text = renderReport(input);
-    writeOutputFile(html, text);
+    writeOutputFile(html, text, generated);
     written.push(html);
   } catch (e) {
     errors.push(e instanceof OutputError ? e.message : `cannot render ${html}`);
   }
   const csv = path.join(outDir, 'results.csv');
   try {
-    writeOutputFile(csv, resultsCsv(results));
+    writeOutputFile(csv, resultsCsv(results), generated);
     written.push(csv);
   } catch (e) {
     errors.push(e instanceof OutputError ? e.message : `cannot write ${csv}`);

@@ -39,7 +39,11 @@
  * Times. Every spend appended through one opened ledger (one run) carries the same time, taken
  * when the ledger was opened or given by the caller (`time`), before any data are read: a time per
  * spend would show how long each release took, which depends on the data. The order of spends is
- * their sequence number.
+ * their sequence number. For the same reason the files' own times follow it: after every write, the
+ * access and modification times of the ledger, its head and a key file it creates are set to that
+ * time (futimes, best effort: only a file's owner may; file-times.ts), so the file metadata do not
+ * show when each spend was appended either. (The inode change time, which no process can set, is
+ * not covered.)
  *
  * Crash states and how they are read back:
  * - killed before or during the write: the record is absent or a torn last line (no newline) beyond
@@ -89,6 +93,7 @@ import { ZcdpFilter, zcdpBudget, type ZcdpFilterEntry } from '../accounting/zcdp
 import { zcdpToDp } from '../accounting/zcdp.js';
 import { checkDelta, checkEpsilon, checkNonNegative } from '../validation.js';
 import { checkPrivacyUnit } from '../privacy-unit.js';
+import { setFileTimes } from './file-times.js';
 import { FileLock, type LockOptions } from './lock.js';
 
 /** The ledger is corrupt, truncated, or otherwise unusable. Nothing was read or spent. */
@@ -297,7 +302,7 @@ function readKey(file: string): LedgerKey | null {
  * or not at all. Returns null when another process created it first (read it then); the temporary
  * file is removed in every case. On a file system without hard links: an O_EXCL create.
  */
-function createKey(file: string): LedgerKey | null {
+function createKey(file: string, time: string): LedgerKey | null {
   const bytes = randomBytes(32);
   const text = `${bytes.toString('hex')}\n`;
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -306,6 +311,7 @@ function createKey(file: string): LedgerKey | null {
     const fd = fs.openSync(tmp, 'wx', 0o600);
     try {
       fs.writeSync(fd, text);
+      setFileTimes(fd, time);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -332,6 +338,7 @@ function createKey(file: string): LedgerKey | null {
     }
     try {
       fs.writeSync(fd, text);
+      setFileTimes(fd, time);
       fs.fsyncSync(fd);
     } catch (e) {
       fs.closeSync(fd);
@@ -493,13 +500,17 @@ function readHead(file: string, label: string, key: Buffer | null): HeadInfo | n
   return { seq: v.seq, hash: v.hash };
 }
 
-/** Atomically replaces `<file>.head` (temporary file, fsync, rename, fsync the directory); the temporary file is removed on failure. */
-function writeHead(file: string, head: HeadInfo, key: Buffer | null): void {
+/**
+ * Atomically replaces `<file>.head` (temporary file, fsync, rename, fsync the directory); the
+ * temporary file is removed on failure. Its access and modification times are `time` (the session's).
+ */
+function writeHead(file: string, head: HeadInfo, key: Buffer | null, time: string): void {
   const tmp = `${file}.head.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = fs.openSync(tmp, 'w', 0o644);
   try {
     try {
       fs.writeSync(fd, JSON.stringify({ seq: head.seq, hash: head.hash, check: headCheck(key, head.seq, head.hash) }));
+      setFileTimes(fd, time);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -913,7 +924,7 @@ export class FileLedger {
     try {
       let key = readKey(keyFile);
       if (key === null) {
-        key = createKey(keyFile);
+        key = createKey(keyFile, created);
         if (key === null) {
           // Created meanwhile by another process (a key file shared by several ledgers): use it.
           key = readKey(keyFile);
@@ -929,12 +940,13 @@ export class FileLedger {
       made.push(file);
       try {
         fs.writeSync(fd, `${JSON.stringify({ body, hash })}\n`);
+        setFileTimes(fd, created);
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);
       }
       fsyncDir(path.dirname(path.resolve(file)));
-      writeHead(file, { seq: 0, hash }, key.bytes);
+      writeHead(file, { seq: 0, hash }, key.bytes, created);
     } catch (e) {
       for (const f of made.reverse()) removeQuietly(f);
       throw e;
@@ -948,6 +960,7 @@ export class FileLedger {
       fs.truncateSync(this.real, p.goodBytes);
       const fd = fs.openSync(this.real, 'r+');
       try {
+        setFileTimes(fd, this.time);
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);
@@ -957,7 +970,7 @@ export class FileLedger {
       warn?.(`ledger ${this.path}: discarded an interrupted write (${p.goodBytes} bytes kept); its result was never shown`);
     }
     if (p.beyondHead > 0) {
-      writeHead(this.real, { seq: p.lastSeq, hash: p.lastHash }, this.keyBytes());
+      writeHead(this.real, { seq: p.lastSeq, hash: p.lastHash }, this.keyBytes(), this.time);
       p.beyondHead = 0;
     }
   }
@@ -1046,6 +1059,7 @@ export class FileLedger {
     try {
       let off = 0;
       while (off < line.length) off += fs.writeSync(fd, line, off, line.length - off);
+      setFileTimes(fd, this.time);
       fs.fsyncSync(fd);
     } catch (e) {
       // Not acknowledged: cut the (partial or unsynced) record off again, so the ledger stays as it
@@ -1053,6 +1067,7 @@ export class FileLedger {
       // beyond the head as spent (conservative; see the module comment).
       try {
         fs.ftruncateSync(fd, this.size);
+        setFileTimes(fd, this.time);
         fs.fsyncSync(fd);
       } catch {
         // Reported below: the original error.
@@ -1067,7 +1082,7 @@ export class FileLedger {
     this.parsed.lastHash = hash;
     this.parsed.goodBytes += line.length;
     this.parsed.hashes.push(hash);
-    writeHead(this.real, { seq, hash }, this.keyBytes());
+    writeHead(this.real, { seq, hash }, this.keyBytes(), this.time);
   }
 
   /**

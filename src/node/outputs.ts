@@ -4,10 +4,15 @@
  * written before the report, and each file is written atomically (a temporary file renamed over
  * it, removed again when the write fails). A failure to write is an {@link OutputError} with one
  * clean line (the file and the errno code), never a raw stack.
+ *
+ * File times: given the run's one time (taken before any data were read; results.json's
+ * `generated`), {@link writeOutputFile} sets the file's access and modification times to it before
+ * the rename, so they do not show when the data-dependent releases ended (file-times.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { DpkitError } from '../errors.js';
+import { setFileTimes } from './file-times.js';
 
 /** An output file or directory cannot be used or written. */
 export class OutputError extends DpkitError {
@@ -84,14 +89,17 @@ function writable(dir: string): boolean {
 /**
  * Writes `text` to `file` atomically (temporary file, fsync, rename), creating its directory; on
  * failure the temporary file is removed and an {@link OutputError} names the file and the errno code.
+ * `time`: the run's one time (ISO 8601), which the file's access and modification times are set to
+ * (file-times.ts); without it they are the time of the write.
  */
-export function writeOutputFile(file: string, text: string): void {
+export function writeOutputFile(file: string, text: string, time?: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(tmp, 'w');
     try {
       fs.writeFileSync(fd, text);
+      if (time !== undefined) setFileTimes(fd, time);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);

@@ -105,7 +105,7 @@ export function readStored(outDir: string, key: string): ReleaseResult | undefin
   return doc.key === key && doc.result && typeof doc.result.name === 'string' ? doc.result : undefined;
 }
 
-/** Stores a released (charged) result under `key`, atomically. */
+/** Stores a released (charged) result under `key`, atomically; the file's times are `stored`, the run's one time (file-times.ts). */
 export function store(outDir: string, key: string, result: ReleaseResult, stored: string): void {
-  writeOutputFile(path.join(storeDir(outDir), `${key}.json`), `${JSON.stringify({ key, stored, result }, null, 2)}\n`);
+  writeOutputFile(path.join(storeDir(outDir), `${key}.json`), `${JSON.stringify({ key, stored, result }, null, 2)}\n`, stored);
 }
