@@ -38,7 +38,11 @@ export interface KNormFitOptions {
 const KNORM_LOGISTIC_OPTIONS = optionSpec<KNormLogisticOptions>({ eps: true, norm: true, q: true, regularizer: true, gradTol: true });
 const KNORM_FIT_OPTIONS = optionSpec<KNormFitOptions>({ ...RELEASE_OPTION_RULES, addBias: 'boolean' });
 
-/** Provenance of a fit. */
+/**
+ * Provenance of a fit: public quantities only (functions of eps, q, the norm, m and the public n).
+ * No solver statistic (iterations, final gradient norm, objective value) is kept: they depend on the
+ * data and the noise beyond the released minimiser.
+ */
 export interface KNormLogisticFitInfo {
   m: number;
   n: number;
@@ -49,8 +53,6 @@ export interface KNormLogisticFitInfo {
   gamma: number;
   /** The rate q eps / Delta of the noise density. */
   noiseRate: number;
-  iterations: number;
-  gradNorm: number;
 }
 
 function sigmoid(z: number): number {
@@ -240,7 +242,7 @@ export class KNormLogisticRegressionDP {
     }
     this.addBias = addBias;
     this.coeff = Array.from(result.x);
-    this.info = { m, n, sensitivity, lambda, gamma, noiseRate, iterations: result.iterations, gradNorm: result.gradNorm };
+    this.info = { m, n, sensitivity, lambda, gamma, noiseRate };
     return this;
   }
 

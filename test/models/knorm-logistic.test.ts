@@ -44,6 +44,12 @@ describe('KNormLogisticRegressionDP', () => {
     }
   });
 
+  it('info holds public calibration only: no solver statistic (iterations, final gradient norm) of the private solve', () => {
+    const { X, y } = simulate(seededRng('s'), 200, [1, -1, 0.5]);
+    const m = new KNormLogisticRegressionDP({ eps: 1, norm: 'l2' }).fit(X, y, { rng: seededRng(1) });
+    expect(Object.keys(m.info!).sort()).toEqual(['gamma', 'lambda', 'm', 'n', 'noiseRate', 'sensitivity']);
+  });
+
   it('the noise b recovered from the optimality condition has |b|_K ~ Gamma(m, q eps / Delta) (and not x0.7 / x1.3)', () => {
     // theta minimises L + gamma |theta|^2/(2n) + b.theta/n, so b = -(n grad L(theta) + gamma theta).
     const { X, y } = simulate(seededRng('d'), 40, [0.5, -0.5, 1]);
