@@ -24,7 +24,10 @@ export {
   analyticGaussianSigma, gaussianDelta, gaussianMechanism, type GaussianOptions, gaussianSigmaClassic, gaussianSigmaPDP, gaussianSigmaZCDP,
   planGaussian,
 } from './gaussian.js';
-export { boundedLaplaceDeltaC, boundedLaplaceMechanism, type BoundedLaplaceOptions, boundedLaplaceScale, sampleBoundedLaplace } from './bounded-laplace.js';
+export {
+  boundedLaplaceDeltaC, boundedLaplaceMechanism, type BoundedLaplaceOptions, boundedLaplaceScale, safeBoundedLaplacePlan, type SafeBoundedLaplacePlan, sampleBoundedLaplace,
+  sampleSafeBoundedLaplace,
+} from './bounded-laplace.js';
 export {
   checkNeighborsLabel, safeTruncatedLaplacePlan, type SafeTruncatedLaplacePlan, safeTruncatedLaplaceSampler, sampleTruncatedLaplace,
   truncatedLaplaceMechanism, type TruncatedLaplaceOptions, truncatedLaplaceParameters, type TruncatedLaplaceParameters,
