@@ -19,7 +19,7 @@ import { columnMajor } from '../models/matrix.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { DataEngine, NumericRequest } from './data.js';
 import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec } from './spec.js';
-import { publicCountAssumption } from './public-count-assumption.js';
+import { countOf, publicCountAssumption } from '../report/public-count-assumption.js';
 
 type ModelSpec = Extract<ReleaseSpec, { stat: 'logistic_regression' | 'svm' | 'linear_regression' }>;
 
@@ -118,7 +118,7 @@ export async function fitModel(
   // whatever n is, so a replacement that adds or removes a complete row is covered (cms.ts).
   const assumption =
     r.perturbation === 'objective'
-      ? publicCountAssumption('bounded', [...reqs.map((q) => q.col), lc], `n, the number of complete rows of ${[...r.features, r.label].join(', ')},`)
+      ? publicCountAssumption('bounded', [...reqs.map((q) => q.col), lc], countOf.completeRows([...r.features, r.label]))
       : undefined;
   const notes = [
     `Chaudhuri, Monteleoni & Sarwate (2011) ${r.perturbation} perturbation, gamma ${r.gamma}, label 1 = "${r.positive}"; eps-DP for replace-one neighbours; the noise norm is Gamma-distributed in a uniform direction, so no per-coefficient interval is shown`,

@@ -22,7 +22,7 @@ import { planQuantile } from '../statistics/quantile.js';
 import { planTable, type TableStatistic } from '../statistics/table.js';
 import { planCov, planVariance, SD_NOTE } from '../statistics/variance.js';
 import { releaseClaim } from './claim.js';
-import { publicCountAssumption } from './public-count-assumption.js';
+import { countOf, publicCountAssumption } from '../report/public-count-assumption.js';
 import type { DataEngine, NumericRequest } from './data.js';
 import { gridMaxAbs, gridWidth } from './engine/engine.js';
 import { fitModel, modelsAvailable } from './models.js';
@@ -145,7 +145,7 @@ function planMeanSpec(r: Spec<'mean'>, schema: DataSchema): PlannedRelease {
       if (bounded && m.n < 1) throw new InvalidArgumentError(r.column, 'has no non-missing values');
       const plan = bounded ? planMean(opts, m.n, gridRange(q)) : first;
       const rel = plan.releases[0]!.release({ sum: m.sum, count: m.n, mean: m.mean, scaledSum: m.scaledSum }, rng);
-      return withAssumption({ ...base(r, [r.column], alpha), ...scalarFields(rel, alpha) }, publicCountAssumption(r.neighbors, [q.col], `n, the number of non-missing values of ${r.column},`));
+      return withAssumption({ ...base(r, [r.column], alpha), ...scalarFields(rel, alpha) }, publicCountAssumption(r.neighbors, [q.col], countOf.nonMissing(r.column)));
     },
   };
 }
@@ -182,7 +182,7 @@ function planVarianceSpec(r: Spec<'variance' | 'sd'>, schema: DataSchema): Plann
         interval: r.stat === 'sd' ? [Math.sqrt(lo), Math.sqrt(hi)] : [lo, hi],
         notes: [r.stat === 'sd' ? SD_NOTE : 'clamped at 0 (post-processing)'],
       };
-      return withAssumption(fields, publicCountAssumption(r.neighbors, [q.col], `n, the number of non-missing values of ${r.column},`));
+      return withAssumption(fields, publicCountAssumption(r.neighbors, [q.col], countOf.nonMissing(r.column)));
     },
   };
 }
@@ -203,7 +203,7 @@ const planCovSpec: Planner<'cov'> = (r, schema) => {
       if (bounded && cm.n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 rows with both values');
       const plan = bounded ? planCov(opts, cm.n, ranges) : first;
       const stat = { covariance: cm.covariance, mean1: cm.meanA, mean2: cm.meanB, count: cm.n };
-      const assumption = publicCountAssumption(r.neighbors, [q1.col, q2.col], `n, the number of rows with both ${r.columns[0]} and ${r.columns[1]} present,`);
+      const assumption = publicCountAssumption(r.neighbors, [q1.col, q2.col], countOf.bothPresent(r.columns[0], r.columns[1]));
       return withAssumption({ ...base(r, [...r.columns], alpha), ...scalarFields(plan.releases[0]!.release(stat, rng), alpha) }, assumption);
     },
   };

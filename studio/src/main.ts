@@ -482,6 +482,8 @@ function renderPlan(): Previewed[] {
       mech.dataset.guarantee = guarantee;
       if (p.preview.detail) mech.dataset.detail = p.preview.detail;
       mech.dataset.sensitivity = JSON.stringify(p.preview.sensitivity);
+      // The assumption the guarantee rests on (a count treated as public), as the CLI's results state it.
+      if (p.preview.assumption) appendAssumption(mech, p.preview.assumption);
       td(fmtNum(p.preview.scale), 'num');
       const hw = td(p.preview.halfWidth === null ? `— (${p.preview.unit})` : `± ${fmtNum(p.preview.halfWidth)} (${p.preview.unit})`, 'num hw');
       hw.dataset.hw = JSON.stringify(p.preview.halfWidth);
@@ -707,6 +709,7 @@ function renderResults(): void {
       const c = document.createElement(k === 0 ? 'th' : 'td');
       if (k === 0) (c as HTMLTableCellElement).scope = 'row';
       c.textContent = t;
+      if (k === cells.length - 1 && r.assumption) appendAssumption(c, r.assumption);
       tr.append(c);
     });
     body.append(tr);
@@ -729,6 +732,15 @@ function renderResults(): void {
   }
   // The report's SVG builders escape every label and number (src/report/charts.ts).
   charts.innerHTML = svg.join('');
+}
+
+/** States a guarantee's assumption under it, in its cell (as text; also in `data-assumption`). */
+function appendAssumption(cell: HTMLElement, assumption: string): void {
+  cell.dataset.assumption = assumption;
+  const note = document.createElement('div');
+  note.className = 'assumption';
+  note.textContent = `Assumption: ${assumption}`;
+  cell.append(note);
 }
 
 function escapeText(s: string): string {

@@ -18,6 +18,7 @@ import type { DataEngine } from '../../src/node/data.js';
 import { equalEdges, gridRange, groupSumsPlans, noiseOptions, noiseOpts, planRelease } from '../../src/node/spec-plans.js';
 import type { DataSchema, ReleaseSpec as CliReleaseSpec } from '../../src/node/spec.js';
 import type { Rng } from '../../src/random/rng.js';
+import { countOf, publicCountAssumption } from '../../src/report/public-count-assumption.js';
 import type { ReportRelease } from '../../src/report/release.js';
 import { countsPlan, planHistogram } from '../../src/statistics/histogram.js';
 import { planMean } from '../../src/statistics/mean.js';
@@ -110,6 +111,12 @@ export interface Preview {
   /** Per-unit releases: the guarantee ("... per s (add/remove one s)") and the contribution bounds with the L1/L2 sensitivity of every part. */
   guarantee?: string;
   detail?: string;
+  /**
+   * The assumption the guarantee rests on beyond its relation, in the words of the CLI's results
+   * (the same core function): a replace-one release calibrated with a count of non-missing values
+   * treats that count as public (bounded convention) when a column drops missing values.
+   */
+  assumption?: string;
 }
 
 /** The public sizes the bounded plans use: the non-missing count of each numeric column. */
@@ -165,6 +172,12 @@ function countPlan(r: ReleaseSpec, schema: Schema) {
 
 const scaleOf = (plan: ReleasePlan<unknown, unknown>) => plan.noise!.scale;
 
+/** The assumption of an ungrouped mean, variance or sd (its calibration uses the column's non-missing count under replace-one). */
+const nonMissingAssumption = (r: ReleaseSpec, q: NumericSpec) => publicCountAssumption(r.neighbors, [{ name: q.column, missing: q.missing }], countOf.nonMissing(q.column));
+
+/** `p` with `assumption` when there is one. */
+const withAssumption = (p: Preview, assumption: string | undefined): Preview => (assumption === undefined ? p : { ...p, assumption });
+
 /** The preview of a release: its noise and interval half-widths, from public values only. */
 export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSizes, alpha: number, fileColumns?: readonly string[]): Preview {
   if (r.unit) {
@@ -199,14 +212,14 @@ export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSize
         };
       }
       const plan = meanPlan(r, q, sizeFor(r, q, sizes, 1));
-      return { mechanism: plan.mechanism, sensitivity: plan.sensitivity, scale: scaleOf(plan), halfWidth: plan.noiseHalfWidth(alpha), unit: 'mean' };
+      return withAssumption({ mechanism: plan.mechanism, sensitivity: plan.sensitivity, scale: scaleOf(plan), halfWidth: plan.noiseHalfWidth(alpha), unit: 'mean' }, nonMissingAssumption(r, q));
     }
     case 'sd':
     case 'variance': {
       const q = numericCol(schema, r.column);
       if (r.by) throw new InvalidArgumentError('by', `is supported for count and mean (grouped ${r.stat} is not)`);
       const plan = variancePlan(r, q, sizeFor(r, q, sizes, 2));
-      return { mechanism: plan.mechanism, sensitivity: plan.sensitivity, scale: scaleOf(plan), halfWidth: plan.noiseHalfWidth(alpha), unit: 'variance (before the square root)' };
+      return withAssumption({ mechanism: plan.mechanism, sensitivity: plan.sensitivity, scale: scaleOf(plan), halfWidth: plan.noiseHalfWidth(alpha), unit: 'variance (before the square root)' }, nonMissingAssumption(r, q));
     }
     case 'quantile': {
       const q = numericCol(schema, r.column);
@@ -221,15 +234,23 @@ export function previewRelease(r: ReleaseSpec, schema: Schema, sizes: PublicSize
     }
     case 'linear_regression':
     case 'logistic_regression': {
-      modelColumns(r, schema);
+      const cols = modelColumns(r, schema);
       const g = modelGuarantee(modelParams(r));
-      return {
-        mechanism: r.stat === 'linear_regression' ? (r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian') : 'cms-objective-perturbation',
-        sensitivity: null,
-        scale: null,
-        halfWidth: null,
-        unit: `no data-independent interval; DP for ${g.neighbors === 'bounded' ? 'replace-one' : 'add/remove-one'} neighbours`,
-      };
+      // The studio's logistic regression is CMS objective perturbation (replace-one, n = complete rows).
+      const assumption =
+        r.stat === 'logistic_regression'
+          ? publicCountAssumption('bounded', [...cols.features, cols.label].map((c) => ({ name: c.column, missing: c.missing })), countOf.completeRows([...cols.features, cols.label].map((c) => c.column)))
+          : undefined;
+      return withAssumption(
+        {
+          mechanism: r.stat === 'linear_regression' ? (r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian') : 'cms-objective-perturbation',
+          sensitivity: null,
+          scale: null,
+          halfWidth: null,
+          unit: `no data-independent interval; DP for ${g.neighbors === 'bounded' ? 'replace-one' : 'add/remove-one'} neighbours`,
+        },
+        assumption,
+      );
     }
     case 'table': {
       const cols = (r.columns ?? []).map((c, i) => categoricalCol(schema, c, `columns[${i}]`));

@@ -14,7 +14,7 @@ import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { loadAnalysis } from '../../src/node/analysis.js';
 import { DataEngine } from '../../src/node/data.js';
 import { executePlan } from '../../src/node/execute.js';
-import { publicCountAssumption } from '../../src/node/public-count-assumption.js';
+import { publicCountAssumption } from '../../src/report/public-count-assumption.js';
 import { renderReport, resultsCsv } from '../../src/node/report.js';
 import type { ReleaseResult } from '../../src/node/spec.js';
 import { CSV_COLUMNS } from '../../src/report/csv.js';
