@@ -18,12 +18,15 @@
  * - models with an add/remove (unbounded) guarantee (LinearRegressionDP): every row is assigned to
  *   a part independently and uniformly at random (sizes are then random), so adding or removing a
  *   row changes only its own part and the other rows' assignment law is unchanged. `shuffled` is
- *   not needed there. If a part comes out empty (certain when n < m + 1, possible for small n), the
- *   budget is charged and InfeasibleError thrown: n is private under add/remove neighbours, so this
- *   failure is part of the charged run. Note that the failure EVENT itself is a function of n and
- *   the random split whose probability is not bounded by the eps guarantee (e.g. it is certain for
- *   n = m and not for n = m + 1): with add/remove neighbours use n well above m + 1 (the empty-part
- *   probability is at most (m + 1) (1 - 1/(m + 1))^n), or treat the row count as public.
+ *   not needed there. A part may come out empty (certain when n < m + 1, possible for small n; n,
+ *   0 included, is private here): the model of an empty part is fitted on no rows (LinearRegressionDP
+ *   releases for every n, 0 included: KST's perturbed regularised minimiser, AdaSSP's noisy zero
+ *   statistics), and an empty scoring part scores every model 0 (the exponential mechanism then
+ *   selects uniformly), so the output is the same mechanism for every n. A model that cannot be fitted
+ *   on no rows (DP-SGD and naive Bayes refuse an empty X) makes the run fail with InfeasibleError
+ *   (charged); that failure EVENT is a function of n and the split not bounded by the guarantee
+ *   (certain for n = m, not for n = m + 1), so with such models use n well above m + 1 (the
+ *   empty-part probability is at most (m + 1) (1 - 1/(m + 1))^n).
  *
  * Guarantee (parallel composition, McSherry 2009): each row lies in exactly one part. A row of part
  * i only influences model i, which is (eps, delta)-DP, and the selection is post-processing of the
@@ -44,7 +47,7 @@ import type { Guarantee, ReleaseOptions } from '../release.js';
 import { runRelease } from '../release.js';
 import { exponentialMechanism } from '../mechanisms/exponential.js';
 import { resolveRng, type Rng } from '../random/rng.js';
-import { checkColumnBounds, checkMatrixShape, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, matrixShape, toRowMajor, toVector, type MatrixInput, columnMajor } from './matrix.js';
+import { checkColumnBounds, checkMatrixShape, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, toRowMajor, toVector, type MatrixInput, columnMajor } from './matrix.js';
 import { checkBinaryLabels, checkOptionsObject, checkWeights, checkWeightsShape } from './erm/preprocess.js';
 
 /** What a tunable model must offer: a guarantee, a fit that accepts { rng } and a predict. */
@@ -156,9 +159,6 @@ function splitRows(n: number, parts: number, shuffled: boolean, rng: Rng, neighb
       const k = which[i]!;
       out[k]![fill[k]!++] = i;
     }
-    for (let k = 0; k < parts; k++) {
-      if (out[k]!.length === 0) throw new InfeasibleError(`private tuning: a random part of ${parts} came out empty (too few rows for ${parts - 1} models); the budget WAS charged (the event depends on the private number of rows)`);
-    }
     return out;
   }
   const perm = new Int32Array(n);
@@ -180,9 +180,10 @@ function splitRows(n: number, parts: number, shuffled: boolean, rng: Rng, neighb
   return out;
 }
 
-/** The rows `idx` of a row-major n x d matrix as a column-major matrix. */
+/** The rows `idx` of a row-major n x d matrix as a column-major matrix (no rows: an empty array of rows). */
 function subMatrix(data: Float64Array, d: number, idx: Int32Array): MatrixInput {
   const m = idx.length;
+  if (m === 0) return [];
   const out = new Float64Array(m * d);
   for (let r = 0; r < m; r++) {
     const base = idx[r]! * d;
@@ -223,8 +224,15 @@ function tuneSelect<F>(
     const utility = new Float64Array(m);
     for (let i = 0; i < m; i++) {
       const part = parts[i]!;
-      ms[i]!.fit(subMatrix(data, d, part), subVector(target, part), fitOptions(part, rng));
-      utility[i] = score(ms[i]!.predict(Xs), ys);
+      try {
+        ms[i]!.fit(subMatrix(data, d, part), subVector(target, part), fitOptions(part, rng));
+      } catch (e) {
+        // (which model and part is not said: the split and n are private)
+        if (part.length === 0) throw new InfeasibleError('private tuning: a model cannot be fitted on an empty random part (too few rows for the models); the budget WAS charged (the event depends on the private number of rows)');
+        throw e;
+      }
+      // An empty scoring part scores every model 0 (a sum over no rows).
+      utility[i] = scoreIdx.length === 0 ? 0 : score(ms[i]!.predict(Xs), ys);
     }
     return exponentialMechanism(utility, eps, r.sensitivity, { rng, neighbors, accountant: null }); // charged once by the enclosing release
   })));
@@ -243,7 +251,7 @@ function tuneSelect<F>(
  * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (models with different guarantees, too few rows, shapes; nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
  * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
  * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
- * @throws {@link InfeasibleError} (charged) when a random part comes out empty under add/remove-one neighbours.
+ * @throws {@link InfeasibleError} (charged) when, under add/remove-one neighbours, a random part comes out empty and its model cannot be fitted on no rows.
  * @example
  * ```ts
  * import { LogisticRegressionDP, seededRng, tuneClassificationModel } from 'dpkit';
@@ -257,14 +265,15 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
   checkOptionKeys('tuneClassificationModel', options, TUNE_CLASSIFICATION_OPTIONS);
   const o = checkOptionsObject<TuneClassificationOptions>(options, 'options');
   const { models: ms, eps, delta, neighbors } = checkModels<TuneClassificationOptions>(models, 'classification');
-  const { n, d } = matrixShape(X, 'X');
+  // Under add/remove-one neighbours the row count is private: an empty X passes here when the
+  // bounds give d (every part is then empty, see the module comment).
+  const { n, d } = neighbors === 'unbounded' ? checkMatrixShapeOrEmpty(X, lengthOf(o.lower), 'X') : checkMatrixShape(X, 'X');
   const m = ms.length;
   // n is public for replace-one neighbours; for add/remove-one neighbours it is private, and too few
-  // rows surface (charged) as an empty random part inside the release instead.
+  // rows give empty random parts inside the release instead.
   if (neighbors === 'bounded' && n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
   // Public inputs before the budget check (shapes, bounds, options); the values of X, y and the
   // weights inside the release.
-  checkMatrixShape(X, 'X');
   checkVectorShape(y, 'y', n);
   checkWeightsShape(o.weights, o.weightsUpperBound, n);
   if (o.lower !== undefined || o.upper !== undefined) checkColumnBounds(o.lower, o.upper, d);
@@ -274,7 +283,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
   const read = () => {
     const target = checkBinaryLabels(y, n, false);
     weights = checkWeights(o.weights, o.weightsUpperBound, n).weights;
-    return { data: toRowMajor(X, 'X').data, target };
+    return { data: n === 0 ? new Float64Array(0) : toRowMajor(X, 'X').data, target };
   };
   const index = tuneSelect(o, ms, { name: 'tuneClassificationModel', eps, delta, neighbors, read, d, n, sensitivity: 1 }, (part, rng) => {
     // accountant: null: the fits are accounted for by this release, not by a default accountant.
@@ -308,6 +317,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
  * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
  * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
  * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
+ * @throws {@link InfeasibleError} (charged) when, under add/remove-one neighbours, a random part comes out empty and its model cannot be fitted on no rows.
  * @example
  * ```ts
  * import { LinearRegressionDP, seededRng, tuneLinearRegressionModel } from 'dpkit';
@@ -322,12 +332,12 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   const o = checkOptionsObject<TuneLinearRegressionOptions>(options, 'options');
   const { models: ms, eps, delta, neighbors } = checkModels<TuneLinearRegressionOptions>(models, 'linear regression');
   // Under add/remove-one neighbours the row count is private: an empty X passes here when the
-  // bounds give d, and is refused inside the release (charged).
+  // bounds give d (every part is then empty; LinearRegressionDP fits on no rows, see the module comment).
   const bound = lengthOf(o.lower);
   const { n, d } = neighbors === 'unbounded' ? checkMatrixShapeOrEmpty(X, bound === undefined ? undefined : bound - 1, 'X') : checkMatrixShape(X, 'X');
   const m = ms.length;
   // n is public for replace-one neighbours; for add/remove-one neighbours it is private, and too few
-  // rows surface (charged) as an empty random part inside the release instead.
+  // rows give empty random parts inside the release instead.
   if (neighbors === 'bounded' && n < m + 1) throw new InvalidArgumentError('X', `must have at least m + 1 = ${m + 1} rows (one part per model and one for scoring)`, n);
   // Public inputs before the budget check (shapes, bounds, options); the values of X and y inside
   // the release.
@@ -340,7 +350,7 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
   resolveRng(o.rng);
   const sensitivity = (uy - ly) * (uy - ly);
-  const read = () => ({ target: toVector(y, 'y', n), data: toRowMajor(X, 'X').data });
+  const read = () => ({ target: toVector(y, 'y', n), data: n === 0 ? new Float64Array(0) : toRowMajor(X, 'X').data });
   const index = tuneSelect(o, ms, { name: 'tuneLinearRegressionModel', eps, delta, neighbors, read, d, n, sensitivity }, (_part, rng) => {
     const fitOpts: TuneLinearRegressionOptions = { lower: o.lower, upper: o.upper, rng, accountant: null };
     if (o.addBias !== undefined) fitOpts.addBias = o.addBias;

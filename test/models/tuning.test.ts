@@ -227,3 +227,31 @@ describe('tuneLinearRegressionModel', () => {
     expect(chiSquareTest(counts, wBad.map((v) => (N * v) / sBad)).pValue).toBeLessThan(1e-6);
   });
 });
+
+describe('tuning under add/remove-one neighbours: empty random parts', () => {
+  it('LinearRegressionDP candidates release for every n (0 and n < m + 1 included): no failure event that depends on the private n', () => {
+    // Before: an empty part threw InfeasibleError, certain at n = 3 (3 models, 4 parts) and not at
+    // n = 4, an event outside the guarantee. KST fits on no rows; an empty scoring part scores 0.
+    const bounds = { lower: [0, 0, 0], upper: [1, 1, 1] };
+    for (const n of [0, 1, 3, 4]) {
+      for (let s = 0; s < 5; s++) {
+        const X = Array.from({ length: n }, (_, i) => [i / 4, 0.5]);
+        const y = X.map(([a]) => a!);
+        const acc = new PrivacyAccountant({ eps: 10 }, { neighbors: 'unbounded' });
+        const models = [1, 5, 25].map((gamma) => new LinearRegressionDP({ eps: 1, gamma }));
+        const best = tuneLinearRegressionModel(models, X, y, { ...bounds, addBias: true, rng: seededRng(`tune-${n}-${s}`), accountant: acc });
+        expect(models).toContain(best);
+        expect(best.coef!.every((v) => Number.isFinite(v))).toBe(true);
+        expect(acc.ledger()).toHaveLength(1);
+        expect(acc.spent().eps).toBe(1);
+      }
+    }
+  });
+
+  it('a model that cannot be fitted on no rows fails with InfeasibleError after the charge (n = 0 is not refused before it)', () => {
+    const ub: Guarantee = { eps: 1, delta: 0, neighbors: 'unbounded' };
+    const acc = new PrivacyAccountant({ eps: 10 }, { neighbors: 'unbounded' });
+    expect(() => tuneClassificationModel([new SpyModel(0, ub), new SpyModel(1, ub)], [], [], { lower: [0], upper: [1], rng: seededRng(1), accountant: acc })).toThrow(InfeasibleError);
+    expect(acc.ledger()).toHaveLength(1);
+  });
+});
