@@ -20,7 +20,8 @@
  *      L2 = sqrt(k) m c; or with `perUnitClamp: { lower: L, upper: U }` each unit's TOTAL per key
  *      clamped to [L, U]: L1 = k c, L2 = sqrt(k) c with c = max(|L|, |U|);
  *    - mean: eps/2 (and delta/2) for the counts, eps/2 for the sums of CENTRED values x - mid
- *      (mid = (lower + upper)/2, per-row bound h = (upper - lower)/2): mean = mid + S~/max(n~, 1),
+ *      (mid = (lower + upper)/2, with `exactGrid` the centre of the grid points, per-row bound
+ *      h = (upper - lower)/2): mean = mid + S~/max(n~, 1),
  *      clamped to [lower, upper] (with perUnitClamp: S~/max(n~, 1) of the clamped totals, h = c);
  *    - variance and sd: eps/3 each for counts, centred sums and centred sums of squares (per-row
  *      bound h^2): var = S2~/n~ - (S1~/n~)^2 clamped to [0, h^2], sd = sqrt(var);
@@ -582,12 +583,24 @@ export function sumBounds(l: number, u: number, unitClamp: boolean, grid: ExactS
   return { c, h, h2, sumLimit: { plain: SUM_LIMIT_FACTOR * cg, centred: SUM_LIMIT_FACTOR * hg, squares: SUM_LIMIT_FACTOR * sqg } };
 }
 
+/**
+ * The centre (lo + hi)/(2 10^k) of an exact grid's points, about which the exact centred sums are formed
+ * (sc = sum (s/10^k - centre), src/node/bounding-sql.ts; exactGridSums here): the mean adds back exactly
+ * this point, so mean = centre + sc/n is the mean of the grid values, where (l + u)/2 would shift it by
+ * up to 10^-k/2 when the bounds are off the grid (post-processing: no privacy change). One correctly
+ * rounded division (lo + hi is exact for |lo + hi| <= 2^53, as for every grid of the engines, and
+ * 2 10^k <= 2e9 is exact).
+ */
+export function gridCentre(grid: ExactSumGrid): number {
+  return (grid.lo + grid.hi) / (2 * 10 ** grid.k);
+}
+
 function planGrouped(p: Parsed): GroupedPlan {
   const b = p.bounds;
   const parts: { name: GroupPart['name']; plan: NoisePlan; noise: ParsedNoise }[] = [];
   const dims = p.keys ? p.keys.length : 1;
   const [l, u] = p.clamp ?? p.unitClamp ?? [0, 1];
-  const mid = (l + u) / 2;
+  const mid = p.grid && !p.unitClamp ? gridCentre(p.grid) : (l + u) / 2;
   const { c, h, h2, sumLimit } = sumBounds(l, u, p.unitClamp !== undefined, p.grid);
   const countSens = rowSensitivities(b, 1);
   const sumSens = (perRow: number) => (p.unitClamp ? unitTotalSensitivities(b, perRow) : rowSensitivities(b, perRow));
@@ -779,7 +792,8 @@ export interface GroupAggregateInput {
   /**
    * Optional CENTRED sum sum(c - mid) per key (mean, variance, sd); without it, s - mid n is used.
    * Required with `exactGrid` (row clamp), where it and `s2` are centred at the grid centre
-   * (lo + hi)/(2 10^k) and formed from the exact integer sums.
+   * (lo + hi)/(2 10^k) and formed from the exact integer sums; the mean then adds back that centre
+   * (`gridCentre`), not (lower + upper)/2.
    */
   sc?: ArrayLike<number>;
   /**

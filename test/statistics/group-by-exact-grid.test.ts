@@ -9,7 +9,7 @@ import { toDyadic } from '../../src/math/dyadic.js';
 import { exactGrid } from '../../src/node/engine/exact-sums.js';
 import { seededRng } from '../../src/random/rng.js';
 import { freshHashKey } from '../../src/random/siphash.js';
-import { groupByDP, releaseGroupAggregates, sumBounds } from '../../src/statistics/group-by.js';
+import { gridCentre, groupByDP, releaseGroupAggregates, sumBounds } from '../../src/statistics/group-by.js';
 import { argumentOf } from '../helpers/argument-of.js';
 
 /** a >= num/den exactly (a a double, num/den a rational with den > 0). */
@@ -78,6 +78,21 @@ describe('exact-grid calibration (golden, exact rationals)', () => {
     expect(a.parts.map((p) => p.l1)).toEqual(b.parts.map((p) => p.l1));
     expect(a.value.values).toEqual(b.value.values);
     expect((a.value.values as number[])[0]).toBeCloseTo(0.65 / 3, 3);
+  });
+
+  it('the mean adds back the centre of the grid points the sums were centred at, not (l + u)/2 (bounds off the grid)', () => {
+    // [2.5e-10, 1]: k = 9, lo = ceil(0.25) = 1, hi = 1e9, so the grid centre is (1e9 + 1)/(2 10^9) =
+    // 0.5000000005 while (l + u)/2 = 0.500000000125: 3.75e-10 apart.
+    const g = exactGrid(2.5e-10, 1);
+    expect(g).toMatchObject({ k: 9, lo: 1, hi: 1e9 });
+    expect(gridCentre(g)).toBe(0.5000000005);
+    // Every value at the centre (sc = 0) over 1e12 rows: the noisy sc/n is ~1e-12, so the released
+    // mean is the centre to within 1e-10 (the noise exceeds 100 scales with probability < e^-100).
+    const n = 1e12;
+    const o = { ...common, statistic: 'mean', lower: 2.5e-10, upper: 1, exactGrid: { k: g.k, lo: g.lo, hi: g.hi } } as const;
+    const m = (releaseGroupAggregates({ keys: ['a'], units: [n], n: [n], s: [0.5000000005 * n], sc: [0] }, o).value.values as number[])[0]!;
+    expect(Math.abs(m - 0.5000000005)).toBeLessThan(1e-10);
+    expect(Math.abs(m - (2.5e-10 + 1) / 2)).toBeGreaterThan(2e-10);
   });
 
   it('refuses a bad exactGrid before anything is spent (typed, located)', () => {
