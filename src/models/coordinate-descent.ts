@@ -224,7 +224,12 @@ export class ProximalCoordinateDescentDP {
   get coef(): number[] | undefined {
     return this.coefficients ? Array.from(this.coefficients) : undefined;
   }
-  /** The composed guarantee of the last fit (and how its noisy sums were sampled); eps = Infinity for noise kind 'none'. */
+  /**
+   * The composed guarantee of the last fit (and how its noisy sums were sampled); eps = Infinity for
+   * noise kind 'none'. The privacy unit is one row (record); every one of the `releases` = T d noisy
+   * sums has sensitivity {@link COORDINATE_GRADIENT_SENSITIVITY} = 2 (replace-one neighbours, see the
+   * module comment), and the totals are their basic composition (Dwork & Roth 2014, Thm 3.16).
+   */
   guarantee: { eps: number; delta: number; releases: number; neighbors: 'bounded'; sampling: CoordinateSampling } | null = null;
   /**
    * The T d released noisy gradient sums of the last fit, in visiting order (epoch-major). They are
