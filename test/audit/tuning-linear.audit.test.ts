@@ -32,11 +32,11 @@ function run(y: number[], rng: Rng, eps: number): number {
 
 describe('audit: tuneLinearRegressionModel', () => {
   it('passes at eps = 1 on neighbours differing in one scoring target', () => {
-    const r = auditDP({ mechanism: (y: number[], rng: Rng) => run(y, rng, 1), neighbors: [ya, yb], eps: 1, seed: 'tune-lin-1', samples: 40_000 });
+    const r = auditDP({ mechanism: (y: number[], rng: Rng) => run(y, rng, 1), neighbors: [ya, yb], eps: 1, seed: 'tune-lin-1', samples: 20_000 });
     expect(r.passed, formatAudit(r)).toBe(true);
   });
   it('flags the selection run at 4 eps', () => {
-    const r = auditDP({ mechanism: (y: number[], rng: Rng) => run(y, rng, 4), neighbors: [ya, yb], eps: 1, seed: 'tune-lin-2', samples: 40_000 });
+    const r = auditDP({ mechanism: (y: number[], rng: Rng) => run(y, rng, 4), neighbors: [ya, yb], eps: 1, seed: 'tune-lin-2', samples: 20_000 });
     expect(r.passed, formatAudit(r)).toBe(false);
   });
 });
