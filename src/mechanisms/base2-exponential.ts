@@ -162,6 +162,18 @@ export class Base2Coin {
     if (e === 0) return true;
     return rng.nextBigIntBelow(1n << BigInt(this.y * e)) < BigInt(this.x) ** BigInt(e);
   }
+
+  /**
+   * true with probability (x / 2^y)^e for a BigInt exponent e >= 0 (an exponent z m beyond 2^53):
+   * the same chunked coins (one chunk of c factors has probability x^c / 2^(y c), c = 1 included).
+   * The loop stops at the first failing chunk, after about 2 chunks in expectation.
+   */
+  flipBig(rng: Rng, e: bigint): boolean {
+    const c = BigInt(this.chunk);
+    for (; e >= c; e -= c) if (!(rng.nextBigIntBelow(this.chunkDen) < this.chunkNum)) return false;
+    if (e === 0n) return true;
+    return rng.nextBigIntBelow(1n << (BigInt(this.y) * e)) < BigInt(this.x) ** e;
+  }
 }
 
 /**
@@ -177,9 +189,11 @@ export function base2ExponentialIndex(k: Float64Array, base: Base2Parameters, rn
   const coin = new Base2Coin(base);
   for (;;) {
     const r = uniformBelow(rng, n);
+    // m = k* - k_r is exact when z m < 2^53 (the exact difference of two integer doubles, if below
+    // 2^53, is a double); beyond it, the exponent is taken exactly in BigInt (a refusal there would
+    // happen or not depending on the data: a wider gap on a neighbour).
     const m = kMax - k[r]!;
-    if (!Number.isSafeInteger(base.z * m)) throw new InvalidArgumentError('utility', 'must have a range (max - min) below 2^53 / z grid units');
-    if (coin.flip(rng, m)) return r;
+    if (Number.isSafeInteger(base.z * m) ? coin.flip(rng, m) : coin.flipBig(rng, BigInt(base.z) * (BigInt(kMax) - BigInt(k[r]!)))) return r;
   }
 }
 

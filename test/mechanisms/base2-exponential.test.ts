@@ -157,3 +157,25 @@ describe('base2ExponentialMechanism: options and refusals', () => {
     expect(acc.spent().eps).toBe(1);
   });
 });
+
+describe('base2ExponentialMechanism: utility gaps beyond 2^53 grid units', () => {
+  it('are sampled exactly (BigInt exponent) instead of refused: a refusal would depend on the data (gap 2^53 - 1 vs 2^53 on neighbours)', () => {
+    // Gap 2^60 grid units: the far candidate has weight b^(2^60), about 0; on the old code a proposal
+    // of it threw (about half of the calls).
+    for (let s = 0; s < 40; s++) expect(base2ExponentialMechanism([0, 2 ** 60], 1, 1, { rng: seededRng(s) })).toBe(1);
+    // Neighbours across the old threshold (sensitivity 1): both release, neither refuses.
+    for (let s = 0; s < 40; s++) {
+      expect(base2ExponentialMechanism([0, 2 ** 53 - 1], 1, 1, { rng: seededRng(`a${s}`) })).toBe(1);
+      expect(base2ExponentialMechanism([0, 2 ** 53], 1, 1, { rng: seededRng(`b${s}`) })).toBe(1);
+    }
+  });
+  it('flipBig has the law (x / 2^y)^e (e = 3, x / 2^y = 3/4: 27/64), and agrees with flip', () => {
+    const coin = new Base2Coin({ x: 3, y: 2, z: 1 });
+    const rng = seededRng(7);
+    let hits = 0;
+    const N = 64000;
+    for (let i = 0; i < N; i++) if (coin.flipBig(rng, 3n)) hits++;
+    // Binomial(64000, 27/64): sd ~ 125; 6 sd.
+    expect(Math.abs(hits - (N * 27) / 64)).toBeLessThan(750);
+  });
+});
