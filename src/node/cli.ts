@@ -1119,23 +1119,50 @@ async function sniffedHeaderHolds(engine: DataEngine, file: string): Promise<boo
  *   first line for free): a missing one fails the charged release that reads it, as in `run`;
  * - otherwise a refusal (exit 5, nothing read beyond the sniffer's sample and the first line, nothing
  *   spent; the message names the file argument and the rule, never a name or value of the file).
- * Other formats name their columns in the file: 'header'.
+ * The engine reads a CSV with the sniffer's dialect, including its `SkipRows`: when one line of the
+ * sniffer's sample has more fields than the others, the sniffer skips every line before it and takes
+ * THAT line, a record, as the header. So the first line is the engine's header only when SkipRows is
+ * 0; otherwise neither the sniffer's check nor `--header` (a statement about the first line) applies:
+ * 'schema' with a schema, else a refusal.
+ * A JSON file's column names are the keys of its records, the union over the records: a key that one
+ * record alone holds is data, so they are taken as names only with `--header` (the statement that
+ * the keys are public: the same, publicly known keys in every record); else 'schema' or a refusal.
+ * A Parquet file declares its columns in its footer: 'header'.
  */
 async function requireHeader(engine: DataEngine, spec: DataSourceSpec, dataArg: string, o: { header?: boolean; schemaNames?: readonly string[]; hint: string }): Promise<'header' | 'schema'> {
-  if (!('path' in spec) || (spec.format ?? (/\.(parquet|pq|json|jsonl|ndjson)$/i.test(spec.path) ? 'other' : 'csv')) !== 'csv') return 'header';
-  if (o.header) return 'header';
+  if (!('path' in spec)) return 'header';
+  const format = spec.format ?? (/\.(parquet|pq)$/i.test(spec.path) ? 'parquet' : /\.(json|jsonl|ndjson)$/i.test(spec.path) ? 'json' : 'csv');
+  if (format === 'parquet') return 'header';
+  const bySchema = o.schemaNames !== undefined && o.schemaNames.length > 0;
+  if (format === 'json') {
+    if (o.header) return 'header';
+    if (bySchema) return 'schema';
+    throw new DataSourceError(
+      `${dataArg}: the column names of a JSON file are the keys of its records, and a key that only some records hold is data (the names would show it), so dpkit takes no key as a column name unless --header states that the keys are public (every record has the same, publicly known keys)${o.hint}`,
+    );
+  }
   let hasHeader = false;
   let allText = true;
+  let skipRows: number | undefined;
   try {
-    // The number of columns and of typed (not VARCHAR) ones in the sniffer's reading.
-    const rows = await engine.sql(`SELECT HasHeader, CAST(len(Columns) AS INTEGER), CAST(len([c FOR c IN Columns IF upper(c.type) <> 'VARCHAR']) AS INTEGER) FROM sniff_csv(${literal(path.resolve(spec.path))})`);
+    // The number of columns and of typed (not VARCHAR) ones in the sniffer's reading, and the lines it skips.
+    const rows = await engine.sql(`SELECT HasHeader, CAST(len(Columns) AS INTEGER), CAST(len([c FOR c IN Columns IF upper(c.type) <> 'VARCHAR']) AS INTEGER), CAST(SkipRows AS INTEGER) FROM sniff_csv(${literal(path.resolve(spec.path))})`);
     hasHeader = rows[0]?.[0] === true;
     allText = !(Number(rows[0]?.[1]) > 0 && Number(rows[0]?.[2]) > 0);
+    skipRows = Number(rows[0]?.[3]);
   } catch {
     // The sniffer could not run: the header cannot be confirmed (refused below unless confirmed).
   }
+  if (skipRows !== undefined && skipRows !== 0) {
+    // The engine's column names are a later line (a record), not the first line: never shown.
+    if (bySchema) return 'schema';
+    throw new DataSourceError(
+      `${dataArg}: DuckDB's sniffer does not read its first line as the header (a line of its sample has another number of fields than the first lines, e.g. an unquoted separator inside a value, so it skips the lines before that line and takes that line, which may be a record, as the column names); dpkit shows no such line as names, also not with --header: fix the file (quote values that contain the separator, remove lines above the header)${o.hint}`,
+    );
+  }
+  if (o.header) return 'header';
   if (hasHeader && !allText && (await sniffedHeaderHolds(engine, path.resolve(spec.path)))) return 'header';
-  if (o.schemaNames !== undefined && o.schemaNames.length > 0) return 'schema';
+  if (bySchema) return 'schema';
   throw new DataSourceError(
     !hasHeader
       ? `${dataArg} seems to have no header row: its first line would be taken as column names, and dpkit does not show a first record as names; add a header row, or pass --header if the first line is one${o.hint}`
@@ -1309,7 +1336,7 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .addOption(new Option('--bounds-method <method>', 'private bounds: histogram (ApproxBounds, default) or quantiles (private 1st/99th percentiles in --bounds-range)').choices(['histogram', 'quantiles']))
     .option('--bounds-range <lo,hi>', 'the wide public range searched by --bounds-method quantiles')
     .option('--columns <a,b,...>', 'only these columns')
-    .option('--header', 'the first line of the CSV file is its header (needed when every column reads as text, or when DuckDB\'s sniffer finds no header row: dpkit cannot tell a header from a record then)')
+    .option('--header', 'the first line of the CSV file is its header (needed when every column reads as text, or when DuckDB\'s sniffer finds no header row: dpkit cannot tell a header from a record then); for a JSON file: its records\' keys are public column names (the same keys in every record)')
     .option('--ledger <file>', 'ledger file', 'out/ledger')
     .option('--budget <eps[,delta[,accounting]]>', 'total budget when the ledger is created (accounting: basic, the default, or zcdp-filter)')
     .option('--out <dir>', 'output directory for results.json and report.html', 'out')
@@ -1329,7 +1356,7 @@ export function buildProgram(io: CliIO, setCode: (c: number) => void): Command {
     .argument('<data>', 'CSV, Parquet or JSON file')
     .option('--dir <dir>', 'where to write <name>.schema.yaml and <name>.analysis.yaml', '.')
     .option('--force', 'overwrite existing files')
-    .option('--header', 'the first line of the CSV file is its header (needed when every column reads as text, or when DuckDB\'s sniffer finds no header row: dpkit cannot tell a header from a record then)')
+    .option('--header', 'the first line of the CSV file is its header (needed when every column reads as text, or when DuckDB\'s sniffer finds no header row: dpkit cannot tell a header from a record then); for a JSON file: its records\' keys are public column names (the same keys in every record)')
     .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'parquet', 'json']))
     .option('-q, --quiet', 'print nothing but errors')
     .option('--json', 'print the written paths and the column types as JSON')
