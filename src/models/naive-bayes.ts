@@ -262,7 +262,8 @@ export class NaiveBayesDP {
     // of X and y (finite, a public class, a level code) are checked inside the release, so that a
     // refusal that depends on them is charged.
     // The row count is private (add/remove-one): an empty X passes here when the bounds or levels
-    // give d, and is refused inside the release (charged).
+    // give d, and the release is made for it (noisy zero statistics), as for any n: a refusal of
+    // n = 0, even charged, would be an outcome that n = 1 never has.
     const { n, d } = checkMatrixShapeOrEmpty(X, lengthOf(this.type === 'gaussian' ? options.lower : options.levels), 'X');
     checkVectorShape(y, 'y', n);
     const K = this.classes.length;
@@ -293,7 +294,8 @@ export class NaiveBayesDP {
     };
     /** The design and the class of each row, with the values checked (inside the release). */
     const readData = (): { data: Float64Array; cls: Int32Array } => {
-      const { data } = toRowMajor(X, 'X');
+      // No rows (public bounds or levels give d): all statistics are 0 and are released noisy.
+      const data = n === 0 ? new Float64Array(0) : toRowMajor(X, 'X').data;
       const cls = readClasses();
       if (levels !== undefined) {
         for (let i = 0; i < n; i++) {

@@ -269,8 +269,9 @@ export class DpSgdClassifier {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
     // Public inputs only before the budget check (shapes, bounds, options): the values of X and y
     // are checked inside the release (a refusal that depends on them is charged).
-    // The row count is private (add/remove-one): an empty X with no public bounds (nothing public
-    // gives d) is checked on a one-row placeholder here and refused after the budget check, charged.
+    // The row count is private (add/remove-one): an empty X with public bounds runs as any n (noise
+    // only). With no public bounds nothing public gives d: it is checked on a one-row placeholder here
+    // and refused after the budget check, charged (an outcome that n = 1 never has: give the bounds).
     const empty = Array.isArray(X) && X.length === 0 && lengthOf(options.lower) === undefined;
     const { n, d } = empty ? { n: 0, d: checkDesignInputs([[0]], options).d } : checkDesignInputs(X, options);
     checkVectorShape(y, 'y', n);

@@ -42,7 +42,8 @@ export function prepareDesign(X: MatrixInput, opts: { addBias?: unknown; lower?:
   const { dIn } = checkDesignInputs(X, opts);
   const addBias = opts.addBias ?? false;
   const off = addBias ? 1 : 0;
-  const { n, data } = toRowMajor(X, 'X', off);
+  // No rows (public bounds give d): the empty design; DP-SGD releases noise only for it.
+  const { n, data } = Array.isArray(X) && X.length === 0 ? { n: 0, data: new Float64Array(0) } : toRowMajor(X, 'X', off);
   const d = dIn + off;
   const divisor = new Float64Array(d).fill(1);
   if (addBias) for (let i = 0; i < n; i++) data[i * d] = 1;
@@ -73,7 +74,7 @@ export function prepareDesign(X: MatrixInput, opts: { addBias?: unknown; lower?:
  */
 export function checkDesignInputs(X: MatrixInput, opts: { addBias?: unknown; lower?: unknown; upper?: unknown }): { n: number; dIn: number; d: number } {
   // The row count is private (add/remove-one DP-SGD): an empty X passes here when the bounds give d,
-  // and is refused inside the release (charged).
+  // and DP-SGD runs on it (noise only), as for any n.
   const { n, d: dIn } = checkMatrixShapeOrEmpty(X, lengthOf(opts.lower), 'X');
   if (opts.addBias !== undefined && typeof opts.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', opts.addBias);
   if (opts.lower !== undefined || opts.upper !== undefined) {

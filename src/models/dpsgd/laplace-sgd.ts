@@ -217,6 +217,8 @@ export class LaplaceSgdDP {
     // Public inputs only before the budget check (shapes, bounds, options): the values of X and y
     // are checked inside the release (a refusal that depends on them is charged).
     const { n, d } = checkDesignInputs(X, options);
+    // Replace-one neighbours: n is public, and the uniform row index needs a row.
+    if (n === 0) throw new InvalidArgumentError('X', 'must have at least one row', 0);
     checkVectorShape(y, 'y', n);
     let design: Design | undefined;
     const N = this.steps;
