@@ -811,6 +811,9 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
     const mode = await requireHeader(engine, spec, data, { header: o.header, schemaNames: [...schema.columns.keys()], hint: ', or declare its columns in a --schema (describe then reads only the schema\'s columns, by their names)' });
     const known = mode === 'header' ? all.map((c) => c.name) : [...schema.columns.keys()];
     const wanted = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : known;
+    // A column named twice would be described (and charged) twice, under the same release names.
+    const twice = wanted.find((w, i) => wanted.indexOf(w) !== i);
+    if (o.columns && twice !== undefined) throw new InvalidArgumentError('--columns', `names column "${twice}" twice`);
     // Only the names asked for are printed, never the file's own (a header-less file would show data).
     for (const w of wanted) {
       if (known.includes(w)) continue;

@@ -152,3 +152,20 @@ describe('a JSON file: its column names are the keys of its records', () => {
     expect(stated.out).toContain(MARK);
   });
 });
+
+describe('describe --columns', () => {
+  it('a column named twice is refused before anything is read or spent (it would be described and charged twice under the same names)', async () => {
+    const dir = tmp();
+    const f = path.join(dir, 'ok.csv');
+    const rows = ['name,age,score'];
+    for (let i = 0; i < 60; i++) rows.push(`p${i},${20 + i},${i}`);
+    fs.writeFileSync(f, `${rows.join('\n')}\n`);
+    const ledger = path.join(dir, 'ledger');
+    for (const extra of [['--dry-run'], ['--budget', '5', '--ledger', ledger, '--out', path.join(dir, 'out')]]) {
+      const r = await cli('describe', f, '--eps', '1', '--columns', 'age,score,age', ...extra);
+      expect(r.code, r.out).toBe(EXIT.usage);
+      expect(r.err).toMatch(/--columns names column "age" twice/);
+    }
+    expect(fs.existsSync(ledger)).toBe(false);
+  });
+});
