@@ -276,19 +276,35 @@ describe('dpkit run: the first release is charged before the data source is open
 });
 
 describe('dpkit describe: only the sniffer\'s sample is read before the budget check', () => {
-  it('a cell far below the sniffed sample that does not parse as its column\'s type fails a charged release (exit 6), not a free refusal (exit 5)', async () => {
+  // A CSV under the in-memory limit whose parse at open fails (src/node/engine/duckdb.ts) is read
+  // through the lazy view instead, so the late cell fails only a release that reads its column.
+  it('a cell far below the sniffed sample that does not parse as its column\'s type fails the charged release that reads it (exit 6), never a free refusal (exit 5), and no release of another column', async () => {
     const dir = tmp();
     const csv = path.join(dir, 'd.csv');
     const rows = ['x,y'];
     for (let i = 0; i < 100_000; i++) rows.push(`${i % 100},${i % 7}`);
-    rows.push('abc,1'); // x is sniffed as an integer from the first rows; y (described) is clean
+    rows.push('abc,1'); // x is sniffed as an integer from the first rows; y is clean
     fs.writeFileSync(csv, `${rows.join('\n')}\n`);
-    const ledger = path.join(dir, 'ledger');
-    const err: string[] = [];
-    const code = await main(['describe', csv, '--eps', '1', '--columns', 'y', '--ledger', ledger, '--budget', '5,1e-5', '--out', path.join(dir, 'out'), '-q'], { out: () => {}, err: (s) => err.push(s) });
-    expect(code, err.join('\n')).toBe(EXIT.failed);
-    const l = readLedger(ledger);
-    expect(l.entries.map((e) => [e.name, e.eps])).toEqual([['y: bounds', 0.2]]);
+    const describeRun = async (columns: string, name: string) => {
+      const ledger = path.join(dir, `ledger-${name}`);
+      const out = path.join(dir, `out-${name}`);
+      const err: string[] = [];
+      const code = await main(['describe', csv, '--eps', '1', '--columns', columns, '--ledger', ledger, '--budget', '5,1e-5', '--out', out, '-q'], { out: () => {}, err: (s) => err.push(s) });
+      const json = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8')) as { failed: { name: string; charged: { eps: number } } | null };
+      return { code, err: err.join('\n'), entries: readLedger(ledger).entries.map((e) => [e.name, e.eps]), failed: json.failed };
+    };
+    // Only y is described: no release reads x, so its cell fails none (it failed the first, 'y: bounds', at its cost).
+    const onlyY = await describeRun('y', 'y');
+    expect(onlyY.code, onlyY.err).toBe(EXIT.ok);
+    expect(onlyY.failed).toBeNull();
+    expect(onlyY.entries.map((e) => e[0])).toEqual(['y: bounds', 'y: count', 'y: mean', 'y: sd', 'y: quartiles', 'y: histogram']);
+    // y and x: every release of y succeeds; the first release of x fails, charged at its own cost.
+    const both = await describeRun('y,x', 'yx');
+    expect(both.code, both.err).toBe(EXIT.failed);
+    expect(both.entries.map((e) => e[0])).toEqual(['y: bounds', 'y: count', 'y: mean', 'y: sd', 'y: quartiles', 'y: histogram', 'x: bounds']);
+    expect(both.failed).toMatchObject({ name: 'x: bounds', charged: { eps: 0.1 } });
+    expect(both.err).toMatch(/release "x: bounds" failed \(charged\)/);
+    for (const r of [onlyY, both]) expect(r.err).not.toContain('abc');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
