@@ -109,7 +109,8 @@ export class PrivacyAccountant implements Accountant {
    * @param opts `neighbors` (the relation of the budget, default 'bounded'), `sink` (called with every
    *   spend before it is acknowledged) and `history` (spends replayed from a persistent ledger).
    * @throws {@link InvalidArgumentError} when the budget or a replayed cost is out of its domain, or a
-   *   replayed entry's `neighbors` is not the budget's relation (`history[i].neighbors`).
+   *   replayed entry's `neighbors` is not the budget's relation (`history[i].neighbors`), or, for a
+   *   budget with a `privacyUnit`, its unit ("row" when absent) is not the budget's (`history[i].privacyUnit`).
    * @throws {@link UnknownOptionError} for an unknown key in `budget` or `opts`.
    */
   constructor(budget: { eps: number; delta?: number }, opts: AccountantOptions = {}) {
@@ -137,6 +138,12 @@ export class PrivacyAccountant implements Accountant {
       // replace-one entry gives no add/remove-one guarantee at all, so it is refused, not guessed at.
       if (e.neighbors !== neighbors) {
         throw new InvalidArgumentError(`history[${i}].neighbors`, `must be the budget's relation '${neighbors}' (replayed entries are recorded as charged, in the ledger's relation)`);
+      }
+      // Likewise the unit: spend refuses a release for another unit, so an entry for another unit was
+      // never charged here; counting it at face value would undercharge (a per-row eps says nothing
+      // about a unit with several rows, only group privacy bounds that).
+      if (this.privacyUnit !== undefined && (e.privacyUnit ?? 'row') !== this.privacyUnit) {
+        throw new InvalidArgumentError(`history[${i}].privacyUnit`, `must be the budget's privacy unit '${this.privacyUnit}' (a budget keeps one unit; a replayed entry without one is per row)`);
       }
       this.record(e);
     });
@@ -189,7 +196,8 @@ export class PrivacyAccountant implements Accountant {
     const delta = checkNonNegative(request.delta, 'cost.delta');
     const rel = request.neighbors ?? this.neighbors;
     if (rel === this.neighbors) return { eps, delta };
-    if (rel === 'unbounded') return { eps: 2 * eps, delta: (1 + Math.exp(eps)) * delta };
+    // delta 0 stays 0 (not (1 + e^eps) 0, which is NaN once e^eps overflows).
+    if (rel === 'unbounded') return { eps: 2 * eps, delta: delta === 0 ? 0 : (1 + Math.exp(eps)) * delta };
     throw new InvalidArgumentError(
       'neighbors',
       `of release "${request.name ?? 'release'}" is 'bounded' (replace one record), which gives no guarantee for the add/remove-one neighbours of this 'unbounded' budget`,

@@ -22,7 +22,8 @@
  * - an (eps, delta) release of a plain Gaussian mechanism (`mechanism` 'gaussian', 'gaussian-analytic',
  *   'gaussian-classic' or 'gaussian-pdp'): its sigma is at least the analytic calibration for
  *   (eps, delta) (Balle & Wang 2018, which is exact, so no (eps, delta)-DP Gaussian has less noise),
- *   so rho <= Delta^2 / (2 sigma_analytic^2);
+ *   so rho <= Delta^2 / (2 sigma_analytic^2), evaluated with a sigma at or below the exact
+ *   calibration (gaussian-sigma-floor.ts);
  * - 'discrete-gaussian-zcdp' (sigma from rho + 2 sqrt(rho ln(1/delta)) = eps): that rho,
  *   (sqrt(ln(1/delta) + eps) - sqrt(ln(1/delta)))^2;
  * - any other release with delta > 0 has no zCDP guarantee: refused (InvalidArgumentError) before
@@ -32,12 +33,12 @@
  * Bun & Steinke 2016); a replace-one guarantee cannot be charged to an add/remove-one budget.
  */
 import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
-import { analyticGaussianSigma } from '../mechanisms/gaussian-calibration.js';
 import { checkOptions, optionSpec } from '../options.js';
 import { checkPrivacyUnit } from '../privacy-unit.js';
 import { checkDelta, checkEpsilon, checkNeighbors, checkNonNegative } from '../validation.js';
 import type { Neighbors, PrivacyCost } from './accountant.js';
 import type { Accountant } from './accountant-interface.js';
+import { gaussianSigmaFloor } from './gaussian-sigma-floor.js';
 import { zcdpToDp } from './zcdp.js';
 
 /** What a release asks the filter for. */
@@ -194,6 +195,13 @@ export class ZcdpFilter implements Accountant {
       if (e.neighbors !== neighbors) {
         throw new InvalidArgumentError(`history[${i}].neighbors`, `must be the budget's relation '${neighbors}' (replayed entries are recorded as charged, in the filter's relation)`);
       }
+      // An entry that names another privacy unit was never charged here (rhoOf refuses it): counting
+      // it at face value would undercharge (a per-row rho bounds a unit with several rows only by
+      // group privacy). An entry without a unit is not checked (ledgers replay entries without it).
+      const unit = (e as { privacyUnit?: unknown }).privacyUnit;
+      if (this.privacyUnit !== undefined && unit !== undefined && unit !== this.privacyUnit) {
+        throw new InvalidArgumentError(`history[${i}].privacyUnit`, `must be the budget's privacy unit '${this.privacyUnit}' (a budget keeps one unit)`);
+      }
       this.record(e);
     });
   }
@@ -215,12 +223,16 @@ export class ZcdpFilter implements Accountant {
       if (delta === 0) rho = (eps * eps) / 2;
       else if (eps === 0) throw new InvalidArgumentError('cost.eps', `of release "${name}" must be > 0 with delta > 0`, eps);
       else if (mechanism !== undefined && GAUSSIAN_MECHANISMS.has(mechanism)) {
-        const r = analyticGaussianSigma(eps, delta, 1);
+        // sigma at or below the exact analytic calibration (the mechanisms' own rounds up).
+        const r = gaussianSigmaFloor(eps, delta, 1);
         rho = 1 / (2 * r * r);
       } else if (mechanism === 'discrete-gaussian-zcdp') {
+        // sqrt(rho) = sqrt(L + eps) - sqrt(L), in the form without cancellation (the difference lost
+        // up to 1e-6 of rho for tiny eps and delta), rounded up by 16 ulp (more than the rounding
+        // here and in the calibration's sigma = Delta / (sqrt 2 sqrt(rho))).
         const L = Math.log(1 / delta);
-        const s = Math.sqrt(L + eps) - Math.sqrt(L);
-        rho = s * s;
+        const s = eps / (Math.sqrt(L + eps) + Math.sqrt(L));
+        rho = s * s * (1 + 16 * 2 ** -53);
       } else {
         throw new InvalidArgumentError(
           'rho',
@@ -336,7 +348,7 @@ export class ZcdpFilter implements Accountant {
     const delta = checkNonNegative(request.delta, 'cost.delta');
     const rel = request.neighbors ?? this.neighbors;
     if (rel === this.neighbors) return { eps, delta };
-    if (rel === 'unbounded') return { eps: 2 * eps, delta: (1 + Math.exp(eps)) * delta };
+    if (rel === 'unbounded') return { eps: 2 * eps, delta: delta === 0 ? 0 : (1 + Math.exp(eps)) * delta };
     throw new InvalidArgumentError('neighbors', `of release "${request.name ?? 'release'}" is 'bounded' (replace one record), which gives no guarantee for the add/remove-one neighbours of this 'unbounded' budget`);
   }
 

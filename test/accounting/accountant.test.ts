@@ -132,3 +132,26 @@ describe('PrivacyAccountant: a pure budget (delta 0)', () => {
     expect(a.canSpend({ eps: 0, delta: 1e-12 })).toBe(false);
   });
 });
+
+describe('PrivacyAccountant: replayed history and extreme conversions', () => {
+  const entry = (unit: string | undefined) => ({ name: 'x', eps: 0.9, delta: 0, neighbors: 'bounded' as const, time: '2026-01-01T00:00:00.000Z', ...(unit === undefined ? {} : { privacyUnit: unit }) });
+
+  it('refuses a replayed entry for another privacy unit (a per-row eps is not a per-unit eps)', () => {
+    // An entry without a unit is per row (as spend reads a request without one): never charged to a per-student budget.
+    expect(argumentOf(() => new PrivacyAccountant({ eps: 1 }, { privacyUnit: 's', history: [entry(undefined)] }))).toBe('history[0].privacyUnit');
+    expect(argumentOf(() => new PrivacyAccountant({ eps: 1 }, { privacyUnit: 's', history: [entry('t')] }))).toBe('history[0].privacyUnit');
+    expect(argumentOf(() => new PrivacyAccountant({ eps: 1 }, { privacyUnit: 'row', history: [entry('s')] }))).toBe('history[0].privacyUnit');
+    // The budget's own unit replays; a budget without a unit does not check it.
+    expect(new PrivacyAccountant({ eps: 1 }, { privacyUnit: 's', history: [entry('s')] }).spent().eps).toBe(0.9);
+    expect(new PrivacyAccountant({ eps: 1 }, { privacyUnit: 'row', history: [entry(undefined), entry('row')] }).spent().eps).toBe(1.8);
+    expect(new PrivacyAccountant({ eps: 1 }, { history: [entry('s'), entry(undefined)] }).spent().eps).toBe(1.8);
+  });
+
+  it('converts an add/remove-one release with delta 0 to delta 0 however large its eps (no NaN)', () => {
+    const a = new PrivacyAccountant({ eps: 1 });
+    // e^800 overflows: (1 + e^800) 0 would be NaN.
+    expect(a.costOf({ eps: 800, delta: 0, neighbors: 'unbounded' })).toEqual({ eps: 1600, delta: 0 });
+    expect(() => a.check({ eps: 800, delta: 0, neighbors: 'unbounded', name: 'huge' })).toThrow(BudgetExceededError);
+    expect(new PrivacyAccountant({ eps: 2000 }).costOf({ eps: 800, delta: 1e-9, neighbors: 'unbounded' }).delta).toBe(Infinity);
+  });
+});

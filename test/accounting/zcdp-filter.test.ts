@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ZcdpFilter, zcdpBudget } from '../../src/accounting/zcdp-filter.js';
 import { zcdpToDp } from '../../src/accounting/zcdp.js';
+import { gaussianSigmaFloor } from '../../src/accounting/gaussian-sigma-floor.js';
 import { analyticGaussianSigma } from '../../src/mechanisms/gaussian-calibration.js';
 import { BudgetExceededError, InvalidArgumentError, UnknownOptionError } from '../../src/errors.js';
 import type { PrivacyAccountant } from '../../src/accounting/accountant.js';
@@ -24,7 +25,8 @@ describe('ZcdpFilter', () => {
     const f = new ZcdpFilter({ eps: 2, delta: 1e-6 });
     expect(f.rhoOf({ rho: 0.01 })).toBe(0.01);
     expect(f.rhoOf({ eps: 0.2, delta: 0 })).toBeCloseTo(0.02, 15);
-    const s = analyticGaussianSigma(0.5, 1e-6, 1);
+    // From the noise floor of an (eps, delta)-DP Gaussian (at or below the exact analytic calibration).
+    const s = gaussianSigmaFloor(0.5, 1e-6, 1);
     expect(f.rhoOf({ eps: 0.5, delta: 1e-6, mechanism: 'gaussian-analytic' })).toBeCloseTo(1 / (2 * s * s), 12);
     const L = Math.log(1e6);
     expect(f.rhoOf({ eps: 0.5, delta: 1e-6, mechanism: 'discrete-gaussian-zcdp' })).toBeCloseTo((Math.sqrt(L + 0.5) - Math.sqrt(L)) ** 2, 14);
@@ -79,7 +81,7 @@ describe('ZcdpFilter', () => {
 
   it('works with the release runner: marks on the mechanism, a checked release is always charged, costOf', () => {
     const f = new ZcdpFilter({ eps: 2, delta: 1e-6 });
-    const s = analyticGaussianSigma(0.5, 1e-7, 1);
+    const s = gaussianSigmaFloor(0.5, 1e-7, 1);
     const e1 = f.spend({ name: 'a', eps: 0.5, delta: 1e-7, mechanism: 'gaussian-analytic (failed)', neighbors: 'bounded' });
     expect(e1.rho).toBeCloseTo(1 / (2 * s * s), 12);
     // Checked under its name, then spent with a mechanism that no longer identifies it: charged the checked rho.
@@ -97,7 +99,9 @@ describe('ZcdpFilter', () => {
     const accountant = f as unknown as PrivacyAccountant; // the release options are typed with the class
     gaussianMechanism(5, 0.5, 1e-7, 1, { rng, accountant, analytic: true });
     laplaceMechanism(5, 0.2, 1, { rng, accountant });
-    const s = analyticGaussianSigma(0.5, 1e-7, 1);
+    // The release states (eps, delta), not its rho: charged from the noise floor (at most the release's sigma).
+    const s = gaussianSigmaFloor(0.5, 1e-7, 1);
+    expect(analyticGaussianSigma(0.5, 1e-7, 1)).toBeGreaterThanOrEqual(s);
     expect(f.spentRhoTotal()).toBeCloseTo(1 / (2 * s * s) + 0.02, 12);
     expect(f.ledger().map((e) => e.mechanism)).toEqual(['gaussian-analytic', 'laplace']);
     // A release that would exceed the rho budget is refused before it runs.
@@ -156,5 +160,21 @@ describe('ZcdpFilter privacy unit', () => {
     f.check({ ...g, privacyUnit: 'student' } as never);
     new ZcdpFilter({ eps: 1, delta: 1e-6 }).check({ ...g, privacyUnit: 'row' } as never);
     expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { privacyUnit: 3 as never })).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('ZcdpFilter: replayed history and extreme conversions', () => {
+  const entry = (unit: string | undefined) => ({ name: 'x', eps: 0.1, delta: 0, rho: 0.005, neighbors: 'bounded' as const, time: '2026-01-01T00:00:00.000Z', ...(unit === undefined ? {} : { privacyUnit: unit }) });
+
+  it('refuses a replayed entry that names another privacy unit', () => {
+    expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { privacyUnit: 's', history: [entry('row')] })).toThrow(/history\[0\]\.privacyUnit/);
+    expect(() => new ZcdpFilter({ eps: 1, delta: 1e-6 }, { privacyUnit: 'row', history: [entry('s')] })).toThrow(/history\[0\]\.privacyUnit/);
+    expect(new ZcdpFilter({ eps: 1, delta: 1e-6 }, { privacyUnit: 's', history: [entry('s')] }).spentRhoTotal()).toBe(0.005);
+    // Entries without a unit (as ledgers replay them) are not checked.
+    expect(new ZcdpFilter({ eps: 1, delta: 1e-6 }, { privacyUnit: 's', history: [entry(undefined)] }).spentRhoTotal()).toBe(0.005);
+  });
+
+  it('costOf keeps delta 0 for an add/remove-one release however large its eps', () => {
+    expect(new ZcdpFilter({ eps: 1, delta: 1e-6 }).costOf({ eps: 800, delta: 0, neighbors: 'unbounded' })).toEqual({ eps: 1600, delta: 0 });
   });
 });

@@ -31,10 +31,10 @@
  * accountant does). A replace-one claim on an add/remove-one ledger is refused.
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { analyticGaussianSigma } from '../../mechanisms/gaussian-calibration.js';
 import { LATTICE_GAUSSIAN_MIN_SCALE, latticeGaussianTv } from '../../random/lattice-gaussian-tv.js';
 import { PrivacyAccountant, type Neighbors } from '../accountant.js';
 import { ZcdpFilter } from '../zcdp-filter.js';
+import { gaussianSigmaFloor } from '../gaussian-sigma-floor.js';
 import { planPrivacyCost, type PlanRelease } from './plan-privacy-cost.js';
 
 /** How a ledger adds up plans. */
@@ -128,7 +128,8 @@ export function claimPlanRelease(claim: ReleaseClaim, neighbors: Neighbors): Pla
   const acc = new PrivacyAccountant({ eps: 1 }, { neighbors });
   const cost = acc.costOf(claim);
   if (chargedAsGaussian(claim)) {
-    const sigma = analyticGaussianSigma(claim.eps, claim.delta, 1);
+    // At or below the exact analytic calibration (gaussian-sigma-floor.ts): never less noise charged than any such Gaussian has.
+    const sigma = gaussianSigmaFloor(claim.eps, claim.delta, 1);
     return { mechanism: 'gaussian', eps: cost.eps, delta: cost.delta, sigma, sensitivity: claim.neighbors !== neighbors ? 2 : 1, name: claim.name };
   }
   return { mechanism: 'pure-dp', eps: cost.eps, delta: cost.delta, name: claim.name };

@@ -14,8 +14,9 @@
  * Each release states its own (eps, delta) guarantee (what basic composition charges) and the
  * family and noise of its mechanism (what the PLD uses). When the noise is not given it is the
  * smallest noise that gives the stated guarantee (Gaussian: the analytic calibration of Balle & Wang
- * 2018, which no (eps, delta)-DP Gaussian mechanism undercuts; Laplace and discrete Laplace:
- * scale = sensitivity / eps), so the PLD is never optimistic for a mechanism calibrated to its guarantee.
+ * 2018, which no (eps, delta)-DP Gaussian mechanism undercuts, evaluated from below:
+ * gaussian-sigma-floor.ts; Laplace and discrete Laplace: scale = sensitivity / eps), so the PLD is
+ * never optimistic for a mechanism calibrated to its guarantee.
  * A 'pure-dp' release (exponential mechanism, report noisy max, any release known only by its
  * guarantee) uses the dominating pair of every (eps, delta)-DP mechanism. With `samplingRate` the
  * PLD is that of Poisson subsampling, analysed for add/remove-one neighbours only (the plan must then
@@ -28,10 +29,10 @@
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { checkOptions, optionSpec } from '../../options.js';
-import { analyticGaussianSigma } from '../../mechanisms/gaussian-calibration.js';
 import { checkDelta, checkEpsilon, checkInteger, checkPositive } from '../../validation.js';
 import type { Neighbors } from '../accountant.js';
 import { zcdpToDp } from '../zcdp.js';
+import { gaussianSigmaFloor } from '../gaussian-sigma-floor.js';
 import { discreteGaussianPair } from './discrete-gaussian.js';
 import { discreteLaplacePair } from './discrete-laplace.js';
 import { gaussianPair } from './gaussian.js';
@@ -140,7 +141,7 @@ function resolveRelease(r: PlanRelease, i: number, neighbors: Neighbors): Resolv
     case 'gaussian': {
       unused(['scale', 'categories']);
       if (!(delta > 0)) throw new InvalidArgumentError(`${where}.delta`, "must be > 0 for mechanism 'gaussian'", r.delta);
-      const sigma = r.sigma === undefined ? analyticGaussianSigma(eps, delta, sens) : checkPositive(r.sigma, `${where}.sigma`);
+      const sigma = r.sigma === undefined ? gaussianSigmaFloor(eps, delta, sens) : checkPositive(r.sigma, `${where}.sigma`);
       pair = gaussianPair(sigma, sens);
       rho = (sens * sens) / (2 * sigma * sigma);
       break;

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claimPlanRelease, claimsPldEps, planCharge, type ReleaseClaim } from '../../../src/accounting/pld/plan-charge.js';
 import { planPrivacyCost } from '../../../src/accounting/pld/plan-privacy-cost.js';
+import { gaussianSigmaFloor } from '../../../src/accounting/gaussian-sigma-floor.js';
 import { BudgetExceededError } from '../../../src/errors.js';
-import { analyticGaussianSigma } from '../../../src/mechanisms/gaussian-calibration.js';
 import { loadAnalysis } from '../../../src/node/analysis.js';
 import { planClaims, planCostSummary, prepaidClaims } from '../../../src/node/plan-accounting.js';
 import { PrepaidPlan } from '../../../src/node/prepaid-plan.js';
@@ -22,7 +22,7 @@ import { latticeGaussianTv } from '../../../src/random/lattice-gaussian-tv.js';
 const TAU = latticeGaussianTv(2 ** 40);
 const gauss = (i: number, delta: number, dims?: number): ReleaseClaim => ({ name: `c${i}`, eps: 0.5, delta, neighbors: 'bounded', mechanism: 'gaussian-analytic', ...(dims !== undefined ? { dims } : {}) });
 const pldAt = (n: number, eps: number, delta: number, target: number) =>
-  planPrivacyCost([{ mechanism: 'gaussian', eps, delta, sigma: analyticGaussianSigma(eps, delta, 1), count: n }], { delta: target }).pld.eps;
+  planPrivacyCost([{ mechanism: 'gaussian', eps, delta, sigma: gaussianSigmaFloor(eps, delta, 1), count: n }], { delta: target }).pld.eps;
 
 describe('plan charge: the lattice term', () => {
   it('a Gaussian claim is composed as a Gaussian only with its number of coordinates', () => {

@@ -1,6 +1,7 @@
 /** planCharge: what a basic or zcdp-filter ledger charges for a plan of release claims. */
 import { describe, expect, it } from 'vitest';
 import { planCharge, type ReleaseClaim } from '../../../src/accounting/pld/plan-charge.js';
+import { gaussianSigmaFloor } from '../../../src/accounting/gaussian-sigma-floor.js';
 import { analyticGaussianSigma, gaussianDelta } from '../../../src/mechanisms/gaussian-calibration.js';
 import { InvalidArgumentError } from '../../../src/errors.js';
 
@@ -58,7 +59,7 @@ describe('pld/planCharge', () => {
   });
 
   it('zcdp-filter ledger: the summed rho; a release without a zCDP bound is refused', () => {
-    const s = analyticGaussianSigma(0.5, 1e-6, 1);
+    const s = gaussianSigmaFloor(0.5, 1e-6, 1);
     const c = planCharge([gauss(0), gauss(1), { name: 'c', eps: 0.2, delta: 0, neighbors: 'bounded', mechanism: 'laplace' }], { accounting: 'zcdp-filter', neighbors: 'bounded' });
     expect(c.rho).toBeCloseTo(2 / (2 * s * s) + 0.02, 12);
     expect(() => planCharge([{ name: 'smooth', eps: 1, delta: 1e-6, neighbors: 'bounded', mechanism: 'smooth-sensitivity' }], { accounting: 'zcdp-filter', neighbors: 'bounded' })).toThrow(InvalidArgumentError);

@@ -1,6 +1,7 @@
 /** planPrivacyCost: basic vs PLD vs zCDP for plans fixed in advance, and how many more releases fit. */
 import { describe, expect, it } from 'vitest';
 import { planPrivacyCost } from '../../../src/accounting/pld/plan-privacy-cost.js';
+import { gaussianSigmaFloor } from '../../../src/accounting/gaussian-sigma-floor.js';
 import { gaussianPld } from '../../../src/accounting/pld/gaussian.js';
 import { analyticGaussianSigma, gaussianDelta } from '../../../src/mechanisms/gaussian-calibration.js';
 import { zcdpToDp } from '../../../src/accounting/zcdp.js';
@@ -12,7 +13,7 @@ describe('pld/planPrivacyCost', () => {
     expect(c.releases).toBe(20);
     expect(c.basic.eps).toBeCloseTo(10, 12);
     expect(c.basic.delta).toBeCloseTo(2e-5, 18);
-    // Exact: one Gaussian with sigma / sqrt(20).
+    // Exact: one Gaussian with sigma / sqrt(20) (sigma the calibration's, which is at least the plan's floor).
     const r = analyticGaussianSigma(0.5, 1e-6, 1) / Math.sqrt(20);
     let lo = 0;
     let hi = 20;
@@ -27,7 +28,7 @@ describe('pld/planPrivacyCost', () => {
     expect(c.best.eps).toBe(c.pld.eps);
     // zCDP is valid and between the two.
     expect(c.zcdp).toBeDefined();
-    expect(c.zcdp!.eps).toBeCloseTo(zcdpToDp(20 / (2 * analyticGaussianSigma(0.5, 1e-6, 1) ** 2), 2e-5).eps, 12);
+    expect(c.zcdp!.eps).toBeCloseTo(zcdpToDp(20 / (2 * gaussianSigmaFloor(0.5, 1e-6, 1) ** 2), 2e-5).eps, 12);
     expect(c.zcdp!.eps).toBeGreaterThan(c.pld.eps);
     expect(c.zcdp!.eps).toBeLessThan(c.basic.eps);
   });
