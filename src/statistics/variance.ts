@@ -23,39 +23,70 @@ import {
   type StatResult,
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
-import { planSize, runStatPlan, type ClampedRange, type ReleasePlan, type StatPlan } from './plan.js';
+import { planSize, runStatPlan, type ClampedRange, type NoiseDescription, type ReleasePlan, type StatPlan } from './plan.js';
 import { midpoint, paddedCov, paddedVariance } from './size-padding.js';
-import { boundedLaplaceScale, sampleBoundedLaplace } from '../mechanisms/bounded-laplace.js';
+import { boundedLaplaceScale, safeBoundedLaplacePlan, sampleBoundedLaplace, sampleSafeBoundedLaplace, type SafeBoundedLaplacePlan } from '../mechanisms/bounded-laplace.js';
 import type { Release } from '../release.js';
+import type { Rng } from '../random/rng.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
 
 /**
  * Options of {@link varDP} and {@link sdDP}: those of every bounded statistic, plus
  * `mechanism: 'bounded-laplace'` (delta optional, default 0) for a release that is positive by
- * construction.
+ * construction (its `noise`: 'safe', the default, or 'float' for simulations; 'exact' is refused).
  */
 export type VarianceOptions = Omit<BoundedStatOptions, 'mechanism'> & { mechanism?: StatMechanism | 'bounded-laplace' };
 
 const VARIANCE_OPTIONS = optionSpec<VarianceOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
 /**
+ * The public plan of the safe bounded Laplace release of a variance on [0, vmax] with sensitivity
+ * `sens` (see {@link safeBoundedLaplacePlan}); a lattice that the doubles cannot hold is a refusal on
+ * public values (before the budget check), named after varDP's options.
+ */
+function planSafeVariance(eps: number, sens: number, vmax: number): SafeBoundedLaplacePlan {
+  try {
+    return safeBoundedLaplacePlan(eps, sens, 0, vmax);
+  } catch (e) {
+    if (!(e instanceof InvalidArgumentError)) throw e;
+    const arg = e.argument === 'eps' ? 'eps' : 'lower/upper';
+    throw new InvalidArgumentError(arg, `give no representable lattice for the safe bounded Laplace of the variance (range [0, ${vmax}], sensitivity ${sens}): ${e.rule}; noise: 'float' is for simulations only`);
+  }
+}
+
+/**
  * The bounded Laplace path of varDP/sdDP: Holohan et al.'s mechanism on the public range
- * [0, vmax(m)], vmax(m) = (u-l)^2 m/(4(m-1)) (no sample variance of m values in [l, u] is larger), with
- * the scale of Theorem 26 for sensitivity (u-l)^2/m (<= vmax), where m = n for bounded neighbours
- * and the public lower bound n0 for unbounded ones (vmax is decreasing in m, so vmax(n0) bounds the
- * variance of every data set of size >= n0, and of the data padded to n0 records at the midpoint when
- * they have fewer; the sensitivity is derived in {@link varDP}).
- * Floating-point sampler (see bounded-laplace.ts).
+ * [0, vmax(m)], vmax(m) = (u-l)^2 m/(4(m-1)) (no sample variance of m values in [l, u] is larger), for
+ * sensitivity Delta = (u-l)^2/m (<= vmax: 4(m-1) <= m^2), where m = n for bounded neighbours and the
+ * public lower bound n0 for unbounded ones (vmax is decreasing in m, so vmax(n0) bounds the variance
+ * of every data set of size >= n0, and of the data padded to n0 records at the midpoint when they have
+ * fewer; the sensitivity is derived in {@link varDP}).
+ *
+ * noise 'safe' (default): the floating-point-safe lattice release of boundedLaplaceMechanism
+ * ({@link safeBoundedLaplacePlan}, planned here from public values only, before the budget check):
+ * grid g = 2^k (k = floor(log2 min(b, vmax)) - 40, b Theorem 26's scale at delta = 0), lattice
+ * {L..U} = {ceil(0/g)..floor(vmax/g)}, m = clamp(round(v/g), L, U) for the variance v, output z g with
+ * P_m(z) proportional to e^(-|z - m|/t) on {L..U}, drawn exactly. Neighbours move m by at most
+ * S = ceil(Delta/g), and the privacy loss is at most S/t + ln(h(A)/h(0)) <= eps with
+ * h(a) = 1 + r - r^(a+1) - r^(W-a+1), r = e^(-1/t), W = U - L, A = min(S, floor(W/2)) (h is concave,
+ * hence log-concave and symmetric about W/2, so the normaliser ratio is largest at the lattice's end:
+ * the lattice analogue of the DeltaC term of Holohan et al. 2018, "The bounded Laplace mechanism in
+ * differential privacy", Theorem 26's condition at delta = 0). So the release is pure eps-DP; delta,
+ * if given, is charged as asked but not used. The output is z 2^k, a function of the DP integer z
+ * only (no floating-point leak, Mironov 2012). noise 'float' (simulations only): the float inverse-CDF
+ * sampler with Theorem 26's b at (eps, delta), whose low-order bits leak the value.
  */
 function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefined, name: string, post: (v: number) => number, halfWidth: (w: number) => number): StatPlan<VarianceStatistic, number> {
   checkOptionsObject(opts);
   const eps = checkEpsilon(opts.eps);
   const delta = opts.delta === undefined ? 0 : checkDelta(opts.delta, 'delta', { allowZero: true });
-  if (opts.noise !== undefined && opts.noise !== 'float') throw new InvalidArgumentError('noise', "must be 'float' (or omitted) with mechanism 'bounded-laplace', whose sampler is floating-point", opts.noise);
+  const mode = opts.noise ?? 'safe';
+  if (mode !== 'safe' && mode !== 'float') throw new InvalidArgumentError('noise', "must be 'safe' (default) or 'float' (simulations only) with mechanism 'bounded-laplace'", mode);
   const relations = parseRelations(opts.neighbors);
   const [l, u] = parseBounds(opts);
   const n0 = parsePublicSize(opts, relations, 2, 'the number of records');
   const value = varianceValue(n0, midpoint(l, u));
+  const mechanism = mode === 'safe' ? 'bounded-laplace' : 'bounded-laplace-float';
   return {
     name,
     releases: relations.map((relation): ReleasePlan<VarianceStatistic, number> => {
@@ -63,23 +94,37 @@ function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefi
       const sens = ((u - l) * (u - l)) / m;
       const vmax = ((u - l) * (u - l) * m) / (4 * (m - 1));
       if (!(sens > 0) || !Number.isFinite(vmax)) throw new InvalidArgumentError('lower/upper', `give a variance range (upper - lower)^2 that is not a finite number > 0`, `${l}, ${u}`);
-      const b = boundedLaplaceScale(eps, delta, sens, 0, vmax);
-      const noiseHalfWidth = (alpha = 0.05) => halfWidth(b * Math.log(1 / checkAlpha(alpha)));
+      const guarantee = { eps, delta, neighbors: relation };
+      let scale: number;
+      let noise: NoiseDescription;
+      let noiseHalfWidth: (alpha?: number) => number;
+      let sample: (rng: Rng, v: number) => number;
+      if (mode === 'safe') {
+        const plan = planSafeVariance(eps, sens, vmax);
+        scale = plan.gridScale * plan.grid;
+        noise = { family: 'bounded-laplace', mode: 'safe', scale, effectiveScale: scale, gridExponent: plan.k };
+        // |z - m| is stochastically below |Y| (Y discrete Laplace of scale t: P(|Y| >= j) <= e^(-(j-1)/t)), plus g/2 of rounding and
+        // at most g of clamping to the lattice (as boundedLaplaceMechanism states).
+        noiseHalfWidth = (alpha = 0.05) => halfWidth(scale * Math.log(1 / checkAlpha(alpha)) + 2 * plan.grid);
+        sample = (rng, v) => sampleSafeBoundedLaplace(rng, v, plan);
+      } else {
+        const b = boundedLaplaceScale(eps, delta, sens, 0, vmax);
+        scale = b;
+        noise = { family: 'bounded-laplace', mode: 'float', scale: b, effectiveScale: b, gridExponent: undefined };
+        noiseHalfWidth = (alpha = 0.05) => halfWidth(b * Math.log(1 / checkAlpha(alpha)));
+        sample = (rng, v) => sampleBoundedLaplace(rng, v, b, 0, vmax);
+      }
       return {
-        guarantee: { eps, delta, neighbors: relation },
-        mechanism: 'bounded-laplace',
+        guarantee,
+        mechanism,
         sensitivity: sens,
-        noise: { family: 'bounded-laplace', mode: 'float', scale: b, effectiveScale: b, gridExponent: undefined },
+        noise,
         noiseHalfWidth,
         release: (st, rng): Release<number> => {
-          return {
-            value: post(sampleBoundedLaplace(rng, Math.min(vmax, value(relation, st)), b, 0, vmax)),
-            mechanism: 'bounded-laplace',
-            guarantee: { eps, delta, neighbors: relation },
-            sensitivity: sens,
-            scale: b,
-            noiseHalfWidth,
-          };
+          const v = value(relation, st);
+          // After the budget check (charged), value-free: a variance that is not a number (never from finite data).
+          if (Number.isNaN(v)) throw new InvalidArgumentError('x', 'must give a sample variance that is a number');
+          return { value: post(sample(rng, Math.min(vmax, Math.max(0, v)))), mechanism, guarantee, sensitivity: sens, scale, noiseHalfWidth };
         },
       };
     }),
@@ -180,12 +225,19 @@ function runVariance(x: ArrayLike<number>, opts: VarianceOptions, sd: boolean): 
  * clamp biases the release upwards when the true variance is within the noise of 0). DPpack instead
  * re-draws the noise until the result is positive, which conditions the output on the data and breaks
  * the stated guarantee; dpkit does not. For a calibrated release that is positive by construction use
- * `mechanism: 'bounded-laplace'`: the bounded Laplace mechanism (Holohan et al. 2018) on the public range
- * [0, (u - l)^2 m/(4(m - 1))] of the sample variance of m values in [l, u] (m = n, or n0 for unbounded
- * neighbours), with the scale of Theorem 26.
+ * `mechanism: 'bounded-laplace'`: the bounded Laplace mechanism (Holohan et al., "The bounded Laplace
+ * mechanism in differential privacy", 2018) on the public range [0, vmax], vmax = (u - l)^2 m/(4(m - 1)),
+ * of the sample variance of m values in [l, u] (m = n, or n0 for unbounded neighbours), sensitivity
+ * (u - l)^2/m as above. By default (noise 'safe') it is the floating-point-safe lattice version: a
+ * discrete Laplace on the grid 2^k conditioned on [0, vmax], drawn exactly, with its integer scale t
+ * chosen so that S/t + ln(h(A)/h(0)) <= eps (S = ceil(Delta/2^k), h the lattice normaliser: the
+ * lattice analogue of Theorem 26's DeltaC at delta = 0; proof in safeBoundedLaplacePlan), so the
+ * release is pure eps-DP (a delta, if given, is charged but not used) and lies on multiples of 2^k;
+ * noise 'float' keeps the floating-point sampler with Theorem 26's scale, for simulations only (its
+ * low-order bits leak the value, Mironov 2012).
  *
  * @param x The private data (one number per record).
- * @param opts `lower`/`upper`: the PUBLIC bounds x is clipped to; `eps` (and `delta`, `mechanism`), `neighbors`, `n`, `rng`, `accountant`, `details`.
+ * @param opts `lower`/`upper`: the PUBLIC bounds x is clipped to; `eps` (and `delta`, `mechanism`, `noise`), `neighbors`, `n`, `rng`, `accountant`, `details`.
  * @returns The private sample variance; with `details: true` the {@link Release}.
  * @throws {@link InvalidArgumentError} when an option is out of its domain (bounds not finite or lower >= upper, eps <= 0, delta outside (0, 1) for Gaussian noise), before anything is spent;
  *   after the budget check (charged) when a data value is not a finite number.
@@ -216,7 +268,7 @@ export const SD_NOTE = 'sd = sqrt(max(0, noisy variance)), post-processing of th
  * ((u - l)^2/m and its noise scale; the note `SD_NOTE`), not a sensitivity of the sd. With `details`, the half-width is sqrt(w) where w is the variance
  * noise's half-width, since |sqrt(a) - sqrt(b)| <= sqrt(|a - b|) (and the clamp at 0 only brings the
  * released variance closer to the true one). With `mechanism: 'bounded-laplace'` the variance comes
- * from the bounded Laplace path of {@link varDP}.
+ * from the bounded Laplace path of {@link varDP} (floating-point safe by default, pure eps-DP).
  *
  * @param x The private data (one number per record).
  * @param opts As {@link varDP}.

@@ -198,7 +198,7 @@ function medianDP1e6(x: Float64Array, rng: ReturnType<typeof seededRng>): number
   return quantileDP(x, 0.5, { eps: 1, lower: 0, upper: 10, rng });
 }
 
-describe("varDP with mechanism 'bounded-laplace'", () => {
+describe("varDP with mechanism 'bounded-laplace', noise 'float' (the safe default: test/statistics/variance-bounded-laplace.test.ts)", () => {
   it('is positive by construction and follows the truncated Laplace law on [0, vmax]', async () => {
     const { boundedLaplaceScale } = await import('../../src/mechanisms/bounded-laplace.js');
     const rng = seededRng(109);
@@ -208,25 +208,25 @@ describe("varDP with mechanism 'bounded-laplace'", () => {
     const v = x.reduce((s, t) => s + (t - m) ** 2, 0) / (n - 1);
     const vmax = n / (4 * (n - 1));
     const b = boundedLaplaceScale(2, 0, 1 / n, 0, vmax);
-    const r = varDP(x, { eps: 2, lower: 0, upper: 1, mechanism: 'bounded-laplace', rng, details: true });
+    const r = varDP(x, { eps: 2, lower: 0, upper: 1, mechanism: 'bounded-laplace', noise: 'float', rng, details: true });
     expect(r.scale).toBeCloseTo(b, 14);
     expect(r.sensitivity).toBeCloseTo(1 / n, 15);
-    expect(r.mechanism).toBe('bounded-laplace');
+    expect(r.mechanism).toBe('bounded-laplace-float');
     const F = (s: number) => {
       const G = (t: number) => (t < v ? 0.5 * Math.exp((t - v) / s) : 1 - 0.5 * Math.exp(-(t - v) / s));
       return (t: number) => (G(t) - G(0)) / (G(vmax) - G(0));
     };
     const xs = new Float64Array(20000);
     for (let i = 0; i < xs.length; i++) {
-      xs[i] = varDP(x, { eps: 2, lower: 0, upper: 1, mechanism: 'bounded-laplace', rng });
+      xs[i] = varDP(x, { eps: 2, lower: 0, upper: 1, mechanism: 'bounded-laplace', noise: 'float', rng });
       expect(xs[i]! >= 0 && xs[i]! <= vmax).toBe(true);
     }
     expect(ksTest(xs, F(b)).pValue).toBeGreaterThan(1e-6);
     expect(ksTest(xs, F(0.7 * b)).pValue).toBeLessThan(1e-6);
     expect(ksTest(xs, F(1.3 * b)).pValue).toBeLessThan(1e-6);
-    const sd = sdDP(x, { eps: 2, lower: 0, upper: 1, mechanism: 'bounded-laplace', rng, details: true });
+    const sd = sdDP(x, { eps: 2, lower: 0, upper: 1, mechanism: 'bounded-laplace', noise: 'float', rng, details: true });
     expect(sd.value).toBeLessThanOrEqual(Math.sqrt(vmax));
     expect(sd.noiseHalfWidth(0.05)).toBeCloseTo(Math.sqrt(b * Math.log(20)), 12);
-    expect(() => varDP(x, { eps: 2, lower: 0, upper: 1, mechanism: 'bounded-laplace', noise: 'safe' })).toThrow(/noise/);
+    expect(() => varDP(x, { eps: 2, lower: 0, upper: 1, mechanism: 'bounded-laplace', noise: 'exact' })).toThrow(/noise/);
   });
 });
