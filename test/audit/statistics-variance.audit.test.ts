@@ -18,10 +18,19 @@ describe('audit: varDP and covDP', () => {
     const bad = auditDP({ mechanism: (x: readonly number[], rng) => varDP(x, { ...o, eps: 2, rng }), neighbors: nb, eps: 1, seed: 85, samples: 20_000 });
     expect(bad.passed, formatAudit(bad)).toBe(false);
   });
-  it("varDP with mechanism 'bounded-laplace' passes at the edge of its range", () => {
+  it("varDP with mechanism 'bounded-laplace' (noise 'safe', the default) passes at the edge of its range, also on the outputs' 2-adic valuations", () => {
     const nb: [number[], number[]] = [[0, 0, 0], [0, 0, 1]]; // variance 0 (= the lower end) and 1/3 = sensitivity
-    const ok = auditDP({ mechanism: (x: readonly number[], rng) => varDP(x, { ...o, eps: 1, mechanism: 'bounded-laplace', rng }), neighbors: nb, eps: 1, seed: 96, samples: 20_000 });
+    const ok = auditDP({ mechanism: (x: readonly number[], rng) => varDP(x, { ...o, eps: 1, mechanism: 'bounded-laplace', rng }), neighbors: nb, eps: 1, seed: 96, samples: 20_000, latticePattern: true });
     expect(ok.passed, formatAudit(ok)).toBe(true);
+  });
+  it("varDP 'bounded-laplace': the float sampler (noise 'float', the old default) is flagged on the 2-adic valuations (Mironov 2012), and so is the variant calibrated to eps 2", () => {
+    // From variance 0 the float output is the noise itself, with bits below 2^-55 when it is below 1/8;
+    // from 1/3 every output (1/3 +- d, rounded or exact by Sterbenz) is a multiple of 2^-55.
+    const nb: [number[], number[]] = [[0, 0, 0], [0, 0, 1]];
+    const float = auditDP({ mechanism: (x: readonly number[], rng) => varDP(x, { ...o, eps: 1, mechanism: 'bounded-laplace', noise: 'float', rng }), neighbors: nb, eps: 1, seed: 97, samples: 20_000, latticePattern: true });
+    expect(float.passed, formatAudit(float)).toBe(false);
+    const bad = auditDP({ mechanism: (x: readonly number[], rng) => varDP(x, { ...o, eps: 2, mechanism: 'bounded-laplace', rng }), neighbors: nb, eps: 1, seed: 98, samples: 20_000 });
+    expect(bad.passed, formatAudit(bad)).toBe(false);
   });
   it('covDP passes and its n + 1 variant is flagged', () => {
     const nb: [[number[], number[]], [number[], number[]]] = [[[0, 0], [0, 0]], [[0, 1], [0, 1]]]; // covariances 0 and 1/2 = (u1-l1)(u2-l2)/n
