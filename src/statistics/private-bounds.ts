@@ -33,9 +33,15 @@
  *   difference of two numbers in [-q m, (1 - q) m], so at most (1 - q) m + q m = m.
  * So Delta_u = m under both relations, and sampling with exp((eps/2) u / (2 m)) is eps/2-DP per
  * percentile (McSherry & Talwar 2007); the pair is eps-DP, and ordering the two draws (lower =
- * the smaller) is post-processing. The draws use the floating-point sampler of quantileDP (its
- * default; a lattice sampler over a wide range would need up to 2^20+ rejection proposals), so the
- * guarantee carries quantileDP's floating-point caveat. Caveat of the method: with discrete data (ties
+ * the smaller) is post-processing. The draws use Smith's floating-point sampler directly
+ * (quantileFromSorted of quantile.ts; quantileFromCounts, the same numbers, for
+ * privateBoundsFromValueCounts): quantileDP's `noise: 'float'` path, NOT its default (`noise: 'exact'`,
+ * a public lattice sampled exactly, quantile-exact.ts). The interval is chosen by a float inverse CDF
+ * and the point inside it is a + U (b - a) in doubles, a and b data values (or range ends), so the
+ * released bounds' low-order bits are not protected against floating-point attacks (Mironov 2012):
+ * the eps-DP guarantee above is that of the ideal real-valued mechanism. (The lattice sampler takes
+ * the expanded sorted data, which privateBoundsFromValueCounts exists to avoid; an exact sampler from
+ * value counts does not exist yet.) Caveat of the method: with discrete data (ties
  * at the percentile) and a wide range, the mechanism can pick the empty gap next to the atom, up to
  * the range's end; the histogram method is the robust default.
  */
