@@ -11,7 +11,7 @@ import { runChecked, runRelease, runSingle } from '../src/release.js';
 import { seededRng } from '../src/random/rng.js';
 import { meanDP, planMean } from '../src/statistics/mean.js';
 import { ZcdpFilter } from '../src/accounting/zcdp-filter.js';
-import { analyticGaussianSigma } from '../src/mechanisms/gaussian-calibration.js';
+import { gaussianSigmaFloor } from '../src/accounting/gaussian-sigma-floor.js';
 
 describe('runChecked', () => {
   it('checks the total of all charges (converted to the ledger relation) before computing, then spends each', () => {
@@ -140,7 +140,7 @@ describe('a statistic as a value before it touches data (planMean)', () => {
 describe('runChecked with a zCDP filter: the releases of one run are checked by their summed rho', () => {
   const g = (eps: number, neighbors: 'bounded' | 'unbounded') => ({ eps, delta: 1e-7, neighbors, mechanism: 'gaussian-analytic' });
   const rhoOf = (eps: number) => {
-    const s = analyticGaussianSigma(eps, 1e-7, 1);
+    const s = gaussianSigmaFloor(eps, 1e-7, 1);
     return 1 / (2 * s * s);
   };
   it("a neighbors: 'both' Gaussian run is charged rho + 4 rho (it was refused: the combined check had no mechanism)", () => {
@@ -193,7 +193,7 @@ function zcdpToDpEpsInverse(rho: number): number {
   let hi = 50;
   for (let i = 0; i < 200; i++) {
     const mid = (lo + hi) / 2;
-    const s = analyticGaussianSigma(mid, 1e-7, 1);
+    const s = gaussianSigmaFloor(mid, 1e-7, 1);
     if (1 / (2 * s * s) < rho) lo = mid;
     else hi = mid;
   }

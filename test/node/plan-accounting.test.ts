@@ -15,7 +15,7 @@ import { PrepaidPlan } from '../../src/node/prepaid-plan.js';
 import { planCharge } from '../../src/accounting/pld/plan-charge.js';
 import { zcdpBudget } from '../../src/accounting/zcdp-filter.js';
 import { zcdpToDp } from '../../src/accounting/zcdp.js';
-import { analyticGaussianSigma } from '../../src/mechanisms/gaussian-calibration.js';
+import { gaussianSigmaFloor } from '../../src/accounting/gaussian-sigma-floor.js';
 import { gaussianMechanism } from '../../src/mechanisms/gaussian.js';
 import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
 import { seededRng } from '../../src/random/rng.js';
@@ -93,7 +93,7 @@ describe('a plan charged its PLD-composed cost (basic ledger)', () => {
     expect(r.code, r.err.join('\n')).toBe(EXIT.ok);
     const a = loadAnalysis(file);
     const s = planCostSummary(a.releases, a.schema, { accounting: 'basic', neighbors: 'bounded', budget: { eps: 4, delta: 1e-4 }, remaining: { eps: 4, delta: 1e-4 } });
-    const sigma = analyticGaussianSigma(0.5, 1e-6, 1);
+    const sigma = gaussianSigmaFloor(0.5, 1e-6, 1);
     const rho = 20 / (2 * sigma * sigma);
     expect('rho' in s.zcdp && s.zcdp.rho).toBeCloseTo(rho, 12);
     const text = r.out.replace(/\n {6}/g, ' ');
@@ -178,7 +178,7 @@ describe('a zcdp-filter ledger (budget.accounting: zcdp-filter)', () => {
   it('charges each plan its summed rho and refuses the plan that would exceed rho_B (golden count derived here)', async () => {
     const dir = tmpDir();
     const budget = '  eps: 4\n  delta: 2.0e-5\n  accounting: zcdp-filter\n';
-    const sigma = analyticGaussianSigma(0.5, 1e-6, 1);
+    const sigma = gaussianSigmaFloor(0.5, 1e-6, 1);
     const rhoEach = 1 / (2 * sigma * sigma);
     const rhoB = zcdpBudget(4, 2e-5);
     // Plans of 10 counts each: floor(rho_B / (10 rho)) plans fit, the next is refused.
