@@ -13,13 +13,16 @@
  *
  * Guarantee: eps-DP for neighbouring data sets that differ in one replaced row (x_i, y_i[, w_i])
  * (bounded neighbours, as Chaudhuri et al. prove), given public bounds and weights bound.
- * - 'objective' (default): CMS Algorithm 2 with c = 1/4: eps' = eps - log(1 + 2c/gamma +
- *   c^2/gamma^2) (or Delta > 0 and eps' = eps/2), ||b|| ~ Gamma(d, eps'/2), uniform direction.
+ * - 'objective' (default): CMS Algorithm 2 with c = 1/4 at eps_o = 0.99 eps: eps' = eps_o - log(1 +
+ *   2c/gamma + c^2/gamma^2) (or Delta > 0 and eps' = eps_o/2), ||b|| ~ Gamma(d, eps'/2), uniform
+ *   direction; the solver stops at ||grad (n J_b)|| <= tau_F = 1e-7 and its point gets output noise
+ *   of norm ~ Gamma(d, 0.01 eps / S), S = 2 tau_F / (gamma + n Delta) (approximate minima
+ *   perturbation, Iyengar et al. 2019; src/models/erm/cms.ts).
  *   R = ||theta||^2/2 (+ a convex, twice-differentiable add-on G), 1-strongly convex by construction.
  * - 'output': CMS Algorithm 1: l2-sensitivity of the minimiser 2/gamma (2W/gamma with weights in
  *   [0, W]), ||b|| ~ Gamma(d, eps/S), uniform direction, S below.
- * The sensitivity includes the solver's absolute tolerance: (2W + 2 n tol)/gamma, tol = 1e-9 max(1, W).
- * The minimiser is computed to an absolute gradient norm 1e-9 max(1, W) (public); if that fails the
+ * The output sensitivity includes the solver's public tolerance tau = 1e-5 max(1, W) on the gradient
+ * of the summed objective: (2W + 2 tau)/gamma. If the solver misses its tolerance the
  * budget IS charged and a ConvergenceError thrown. The coefficients are floating-point values
  * perturbed with floating-point noise (not lattice-safe; docs/models.md). fitInfo holds public
  * calibration only.

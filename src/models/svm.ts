@@ -21,12 +21,15 @@
  *   refer to the normalised features v~ (bias first).
  *
  * Guarantee: eps-DP for neighbouring data sets differing in one replaced row (x_i, y_i[, w_i])
- * (bounded neighbours). 'objective' (default): CMS Algorithm 2 with c = 1/(2h); 'output': CMS
+ * (bounded neighbours). 'objective' (default): CMS Algorithm 2 with c = 1/(2h) at 0.99 eps, the
+ * solver's point (||grad (n J_b)|| <= tau_F = 1e-7) released with output noise for its distance to
+ * the exact minimiser, bought with 0.01 eps (approximate minima perturbation, Iyengar et al. 2019;
+ * src/models/erm/cms.ts); 'output': CMS
  * Algorithm 1 with l2-sensitivity 2/gamma, or 2W/gamma for outcome-weighted learning (weights in
  * [0, W], Giddens et al. 2023; output perturbation only). ||b|| ~ Gamma(d, rate) with a uniform
  * direction, d = dimension of theta. Output perturbation's sensitivity includes the solver
- * tolerance: (2W + 2 n tol)/gamma with tol = 1e-9 max(1, W). The solver's absolute tolerance is
- * public; if it is missed the budget IS charged, then ConvergenceError. The feature map is drawn
+ * tolerance: (2W + 2 tau)/gamma with tau = 1e-5 max(1, W) on the gradient of the summed objective.
+ * The solvers' tolerances are public; if one is missed the budget IS charged, then ConvergenceError. The feature map is drawn
  * after the budget check (inside the release). Floating-point coefficients (docs/models.md).
  */
 import { checkOptionKeys, optionSpec } from '../options.js';

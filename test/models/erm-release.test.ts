@@ -51,7 +51,7 @@ describe('fitInfo: public quantities only (review finding 1)', () => {
             const m = make().fit(d.X, d.y, { ...bounds, rng: seededRng(seed) });
             const keys = Object.keys(m.fitInfo!).sort();
             // output perturbation releases on the lattice by default: its grid exponent and applied scale are public too
-            expect(keys).toEqual(perturbation === 'objective' ? ['Delta', 'dimension', 'epsPrime', 'mechanism', 'rate'] : ['dimension', 'gridExponent', 'mechanism', 'rate', 'scale', 'sensitivity']);
+            expect(keys).toEqual(perturbation === 'objective' ? ['Delta', 'dimension', 'epsPrime', 'mechanism', 'outputRate', 'outputSensitivity', 'rate'] : ['dimension', 'gridExponent', 'mechanism', 'rate', 'scale', 'sensitivity']);
             infos.push(JSON.stringify(m.fitInfo));
           }
         }
@@ -157,15 +157,21 @@ describe('budget check before randomness and data processing (review finding 8)'
 
 describe('golden curvature constants (review finding 10)', () => {
   const fit = (m: LogisticRegressionDP | SvmDP) => m.fit(a.X, a.y, { ...bounds, rng: seededRng(4) }).fitInfo!;
-  it("SvmDP({ huberH: 0.25 }) (c = 2): eps' = 1 - ln 9 < 0 -> Delta branch; eps = 5: Delta = 0", () => {
+  // Objective perturbation: CMS Algorithm 2 at the objective's share 0.99 eps; 0.01 eps buys the
+  // output noise of approximate minima perturbation, S = 2 tau_F / (gamma + n Delta), tau_F = 1e-7.
+  it("SvmDP({ huberH: 0.25 }) (c = 2): eps' = 0.99 - ln 9 < 0 -> Delta branch; eps = 5: Delta = 0", () => {
     const i1 = fit(new SvmDP({ eps: 1, gamma: 1, huberH: 0.25 }));
-    expect(i1.epsPrime).toBe(0.5);
-    expect(i1.Delta).toBeCloseTo(1.5104058320938991, 14); // c/(n(e^{eps/4} - 1)) - gamma/n, n = 4
-    expect(i1.rate).toBe(0.25);
+    expect(i1.epsPrime).toBe(0.495);
+    expect(i1.Delta).toBeCloseTo(1.530504007116082, 14); // c/(n(e^{0.99/4} - 1)) - gamma/n, n = 4
+    expect(i1.rate).toBe(0.2475);
+    expect(i1.outputSensitivity).toBeCloseTo(2e-7 / (1 + 4 * 1.530504007116082), 20);
+    expect(i1.outputRate).toBeCloseTo(0.01 / i1.outputSensitivity!, 6);
     const i5 = fit(new SvmDP({ eps: 5, gamma: 1, huberH: 0.25 }));
-    expect(i5.epsPrime).toBeCloseTo(2.8027754226637804, 14); // 5 - ln(1 + 2c + c^2)
+    expect(i5.epsPrime).toBeCloseTo(2.7527754226637806, 14); // 4.95 - ln(1 + 2c + c^2)
     expect(i5.Delta).toBe(0);
-    expect(i5.rate).toBeCloseTo(1.4013877113318902, 14);
+    expect(i5.rate).toBeCloseTo(1.3763877113318903, 14);
+    expect(i5.outputSensitivity).toBe(2e-7); // 2 tau_F / gamma
+    expect(i5.outputRate).toBeCloseTo(250000, 6); // 0.05 / 2e-7
     const io = fit(new SvmDP({ eps: 1, gamma: 3, huberH: 0.25, perturbation: 'output', noise: 'float' }));
     expect(io.sensitivity).toBeCloseTo((2 + 2e-5) / 3, 15); // (2 + 2 tau)/gamma, tau = 1e-5 (no n)
     expect(io.rate).toBe(1 / io.sensitivity!);
@@ -173,13 +179,16 @@ describe('golden curvature constants (review finding 10)', () => {
 
   it('LogisticRegressionDP (c = 1/4) under both perturbations', () => {
     const i1 = fit(new LogisticRegressionDP({ eps: 1, gamma: 1 }));
-    expect(i1.epsPrime).toBeCloseTo(0.5537128973715805, 14); // 1 - ln(1.5625)
+    expect(i1.epsPrime).toBeCloseTo(0.5437128973715805, 14); // 0.99 - ln(1.5625)
     expect(i1.Delta).toBe(0);
-    expect(i1.rate).toBeCloseTo(0.27685644868579024, 14);
+    expect(i1.rate).toBeCloseTo(0.27185644868579023, 14);
+    expect(i1.outputSensitivity).toBe(2e-7);
+    expect(i1.outputRate).toBeCloseTo(50000, 8);
     const i02 = fit(new LogisticRegressionDP({ eps: 0.2, gamma: 1 }));
-    expect(i02.epsPrime).toBe(0.1);
-    expect(i02.Delta).toBeCloseTo(0.969010405816618, 14);
-    expect(i02.rate).toBe(0.05);
+    expect(i02.epsPrime).toBe(0.099);
+    expect(i02.Delta).toBeCloseTo(0.9816340645984589, 14);
+    expect(i02.rate).toBe(0.0495);
+    expect(i02.outputRate).toBeCloseTo(49265.36258393836, 6);
     const io = fit(new LogisticRegressionDP({ eps: 1, gamma: 1, perturbation: 'output', noise: 'float' }));
     expect(io.sensitivity).toBeCloseTo(2.00002, 15);
     expect(io.rate).toBeCloseTo(1 / 2.00002, 15);

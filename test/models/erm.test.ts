@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConvergenceError, InvalidArgumentError } from '../../src/errors.js';
 import { gammaP, betaInc, normalCdf } from '../../src/math/special.js';
-import { cmsObjectiveParameters, cmsObjectivePerturbation, cmsOutputPerturbation, cmsOutputSensitivity, cmsOutputSolveOptions } from '../../src/models/erm/cms.js';
+import { cmsObjectiveCalibration, cmsObjectiveParameters, cmsObjectivePerturbation, cmsObjectiveSolve, cmsOutputPerturbation, cmsOutputSensitivity, cmsOutputSolveOptions } from '../../src/models/erm/cms.js';
 import { kstObjectivePerturbation, kstParameters } from '../../src/models/erm/kst.js';
 import { huberLoss, huberLossDeriv, logisticLoss, logisticLossDeriv, lossCurvature, sigmoid } from '../../src/models/erm/losses.js';
 import { sampleGammaSphere, sampleGaussianVector } from '../../src/models/erm/noise.js';
@@ -295,33 +295,55 @@ describe('mechanisms on a fixed problem', () => {
     expect(cmsOutputSensitivity(1.5, 3)).toBe(fit.sensitivity);
   });
 
-  it('objective perturbation: ||b|| ~ Gamma(d, eps\'/2) and the result is the exact minimiser of the perturbed objective', () => {
+  it("objective perturbation: ||b|| ~ Gamma(d, eps'/2) at 0.99 eps, and the solver's point is stationary for that b to tau_F = 1e-7 on n J_b", () => {
     const p = randomProblem(7, 25, 3, 'huber', { gamma: 0.5, huberH: 0.5 });
     const eps = 2; // eps' < 0 here: Delta > 0 branch
-    const params = cmsObjectiveParameters(eps, 0.5, 1, 25);
-    expect(params.Delta).toBeGreaterThan(0);
+    const cal = cmsObjectiveCalibration(eps, 0.5, 1, 25);
+    const params = cmsObjectiveParameters(0.99 * eps, 0.5, 1, 25);
+    expect(cal.Delta).toBeGreaterThan(0);
+    expect(cal.rate).toBe(params.rate);
+    expect(cal.epsObjective + cal.epsOutput).toBe(eps);
     const rng = seededRng('obj');
     const norms = new Float64Array(2500);
     const g = new Float64Array(3);
     const fgJ = ermObjective(p);
     for (let k = 0; k < norms.length; k++) {
-      const fit = cmsObjectivePerturbation(p, eps, 1, rng);
+      const fit = cmsObjectiveSolve(p, cal, rng);
       expect(fit.converged).toBe(true);
       expect('b' in fit).toBe(false); // b is never returned (theta - b would be ...)
-      // b is recovered from the stationarity condition grad J(theta) + b/n + Delta theta = 0 (up to n * 1e-9)
+      // b is recovered from the stationarity condition n (grad J(theta) + Delta theta) + b = 0, up to tau_F = 1e-7
       fgJ(fit.theta, g);
-      const bRec = Array.from(g, (gj, j) => -p.n * (gj + fit.Delta * fit.theta[j]!));
+      const bRec = Array.from(g, (gj, j) => -p.n * (gj + cal.Delta * fit.theta[j]!));
       norms[k] = Math.hypot(...bRec);
-      if (k < 20) {
-        const fg = ermObjective(p, { b: Float64Array.from(bRec), quadratic: fit.Delta });
-        fg(fit.theta, g);
-        expect(Math.hypot(...g)).toBeLessThanOrEqual(1e-9);
-      }
     }
-    expect(ksTest(norms, gammaCdf(3, params.rate)).pValue).toBeGreaterThan(1e-6);
-    expect(ksTest(norms, gammaCdf(3, params.rate * 0.7)).pValue).toBeLessThan(1e-6);
-    expect(ksTest(norms, gammaCdf(3, params.rate * 1.3)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(norms, gammaCdf(3, cal.rate)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(norms, gammaCdf(3, cal.rate * 0.7)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(norms, gammaCdf(3, cal.rate * 1.3)).pValue).toBeLessThan(1e-6);
     expect(() => cmsObjectivePerturbation({ ...p, weights: new Float64Array(25).fill(1) }, 1, 1, rng)).toThrow(/weights/);
+  });
+
+  it('objective perturbation: the release is the solver point plus output noise N, ||N|| ~ Gamma(d, 0.01 eps / S), S = 2 tau_F / (gamma + n Delta) (approximate minima perturbation)', () => {
+    const p = randomProblem(8, 25, 3, 'logistic', { gamma: 2 });
+    const eps = 1.5;
+    const cal = cmsObjectiveCalibration(eps, 2, 0.25, 25);
+    // golden: eps' = 0.99 eps - ln(1 + 2c/gamma + c^2/gamma^2) > 0, so Delta = 0 and S = 2e-7 / gamma
+    expect(cal.epsOutput).toBeCloseTo(0.015, 15);
+    expect(cal.epsPrime).toBeCloseTo(1.485 - Math.log(1 + 0.25 + 0.015625), 14);
+    expect(cal.Delta).toBe(0);
+    expect(cal.outputSensitivity).toBe(1e-7);
+    expect(cal.outputRate).toBeCloseTo(0.015 / 1e-7, 6);
+    // the same stream: the solver point (same b) and the release differ by N exactly
+    const N = 3000;
+    const norms = new Float64Array(N);
+    for (let k = 0; k < N; k++) {
+      const solved = cmsObjectiveSolve(p, cal, seededRng(`amp-${k}`));
+      const released = cmsObjectivePerturbation(p, eps, 0.25, seededRng(`amp-${k}`));
+      expect(released.converged).toBe(true);
+      norms[k] = Math.hypot(...Array.from(released.theta, (t, j) => t - solved.theta[j]!));
+    }
+    expect(ksTest(norms, gammaCdf(3, cal.outputRate)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(norms, gammaCdf(3, cal.outputRate * 0.7)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(norms, gammaCdf(3, cal.outputRate * 1.3)).pValue).toBeLessThan(1e-6);
   });
 
   it('KST: the constrained perturbed minimiser satisfies the KKT conditions on the ball', () => {

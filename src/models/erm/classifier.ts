@@ -11,10 +11,10 @@ import { runRelease } from '../../release.js';
 import { resolveRng, type Rng } from '../../random/rng.js';
 import { checkEpsilon, checkPositive } from '../../validation.js';
 import { checkMatrixShape, checkVectorShape, matrixShape, type MatrixInput } from '../matrix.js';
-import { cmsObjectivePerturbation, cmsOutputConvergenceMessage, cmsOutputPerturbation } from './cms.js';
+import { cmsObjectiveConvergenceMessage, cmsObjectivePerturbation, cmsOutputConvergenceMessage, cmsOutputPerturbation } from './cms.js';
 import { cmsOutputPerturbationLattice } from './output-lattice.js';
 import type { LossKind } from './losses.js';
-import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem, type Regularizer } from './objective.js';
+import { checkRegularizer, type ErmProblem, type Regularizer } from './objective.js';
 import { checkBinaryLabels, checkOptionsObject, checkWeights, checkWeightsShape } from './preprocess.js';
 
 export type PerturbationMethod = 'objective' | 'output';
@@ -80,9 +80,15 @@ export interface ErmFitInfo {
   rate: number;
   /** Output perturbation: the l2-sensitivity of the minimiser. */
   sensitivity?: number;
-  /** Objective perturbation: eps' and Delta. */
+  /** Objective perturbation: eps' and Delta (CMS Algorithm 2 at 0.99 eps, the objective's share). */
   epsPrime?: number;
   Delta?: number;
+  /**
+   * Objective perturbation: the l2-sensitivity 2 tau_F / (gamma + n Delta) of the solver's point and
+   * the rate of its output noise's norm (approximate minima perturbation with 0.01 eps; cms.ts).
+   */
+  outputSensitivity?: number;
+  outputRate?: number;
   /** Dimension of the coefficient vector the noise was drawn in. */
   dimension: number;
   /** noise 'safe': the applied per-coordinate Laplace scale (rounding counted) and the grid exponent k (spacing 2^k). */
@@ -226,7 +232,7 @@ export abstract class CmsClassifier {
         const fit = cmsObjectivePerturbation(problem, this.eps, this.curvature(), r);
         if (!fit.converged) return undefined;
         prep.finish(fit.theta);
-        return { theta: fit.theta, info: { mechanism, rate: fit.rate, epsPrime: fit.epsPrime, Delta: fit.Delta, dimension: prep.d } as ErmFitInfo };
+        return { theta: fit.theta, info: { mechanism, rate: fit.rate, epsPrime: fit.epsPrime, Delta: fit.Delta, outputSensitivity: fit.outputSensitivity, outputRate: fit.outputRate, dimension: prep.d } as ErmFitInfo };
       }
       if (this.noise === 'safe') {
         const safe = cmsOutputPerturbationLattice(problem, this.eps, r, wub);
@@ -241,7 +247,7 @@ export abstract class CmsClassifier {
       return { theta: fit.theta, info: { mechanism, rate: fit.rate, sensitivity: fit.sensitivity, dimension: prep.d } as ErmFitInfo };
     });
     // runRelease has charged eps: the failure is a function of the data and the noise.
-    if (out === undefined) throw new ConvergenceError(`${this.modelName}.fit: ${this.perturbation === 'output' ? cmsOutputConvergenceMessage(wub, true) : ermConvergenceMessage(ermTolerance(1), true)}`);
+    if (out === undefined) throw new ConvergenceError(`${this.modelName}.fit: ${this.perturbation === 'output' ? cmsOutputConvergenceMessage(wub, true) : cmsObjectiveConvergenceMessage(true)}`);
     this.addBias = addBias;
     this.dIn = dIn;
     this.coeff = Array.from(out.theta);

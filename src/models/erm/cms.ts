@@ -22,9 +22,11 @@
  *
  * Output perturbation's solver stops at a public tolerance tau = 1e-5 max(1, W) on the gradient of the
  * SUMMED objective n J (checked), and its sensitivity includes that solver error without depending on
- * n (see {@link cmsOutputSensitivity}); objective perturbation's solver stops at the absolute tolerance
- * 1e-9 max(1, W) on grad J, its guarantee being for the exact minimiser, the checked tolerance the
- * engineering stand-in. These functions are internal (not exported from the package root). The perturbed
+ * n (see {@link cmsOutputSensitivity}). Objective perturbation's proof is for the EXACT minimiser; its
+ * solver stops at the public tau_F = 1e-7 on the gradient of n J_b and the remaining error is paid
+ * for by approximate minima perturbation (Iyengar, Near, Song, Thakkar, Thakurta & Wang 2019): 1% of
+ * eps buys output noise calibrated to 2 tau_F / (gamma + n Delta) (see {@link cmsObjectiveCalibration}).
+ * These functions are internal (not exported from the package root). The perturbed
  * coefficients are floating-point values (see noise.ts and docs/models.md).
  */
 import { InvalidArgumentError } from '../../errors.js';
@@ -57,6 +59,53 @@ export function cmsObjectiveParameters(eps: number, gamma: number, c: number, n:
   return { epsPrime, Delta, rate: epsPrime / 2 };
 }
 
+/** The share of eps that objective perturbation spends on the output noise paying for the solver's tolerance. */
+export const CMS_OBJECTIVE_OUTPUT_SHARE = 0.01;
+
+/**
+ * The PUBLIC solver tolerance of objective perturbation on the gradient of the SUMMED perturbed
+ * objective F_b = n J_b: tau_F = 1e-7 (the solver stops at ||grad J_b|| <= tau_F / n).
+ */
+export const CMS_OBJECTIVE_TOLERANCE = 1e-7;
+
+/** The calibration of CMS objective perturbation with the output noise of approximate minima perturbation. */
+export interface CmsObjectiveCalibration extends CmsObjectiveParameters {
+  /** eps of the objective perturbation: (1 - {@link CMS_OBJECTIVE_OUTPUT_SHARE}) eps. */
+  epsObjective: number;
+  /** eps of the output noise: {@link CMS_OBJECTIVE_OUTPUT_SHARE} eps. */
+  epsOutput: number;
+  /** l2-sensitivity of the solver's point under the proof's coupling: 2 tau_F / (gamma + n Delta). */
+  outputSensitivity: number;
+  /** Rate of the output noise's norm: ||N|| ~ Gamma(d, epsOutput / outputSensitivity). */
+  outputRate: number;
+}
+
+/**
+ * CMS objective perturbation at an approximate minimiser, made eps-DP by approximate minima
+ * perturbation (Iyengar, Near, Song, Thakkar, Thakurta & Wang 2019, "Towards practical
+ * differentially private convex optimization", Alg. 1 and Thm 1, here with CMS's pure-DP objective
+ * part): eps = epsObjective + epsOutput with epsOutput = {@link CMS_OBJECTIVE_OUTPUT_SHARE} eps;
+ * b, eps' and Delta are CMS Algorithm 2 at epsObjective ({@link cmsObjectiveParameters}); the solver
+ * stops at ||grad F_b(theta~)|| <= tau_F ({@link CMS_OBJECTIVE_TOLERANCE}, F_b = n J_b), and
+ * theta~ + N is released with N of density proportional to exp(-(epsOutput / S) ||N||_2),
+ *   S = 2 tau_F / (gamma + n Delta).
+ * Derivation: F_b is (gamma + n Delta)-strongly convex (R is 1-strongly convex), so ||theta~ -
+ * theta*(D, b)|| <= tau_F / (gamma + n Delta). CMS's proof maps b to the b' with theta*(D', b') =
+ * theta*(D, b) and bounds the density ratio of the law of theta* by e^{epsObjective}; under that
+ * coupling the two solver points lie within S of each other, so for any set A,
+ *   P_D(theta~ + N in A) = E_b[f_D(b)] <= e^{epsOutput} E_D[g(theta*)] <= e^{epsObjective + epsOutput} P_D'(theta~ + N in A)
+ * with f_D(b) = P(theta~(D, b) + N in A) and g(t) = f_D'(b'(t)) (the Gamma-norm noise is
+ * epsOutput-DP for l2 shifts <= S). n is public (replace-one neighbours), so S may use it.
+ */
+export function cmsObjectiveCalibration(eps: number, gamma: number, c: number, n: number): CmsObjectiveCalibration {
+  checkEpsilon(eps);
+  const epsOutput = CMS_OBJECTIVE_OUTPUT_SHARE * eps;
+  const epsObjective = eps - epsOutput;
+  const params = cmsObjectiveParameters(epsObjective, gamma, c, n);
+  const outputSensitivity = (2 * CMS_OBJECTIVE_TOLERANCE) / (gamma + n * params.Delta);
+  return { ...params, epsObjective, epsOutput, outputSensitivity, outputRate: epsOutput / outputSensitivity };
+}
+
 /**
  * The result of one perturbed fit (internal): the released coefficients and whether the solver met
  * its public tolerance. The perturbation b, iteration counts and gradient norms are NOT returned
@@ -69,23 +118,42 @@ export interface PerturbedFit {
 }
 
 /**
- * CMS objective perturbation (Algorithm 2) on a preprocessed problem (||x_i|| <= 1, |l'| <= 1,
- * |l''| <= c, R = ||theta||^2/2 + G with G convex): b with ||b|| ~ Gamma(d, eps'/2) and a uniform
- * direction, then argmin J(theta) + (b . theta)/n + (Delta/2)||theta||^2. eps-DP, replace-one
- * neighbours (CMS Theorem 9), FOR THE EXACT MINIMISER: the proof bounds the change of b needed to
- * keep the same minimiser (||b - b'|| <= 2 since |l'| <= 1, ||x|| <= 1) and the Jacobian ratio
- * (<= (1 + c/(gamma + n Delta))^2, absorbed by the log term of eps'). The solver's checked absolute
- * gradient tolerance 1e-9 is the engineering stand-in for exactness (not covered by the proof; see
- * ermTolerance in objective.ts for why approximate minima perturbation does not allow stopping
- * earlier at these sizes).
+ * The objective part of {@link cmsObjectivePerturbation} (internal; tests): b with ||b|| ~ Gamma(d,
+ * eps'/2) and a uniform direction (eps', Delta of `cal`), and the solver's point theta~ of
+ * J(theta) + (b . theta)/n + (Delta/2)||theta||^2 with ||grad (n J_b)(theta~)|| <= tau_F (checked).
+ * Not a release by itself (theta~ is not within the guarantee without the output noise).
  */
-export function cmsObjectivePerturbation(p: ErmProblem, eps: number, c: number, rng: Rng): PerturbedFit & CmsObjectiveParameters {
-  const params = cmsObjectiveParameters(eps, p.gamma, c, p.n);
+export function cmsObjectiveSolve(p: ErmProblem, cal: CmsObjectiveCalibration, rng: Rng): PerturbedFit {
   if (p.weights !== undefined) throw new InvalidArgumentError('weights', 'are supported with output perturbation only (Giddens et al. 2023)');
   // The float sampler: a lattice b is recoverable from theta through stationarity (see kst.ts).
-  const b = sampleGammaSphere(rng, p.d, params.rate, undefined, 'float');
-  const { theta, converged } = minimizeErm(p, { b, quadratic: params.Delta }, { gradientBound: 1 });
-  return { theta, converged, ...params };
+  const b = sampleGammaSphere(rng, p.d, cal.rate, undefined, 'float');
+  return minimizeErm(p, { b, quadratic: cal.Delta }, { gradientBound: 1, tolerance: CMS_OBJECTIVE_TOLERANCE / p.n });
+}
+
+/**
+ * CMS objective perturbation (Algorithm 2) on a preprocessed problem (||x_i|| <= 1, |l'| <= 1,
+ * |l''| <= c, R = ||theta||^2/2 + G with G convex), at the solver's approximate minimiser, with
+ * the output noise of approximate minima perturbation ({@link cmsObjectiveCalibration}): b with
+ * ||b|| ~ Gamma(d, eps'/2) (eps' of CMS at epsObjective = 0.99 eps), theta~ within tau_F of
+ * stationarity of n (J + (b . theta)/n + (Delta/2)||theta||^2), released as theta~ + N with ||N|| ~
+ * Gamma(d, epsOutput / S) in a uniform direction. eps-DP, replace-one neighbours: CMS Theorem 9 for
+ * the exact minimiser (the change of b keeping the same minimiser, ||b - b'|| <= 2 since |l'| <= 1,
+ * ||x|| <= 1, and the Jacobian ratio <= (1 + c/(gamma + n Delta))^2, absorbed by the log term of
+ * eps'), and the output noise for the solver's distance to it. Nothing is released (no noise drawn)
+ * when the solver misses tau_F.
+ */
+export function cmsObjectivePerturbation(p: ErmProblem, eps: number, c: number, rng: Rng): PerturbedFit & CmsObjectiveCalibration {
+  const cal = cmsObjectiveCalibration(eps, p.gamma, c, p.n);
+  const { theta, converged } = cmsObjectiveSolve(p, cal, rng);
+  if (!converged) return { theta, converged, ...cal };
+  const noise = sampleGammaSphere(rng, p.d, cal.outputRate, undefined, 'float');
+  for (let j = 0; j < p.d; j++) theta[j] = theta[j]! + noise[j]!;
+  return { theta, converged, ...cal };
+}
+
+/** The convergence failure of objective perturbation (public settings only). */
+export function cmsObjectiveConvergenceMessage(charged: boolean): string {
+  return `ERM minimisation did not reach the gradient tolerance ${CMS_OBJECTIVE_TOLERANCE.toExponential(3)} on the summed perturbed objective that the privacy guarantee needs${charged ? '; the budget WAS charged (the failure depends on the data and the noise)' : ''}`;
 }
 
 /**

@@ -12,7 +12,7 @@
  * density for b). The float sampler's b has 53-bit mantissas, far below the solver's residual.
  */
 import { describe, expect, it } from 'vitest';
-import { cmsObjectivePerturbation, cmsOutputPerturbation } from '../../../src/models/erm/cms.js';
+import { cmsObjectiveCalibration, cmsObjectiveSolve, cmsOutputPerturbation } from '../../../src/models/erm/cms.js';
 import { kstObjectivePerturbation } from '../../../src/models/erm/kst.js';
 import { sigmoid } from '../../../src/models/erm/losses.js';
 import { noiseLatticeExponent } from '../../../src/models/erm/noise.js';
@@ -82,8 +82,10 @@ describe('ERM float releases do not reveal the minimiser modulo the noise lattic
 
   it('CMS objective perturbation: the b recovered from stationarity (n = 2) is not near the noise lattice', () => {
     const on = recoveredOnLattice((p, rng) => {
-      const f = cmsObjectivePerturbation(p, 3, 0.25, rng);
-      return { theta: f.theta, quadratic: f.Delta, scale: 1 / f.rate }; // the perturbed objective's (Delta / 2) ||theta||^2
+      // the solver's point before the output noise (stationary for b up to tau_F = 1e-7)
+      const cal = cmsObjectiveCalibration(3, p.gamma, 0.25, p.n);
+      const f = cmsObjectiveSolve(p, cal, rng);
+      return { theta: f.theta, quadratic: cal.Delta, scale: 1 / cal.rate }; // the perturbed objective's (Delta / 2) ||theta||^2
     }, 'residue-cms-obj');
     // Continuous b: each coordinate is within 1e-3 of a lattice point with probability 0.002 (100 coordinates).
     expect(on, `${on} of 100 coordinates of the recovered b lie on the noise lattice`).toBeLessThan(10);
