@@ -524,6 +524,15 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       let label = 'reading data';
       progress.update(label, 0);
       engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f), textColumns: textColumns(a.schema) });
+      // A CSV is read with the sniffer's dialect, including the lines it skips: one line with another
+      // number of fields makes it skip every line before it and read that line as the header, so one
+      // record would decide which records are read (a count of 100 rows released as 10: far beyond its
+      // sensitivity). Such a file fails here, after the check (charged, value-free).
+      const csv = csvPathOf(a.data);
+      if (csv !== undefined) {
+        const skip = await engine.sql(`SELECT CAST(SkipRows AS INTEGER) FROM sniff_csv(${literal(csv)})`);
+        if (Number(skip[0]?.[0]) !== 0) throw new InvalidArgumentError('data.path', 'is a CSV file whose lines do not all have the same number of fields (e.g. an unquoted separator inside a value): the reader would skip the lines before such a line and take it as the header; quote the values that contain the separator');
+      }
       // The data's column names are never printed (a CSV without a header row would show its first
       // record): only the schema's (public) names of the missing columns.
       const have = new Set((await engine.columns()).map((c) => c.name));
@@ -1132,9 +1141,20 @@ async function sniffedHeaderHolds(engine: DataEngine, file: string): Promise<boo
  * the keys are public: the same, publicly known keys in every record); else 'schema' or a refusal.
  * A Parquet file declares its columns in its footer: 'header'.
  */
+/** The format of a file source, as the engine tells it (its `format`, else the file name's extension). */
+function fileFormatOf(spec: DataSourceSpec): 'csv' | 'parquet' | 'json' | undefined {
+  if (!('path' in spec)) return undefined;
+  return spec.format ?? (/\.(parquet|pq)$/i.test(spec.path) ? 'parquet' : /\.(json|jsonl|ndjson)$/i.test(spec.path) ? 'json' : 'csv');
+}
+
+/** The absolute path of a CSV file source, or undefined for any other source. */
+function csvPathOf(spec: DataSourceSpec): string | undefined {
+  return 'path' in spec && fileFormatOf(spec) === 'csv' ? path.resolve(spec.path) : undefined;
+}
+
 async function requireHeader(engine: DataEngine, spec: DataSourceSpec, dataArg: string, o: { header?: boolean; schemaNames?: readonly string[]; hint: string }): Promise<'header' | 'schema'> {
   if (!('path' in spec)) return 'header';
-  const format = spec.format ?? (/\.(parquet|pq)$/i.test(spec.path) ? 'parquet' : /\.(json|jsonl|ndjson)$/i.test(spec.path) ? 'json' : 'csv');
+  const format = fileFormatOf(spec);
   if (format === 'parquet') return 'header';
   const bySchema = o.schemaNames !== undefined && o.schemaNames.length > 0;
   if (format === 'json') {

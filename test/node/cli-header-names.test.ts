@@ -169,3 +169,46 @@ describe('describe --columns', () => {
     expect(fs.existsSync(ledger)).toBe(false);
   });
 });
+
+describe('run: a CSV line with another number of fields', () => {
+  /** 100 records `30,F` under a header; `odd`: the last one replaced by `30,F,x` (one more field). */
+  function data(dir: string, odd: boolean): string {
+    const rows = ['age,sex'];
+    for (let i = 0; i < 100; i++) rows.push(odd && i === 99 ? '30,F,x' : '30,F');
+    const f = path.join(dir, odd ? 'odd.csv' : 'ok.csv');
+    fs.writeFileSync(f, `${rows.join('\n')}\n`);
+    return f;
+  }
+  function analysis(dir: string, file: string): string {
+    const a = path.join(dir, `${path.basename(file)}.analysis.yaml`);
+    fs.writeFileSync(
+      a,
+      [
+        'title: t',
+        `data: { path: ${path.basename(file)} }`,
+        'schema: { columns: { age: { type: numeric, lower: 0, upper: 100 }, sex: { type: categorical, levels: [F, M] } } }',
+        'budget: { eps: 100 }',
+        `ledger: ${path.basename(file)}.ledger`,
+        `output: { dir: ${path.basename(file)}.out }`,
+        'releases:',
+        '  - { stat: count, eps: 1 }',
+      ].join('\n'),
+    );
+    return a;
+  }
+
+  it('one such line (the last record replaced) fails the run after the check, charged, instead of reading that line as the header and counting 0 records', async () => {
+    const dir = tmp();
+    const ok = await cli('run', analysis(dir, data(dir, false)), '--json');
+    expect(ok.code, ok.err).toBe(EXIT.ok);
+    const okCount = (JSON.parse(ok.out) as { results: { value: number }[] }).results[0]!.value;
+    expect(Math.abs(okCount - 100)).toBeLessThan(30); // Laplace b = 1: |noise| >= 30 with probability e^-30
+    const odd = await cli('run', analysis(dir, data(dir, true)), '--json');
+    expect(odd.code, odd.err).toBe(EXIT.failed);
+    const doc = JSON.parse(odd.out) as { results: unknown[]; failed: { status: string; error: string; charged: { eps: number } } };
+    expect(doc.results).toEqual([]);
+    expect(doc.failed.status).toBe('failed (charged)');
+    expect(doc.failed.charged.eps).toBe(1);
+    expect(doc.failed.error).toMatch(/data\.path is a CSV file whose lines do not all have the same number of fields/);
+  });
+});
