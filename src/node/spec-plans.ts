@@ -20,11 +20,13 @@ import { planNoise, scalarPlan, vectorPlan } from '../statistics/noise.js';
 import type { ClampedRange, ReleasePlan } from '../statistics/plan.js';
 import { planQuantile } from '../statistics/quantile.js';
 import { planTable, type TableStatistic } from '../statistics/table.js';
-import { planCov, planVariance, SD_NOTE } from '../statistics/variance.js';
+import { midpoint, paddedCovRatio, paddedVarianceRatio, rationalOf, snapDown, snapExponent } from '../statistics/size-padding.js';
+import { planCov, planVariance, SD_NOTE, type CovStatistic, type VarianceStatistic } from '../statistics/variance.js';
 import { releaseClaim } from './claim.js';
 import { countOf, publicCountAssumption } from '../report/public-count-assumption.js';
 import type { DataEngine, NumericRequest } from './data.js';
-import { gridMaxAbs, gridWidth } from './engine/engine.js';
+import { gridMaxAbs, gridWidth, type CrossMoments, type Moments } from './engine/engine.js';
+import { midpointInGridRange } from './engine/exact-sums.js';
 import { fitModel, modelsAvailable } from './models.js';
 import { planUnitRelease } from './unit-releases.js';
 import { planBoundsSpec } from './bounds-release.js';
@@ -135,6 +137,7 @@ function planMeanSpec(r: Spec<'mean'>, schema: DataSchema): PlannedRelease {
   const q = numericReq(schema, r.column);
   const opts = { ...noiseOptions(r), lower: q.lower, upper: q.upper, ...(r.n !== undefined ? { n: r.n } : {}) };
   const bounded = r.neighbors === 'bounded';
+  if (!bounded) checkMidpoint(q);
   const first = planMean(opts, bounded ? VALIDATION_SIZE : undefined, gridRange(q));
   return {
     mechanism: first.releases[0]!.mechanism,
@@ -151,6 +154,38 @@ function planMeanSpec(r: Spec<'mean'>, schema: DataSchema): PlannedRelease {
 }
 
 /**
+ * The variance statistic of a release from the engine's exact sums: the sample variance (replace-one)
+ * or the sample variance padded to the public n0 at the midpoint (add/remove-one, size-padding.ts),
+ * computed EXACTLY from the integer sums S, SS and snapped to the grid of snapExponent(w^2), which
+ * planVariance's sensitivity (snappedSensitivity, with the same grid range) bounds exactly. Under
+ * add/remove-one the count passed is max(N, n0), for which the core's padding is the identity (the
+ * padding is in the exact value): the float padding from the rounded mean lost up to ulp(mean) in
+ * mean - mid, far beyond the sensitivity for a narrow range far from 0.
+ */
+export function varianceStatistic(m: Moments, q: NumericRequest, n0: number | undefined): VarianceStatistic {
+  const count = n0 === undefined ? m.n : Math.max(m.n, n0);
+  const w = gridWidth(q.lower, q.upper);
+  const ratio = () => paddedVarianceRatio(m.scaledSum.value, m.scaledSumSq, m.scaledSum.scale, m.n, n0 ?? m.n, rationalOf(midpoint(q.lower, q.upper)));
+  return { variance: count < 2 ? NaN : snapDown(ratio(), snapExponent(w * w)), mean: m.mean, count };
+}
+
+/** The covariance statistic from the engine's exact sums, as {@link varianceStatistic} (grid of snapExponent(w1 w2)). */
+export function covStatistic(cm: CrossMoments, q1: NumericRequest, q2: NumericRequest, n0: number | undefined): CovStatistic {
+  const count = n0 === undefined ? cm.n : Math.max(cm.n, n0);
+  const R = gridWidth(q1.lower, q1.upper) * gridWidth(q2.lower, q2.upper);
+  const ratio = () => paddedCovRatio(cm.exact, cm.n, n0 ?? cm.n, rationalOf(midpoint(q1.lower, q1.upper)), rationalOf(midpoint(q2.lower, q2.upper)));
+  return { covariance: count < 2 ? NaN : snapDown(ratio(), snapExponent(R)), mean1: cm.meanA, mean2: cm.meanB, count };
+}
+
+/**
+ * Public bounds whose midpoint lies outside the grid values' range [A, B] (bounds a few ulps apart)
+ * are refused before the charge: the padded statistics' sensitivities need the midpoint in it.
+ */
+function checkMidpoint(q: NumericRequest): void {
+  if (!midpointInGridRange(q.lower, q.upper)) throw new InvalidArgumentError(`columns.${q.column}.lower/upper`, 'must be further apart (their midpoint falls outside the grid of the exact sums)', `[${q.lower}, ${q.upper}]`);
+}
+
+/**
  * Variance and sd: {@link planVariance} fed with the exact SQL sample variance and count. The sd is
  * the square root of the private variance (clamped at 0); the interval is the clamped (and for the
  * sd square-rooted) noisy variance +- the noise half-width.
@@ -159,6 +194,7 @@ function planVarianceSpec(r: Spec<'variance' | 'sd'>, schema: DataSchema): Plann
   const q = numericReq(schema, r.column);
   const opts = { ...noiseOptions(r), lower: q.lower, upper: q.upper, ...(r.n !== undefined ? { n: r.n } : {}) };
   const bounded = r.neighbors === 'bounded';
+  if (!bounded) checkMidpoint(q);
   const first = planVariance(opts, bounded ? VALIDATION_SIZE : undefined, false, gridRange(q));
   return {
     mechanism: first.releases[0]!.mechanism,
@@ -167,7 +203,7 @@ function planVarianceSpec(r: Spec<'variance' | 'sd'>, schema: DataSchema): Plann
       // Add/remove-one: total (fewer than n values are padded to n at the midpoint, see varDP).
       if (bounded && m.n < 2) throw new InvalidArgumentError(r.column, 'needs at least 2 non-missing values for a variance');
       const plan = bounded ? planVariance(opts, m.n, false, gridRange(q)) : first;
-      const rel = plan.releases[0]!.releaseNoisy!({ variance: m.variance, mean: m.mean, count: m.n }, rng);
+      const rel = plan.releases[0]!.releaseNoisy!(varianceStatistic(m, q, bounded ? undefined : r.n), rng);
       const raw = rel.value;
       const w = rel.noiseHalfWidth(alpha) as number;
       const lo = Math.max(0, raw - w);
@@ -193,6 +229,7 @@ const planCovSpec: Planner<'cov'> = (r, schema) => {
   const q2 = numericReq(schema, r.columns[1]);
   const opts = { ...noiseOptions(r), lower1: q1.lower, upper1: q1.upper, lower2: q2.lower, upper2: q2.upper, ...(r.n !== undefined ? { n: r.n } : {}) };
   const bounded = r.neighbors === 'bounded';
+  if (!bounded) [q1, q2].forEach(checkMidpoint);
   const ranges = [gridRange(q1), gridRange(q2)] as const;
   const first = planCov(opts, bounded ? VALIDATION_SIZE : undefined, ranges);
   return {
@@ -202,7 +239,7 @@ const planCovSpec: Planner<'cov'> = (r, schema) => {
       // Add/remove-one: total (fewer than n pairs are padded to n at the midpoints, see covDP).
       if (bounded && cm.n < 2) throw new InvalidArgumentError(r.name, 'needs at least 2 rows with both values');
       const plan = bounded ? planCov(opts, cm.n, ranges) : first;
-      const stat = { covariance: cm.covariance, mean1: cm.meanA, mean2: cm.meanB, count: cm.n };
+      const stat = covStatistic(cm, q1, q2, bounded ? undefined : r.n);
       const assumption = publicCountAssumption(r.neighbors, [q1.col, q2.col], countOf.bothPresent(r.columns[0], r.columns[1]));
       return withAssumption({ ...base(r, [...r.columns], alpha), ...scalarFields(plan.releases[0]!.release(stat, rng), alpha) }, assumption);
     },

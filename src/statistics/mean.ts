@@ -14,7 +14,7 @@ import {
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
 import { planSize, runStatPlan, type ClampedRange, type StatPlan } from './plan.js';
-import { centredSum, midpoint, paddedCentredMeanExact } from './size-padding.js';
+import { centredSum, midpoint, paddedCentredMeanExact, paddedCentredMeanRatio, rationalOf, snapDown, snapExponent, snappedSensitivity } from './size-padding.js';
 
 const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
@@ -106,7 +106,9 @@ function paddedDeviation(st: MeanStatistic, n0: number, mid: number): number {
  * step takes {@link MeanStatistic}; under add/remove-one neighbours it releases the total
  * mid + sum (x - mid)/max(count, n) of {@link meanDP} (never refuses a count below `n`).
  * Validates every option (typed errors naming them) before anything is spent. `range`:
- * see {@link ClampedRange} (the CLI's grid-rounded clamped values).
+ * see {@link ClampedRange} (the CLI's grid-rounded clamped values, summed exactly: the released value
+ * is computed from the exact sum and released on a fine dyadic grid, with the sensitivity rounded up to
+ * that grid, `snappedSensitivity`, which bounds the change exactly).
  *
  * @param opts The options of {@link meanDP} (bounds, eps, delta, mechanism, neighbors, n).
  * @param size The number of records (public under replace-one neighbours).
@@ -128,11 +130,29 @@ export function planMean(opts: BoundedStatOptions, size?: number, range: Clamped
   return {
     name: 'meanDP',
     releases: p.relations.map((r) => {
-      const sens = (range.width ?? u - l) / planSize(r, size, n0, 1);
+      const w = range.width ?? u - l;
+      const m = planSize(r, size, n0, 1);
+      // With the engines' grid (range given) the value is computed exactly from the integer sum and
+      // released on the grid of snapExponent(w), and the sensitivity is snappedSensitivity([w], m),
+      // which bounds the change of the snapped value exactly (size-padding.ts).
+      const exact = range.width !== undefined;
+      const sens = exact ? snappedSensitivity([w], m) : w / m;
       const plan = planNoise(p, sens, sens, 'lower/upper');
       checkPlanRange(plan, 1, range.maxAbs ?? Math.max(Math.abs(l), Math.abs(u)), 'lower/upper');
       const mid = midpoint(l, u);
-      if (r !== 'unbounded') return scalarPlan<MeanStatistic>(p, r, plan, (st) => st.mean ?? st.sum / st.count);
+      const e = exact ? snapExponent(w) : 0;
+      const snapped = (st: MeanStatistic, size0: number) => snapDown(paddedCentredMeanRatio(st.scaledSum!.value, st.scaledSum!.scale, st.count, size0, rationalOf(mid)), e);
+      if (r !== 'unbounded') {
+        const plain = scalarPlan<MeanStatistic>(p, r, plan, (st) => st.mean ?? st.sum / st.count);
+        if (!exact) return plain;
+        // Replace-one over the exact fixed-point sum: the noise is added to the snapped deviation from
+        // mid, (S 10^-k - n mid)/n, and mid afterwards (post-processing); the correctly rounded mean
+        // near 1e9 would move by ulp(1e9) = 1.2e-7 where the sensitivity may be far smaller.
+        const centred = scalarPlan<MeanStatistic>(p, r, plan, (st) => snapped(st, st.count), { post: (v) => mid + v });
+        const pick = (st: MeanStatistic) => (st.scaledSum !== undefined ? centred : plain);
+        return { ...plain, release: (st, rng) => pick(st).release(st, rng), releaseNoisy: (st, rng) => pick(st).releaseNoisy!(st, rng) };
+      }
+      if (exact) return scalarPlan<MeanStatistic>(p, r, plan, (st) => (st.scaledSum !== undefined ? snapped(st, n0!) : paddedDeviation(st, n0!, mid)), { post: (v) => mid + v });
       // Add/remove-one: the noise is added to the deviation from mid (the exact fixed-point sum's,
       // rounded once, or the directly summed centred values'), and mid afterwards (post-processing),
       // so the rounding at the magnitude of mid never enters the function whose sensitivity is stated.

@@ -23,11 +23,15 @@
  *
  * Rounding: the mean's release adds its noise to the deviation from mid, sum_i (clip(x_i) - mid) /
  * max(N, n0) (summed directly, {@link centredSum}, or exactly from a fixed-point sum,
- * {@link paddedCentredMeanExact}), and mid afterwards (post-processing). Forming mid + (sum - N mid)/n0
+ * {@link paddedCentredMeanExact}), and mid afterwards (post-processing). The SQL engines' releases
+ * (mean, variance, covariance from exact integer sums) compute the statistic exactly and release it on
+ * a fine dyadic grid with the sensitivity rounded up to that grid ({@link snapExponent}), which bounds
+ * the change of the released value exactly. Forming mid + (sum - N mid)/n0
  * in floating point instead loses up to ulp(N mid) in sum - N mid, which for a narrow range far from
  * 0 (l = 1e10, u = l + 1, n0 = 1e6) moves the statistic between neighbours by 1.9 times the stated
  * sensitivity.
  */
+import { toDyadic } from '../math/dyadic.js';
 
 /** The midpoint of a public range [l, u] (without overflow for wide finite ranges). */
 export function midpoint(l: number, u: number): number {
@@ -68,6 +72,120 @@ export function paddedCentredMeanExact(scaledSum: bigint, scale: number, count: 
   const m = BigInt(Math.max(count, n0));
   // (S/p - N mNum/mDen)/m = (S mDen - N mNum p) / (m p mDen)
   return ratioToDouble(scaledSum * mDen - BigInt(count) * mNum * p, m * p * mDen);
+}
+
+/** An exact rational num/den (den > 0). */
+export interface Rational {
+  num: bigint;
+  den: bigint;
+}
+
+/** A finite double as an exact rational. */
+export function rationalOf(x: number): Rational {
+  return dyadic(x);
+}
+
+/**
+ * The padded mean's deviation from `mid` (see {@link paddedCentredMeanExact}) as an exact rational:
+ * (S/p - N mid)/max(N, n0), p = 10^k.
+ */
+export function paddedCentredMeanRatio(scaledSum: bigint, scale: number, count: number, n0: number, mid: Rational): Rational {
+  const p = 10n ** BigInt(scale);
+  const m = BigInt(Math.max(count, n0));
+  return { num: scaledSum * mid.den - BigInt(count) * mid.num * p, den: m * p * mid.den };
+}
+
+/**
+ * The sample variance (denominator M - 1, M = max(N, n0)) of the grid values s_i/10^k padded with
+ * K = max(n0 - N, 0) records at `pad`, EXACTLY from the engines' integer sums S = sum s_i and
+ * SS = sum s_i^2: with X = sum x = S/p + K pad and Q = sum x^2 = SS/p^2 + K pad^2 (p = 10^k),
+ * var = (M Q - X^2)/(M (M - 1)). n0 = N gives the plain sample variance. M >= 2.
+ */
+export function paddedVarianceRatio(scaledSum: bigint, scaledSumSq: bigint, scale: number, count: number, n0: number, pad: Rational): Rational {
+  const { num: a, den: b } = pad;
+  const p = 10n ** BigInt(scale);
+  const K = BigInt(Math.max(n0 - count, 0));
+  const M = BigInt(count) + K;
+  // X = (S b + K a p)/(p b), Q = (SS b^2 + K a^2 p^2)/(p b)^2.
+  const X = scaledSum * b + K * a * p;
+  const Q = scaledSumSq * b * b + K * a * a * p * p;
+  return { num: M * Q - X * X, den: M * (M - 1n) * p * p * b * b };
+}
+
+/**
+ * The sample covariance (denominator M - 1) of the grid pairs (s_i/10^k1, t_i/10^k2) padded with
+ * K = max(n0 - N, 0) pairs at (`pad1`, `pad2`), exactly from the integer sums S = sum s_i,
+ * T = sum t_i, P = sum s_i t_i: (M sum xy - sum x sum y)/(M (M - 1)), M = N + K >= 2.
+ */
+export function paddedCovRatio(sums: { s: bigint; k1: number; t: bigint; k2: number; st: bigint }, count: number, n0: number, pad1: Rational, pad2: Rational): Rational {
+  const { num: a1, den: b1 } = pad1;
+  const { num: a2, den: b2 } = pad2;
+  const p1 = 10n ** BigInt(sums.k1);
+  const p2 = 10n ** BigInt(sums.k2);
+  const K = BigInt(Math.max(n0 - count, 0));
+  const M = BigInt(count) + K;
+  // sum x = (S b1 + K a1 p1)/(p1 b1), sum y = (T b2 + K a2 p2)/(p2 b2), sum xy = (P b1 b2 + K a1 a2 p1 p2)/(p1 p2 b1 b2).
+  const X = sums.s * b1 + K * a1 * p1;
+  const Y = sums.t * b2 + K * a2 * p2;
+  const XY = sums.st * b1 * b2 + K * a1 * a2 * p1 * p2;
+  return { num: M * XY - X * Y, den: M * (M - 1n) * p1 * p2 * b1 * b2 };
+}
+
+/**
+ * Exact statistics, released on a grid. A statistic T computed EXACTLY from the engines' integer sums
+ * (the mean's deviation from mid, the padded variance, the padded covariance) is released before the
+ * noise as the double snap(T) = g floor(T/g), g = 2^e the power of two of {@link snapExponent}(S), where
+ * S = w (mean), w^2 (variance) or w1 w2 (covariance) from the grid widths w >= the exact widths of the
+ * clamped grid values, so |T| <= 2S, |T/g| <= 2^53 and snap(T) is an exact double. The stated
+ * sensitivity is {@link snappedSensitivity}: D = g ceil(S/(m g)) >= S/m, a multiple of g. For
+ * neighbours with |T - T'| <= S/m (the textbook bound, m the size or the public n0):
+ *   |snap(T) - snap(T')| = g |floor(T/g) - floor(T'/g)| <= g ceil(|T - T'|/g) <= g ceil(S/(m g)) = D,
+ * since floor(a) - floor(b) <= ceil(a - b) for a >= b, and D is a multiple of g. No rounding is left
+ * to bound. D - S/m < g <= S 2^-50 (relative m 2^-50: 8.9e-10 at m = 1e6), and D = S/m exactly when
+ * S/m is a multiple of g (e.g. 100/40). By contrast a correctly rounded statistic can move by more
+ * than S/m: the mean on [1e9, 1e9 + 1] over 1e8 rows jumps by ulp(1e9) = 1.2e-7 between neighbours
+ * against S/m = 1e-8.
+ */
+export function snapExponent(S: number): number {
+  if (!(S > 0) || !Number.isFinite(S)) throw new RangeError('snapExponent: S must be finite and > 0');
+  // The least e with 2^(e + 51) >= S: then |T| <= 2S <= 2^(e + 52) < 2^(e + 53).
+  let e = Math.ceil(Math.log2(S)) - 51;
+  while (2 ** (e + 51) < S) e++;
+  while (2 ** (e + 50) >= S) e--;
+  return e;
+}
+
+/** floor(T / 2^e) 2^e as a double (exact: |T| <= 2^(e + 53), see {@link snapExponent}). */
+export function snapDown(t: Rational, e: number): number {
+  // T / 2^e = num 2^-e / den.
+  const num = e <= 0 ? t.num << BigInt(-e) : t.num;
+  const den = e <= 0 ? t.den : t.den << BigInt(e);
+  let q = num / den;
+  if (num < 0n && q * den !== num) q -= 1n; // BigInt division truncates toward zero
+  if (q > 2n ** 53n || q < -(2n ** 53n)) throw new RangeError('snapDown: the statistic exceeds its bound');
+  return Number(q) * 2 ** e;
+}
+
+/**
+ * The stated sensitivity of a snapped exact statistic (see {@link snapExponent}): g ceil(S/(m g)),
+ * S = the product of `factors` (grid widths, exact doubles) computed exactly, g = 2^snapExponent(fl(S)).
+ */
+export function snappedSensitivity(factors: readonly number[], m: number): number {
+  const S = factors.reduce((a, b) => a * b, 1);
+  const e = snapExponent(S);
+  // S_exact / (m 2^e), S_exact = prod m_i 2^e_i.
+  let num = 1n;
+  let exp = -e;
+  for (const f of factors) {
+    const { m: fm, e: fe } = toDyadic(f);
+    num *= fm;
+    exp += fe;
+  }
+  let den = BigInt(m);
+  if (exp >= 0) num <<= BigInt(exp);
+  else den <<= BigInt(-exp);
+  const c = (num + den - 1n) / den;
+  return Number(c) * 2 ** e;
 }
 
 /** A finite double as an exact fraction num/den (den a power of 2). */

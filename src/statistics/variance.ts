@@ -24,7 +24,7 @@ import {
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
 import { planSize, runStatPlan, type ClampedRange, type NoiseDescription, type ReleasePlan, type StatPlan } from './plan.js';
-import { midpoint, paddedCov, paddedVariance } from './size-padding.js';
+import { midpoint, paddedCov, paddedVariance, snappedSensitivity } from './size-padding.js';
 import { boundedLaplaceScale, safeBoundedLaplacePlan, sampleBoundedLaplace, sampleSafeBoundedLaplace, type SafeBoundedLaplacePlan } from '../mechanisms/bounded-laplace.js';
 import type { Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
@@ -181,7 +181,8 @@ export function planVariance(opts: VarianceOptions, size?: number, sd = false, r
     name,
     releases: p.relations.map((r) => {
       const w = range.width ?? u - l;
-      const sens = (w * w) / planSize(r, size, n0, 2);
+      // With the engines' grid (range given) the statistic is exact and snapped: see snappedSensitivity.
+      const sens = range.width !== undefined ? snappedSensitivity([w, w], planSize(r, size, n0, 2)) : (w * w) / planSize(r, size, n0, 2);
       const plan = planNoise(p, sens, sens, 'lower/upper');
       checkPlanRange(plan, 1, w * w, 'lower/upper');
       const v = (st: VarianceStatistic) => value(r, st);
@@ -381,7 +382,8 @@ export function planCov(opts: CovOptions, size?: number, ranges: readonly [Clamp
   return {
     name: 'covDP',
     releases: p.relations.map((r) => {
-      const sens = R / planSize(r, size, n0, 2);
+      // With the engines' grids (ranges given) the statistic is exact and snapped: see snappedSensitivity.
+      const sens = ranges[0].width !== undefined && ranges[1].width !== undefined ? snappedSensitivity([ranges[0].width, ranges[1].width], planSize(r, size, n0, 2)) : R / planSize(r, size, n0, 2);
       const plan = planNoise(p, sens, sens, 'lower1/upper1/lower2/upper2');
       checkPlanRange(plan, 1, R, 'lower1/upper1/lower2/upper2');
       const mid1 = midpoint(b1[0], b1[1]);

@@ -16,7 +16,10 @@
  * so the sensitivity of the sum is at most {@link gridWidth} (equal to u - l when the bounds are on
  * the grid, as integers and short decimals are; the grid helpers are in exact-sums.ts). Moments, variances and covariances are computed
  * from the exact integer sums with BigInt arithmetic and converted to doubles once, with correct
- * rounding, at the end.
+ * rounding, at the end; the releases of the mean, variance and covariance use the exact sums
+ * themselves (`scaledSum`, `scaledSumSq`, `CrossMoments.exact`) and release the exact statistic on a
+ * dyadic grid whose step the stated sensitivity is a multiple of (src/statistics/size-padding.ts
+ * snapExponent), so no rounding can move a released value past it.
  *
  * Missing values. Every column used by a release has a declared policy: `drop` (rows where the
  * column is missing are not used; n then counts the non-missing values, which DPpack's bounded
@@ -99,6 +102,19 @@ export interface Moments {
   mean: number;
   /** The exact sum of the clamped, grid-rounded values as an integer at scale 10^-scale (sum = value 10^-scale). */
   scaledSum: { value: bigint; scale: number };
+  /** The exact sum of their squares at scale 10^-2 scale (sumSq = scaledSumSq 10^-2 scale, scale of scaledSum). */
+  scaledSumSq: bigint;
+}
+
+/** Exact cross moments of two clamped columns (rows where both are kept). */
+export interface CrossMoments {
+  n: number;
+  meanA: number;
+  meanB: number;
+  /** Sample covariance computed exactly from the exact sums, rounded once; NaN when n < 2. */
+  covariance: number;
+  /** The exact integer sums: s = sum s_a (scale 10^-k1), t = sum s_b (10^-k2), st = sum s_a s_b (10^-(k1 + k2)). */
+  exact: { s: bigint; k1: number; t: bigint; k2: number; st: bigint };
 }
 
 export interface ProgressSink {
@@ -175,6 +191,7 @@ export function momentsFromSums(n: number, s: bigint, ss: bigint, k: number): Mo
     variance: n < 2 ? NaN : ratioToNumber(bn * ss - s * s, bn * (bn - 1n) * scale * scale),
     mean: n === 0 ? NaN : ratioToNumber(s, bn * scale),
     scaledSum: { value: s, scale: k },
+    scaledSumSq: ss,
   };
 }
 
@@ -396,7 +413,7 @@ export abstract class SqlEngine {
   }
 
   /** Exact clamped sum of products of two columns, and their sums (rows where both are kept). */
-  async crossMoments(a: NumericRequest, b: NumericRequest): Promise<{ n: number; meanA: number; meanB: number; covariance: number }> {
+  async crossMoments(a: NumericRequest, b: NumericRequest): Promise<CrossMoments> {
     const ka = fixedPointScale(a.lower, a.upper);
     const kb = fixedPointScale(b.lower, b.upper);
     const p = this.prepare([a, b]);
@@ -414,6 +431,7 @@ export abstract class SqlEngine {
       meanA: n === 0 ? NaN : ratioToNumber(sa, bn * 10n ** BigInt(ka)),
       meanB: n === 0 ? NaN : ratioToNumber(sb, bn * 10n ** BigInt(kb)),
       covariance: n < 2 ? NaN : ratioToNumber(bn * sab - sa * sb, bn * (bn - 1n) * scale),
+      exact: { s: sa, k1: ka, t: sb, k2: kb, st: sab },
     };
   }
 

@@ -22,6 +22,7 @@
  * points, rounded up, with an allowance for that conversion (src/statistics/group-by.ts sumBounds).
  */
 import { InvalidArgumentError } from '../../errors.js';
+import { nextDown, toDyadic } from '../../math/dyadic.js';
 
 /** Largest |s| with s^2 < 2^63: sums of squares of the scaled integers stay in 64 bits per row. */
 export const MAX_SCALED = 3e9;
@@ -41,12 +42,40 @@ export function fixedPointScale(lower: number, upper: number): number {
 
 /**
  * Width of the range of g(x) = round(clamp(x, l, u) 10^k) / 10^k: an upper bound on the
- * sensitivity of an exact clamped sum (u - l when the bounds are on the grid).
+ * sensitivity of an exact clamped sum (u - l when the bounds are on the grid). The values g lie in
+ * [A, B] = [floor(fl(l 10^k)), ceil(fl(u 10^k))]/10^k, and the double returned is >= the exact
+ * rational B - A (the quotient is rounded up when the division rounded it down).
  */
 export function gridWidth(lower: number, upper: number): number {
   const k = fixedPointScale(lower, upper);
   const p = 10 ** k;
-  return Math.max(upper - lower, (Math.ceil(upper * p) - Math.floor(lower * p)) / p);
+  const d = Math.ceil(upper * p) - Math.floor(lower * p);
+  const q = d / p;
+  return Math.max(upper - lower, atLeastRatio(q, BigInt(d), BigInt(p)) ? q : -nextDown(-q));
+}
+
+/** Whether the double x >= num/den exactly (den > 0). */
+function atLeastRatio(x: number, num: bigint, den: bigint): boolean {
+  const { m, e } = toDyadic(x);
+  return e >= 0 ? m * 2n ** BigInt(e) * den >= num : m * den >= num * 2n ** BigInt(-e);
+}
+
+/**
+ * Whether the midpoint l + (u - l)/2 (a double) lies in [A, B] (see {@link gridWidth}), exactly: then
+ * every grid value and the midpoint lie in a range of width gridWidth, which the padded (add/remove-one)
+ * statistics padded at the midpoint need. False only for bounds within a few ulps of each other.
+ */
+export function midpointInGridRange(lower: number, upper: number): boolean {
+  const k = fixedPointScale(lower, upper);
+  const p = 10 ** k;
+  const mid = lower + (upper - lower) / 2;
+  const P = 10n ** BigInt(k);
+  const { m, e } = toDyadic(mid);
+  // mid = m 2^e; A = floor(fl(l p))/p <= mid <=> floor(fl(l p)) <= m 2^e p (and alike for B).
+  const scaled = (x: bigint) => (e >= 0 ? [m * 2n ** BigInt(e) * P, x] : [m * P, x * 2n ** BigInt(-e)]) as [bigint, bigint];
+  const [a1, a2] = scaled(BigInt(Math.floor(lower * p)));
+  const [b1, b2] = scaled(BigInt(Math.ceil(upper * p)));
+  return a1 >= a2 && b1 <= b2;
 }
 
 /** max(|g(x)|) over [l, u]: the largest magnitude of a grid-rounded clamped value. */
