@@ -123,6 +123,11 @@ export function checkLinearRegressionInput(X: MatrixInput, y: ArrayLike<number>,
   const hi = toVector(o.upper, 'upper', dIn + 1);
   checkColumnBounds(lo.subarray(0, dIn), hi.subarray(0, dIn), dIn);
   if (!(lo[dIn]! < hi[dIn]!)) throw new InvalidArgumentError(`lower[${dIn}]/upper[${dIn}]`, 'must satisfy lower < upper (the bounds of y)', `${lo[dIn]} >= ${hi[dIn]}`);
+  // The scalings divide by half-ranges (u - l)/2: a range that overflows would scale to 0 and
+  // un-scale to non-finite coefficients.
+  for (let j = 0; j <= dIn; j++) {
+    if (!Number.isFinite(hi[j]! - lo[j]!)) throw new InvalidArgumentError(`lower[${j}]/upper[${j}]`, 'must have a finite range upper - lower', `${lo[j]}, ${hi[j]}`);
+  }
   if (o.addBias !== undefined && typeof o.addBias !== 'boolean') throw new InvalidArgumentError('addBias', 'must be a boolean', o.addBias);
   checkVectorShape(y, 'y', n);
   return { n, dIn, lo, hi };

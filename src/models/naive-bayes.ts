@@ -320,6 +320,8 @@ export class NaiveBayesDP {
       for (let j = 0; j < d; j++) {
         if (!(upper[j]! > lower[j]!)) throw new InvalidArgumentError(`lower[${j}]/upper[${j}]`, 'must satisfy lower < upper', `${lower[j]} >= ${upper[j]}`);
         widths[j] = (upper[j]! - lower[j]!) / 2;
+        // the sensitivities w_j and w_j^2 must be finite (checked before the budget, not by the noise after it)
+        if (!Number.isFinite(widths[j]! * widths[j]!)) throw new InvalidArgumentError(`lower[${j}]/upper[${j}]`, 'must have a range whose squared half-width (the sensitivity of the sums of squares) is finite', `${lower[j]}, ${upper[j]}`);
       }
     } else {
       const lv = options.levels;

@@ -350,6 +350,7 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   if (o.shuffled !== undefined && typeof o.shuffled !== 'boolean') throw new InvalidArgumentError('shuffled', 'must be a boolean', o.shuffled);
   resolveRng(o.rng);
   const sensitivity = (uy - ly) * (uy - ly);
+  if (!Number.isFinite(sensitivity)) throw new InvalidArgumentError(`lower[${d}]/upper[${d}]`, 'must have a range whose square (the sensitivity of the sum of squared errors) is finite', `${ly}, ${uy}`);
   const read = () => ({ target: toVector(y, 'y', n), data: n === 0 ? new Float64Array(0) : toRowMajor(X, 'X').data });
   const index = tuneSelect(o, ms, { name: 'tuneLinearRegressionModel', eps, delta, neighbors, read, d, n, sensitivity }, (_part, rng) => {
     const fitOpts: TuneLinearRegressionOptions = { lower: o.lower, upper: o.upper, rng, accountant: null };

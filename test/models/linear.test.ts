@@ -160,3 +160,19 @@ describe('LinearRegressionDP with no rows (the row count is private under add/re
     }
   });
 });
+
+describe('bounds whose range overflows (public, refused before the budget check)', () => {
+  it('LinearRegressionDP (KST and AdaSSP) refuses a bound range upper - lower that is not finite (it released non-finite coefficients)', () => {
+    const X = [[1], [2], [3], [4]];
+    const y = [1, 2, 3, 4];
+    for (const make of [() => new LinearRegressionDP({ eps: 1 }), () => new LinearRegressionDP({ method: 'adassp', eps: 1, delta: 1e-5 })]) {
+      const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 }, { neighbors: 'unbounded' });
+      expect(() => make().fit(X, y, { lower: [0, -1e308], upper: [5, 1e308], addBias: true, rng: seededRng(1), accountant: acc })).toThrow(InvalidArgumentError);
+      expect(() => make().fit(X, y, { lower: [-1e308, 0], upper: [1e308, 5], addBias: true, rng: seededRng(1), accountant: acc })).toThrow(/finite range/);
+      expect(acc.ledger()).toHaveLength(0);
+      // large finite ranges still fit, with finite coefficients
+      const ok = make().fit(X, y, { lower: [0, -1e300], upper: [5, 1e300], addBias: true, rng: seededRng(1), accountant: acc });
+      expect(ok.coef!.every((v) => Number.isFinite(v))).toBe(true);
+    }
+  });
+});

@@ -285,3 +285,12 @@ describe('model, accounting and validation', () => {
     expect(acc.spent().eps).toBeCloseTo(2, 12);
   });
 });
+
+describe('NaiveBayesDP: bounds whose squared half-width overflows', () => {
+  it('are refused before the budget check (the noise refused them after it, charged)', () => {
+    const acc = new PrivacyAccountant({ eps: 5 }, { neighbors: 'unbounded' });
+    expect(() => new NaiveBayesDP({ eps: 1 }).fit([[1], [2]], [0, 1], { lower: [-1e308], upper: [1e308], rng: seededRng(1), accountant: acc })).toThrow(/squared half-width/);
+    expect(() => new NaiveBayesDP({ eps: 1 }).fit([[1], [2]], [0, 1], { lower: [-1e200], upper: [1e200], rng: seededRng(1), accountant: acc })).toThrow(InvalidArgumentError);
+    expect(acc.ledger()).toHaveLength(0);
+  });
+});

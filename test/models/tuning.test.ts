@@ -255,3 +255,13 @@ describe('tuning under add/remove-one neighbours: empty random parts', () => {
     expect(acc.ledger()).toHaveLength(1);
   });
 });
+
+describe('tuneLinearRegressionModel: a y range whose square overflows', () => {
+  it('is refused before the budget check (the exponential mechanism refused its infinite sensitivity after it, charged)', () => {
+    const acc = new PrivacyAccountant({ eps: 10 }, { neighbors: 'unbounded' });
+    const X = Array.from({ length: 20 }, (_, i) => [i / 20]);
+    const y = X.map(([a]) => a!);
+    expect(() => tuneLinearRegressionModel([1, 5].map((gamma) => new LinearRegressionDP({ eps: 1, gamma })), X, y, { lower: [0, -1e200], upper: [1, 1e200], rng: seededRng(1), accountant: acc })).toThrow(/square/);
+    expect(acc.ledger()).toHaveLength(0);
+  });
+});
