@@ -20,7 +20,7 @@ import { planNoise, scalarPlan, vectorPlan } from '../statistics/noise.js';
 import type { ClampedRange, ReleasePlan } from '../statistics/plan.js';
 import { planQuantile } from '../statistics/quantile.js';
 import { planTable, type TableStatistic } from '../statistics/table.js';
-import { midpoint, paddedCovRatio, paddedVarianceRatio, rationalOf, snapDown, snapExponent } from '../statistics/size-padding.js';
+import { midpoint, paddedCovRatio, paddedVarianceRatio, rationalOf, snapDown, snapExponent, type Rational } from '../statistics/size-padding.js';
 import { planCov, planVariance, SD_NOTE, type CovStatistic, type VarianceStatistic } from '../statistics/variance.js';
 import { releaseClaim } from './claim.js';
 import { countOf, publicCountAssumption } from '../report/public-count-assumption.js';
@@ -364,25 +364,59 @@ function planGroupedCounts(r: Spec<'count'>, by: string, schema: DataSchema): Pl
   };
 }
 
+/** The released group sums are limited to +-2^40 M (M = max |g(x)|, public): see {@link groupSumGrid}. */
+const GROUP_SUM_LIMIT_FACTOR = 2 ** 40;
+
+/**
+ * The grid of a grouped mean's released sums. Each group's exact sum T = S/10^k (a rational from the
+ * engine's integer sum) is limited to +-B, B = 2^40 M (a public contraction: more than 2^40 maximal
+ * values in one group would need 1.1e12 rows), and released as snap(T) = g floor(T/g) with
+ * g = 2^snapExponent(B), an exact double (|T/g| <= 2^52). For one group whose exact sum moves by at
+ * most c, |snap(lim T) - snap(lim T')| <= g ceil(|lim T - lim T'|/g) <= g ceil(c/g) =: G(c) (floor(a) -
+ * floor(b) <= ceil(a - b) for a >= b), so the stated sensitivities use G(M) and G(w): G(x) >= x, equal
+ * to x when x is a multiple of g (e.g. M = 99, g = 1/16), otherwise above it by less than
+ * g <= 2^-10 M. The correctly rounded sum S/10^k instead moves by up to ulp(N M) more than c.
+ */
+export function groupSumGrid(lower: number, upper: number): { M: number; w: number; B: number; e: number; G: (x: number) => number } {
+  const M = gridMaxAbs(lower, upper);
+  const B = GROUP_SUM_LIMIT_FACTOR * M;
+  const e = snapExponent(B);
+  const g = 2 ** e;
+  // x/g and ceil(x/g) g are exact (a power of two; ceil(x/g) <= 2^52 for x <= 2B).
+  return { M, w: gridWidth(lower, upper), B, e, G: (x: number) => Math.ceil(x / g) * g };
+}
+
+/** The released (limited, snapped) sum of one group from the engine's exact integer sum (see {@link groupSumGrid}). */
+export function groupSumValue(scaledSum: { value: bigint; scale: number }, grid: { B: number; e: number }): number {
+  const t: Rational = { num: scaledSum.value, den: 10n ** BigInt(scaledSum.scale) };
+  const b = rationalOf(grid.B);
+  // |T| > B: the limit +-B (exact rational comparison).
+  const lim = t.num * b.den > b.num * t.den ? b : -t.num * b.den > b.num * t.den ? { num: -b.num, den: b.den } : t;
+  return snapDown(lim, grid.e);
+}
+
 /**
  * The noise plans of a grouped mean's two vectors, each with (eps/2, delta/2) over the whole
  * partition (so the pair is (eps, delta)-DP by sequential composition), M = max |g(x)| of the
- * grid-rounded clamped values, w = the grid width:
+ * grid-rounded clamped values, w = the grid width, both rounded up to the sums' grid (G, see
+ * {@link groupSumGrid}):
  * - counts per group: l1 2 / l2 sqrt(2) under replace-one (a record may leave one group and join
  *   another: two cells change by one), 1 under add/remove-one (one cell changes by one);
  * - clamped sums per group: under replace-one one sum loses a value of magnitude <= M and another gains
- *   one (l1 <= 2M, l2 <= sqrt(2) M), or one sum changes by at most w when the group is kept (l2 <= w),
- *   so l1 2M, l2 max(sqrt(2) M, w); under add/remove-one one sum changes by at most M.
+ *   one (l1 <= 2 G(M), l2 <= sqrt(2) G(M)), or one sum changes by at most w when the group is kept
+ *   (l2 <= G(w) <= G(2M) <= 2 G(M)), so l1 2 G(M), l2 max(sqrt(2) G(M), G(w)); under add/remove-one one
+ *   sum changes by at most M: G(M).
  */
 export function groupSumsPlans(o: NoisySpec & { lower: number; upper: number }, groups: number) {
   const p = parseNoiseOptions({ ...noiseOptions(o), eps: o.eps / 2, ...(o.mechanism === 'laplace' ? {} : { delta: o.delta / 2 }) });
-  const M = gridMaxAbs(o.lower, o.upper);
+  const { M: M0, w, G } = groupSumGrid(o.lower, o.upper);
+  const M = G(M0);
   const bounded = o.neighbors === 'bounded';
   const countsL1 = bounded ? 2 : 1;
   const sumsL1 = bounded ? 2 * M : M;
   return {
     counts: vectorPlan(p, o.neighbors, planNoise(p, countsL1, bounded ? Math.SQRT2 : 1), groups),
-    sums: vectorPlan(p, o.neighbors, planNoise(p, sumsL1, bounded ? Math.max(Math.SQRT2 * M, gridWidth(o.lower, o.upper)) : M), groups),
+    sums: vectorPlan(p, o.neighbors, planNoise(p, sumsL1, bounded ? Math.max(Math.SQRT2 * M, G(w)) : M), groups),
     /** The l1 sensitivities, as the result reports them. */
     l1: [countsL1, sumsL1] as const,
   };
@@ -418,13 +452,14 @@ function planGroupedMean(r: Spec<'mean'>, by: string, schema: DataSchema): Plann
   const q = numericReq(schema, r.column);
   const o = { eps: r.eps, delta: r.delta, neighbors: r.neighbors, mechanism: r.mechanism, lower: q.lower, upper: q.upper };
   const plans = groupSumsPlans(o, g.levels.length);
+  const grid = groupSumGrid(q.lower, q.upper);
   return {
     mechanism: plans.counts.mechanism,
     async run(engine, rng, alpha) {
       const ms = await engine.groupedMoments({ column: g.name, levels: g.levels, missing: g.missing }, q);
       const { counts: nc, sums: ns } = releaseGroupSums(
         ms.map((m) => m.n),
-        ms.map((m) => m.sum),
+        ms.map((m) => groupSumValue(m.scaledSum, grid)),
         o,
         rng,
         alpha,

@@ -78,11 +78,19 @@ export function midpointInGridRange(lower: number, upper: number): boolean {
   return a1 >= a2 && b1 <= b2;
 }
 
-/** max(|g(x)|) over [l, u]: the largest magnitude of a grid-rounded clamped value. */
+/**
+ * max(|g(x)|) over [l, u]: the largest magnitude of a grid-rounded clamped value, as a double >= the
+ * exact rationals |floor(fl(l 10^k))|/10^k and |ceil(fl(u 10^k))|/10^k (rounded up when the division
+ * rounded them down: for [0, 0.3] the grid point 3/10 exceeds the double 0.3).
+ */
 export function gridMaxAbs(lower: number, upper: number): number {
   const k = fixedPointScale(lower, upper);
   const p = 10 ** k;
-  return Math.max(Math.abs(lower), Math.abs(upper), Math.abs(Math.floor(lower * p)) / p, Math.abs(Math.ceil(upper * p)) / p);
+  const up = (d: number) => {
+    const q = Math.abs(d) / p;
+    return atLeastRatio(q, BigInt(Math.abs(d)), BigInt(p)) ? q : -nextDown(-q);
+  };
+  return Math.max(Math.abs(lower), Math.abs(upper), up(Math.floor(lower * p)), up(Math.ceil(upper * p)));
 }
 
 /** A scaled decimal (value / 10^scale) converted to the nearest double. */

@@ -15,6 +15,7 @@ import { planRelease } from '../../../src/node/spec-plans.js';
 import type { DataSchema, ReleaseSpec } from '../../../src/node/spec.js';
 import { seededRng } from '../../../src/random/rng.js';
 import { midpoint } from '../../../src/statistics/size-padding.js';
+import { toDyadic } from '../../../src/math/dyadic.js';
 
 /** The values handed to the noise adders (the released pre-noise values), in call order. */
 const seen: number[] = [];
@@ -139,5 +140,62 @@ describe('exact sums to doubles: neighbouring pre-noise values differ by at most
     const a = await preNoise(mean('bounded'), S1, moments(4, 1), none);
     expect(a.value).toBe(-0.25);
     expect(a.sensitivity).toBe(0.25);
+  });
+});
+
+describe('grouped mean (by a public level): the per-group sums', () => {
+  const schema: DataSchema = {
+    file: 'inline',
+    columns: new Map([
+      ['x', { name: 'x', type: 'numeric', lower: 0, upper: 4, missing: 'drop', bins: 4 }],
+      ['g', { name: 'g', type: 'categorical', levels: ['a', 'b'], missing: 'drop' }],
+    ]) as DataSchema['columns'],
+  };
+  const spec = (neighbors: 'bounded' | 'unbounded'): ReleaseSpec => ({ ...base, neighbors, stat: 'mean', name: 'gm', column: 'x', by: 'g' }) as ReleaseSpec;
+  /** Group a: `at4` values at 4 and `at3` at 3 (k = 8: s = 4e8, 3e8); group b: one value at 1. */
+  const groups = (at4: number, at3: number): Moments[] => {
+    const s = BigInt(at4) * 400000000n + BigInt(at3) * 300000000n;
+    const ss = BigInt(at4) * 400000000n ** 2n + BigInt(at3) * 300000000n ** 2n;
+    return [momentsFromSums(at4 + at3, s, ss, 8), momentsFromSums(1, 100000000n, 100000000n ** 2n, 8)];
+  };
+  async function sums(neighbors: 'bounded' | 'unbounded', ms: Moments[]): Promise<{ values: number[]; l1: number }> {
+    seen.length = 0;
+    const eng = { groupedMoments: async () => ms } as unknown as DataEngine;
+    const res = await planRelease(spec(neighbors), schema).run(eng, seededRng(1), 0.05);
+    // Two noise vectors: the counts, then the sums.
+    expect(seen).toHaveLength(4);
+    return { values: seen.slice(2), l1: (res.sensitivity as number[])[1]! };
+  }
+
+  it('add/remove-one: a group of 2^52 + 1 values whose sum 2^54 + 2 rounds to 2^54 while 2^54 + 6 rounds to 2^54 + 8 (a move of 8 > M = 4) moves the released sum by at most the stated l1', async () => {
+    const a = await sums('unbounded', groups(2 ** 52 - 1, 2));
+    const b = await sums('unbounded', groups(2 ** 52, 2));
+    expect(b.l1).toBe(a.l1);
+    const moved = a.values.reduce((t, v, i) => t + Math.abs(v - b.values[i]!), 0);
+    expect(moved).toBeLessThanOrEqual(a.l1);
+    expect(a.l1).toBe(4); // M = 4 is a multiple of the sums' grid: no margin
+  });
+
+  it('replace-one within a group and across groups, sums below the limit (snapped, no rounding left): the change is within the stated l1', async () => {
+    let worstRatio = 0;
+    for (const n of [3, 1001, 2 ** 33 + 5]) {
+      const a = await sums('bounded', groups(n, 7));
+      for (const b of [await sums('bounded', groups(n - 1, 8)), await sums('bounded', [groups(n - 1, 7)[0]!, momentsFromSums(2, 100000000n + 400000000n, 100000000n ** 2n + 400000000n ** 2n, 8)])]) {
+        expect(b.l1).toBe(a.l1);
+        worstRatio = Math.max(worstRatio, a.values.reduce((t, v, i) => t + Math.abs(v - b.values[i]!), 0) / a.l1);
+      }
+    }
+    expect(worstRatio).toBeLessThanOrEqual(1);
+  });
+
+  it('off-grid bounds [0, 0.3]: the stated per-value bound covers the grid point 3/10 (> the double 0.3)', async () => {
+    const s: DataSchema = { file: 'inline', columns: new Map([['x', { name: 'x', type: 'numeric', lower: 0, upper: 0.3, missing: 'drop', bins: 4 }], ['g', schema.columns.get('g')!]]) as DataSchema['columns'] };
+    const eng = { groupedMoments: async () => [momentsFromSums(1, 300000000n, 300000000n ** 2n, 9), momentsFromSums(0, 0n, 0n, 9)] } as unknown as DataEngine;
+    const res = await planRelease(spec('unbounded'), s).run(eng, seededRng(1), 0.05);
+    const l1 = (res.sensitivity as number[])[1]!;
+    const { m, e } = toDyadic(l1);
+    // l1 = m 2^e >= 3/10 exactly.
+    expect(e < 0 ? m * 10n >= 3n * 2n ** BigInt(-e) : true).toBe(true);
+    expect(l1).toBeLessThan(0.3 * (1 + 2 ** -9));
   });
 });
