@@ -10,8 +10,9 @@
  * - sums (of values centred at the midpoint h = (u - l)/2 from the clamp [l, u]): L1 = k m h,
  *   L2 = sqrt(k) m h; with `per_unit_clamp` [L, U] each unit's per-group total is clamped:
  *   L1 = k max(|L|, |U|), L2 = sqrt(k) max(|L|, |U|);
- * - mean: eps/2 each for the count and the centred sum; variance/sd: eps/3 each for count, sum and
- *   sum of squares (per-row bound h^2);
+ * - mean: eps/2 each for the count and the centred sum, mean = centre + noisy sum / noisy count with
+ *   the centre the sums were centred at (the grid centre (lo + hi)/(2 10^k), group-by.ts gridCentre);
+ *   variance/sd: eps/3 each for count, sum and sum of squares (per-row bound h^2);
  * - the sums are exact (bounding-sql.ts, src/node/engine/exact-sums.ts): every kept value (with
  *   `per_unit_clamp` every row, before its unit's total is formed) is put on the fixed-point grid
  *   s/10^k and summed in 128-bit integers, a per-unit total clamped exactly, so they do not depend on
