@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRng } from '../../src/random/rng.js';
 import { covDP, meanDP, planCov, planMean, planVariance, sdDP, varDP } from '../../src/statistics/index.js';
-import { centredSum, paddedCentredMeanExact, paddedCov, paddedVariance } from '../../src/statistics/size-padding.js';
+import { centredSum, paddedCentredMeanExact, paddedCov, paddedCovRatio, paddedVariance, paddedVarianceRatio, rationalOf, snapDown, snapExponent, snappedSensitivity } from '../../src/statistics/size-padding.js';
 
 /**
  * The reference (not used by the releases): mid + sum_i (x_i - mid)/max(N, n0), from the data's clipped sum and count: the mean of the data
@@ -236,5 +236,35 @@ describe('the padded mean on a narrow range far from 0 (l = 1e10, u = l + 1, n =
     const x = Array.from({ length: 10 }, () => l + 0.75);
     const m = meanDP(x, { ...opts, eps: 1e9, rng: seededRng(3), accountant: null });
     expect(Math.abs(m - mid)).toBeLessThan(1e-3); // padded: 10 of 1e6 records off mid by 0.25
+  });
+});
+
+describe('exact statistics on a dyadic grid (the SQL engines\' mean, variance, covariance)', () => {
+  it('golden: the padded variance and covariance as exact rationals ({0, 10} padded to 4 at 5: 50/3; pairs (0, 0), (10, 4) padded at (5, 2): 40/3)', () => {
+    const v = paddedVarianceRatio(10n, 100n, 0, 2, 4, rationalOf(5));
+    expect(Number(v.num) / Number(v.den)).toBe(50 / 3);
+    expect(v.num * 3n).toBe(50n * v.den);
+    // sum x = 10 + 10, sum y = 4 + 4, sum xy = 40 + 2 * 10 = 60: (4 60 - 20 8)/(4 3) = 80/12.
+    const c = paddedCovRatio({ s: 10n, k1: 0, t: 4n, k2: 0, st: 40n }, 2, 4, rationalOf(5), rationalOf(2));
+    expect(c.num * 12n).toBe(80n * c.den);
+    // scale k: 0.1 and 0.3 at k = 1 (s = 1, 3), no padding: var = 0.02 exactly as a rational.
+    const k = paddedVarianceRatio(4n, 10n, 1, 2, 2, rationalOf(0.2));
+    expect(k.num * 50n).toBe(k.den);
+  });
+
+  it('golden: the snap grid, the floor and the sensitivity rounded up to the grid', () => {
+    // least e with 2^(e + 51) >= S
+    expect(snapExponent(1)).toBe(-51);
+    expect(snapExponent(100)).toBe(-44);
+    expect(snapExponent(128)).toBe(-44);
+    expect(snapExponent(129)).toBe(-43);
+    expect(snapDown({ num: -1n, den: 3n }, -2)).toBe(-0.5); // floor(-4/3) / 4
+    expect(snapDown({ num: 1n, den: 3n }, -2)).toBe(0.25);
+    expect(snapDown({ num: 7n, den: 1n }, 1)).toBe(6);
+    // 100/40 = 2.5 is a multiple of 2^-44: unchanged; 73/32561 rounded up to a multiple of 2^-44.
+    expect(snappedSensitivity([10, 10], 40)).toBe(2.5);
+    expect(snappedSensitivity([73], 32561)).toBe(Number((73n * 2n ** 44n + 32560n) / 32561n) * 2 ** -44);
+    expect(snappedSensitivity([73], 32561)).toBeGreaterThan(73 / 32561);
+    expect(snappedSensitivity([73], 32561) - 73 / 32561).toBeLessThan(2 ** -44);
   });
 });
