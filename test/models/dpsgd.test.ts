@@ -174,6 +174,24 @@ describe('DpSgdClassifier: accounting', () => {
     expect(() => model.fit([[1], [2]], [0, 1], { rdpAccountant: {} as RdpAccountant })).toThrow(InvalidArgumentError);
   });
 
+  it('a run refused after the budget check (charged) is recorded in the RdpAccountant too; one refused before it is not', () => {
+    const model = new DpSgdClassifier({ loss: 'logistic', q: 0.05, steps: 200, sigma: 1.2, delta: 1e-5, clip: 1, expectedBatchSize: 1, learningRate: 0.1 });
+    const rdp = new RdpAccountant();
+    const acc = new PrivacyAccountant({ eps: 100, delta: 1e-3 }, { neighbors: 'unbounded' });
+    // a label 2: refused inside the release, charged to acc, and (now) composed in rdp as well
+    expect(() => model.fit([[1], [2]], [0, 2], { rng: seededRng(1), rdpAccountant: rdp, accountant: acc })).toThrow(InvalidArgumentError);
+    expect(acc.spent().eps).toBe(model.privacy.eps);
+    expect(rdp.getEpsilon(1e-5).eps).toBeCloseTo(model.privacy.eps, 12);
+    // no rows and no bounds: refused after the check, charged, recorded
+    const rdp2 = new RdpAccountant();
+    expect(() => model.fit([], [], { rng: seededRng(1), rdpAccountant: rdp2, accountant: acc })).toThrow(InvalidArgumentError);
+    expect(rdp2.getEpsilon(1e-5).eps).toBeCloseTo(model.privacy.eps, 12);
+    // over budget: nothing charged, nothing recorded
+    const rdp3 = new RdpAccountant();
+    expect(() => model.fit([[1], [2]], [0, 1], { rng: seededRng(1), rdpAccountant: rdp3, accountant: new PrivacyAccountant({ eps: 0.1, delta: 1e-3 }, { neighbors: 'unbounded' }) })).toThrow(BudgetExceededError);
+    expect(rdp3.getEpsilon(1e-5).eps).toBe(new RdpAccountant().getEpsilon(1e-5).eps);
+  });
+
   it('targetEps calibrates the smallest sigma meeting it', () => {
     const model = new DpSgdClassifier({ loss: 'logistic', q: 0.02, epochs: 3, targetEps: 1, delta: 1e-5, clip: 1, expectedBatchSize: 10, learningRate: 0.1 });
     expect(model.privacy.steps).toBe(150);

@@ -277,11 +277,23 @@ export class DpSgdClassifier {
     checkVectorShape(y, 'y', n);
     let design: Design | undefined;
     const theta = new Float64Array(d);
+    if (options.rdpAccountant !== undefined && !(options.rdpAccountant instanceof RdpAccountant)) throw new InvalidArgumentError('rdpAccountant', 'must be an RdpAccountant', options.rdpAccountant);
+    // Whatever the accountant is charged is recorded in the optional RDP accountant too: a run that
+    // touched the data (also one refused or diverged after the check) composes its q, sigma, T there.
+    let ran = false;
+    const recordRdp = () => {
+      if (ran) options.rdpAccountant?.composeSubsampledGaussian(this.privacy.q, this.privacy.sigma, this.privacy.steps);
+    };
     if (empty) {
       const { eps, delta } = this.privacy;
-      runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, () => {
-        throw new InvalidArgumentError('X', 'must have at least one row (public lower/upper bounds fix the number of columns)');
-      });
+      try {
+        runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, () => {
+          ran = true;
+          throw new InvalidArgumentError('X', 'must have at least one row (public lower/upper bounds fix the number of columns)');
+        });
+      } finally {
+        recordRdp();
+      }
     }
     if (options.initialCoeff !== undefined) {
       const init = options.initialCoeff;
@@ -289,7 +301,6 @@ export class DpSgdClassifier {
       for (let j = 0; j < d; j++) theta[j] = init[j]!;
       for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) throw new InvalidArgumentError(`initialCoeff[${j}]`, 'must be a finite number', theta[j]);
     }
-    if (options.rdpAccountant !== undefined && !(options.rdpAccountant instanceof RdpAccountant)) throw new InvalidArgumentError('rdpAccountant', 'must be an RdpAccountant', options.rdpAccountant);
     const m = this.normalizer;
     const { eps, delta, steps } = this.privacy;
     // Validates the safe-noise plan (grid, sampler) before the budget check: no error can follow it
@@ -303,12 +314,17 @@ export class DpSgdClassifier {
     }
     // A divergent run stops early and returns normally, so that runRelease charges it (the data were
     // used); the ConvergenceError is thrown after the charge, as post-processing of the release.
-    const diverged = runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, (rng) => {
-      design = prepareDesign(X, options);
-      const labels = checkLabels(y, n, this.loss);
-      return runDpSgd({ loss: this.loss, X: design.X, y: labels, n, d, theta, q: this.privacy.q, steps: this.privacy.steps, clip: this.clip, noiseStd: this.privacy.noiseStd, normalizer: m, l2: this.l2, rates, rng, noise: this.noise }).diverged;
-    });
-    options.rdpAccountant?.composeSubsampledGaussian(this.privacy.q, this.privacy.sigma, steps);
+    let diverged: boolean;
+    try {
+      diverged = runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, (rng) => {
+        ran = true;
+        design = prepareDesign(X, options);
+        const labels = checkLabels(y, n, this.loss);
+        return runDpSgd({ loss: this.loss, X: design.X, y: labels, n, d, theta, q: this.privacy.q, steps: this.privacy.steps, clip: this.clip, noiseStd: this.privacy.noiseStd, normalizer: m, l2: this.l2, rates, rng, noise: this.noise }).diverged;
+      });
+    } finally {
+      recordRdp();
+    }
     for (let j = 0; j < d; j++) theta[j]! /= design!.divisor[j]!;
     let finite = !diverged;
     for (let j = 0; j < d; j++) if (!Number.isFinite(theta[j]!)) finite = false;
