@@ -23,9 +23,10 @@
  *   [0, W]), ||b|| ~ Gamma(d, eps/S), uniform direction, S below.
  * The output sensitivity includes the solver's public tolerance tau = 1e-5 max(1, W) on the gradient
  * of the summed objective: (2W + 2 tau)/gamma. If the solver misses its tolerance the
- * budget IS charged and a ConvergenceError thrown. The coefficients are floating-point values
- * perturbed with floating-point noise (not lattice-safe; docs/models.md). fitInfo holds public
- * calibration only.
+ * budget IS charged and a ConvergenceError thrown. Objective perturbation's coefficients are
+ * floating-point values perturbed with floating-point noise (not lattice-safe; docs/models.md);
+ * output perturbation releases on a public lattice by default (`noise: 'safe'`, output-lattice.ts).
+ * fitInfo holds public calibration only.
  */
 import { checkOptionKeys } from '../options.js';
 import { CMS_MODEL_OPTIONS } from './erm/classifier.js';
