@@ -24,24 +24,31 @@
  *
  * `method: 'quantiles'` (the alternative of Tumult's get_bounds and OpenDP's private quantiles): the
  * lower and upper percentiles are released directly by Smith's (2011) exponential mechanism over a
- * wide PUBLIC range [lo, hi] (`range`), eps/2 each (basic composition, Dwork & Roth 2014, Thm 3.16).
- * The utility of a point x for the q-quantile is -|c(x) - q n| with c(x) the number of (kept) rows
- * <= x and n the number of kept rows. Sensitivity with at most m rows per unit (m = 1 without units):
- * - add/remove one unit with a <= m rows, j of them <= x: c(x) - q n moves by j - q a, and
- *   -q m <= j - q a <= (1 - q) m, so by at most m;
- * - replace one unit (a rows out, a' rows in, each <= m): the change is (j' - q a') - (j - q a), a
- *   difference of two numbers in [-q m, (1 - q) m], so at most (1 - q) m + q m = m.
- * So Delta_u = m under both relations, and sampling with exp((eps/2) u / (2 m)) is eps/2-DP per
- * percentile (McSherry & Talwar 2007); the pair is eps-DP, and ordering the two draws (lower =
- * the smaller) is post-processing. The draws use Smith's floating-point sampler directly
- * (quantileFromSorted of quantile.ts; quantileFromCounts, the same numbers, for
- * privateBoundsFromValueCounts): quantileDP's `noise: 'float'` path, NOT its default (`noise: 'exact'`,
- * a public lattice sampled exactly, quantile-exact.ts). The interval is chosen by a float inverse CDF
- * and the point inside it is a + U (b - a) in doubles, a and b data values (or range ends), so the
- * released bounds' low-order bits are not protected against floating-point attacks (Mironov 2012):
- * the eps-DP guarantee above is that of the ideal real-valued mechanism. (The lattice sampler takes
- * the expanded sorted data, which privateBoundsFromValueCounts exists to avoid; an exact sampler from
- * value counts does not exist yet.) Caveat of the method: with discrete data (ties
+ * wide PUBLIC range [lo, hi] (`range`), eps/2 each (basic composition, Dwork & Roth 2014, Thm 3.16),
+ * on the public lattice {k g : L <= k <= U} of the range (g = 2^(floor(log2(hi - lo)) - 24): 2^24 to
+ * 2^25 points, fine enough for a range much wider than the data; coarser only for a range far from 0;
+ * quantile-exact.ts), sampled exactly by the level sampler (quantileExactFromSorted with sampler
+ * 'levels'; quantileExactFromCounts, the same draws, for privateBoundsFromValueCounts). The kept rows are
+ * clipped to the range and rounded to the lattice (a per-row map: neighbours stay neighbours); the
+ * utility of a lattice point x for the q-quantile is -|c(x) - t| with c(x) the number of kept rows
+ * <= x, n the number of kept rows and t = round(q n) (half up; an integer, so every exponent is an
+ * exact rational). Sensitivity with at most m rows per unit (m = 1 without units), writing
+ * t = q n + e with e in [-1/2, 1/2):
+ * - add/remove one unit with a <= m rows, j of them <= x: c(x) - t moves by (j - q a) - (e' - e), with
+ *   -q m <= j - q a <= (1 - q) m and |e' - e| < 1: an INTEGER of absolute value < m + 1, so at most m;
+ * - replace one unit (a rows out, a' rows in, each <= m): the change is (j' - q a') - (j - q a) -
+ *   (e' - e), a difference of two numbers in [-q m, (1 - q) m] (at most m) plus less than 1: again an
+ *   integer below m + 1, so at most m.
+ * So Delta_u = m under both relations (the bound of the real-valued target q n, kept by the integer
+ * target), and sampling with exp((eps/2) u / (2 m)) is eps/2-DP per percentile (McSherry & Talwar
+ * 2007): the exact sampler runs at eps/2/m (a double checked exactly to be <= eps/(2m)) rounded down
+ * to 30 significant bits, so at most that. The
+ * pair is eps-DP, and ordering the two draws (lower = the smaller) is post-processing. Each draw
+ * picks the interval between consecutive lattice values of the rows with probability proportional to
+ * its number of lattice points times exp(-(eps/2) |c - t| / (2 m)) and a uniform lattice point in it,
+ * every decision from exact uniform integers and exact Bernoulli(exp(-gamma)) coins (Canonne, Kamath &
+ * Steinke 2020): the released bounds are lattice points, with no floating-point caveat (Mironov 2012).
+ * Caveat of the method: with discrete data (ties
  * at the percentile) and a wide range, the mechanism can pick the empty gap next to the atom, up to
  * the range's end; the histogram method is the robust default.
  */
@@ -54,9 +61,9 @@ import { checkEpsilon, checkInteger } from '../validation.js';
 import type { ParsedNoise } from './common.js';
 import { boundContributions, MAX_BOUND, type Ident } from './contribution-bounding.js';
 import { applyNoise, planNoise, type NoisePlan } from './noise.js';
-import { quantileFromSorted } from './quantile.js';
-import { quantileFromCounts } from './quantile-counts.js';
+import { planQuantileLattice, quantileExactFromCounts, quantileExactFromSorted, type QuantileLattice } from './quantile-exact.js';
 import { sortFloat64 } from '../math/sort-float64.js';
+import { doubleToRational } from '../random/lattice.js';
 
 export interface PrivateBoundsOptions extends ReleaseOptions {
   eps: number;
@@ -102,6 +109,8 @@ export interface PrivateBoundsRelease {
   scale: number;
   /** The threshold tau on the noisy counts (histogram method only). */
   threshold?: number;
+  /** method 'quantiles': the spacing g (a power of two) of the public lattice the bounds are drawn on. */
+  grid?: number;
 }
 
 const COUNT_RULES = {
@@ -330,7 +339,13 @@ interface ParsedQuantileBounds {
   m: number;
   unit: string | undefined;
   relation: Neighbors;
+  lattice: QuantileLattice;
+  /** The exponent rate of each draw, e m <= eps / 2 ({@link perRowEps}). */
+  rate: number;
 }
+
+/** The lattice of the quantile method: 2^-24 of the range (at most 2^25 + 1 points: the level sampler's limit is 2^26). */
+const BOUNDS_LATTICE_BITS = 24;
 
 /** The public options of the quantile method (see the file comment); data-free. */
 function parseQuantileOptions(o: PrivateBoundsOptions, fromCounts: boolean): ParsedQuantileBounds {
@@ -352,7 +367,11 @@ function parseQuantileOptions(o: PrivateBoundsOptions, fromCounts: boolean): Par
   checkUnitClaim(o, fromCounts);
   if (fromCounts && o.privacyUnit !== undefined && o.maxRows === undefined) throw new InvalidArgumentError('maxRows', 'is required with privacyUnit: the most rows per unit the counts were computed with');
   const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
-  return { eps, lo, hi, pL, pU, m, unit, relation: o.neighbors ?? 'unbounded' };
+  // The public lattice of the range (data-free, so a refusal here is free).
+  const lattice = planQuantileLattice(lo, hi, undefined, BOUNDS_LATTICE_BITS);
+  const rate = perRowEps(eps, m);
+  if (!(rate >= 2 ** -1000)) throw new InvalidArgumentError('eps', 'must leave eps / (2 maxRows) >= 2^-1000 for the exact sampler', eps);
+  return { eps, lo, hi, pL, pU, m, unit, relation: o.neighbors ?? 'unbounded', lattice, rate };
 }
 
 function quantileRelease(value: PrivateBounds, c: ParsedQuantileBounds): PrivateBoundsRelease {
@@ -362,14 +381,29 @@ function quantileRelease(value: PrivateBounds, c: ParsedQuantileBounds): Private
     guarantee: { eps: c.eps, delta: 0, neighbors: c.relation, ...(c.unit ? { privacyUnit: c.unit } : {}) },
     sensitivity: c.m,
     scale: (2 * c.m) / (c.eps / 2),
+    grid: c.lattice.grid,
   };
 }
 
-/** The two draws, eps/2 each with utility sensitivity m, ordered (post-processing). */
+/**
+ * The exponent rate of each draw: a double e with e m <= eps / 2 EXACTLY (the rounded quotient
+ * fl(eps / 2 / m) can exceed it by half an ulp; then it is stepped down), so each draw is at most
+ * eps/2-DP with utility sensitivity m.
+ */
+function perRowEps(eps: number, m: number): number {
+  const half = doubleToRational(eps / 2); // eps / 2 is exact for eps >= 2^-1021 (else e is refused, below)
+  let e = eps / 2 / m;
+  for (;;) {
+    const r = doubleToRational(e);
+    if (r.num * BigInt(m) * half.den <= half.num * r.den) return e;
+    e *= 1 - 2 ** -52; // at least one ulp down
+  }
+}
+
+/** The two draws, eps/2 each with utility sensitivity m (the exact sampler at eps/2/m), ordered (post-processing). */
 function drawBounds(draw: (q: number, epsOverSens: number) => number, c: ParsedQuantileBounds): PrivateBounds {
-  const e = c.eps / 2 / c.m;
-  const a = draw(c.pL, e);
-  const b = draw(c.pU, e);
+  const a = draw(c.pL, c.rate);
+  const b = draw(c.pU, c.rate);
   return { lower: Math.min(a, b), upper: Math.max(a, b), found: true };
 }
 
@@ -387,7 +421,7 @@ function quantileBounds(x: ArrayLike<number>, o: PrivateBoundsOptions): PrivateB
       kept[i] = v < c.lo ? c.lo : v > c.hi ? c.hi : v;
     }
     const sorted = sortFloat64(kept);
-    return drawBounds((q, e) => quantileFromSorted(sorted, q, e, c.lo, c.hi, rng), c);
+    return drawBounds((q, e) => quantileExactFromSorted(sorted, q, e, c.lattice, rng, { sampler: 'levels' }), c);
   });
   return o.details ? quantileRelease(result, c) : result;
 }
@@ -397,7 +431,8 @@ function quantileBounds(x: ArrayLike<number>, o: PrivateBoundsOptions): PrivateB
  * data engine): `values` the distinct values of the kept rows clipped to `range`, strictly increasing,
  * and `counts` their numbers of rows, over data where each unit holds at most `maxRows` rows (the
  * caller's contract; src/node/bounding-sql.ts keeps them). Same calibration, guarantee and result
- * as the row version (the same numbers for the same generator: src/statistics/quantile-counts.ts).
+ * as the row version (the same numbers for the same generator: quantileExactFromCounts draws as
+ * quantileExactFromSorted on the expanded rows), in O(D) for D distinct values.
  */
 export function privateBoundsFromValueCounts<O extends QuantileBoundsCountOptions>(
   values: ArrayLike<number>,
@@ -422,7 +457,7 @@ export function privateBoundsFromValueCounts<O extends QuantileBoundsCountOption
       v[i] = x;
       k[i] = n;
     }
-    return drawBounds((q, e) => quantileFromCounts(v, k, q, e, c.lo, c.hi, rng), c);
+    return drawBounds((q, e) => quantileExactFromCounts(v, k, q, e, c.lattice, rng), c);
   });
   return (o.details ? quantileRelease(result, c) : result) as never;
 }

@@ -26,19 +26,24 @@ export interface QuantileLattice {
 
 /**
  * Plans the lattice of [l, u] for an optional public grid (a power of two; default
- * 2^(floor(log2(u - l)) - 20)). Data-free. At most 2^40 points (the sampler draws a uniform point per
- * proposal and expects at most that many proposals).
+ * 2^(floor(log2(u - l)) - bits), bits = 20 unless given (2^bits to 2^(bits + 1) points), coarser when [l, u] lies so far from 0 that its lattice coordinates
+ * would reach 2^52: then 2^(floor(log2 max(|l|, |u|)) - 51), so that |m| <= max(|l|, |u|) / g < 2^52
+ * and every coordinate, width and sum the samplers form is an exact integer). Data-free. At most 2^40
+ * points (the sampler draws a uniform point per proposal and expects at most that many proposals);
+ * an explicit grid leaving coordinates of 2^52 or more is refused.
  */
-export function planQuantileLattice(l: number, u: number, grid: number | undefined): QuantileLattice {
+export function planQuantileLattice(l: number, u: number, grid: number | undefined, bits = QUANTILE_LATTICE_BITS): QuantileLattice {
   const range = u - l;
   if (!(range > 0) || !Number.isFinite(range)) throw new InvalidArgumentError('upper - lower', 'must be a finite number > 0 for the exact quantile', range);
-  const j = grid === undefined ? floorLog2(range) - QUANTILE_LATTICE_BITS : checkSelectionGrid(grid);
+  const far = floorLog2(Math.max(Math.abs(l), Math.abs(u))) - 51;
+  const j = grid === undefined ? Math.max(floorLog2(range) - bits, far) : checkSelectionGrid(grid);
   const g = Math.pow(2, j);
   const s = Math.pow(2, -j);
   const lo = Math.ceil(l * s); // exact: scaling by a power of two, then ceil
   const hi = Math.floor(u * s);
   if (!Number.isFinite(lo) || !Number.isFinite(hi) || hi - lo > 2 ** 40) throw new InvalidArgumentError('grid', 'must leave at most 2^40 lattice points in [lower, upper]', grid);
   if (hi < lo) throw new InvalidArgumentError('grid', 'must leave at least one lattice point in [lower, upper]', grid);
+  if (!(Math.abs(lo) < 2 ** 52 && Math.abs(hi) < 2 ** 52)) throw new InvalidArgumentError('grid', 'must keep the lattice coordinates of [lower, upper] below 2^52 in magnitude (lower / grid and upper / grid)', grid);
   return { gridExponent: j, grid: g, lo, hi };
 }
 
@@ -162,6 +167,86 @@ export function certifiedExpPowers(a: bigint, b: bigint, P: number, levels: numb
   return { J, hiJ, hiArr, loArr };
 }
 
+/**
+ * The data as the level sampler reads them, on demand: n records with lattice values k_0 <= ... <= k_{n-1}
+ * (k_i = round(x_i / g) half up, clamped to [L, U]); kAt(i) = k_i, countK(m, strict) = #{i : k_i <= m}
+ * (strict: k_i < m). Two implementations with the same answers: {@link sortedLatticeData} (the sorted
+ * records) and {@link countsLatticeData} (distinct values and their counts).
+ */
+interface LatticeData {
+  n: number;
+  kAt: (i: number) => number;
+  countK: (m: number, strict: boolean) => number;
+}
+
+/** The lattice value round(x / g) (half up; x / g = x s exactly, s a power of two) clamped to [L, U]. */
+function latticeValue(x: number, s: number, lo: number, hi: number): number {
+  const r = roundHalfUp(x * s);
+  return r < lo ? lo : r > hi ? hi : r;
+}
+
+/** {@link LatticeData} of sorted records: k_i computed from x_i on demand, counts by binary search over the records. O(1) set-up. */
+function sortedLatticeData(sorted: Float64Array, s: number, lattice: QuantileLattice): LatticeData {
+  const { lo, hi } = lattice;
+  const n = sorted.length;
+  const kAt = (i: number): number => latticeValue(sorted[i]!, s, lo, hi);
+  // #{i : k_i <= m} (strict: < m) by binary search (k is sorted: rounding and clamping are monotone).
+  const countK = (m: number, strict: boolean): number => {
+    let x = 0;
+    let y = n;
+    while (x < y) {
+      const mid = (x + y) >>> 1;
+      const v = kAt(mid);
+      if (strict ? v < m : v <= m) x = mid + 1;
+      else y = mid;
+    }
+    return x;
+  };
+  return { n, kAt, countK };
+}
+
+/**
+ * {@link LatticeData} of the expanded data from sorted values v_0 <= ... <= v_{D-1} with counts c_j
+ * (record i of the expansion is v_j for C_{j-1} <= i < C_j, C_j = c_0 + ... + c_j): kAt(i) = the
+ * lattice value of v_j for the first j with C_j > i, countK(m) = C_{j-1} for the first j whose lattice
+ * value exceeds m (is >= m when strict), both by binary search over j. The same answers as
+ * {@link sortedLatticeData} on the expanded records (a record's lattice value depends only on its
+ * value). O(D) set-up (the running counts C_j), O(log D) per call.
+ */
+function countsLatticeData(values: Float64Array, counts: Float64Array, s: number, lattice: QuantileLattice): LatticeData {
+  const { lo, hi } = lattice;
+  const D = values.length;
+  const cum = new Float64Array(D);
+  let n = 0;
+  for (let j = 0; j < D; j++) {
+    n += counts[j]!;
+    cum[j] = n;
+  }
+  const kv = (j: number): number => latticeValue(values[j]!, s, lo, hi);
+  const kAt = (i: number): number => {
+    let x = 0;
+    let y = D - 1;
+    while (x < y) {
+      const mid = (x + y) >>> 1;
+      if (cum[mid]! > i) y = mid;
+      else x = mid + 1;
+    }
+    return kv(x);
+  };
+  const countK = (m: number, strict: boolean): number => {
+    let x = 0;
+    let y = D;
+    while (x < y) {
+      const mid = (x + y) >>> 1;
+      const v = kv(mid);
+      if (strict ? v < m : v <= m) x = mid + 1;
+      else y = mid;
+    }
+    return x === 0 ? 0 : cum[x - 1]!;
+  };
+  return { n, kAt, countK };
+}
+
 /** Test-only knobs of the level sampler: the envelope precision P (<= 52 - ceil(log2 size)) and the tail threshold 2^-tailBits (tailBits >= 0). */
 export interface LevelTuning {
   precision?: number;
@@ -207,30 +292,13 @@ export interface LevelTuning {
  * Independent of how the data are spread (concentrated data no longer cost a proposal per lattice
  * point). Timing is outside the guarantee.
  */
-function levelSample(sorted: Float64Array, s: number, t: number, lattice: QuantileLattice, a: bigint, b: bigint, sizeBits: number, bits: BitSource, rng: Rng, coin: (j: number) => boolean, tuning: LevelTuning): number {
+function levelSample(data: LatticeData, t: number, lattice: QuantileLattice, a: bigint, b: bigint, sizeBits: number, bits: BitSource, rng: Rng, coin: (j: number) => boolean, tuning: LevelTuning): number {
   const tailBits = tuning.tailBits ?? TAIL_BITS;
   const { lo, hi } = lattice;
-  const n = sorted.length;
-  // The lattice value of record i, on demand: k_i = round(x_i / g) (half up) clamped to [L, U].
-  const kAt = (i: number): number => {
-    const r = roundHalfUp(sorted[i]! * s);
-    return r < lo ? lo : r > hi ? hi : r;
-  };
+  const { n, kAt, countK } = data;
   const left = (c: number): number => (c === 0 ? lo : kAt(c - 1));
   const right = (c: number): number => (c === n ? hi + 1 : kAt(c));
   const width = (c: number): number => (c < 0 || c > n ? 0 : right(c) - left(c));
-  // #{i : k_i <= m} (strict: < m) by binary search (k is sorted: rounding and clamping are monotone).
-  const countK = (m: number, strict: boolean): number => {
-    let x = 0;
-    let y = n;
-    while (x < y) {
-      const mid = (x + y) >>> 1;
-      const v = kAt(mid);
-      if (strict ? v < m : v <= m) x = mid + 1;
-      else y = mid;
-    }
-    return x;
-  };
   // D* = the smallest |c - t| over non-empty intervals. If interval t is empty (t < n: interval n
   // holds U + 1 - k_{n-1} >= 1 points), k_{t-1} = k_t = v and the nearest non-empty intervals are
   // c = #{k <= v} above (it holds [v, next value)) and c = #{k < v} below (non-empty unless v = L).
@@ -349,15 +417,7 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
   // most 1 + 2^(2 ceil(log2 size) - 52) proposals: the default from lattices of up to 2^24 points
   // (the default lattice has 2^20 to 2^21 + 1). It reads the lattice values on demand (no pass).
   if (arm === undefined && sizeBits <= LEVELS_MAX_SIZE_BITS) arm = 'levels';
-  if (arm === 'levels') {
-    const tuning = options.levels ?? {};
-    if (sizeBits > 26) throw new InvalidArgumentError('sampler', "'levels' needs a lattice of at most 2^26 points", size);
-    if (tuning.precision !== undefined && !(Number.isInteger(tuning.precision) && tuning.precision >= 0 && tuning.precision <= 52 - sizeBits)) throw new InvalidArgumentError('levels.precision', 'must be an integer in [0, 52 - ceil(log2 size)]', tuning.precision);
-    if (tuning.tailBits !== undefined && !(Number.isInteger(tuning.tailBits) && tuning.tailBits >= 0 && tuning.tailBits <= 60)) throw new InvalidArgumentError('levels.tailBits', 'must be an integer in [0, 60]', tuning.tailBits);
-    const bits = new BitSource(rng);
-    const { a, b } = rateRational(rate);
-    return levelSample(sorted, s, t, lattice, a, b, sizeBits, bits, rng, rankCoin(rate, bits, rng), tuning) * grid;
-  }
+  if (arm === 'levels') return runLevels(sortedLatticeData(sorted, s, lattice), q, eps, lattice, rng, options.levels ?? {});
   const k = new Float64Array(n);
   // One pass: the lattice values, D* (the best |c - t| among non-empty intervals: interval c holds
   // the lattice points [k_{c-1}, k_c), with k_{-1} = L and k_n = U + 1) and S (the largest interval).
@@ -435,6 +495,56 @@ export function quantileExactFromSorted(sorted: Float64Array, q: number, eps: nu
       if (coin(d)) return m * grid;
     }
   }
+}
+
+/** The level sampler on public checks of the lattice size and the knobs (data-free), then the draw. */
+function runLevels(data: LatticeData, q: number, eps: number, lattice: QuantileLattice, rng: Rng, tuning: LevelTuning): number {
+  const size = lattice.hi - lattice.lo + 1;
+  const sizeBits = size === 1 ? 0 : floorLog2(size - 1) + 1;
+  if (sizeBits > 26) throw new InvalidArgumentError('sampler', "'levels' needs a lattice of at most 2^26 points", size);
+  if (tuning.precision !== undefined && !(Number.isInteger(tuning.precision) && tuning.precision >= 0 && tuning.precision <= 52 - sizeBits)) throw new InvalidArgumentError('levels.precision', 'must be an integer in [0, 52 - ceil(log2 size)]', tuning.precision);
+  if (tuning.tailBits !== undefined && !(Number.isInteger(tuning.tailBits) && tuning.tailBits >= 0 && tuning.tailBits <= 60)) throw new InvalidArgumentError('levels.tailBits', 'must be an integer in [0, 60]', tuning.tailBits);
+  const rate = quantileExponentRate(eps);
+  const bits = new BitSource(rng);
+  const { a, b } = rateRational(rate);
+  return levelSample(data, targetRank(q, data.n), lattice, a, b, sizeBits, bits, rng, rankCoin(rate, bits, rng), tuning) * lattice.grid;
+}
+
+/**
+ * {@link quantileExactFromSorted} from the data given as sorted values with their counts (e.g. an
+ * engine's `SELECT v, count(*) ... GROUP BY v ORDER BY v`), in O(D) for D values (plus O(J + log D)
+ * per proposal), never expanding the n = sum c_j records.
+ *
+ * Law: the same as quantileExactFromSorted on the expanded sorted data (value v_j repeated c_j
+ * times), i.e. P(m) proportional to exp(-eps' |c(m) - t| / 2) over the lattice points m of [L, U],
+ * c(m) = #{records with lattice value <= m} = the running count C_j of the last value whose lattice
+ * value is <= m, t = round(q n), eps' = eps rounded down to 30 significant bits: Smith's (2011)
+ * exponential mechanism over the intervals between distinct values, each chosen with probability
+ * proportional to its number of lattice points times exp(-eps' |C_j - t| / 2) and a uniform lattice
+ * point inside (the zero-width intervals between equal records of the expansion hold no lattice point,
+ * so they carry no weight in either version). Sensitivity of the utility and guarantee: as
+ * quantileExactFromSorted (1 per record; a caller whose neighbours differ in up to m records passes
+ * eps / m). Sampling: the level sampler of quantileExactFromSorted (its default up to 2^24 lattice
+ * points) reading the data through the running counts; its answers about the data (k_i, #{k <= m})
+ * are those of the expanded records, so for the same generator it makes the same draws and returns
+ * the same value as `quantileExactFromSorted(expanded, q, eps, lattice, rng, { sampler: 'levels' })`
+ * (tested). Lattices of more than 2^26 points are refused (public; the uniform and rank samplers
+ * would need the expanded records).
+ *
+ * @param values Sorted (non-decreasing) values, clipped by the caller to the lattice's [lower, upper].
+ * @param counts Their numbers of records: non-negative integers summing to at most 2^53 - 1.
+ */
+export function quantileExactFromCounts(values: Float64Array, counts: Float64Array, q: number, eps: number, lattice: QuantileLattice, rng: Rng, options: { levels?: LevelTuning } = {}): number {
+  if (counts.length !== values.length) throw new InvalidArgumentError('counts', 'must have one count per value', counts.length);
+  let n = 0;
+  for (let j = 0; j < counts.length; j++) {
+    const c = counts[j]!;
+    if (!(Number.isInteger(c) && c >= 0)) throw new InvalidArgumentError('counts', 'must be non-negative integers');
+    n += c;
+    if (j > 0 && !(values[j]! >= values[j - 1]!)) throw new InvalidArgumentError('values', 'must be sorted numbers (non-decreasing)');
+  }
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('counts', 'must sum to at most 2^53 - 1');
+  return runLevels(countsLatticeData(values, counts, Math.pow(2, -lattice.gridExponent), lattice), q, eps, lattice, rng, options.levels ?? {});
 }
 
 /**
