@@ -93,16 +93,15 @@ export function checkLabels(y: unknown, n: number, loss: DpSgdLoss): Float64Arra
   return v;
 }
 
-/** Row norms ||x_i||_p of a row-major design (p = 2 or 1). */
+/** Row norms ||x_i||_p of a row-major design (p = 2 or 1; p = 2 as {@link rowNorm2}). */
 export function rowNorms(X: Float64Array, n: number, d: number, p: 1 | 2): Float64Array {
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    let s = 0;
-    const base = i * d;
     if (p === 2) {
-      for (let j = 0; j < d; j++) s += X[base + j]! * X[base + j]!;
-      out[i] = Math.sqrt(s);
+      out[i] = rowNorm2(X, d, i);
     } else {
+      let s = 0;
+      const base = i * d;
       for (let j = 0; j < d; j++) s += Math.abs(X[base + j]!);
       out[i] = s;
     }
@@ -110,12 +109,27 @@ export function rowNorms(X: Float64Array, n: number, d: number, p: 1 | 2): Float
   return out;
 }
 
-/** ||x_i||_2 of row i of a row-major design. */
+/**
+ * ||x_i||_2 of row i of a row-major design. When the sum of squares underflows (entries below
+ * ~1e-154: it is 0 or subnormal) the norm is computed as m sqrt(sum (x_j/m)^2), m = max |x_j|: the
+ * plain sum would make the norm 0 (or lose its digits) and the clipping of that row void (a row
+ * x = 1e-170, y = 1e308 kept a "clipped" squared-loss gradient of 1e138 with C = 1). Overflow gives
+ * Infinity, which {@link addClippedGradient} handles.
+ */
 export function rowNorm2(X: Float64Array, d: number, i: number): number {
   let s = 0;
   const base = i * d;
   for (let j = 0; j < d; j++) s += X[base + j]! * X[base + j]!;
-  return Math.sqrt(s);
+  if (s >= 1e-290) return Math.sqrt(s);
+  let m = 0;
+  for (let j = 0; j < d; j++) m = Math.max(m, Math.abs(X[base + j]!));
+  if (m === 0) return 0;
+  let t = 0;
+  for (let j = 0; j < d; j++) {
+    const u = X[base + j]! / m;
+    t += u * u;
+  }
+  return m * Math.sqrt(t);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addClippedGradient, rowNorms } from '../../../src/models/dpsgd/common.js';
+import { addClippedGradient, rowNorm2, rowNorms } from '../../../src/models/dpsgd/common.js';
 
 /** ||v||_p. */
 function norm(v: Float64Array, p: 1 | 2): number {
@@ -49,5 +49,20 @@ describe('addClippedGradient: per-example clipping under overflow', () => {
     // l' = 1e300, C = 1e10: (g C) / norm overflowed to Infinity
     addClippedGradient('squared', X, y, rowNorms(X, 1, 1, 2), Float64Array.of(1e300), 1, 0, 1e10, out);
     expect(out[0]).toBe(1e10);
+  });
+
+  it('a row whose sum of squares underflows is still clipped to C (its norm was 0 or lost its digits)', () => {
+    // x = 1e-170: x^2 underflows to 0, so |l'| ||x|| was 0 and the "clipped" gradient -1e308 x = -1e138
+    for (const x of [1e-170, 1e-160, 1e-300, 5e-324]) {
+      const X = Float64Array.of(x, -x / 2);
+      expect(rowNorm2(X, 2, 0) / (Math.abs(x) * Math.sqrt(1.25))).toBeCloseTo(1, x === 5e-324 ? 0 : 12);
+      const out = new Float64Array(2);
+      addClippedGradient('squared', X, Float64Array.of(1e308), rowNorms(X, 1, 2, 2), Float64Array.of(0, 0), 2, 0, 1, out);
+      expect(Math.hypot(out[0]!, out[1]!)).toBeLessThanOrEqual(1 + 1e-12);
+    }
+    expect(rowNorm2(Float64Array.of(0, 0), 2, 0)).toBe(0);
+    // ordinary rows: the plain formula, bitwise
+    const X = Float64Array.of(0.3, -0.4, 1e-3);
+    expect(rowNorm2(X, 3, 0)).toBe(Math.sqrt(0.3 * 0.3 + 0.4 * 0.4 + 1e-6));
   });
 });
