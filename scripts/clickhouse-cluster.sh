@@ -11,6 +11,12 @@
 #
 # State (PIDs, configs, data, logs) lives in $DPKIT_CH_DIR (default /tmp/dpkit-clickhouse-$UID).
 # Tables are created by the tests (a MergeTree table on each shard, a Distributed table over them).
+# Users (no password, 127.0.0.1 only): `default`, and two whose profiles set what a warehouse's
+# analyst profile may set, for the engine tests that dpkit overrides it: `dpkit_lenient` (extremes,
+# approximate count(DISTINCT), unmerged per-shard results, no row for an empty aggregate, skipped
+# shards), `dpkit_limited` (limits with overflow mode break / any) and `dpkit_readonly` (readonly=1,
+# no setting may be changed). `start` on a running cluster
+# rewrites the users file (the servers reload it within seconds).
 set -euo pipefail
 
 DIR="${DPKIT_CH_DIR:-/tmp/dpkit-clickhouse-$(id -u)}"
@@ -62,12 +68,32 @@ write_config() {
   <default_session_timeout>60</default_session_timeout>
 </yandex>
 XML
-  cat >"$d/users.xml" <<XML
+  write_users "$1"
+}
+
+write_users() {
+  local d="$DIR/shard$1"
+  cat >"$d/users.xml.tmp" <<XML
 <?xml version="1.0"?>
 <yandex>
   <profiles>
     <default><max_memory_usage>4000000000</max_memory_usage><load_balancing>random</load_balancing></default>
     <readonly><readonly>1</readonly></readonly>
+    <dpkit_lenient>
+      <max_memory_usage>4000000000</max_memory_usage>
+      <extremes>1</extremes>
+      <count_distinct_implementation>uniq</count_distinct_implementation>
+      <distributed_group_by_no_merge>1</distributed_group_by_no_merge>
+      <empty_result_for_aggregation_by_empty_set>1</empty_result_for_aggregation_by_empty_set>
+      <skip_unavailable_shards>1</skip_unavailable_shards>
+    </dpkit_lenient>
+    <dpkit_limited>
+      <max_memory_usage>4000000000</max_memory_usage>
+      <max_rows_to_read>20000</max_rows_to_read><read_overflow_mode>break</read_overflow_mode>
+      <max_rows_to_group_by>100</max_rows_to_group_by><group_by_overflow_mode>any</group_by_overflow_mode>
+      <max_result_rows>50</max_result_rows><result_overflow_mode>break</result_overflow_mode>
+      <timeout_overflow_mode>break</timeout_overflow_mode>
+    </dpkit_limited>
   </profiles>
   <users>
     <default>
@@ -76,10 +102,29 @@ XML
       <profile>default</profile>
       <quota>default</quota>
     </default>
+    <dpkit_lenient>
+      <password></password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>dpkit_lenient</profile>
+      <quota>default</quota>
+    </dpkit_lenient>
+    <dpkit_limited>
+      <password></password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>dpkit_limited</profile>
+      <quota>default</quota>
+    </dpkit_limited>
+    <dpkit_readonly>
+      <password></password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>readonly</profile>
+      <quota>default</quota>
+    </dpkit_readonly>
   </users>
   <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
 </yandex>
 XML
+  mv "$d/users.xml.tmp" "$d/users.xml"
 }
 
 ping() {
@@ -95,7 +140,11 @@ start() {
   local bin
   bin=$(server_bin)
   if [ -f "$DIR/pids" ]; then
-    if ping "${HTTP[0]}" && ping "${HTTP[1]}"; then echo "http://127.0.0.1:${HTTP[0]}"; return 0; fi
+    if ping "${HTTP[0]}" && ping "${HTTP[1]}"; then
+      for i in 1 2; do [ -d "$DIR/shard$i" ] && write_users "$i"; done
+      echo "http://127.0.0.1:${HTTP[0]}"
+      return 0
+    fi
     stop
   fi
   mkdir -p "$DIR"

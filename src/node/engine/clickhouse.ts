@@ -21,6 +21,19 @@
  *   client timeout; a query that times out is killed on the server (`KILL QUERY` by its id).
  * - Credentials come from environment variables and are sent only in the Authorization header; they
  *   never appear in a message, the ledger or the report.
+ * - Result-changing settings pinned: a user profile or the server's defaults may set settings under
+ *   which a query returns something other than the exact aggregate of all rows, with HTTP 200 and
+ *   no error: a limit with overflow mode `break` (a prefix of the rows read, sorted, grouped or
+ *   returned; `timeout_overflow_mode = 'break'`: whatever was aggregated when time ran out),
+ *   `group_by_overflow_mode = 'any'` (rows of new keys dropped once a limit is reached),
+ *   `count_distinct_implementation = 'uniq'` (approximate distinct counts), extremes rows appended
+ *   to the output, one partial result per shard (`distributed_group_by_no_merge`), unavailable
+ *   shards skipped, no row for an empty aggregate, or the `limit`/`offset` settings. Such a subset
+ *   depends on other units' rows (a unit with many rows pushes other units' rows out of a prefix),
+ *   so no contribution bound holds. Every query therefore sends {@link PINNED_SETTINGS} (those the
+ *   server has, read from `system.settings` at connection): limits stay in force but fail the query
+ *   (a charged failure after the check) instead of truncating it. A server that refuses to change
+ *   them (a readonly=1 profile, a settings constraint) is refused at connection, before the check.
  * - Feature detection: `SELECT version()`; settings that older servers reject are sent only to
  *   servers that have them.
  */
@@ -69,6 +82,49 @@ export function clickhouseDialect(roundHalfAway: boolean): Dialect {
     notNull: (e) => `assumeNotNull(${e})`,
   };
 }
+
+/**
+ * Settings sent with every query (where the server has them) so that a result is the exact
+ * aggregate of all rows of the table or an error, never a silently partial or approximate one
+ * (see the file comment): every overflow mode `throw`, shards merged and none skipped, exact
+ * distinct counts, no extremes rows, a row for an empty aggregate, no result limit, offset or
+ * filter, no query cache, one replica per shard reading all of its rows, and the default TSV
+ * framing (NULL as \N, LF line ends) that the result parser expects.
+ */
+/**
+ * The overflow modes every supported server has (18.16 and later): sent with every query from the
+ * first one on, so that also the connection's metadata queries (system.settings, DESCRIBE) are
+ * complete or fail.
+ */
+const CORE_PINNED = ['read_overflow_mode', 'group_by_overflow_mode', 'sort_overflow_mode', 'result_overflow_mode', 'join_overflow_mode', 'set_overflow_mode', 'distinct_overflow_mode', 'transfer_overflow_mode', 'timeout_overflow_mode'] as const;
+
+export const PINNED_SETTINGS: Readonly<Record<string, string>> = {
+  read_overflow_mode: 'throw',
+  read_overflow_mode_leaf: 'throw',
+  group_by_overflow_mode: 'throw',
+  sort_overflow_mode: 'throw',
+  result_overflow_mode: 'throw',
+  join_overflow_mode: 'throw',
+  set_overflow_mode: 'throw',
+  distinct_overflow_mode: 'throw',
+  transfer_overflow_mode: 'throw',
+  timeout_overflow_mode: 'throw',
+  timeout_overflow_mode_leaf: 'throw',
+  distributed_group_by_no_merge: '0',
+  skip_unavailable_shards: '0',
+  count_distinct_implementation: 'uniqExact',
+  extremes: '0',
+  empty_result_for_aggregation_by_empty_set: '0',
+  aggregate_functions_null_for_empty: '0',
+  limit: '0',
+  offset: '0',
+  additional_result_filter: '',
+  partial_result_on_first_cancel: '0',
+  use_query_cache: '0',
+  max_parallel_replicas: '1',
+  output_format_tsv_null_representation: '\\N',
+  output_format_tsv_crlf_end_of_line: '0',
+};
 
 const CH_NUMERIC = /^(U?Int(8|16|32|64)|Float(32|64)|Decimal(32|64|128)?\(.*\))$/;
 const CH_TEXT = /^(String|FixedString\(\d+\))$/;
@@ -158,6 +214,8 @@ export class ClickHouseEngine extends SqlEngine {
   private readonly tableName: string;
   private readonly timeoutMs: number;
   private features: Features = { major: 0, minor: 0, cancelOnClose: false };
+  /** The {@link PINNED_SETTINGS} this server has (set at connection; before, the core overflow modes), sent with every query. */
+  private pinned: [string, string][] = CORE_PINNED.map((n) => [n, PINNED_SETTINGS[n]!]);
   private types = new Map<string, string>();
   private columnList: ColumnInfo[] = [];
 
@@ -241,6 +299,12 @@ export class ClickHouseEngine extends SqlEngine {
     const major = m ? Number(m[1]) : 0;
     const minor = m ? Number(m[2]) : 0;
     engine.features = { major, minor, cancelOnClose: major > 19 || (major === 19 && minor >= 17) };
+    // The result-changing settings this server has (metadata only, one row); from here on every
+    // query pins all of them (a server that refuses them fails at the DESCRIBE below).
+    const names = Object.keys(PINNED_SETTINGS);
+    const listed = (await engine.request(`SELECT arrayStringConcat(groupArray(name), ',') FROM system.settings WHERE name IN (${names.map(chLiteral).join(', ')})`, 'connect')).trim();
+    const known = new Set(listed.split(','));
+    engine.pinned = names.filter((n) => known.has(n)).map((n) => [n, PINNED_SETTINGS[n]!]);
     const desc = await engine.request(`DESCRIBE TABLE ${engine.source}`, 'describe');
     engine.columnList = [];
     for (const line of desc.split('\n')) {
@@ -291,6 +355,7 @@ export class ClickHouseEngine extends SqlEngine {
       max_execution_time: String(Math.max(1, Math.ceil(this.timeoutMs / 1000))),
     });
     if (this.features.cancelOnClose) params.set('cancel_http_readonly_queries_on_client_close', '1');
+    for (const [name, value] of this.pinned) params.set(name, value);
     const headers: Record<string, string> = { 'Content-Type': 'text/plain; charset=utf-8' };
     if (this.auth) headers.Authorization = this.auth;
     const sink = this.progress;
@@ -315,6 +380,12 @@ export class ClickHouseEngine extends SqlEngine {
     if (phase === 'data') throw new DataSourceError(QUERY_FAILED, text.split('\n')[0]);
     if (code === 60) throw new DataSourceError(`data.table: table ${this.database}.${this.tableName} not found at ${this.url}`, text.split('\n')[0]);
     if (code === 81) throw new DataSourceError(`data.database: database ${this.database} not found at ${this.url}`, text.split('\n')[0]);
+    if (code === 164 || code === 452) {
+      throw new DataSourceError(
+        `ClickHouse at ${this.url} refused dpkit's query settings (readonly=2 and the settings that keep results exact: ${this.pinned.map(([n]) => n).join(', ') || 'none yet'}); give dpkit a user whose profile allows changing them (readonly 0 or 2, no constraint on them)`,
+        text.split('\n')[0],
+      );
+    }
     if (code === 192 || code === 193 || code === 194 || code === 516 || res.status === 401 || res.status === 403) {
       throw new DataSourceError(`ClickHouse at ${this.url} refused the credentials (user/password from the environment variables)`, `HTTP ${res.status}, code ${code}`);
     }
