@@ -278,6 +278,8 @@ export class ProximalCoordinateDescentDP {
     checkVectorShape(y, 'y', n);
     const { lower, upper } = checkColumnBounds(options.lower, options.upper, d);
     for (let j = 0; j < d; j++) if (!(upper[j]! > lower[j]!)) throw new InvalidArgumentError(`lower[${j}]/upper[${j}]`, 'must satisfy lower < upper');
+    // the scaling divides by (upper - lower)/2: its range must be finite (else every value scaled to NaN, after the charge)
+    for (let j = 0; j < d; j++) if (!Number.isFinite(upper[j]! - lower[j]!)) throw new InvalidArgumentError(`lower[${j}]/upper[${j}]`, 'must have a finite range upper - lower');
     const sampling = samplingOf(options.noise);
     const per = perQueryCost(this.noise);
     const releases = this.epochs * d;
@@ -304,7 +306,7 @@ export class ProximalCoordinateDescentDP {
           const hi = upper[j]!;
           let v = data[i * d + j]!;
           v = v < lo ? lo : v > hi ? hi : v;
-          Z[j * n + i] = (2 * (v - lo)) / (hi - lo) - 1;
+          Z[j * n + i] = (v - lo) / ((hi - lo) / 2) - 1; // = 2 (v - lo) / (hi - lo) - 1 exactly, without overflowing 2 (v - lo)
         }
       }
       const h = new Float64Array(d);

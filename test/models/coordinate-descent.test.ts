@@ -29,3 +29,15 @@ describe("ProximalCoordinateDescentDP with noise kind 'none' (non-private baseli
     expect(none().fit(X, y, { ...bounds, accountant: null }).coef).toHaveLength(2);
   });
 });
+
+describe('ProximalCoordinateDescentDP: bounds', () => {
+  it('a bound range that overflows is refused before the budget check (every value scaled to NaN after the charge)', () => {
+    const acc = new PrivacyAccountant({ eps: 10 });
+    const cd = () => new ProximalCoordinateDescentDP({ lambda: 0.01, epochs: 2, noise: { kind: 'laplace', eps: 0.5 } });
+    expect(() => cd().fit([[0], [0.5], [0.2]], [1, 0, 1], { lower: [-1e308], upper: [1e308], rng: seededRng(1), accountant: acc })).toThrow(/finite range/);
+    expect(acc.ledger()).toHaveLength(0);
+    // a range near the largest double still fits (2 (v - lo) overflowed before)
+    const m = cd().fit([[1e307], [0], [-1e307]], [1, 0, 1], { lower: [-8e307], upper: [8e307], rng: seededRng(1), accountant: acc });
+    expect(m.coef!.every((v) => Number.isFinite(v))).toBe(true);
+  });
+});
