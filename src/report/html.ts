@@ -235,9 +235,10 @@ function assumptionsSection(a: ReportAssumptions | undefined, input: ReportInput
   const rel = a?.neighbors ?? input.ledger?.neighbors;
   if (a?.dpkit) rows.push(['dpkit version', esc(a.dpkit)]);
   if (rel) rows.push(['neighbour relation', `${esc(a?.neighborRelation ?? REL[rel])} (${rel === 'bounded' ? 'two datasets are neighbours when one row is replaced' : 'two datasets are neighbours when one row is added or removed'}); every charge is stated in it`]);
+  // 'row' (as the CLI records a run without a privacy unit) gets the same explanation as no unit at all.
   rows.push([
     'privacy unit',
-    a?.privacyUnit !== undefined ? esc(typeof a.privacyUnit === 'string' ? a.privacyUnit : JSON.stringify(a.privacyUnit)) : 'one row of the data (no privacy unit declared: a person with several rows is protected only through group privacy, with a cost that grows with their number of rows)',
+    a?.privacyUnit !== undefined && a.privacyUnit !== 'row' ? esc(typeof a.privacyUnit === 'string' ? a.privacyUnit : JSON.stringify(a.privacyUnit)) : 'one row of the data (no privacy unit declared: a person with several rows is protected only through group privacy, with a cost that grows with their number of rows)',
   ]);
   const rng = a?.rng ?? a?.seed;
   rows.push(['random numbers', rng !== undefined ? esc(typeof rng === 'string' ? rng : JSON.stringify(rng)) : 'not recorded in this run']);

@@ -97,6 +97,14 @@ describe('renderReport', () => {
     expect(a).toContain('<dt>random numbers</dt><dd>not recorded in this run</dd>');
   });
 
+  it("privacy unit 'row' (a CLI run without a unit) is explained as one row, not shown as the bare word", () => {
+    const r = renderReport({ ...FIXTURE_INPUT, assumptions: { ...FIXTURE_INPUT.assumptions, privacyUnit: 'row' } });
+    const a = r.slice(r.indexOf('<h2>Assumptions</h2>'));
+    expect(a).toContain('<dt>privacy unit</dt><dd>one row of the data (no privacy unit declared: a person with several rows is protected only through group privacy');
+    const unit = renderReport({ ...FIXTURE_INPUT, assumptions: { ...FIXTURE_INPUT.assumptions, privacyUnit: 's (every guarantee protects ALL rows of one s)' } });
+    expect(unit).toContain('<dt>privacy unit</dt><dd>s (every guarantee protects ALL rows of one s)</dd>');
+  });
+
   it('missing assumptions are left out gracefully', () => {
     const bare = renderReport({ ...FIXTURE_INPUT, assumptions: undefined, failed: undefined });
     expect(bare).toContain('<h2>Assumptions</h2>');
