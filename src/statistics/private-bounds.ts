@@ -340,7 +340,7 @@ interface ParsedQuantileBounds {
   unit: string | undefined;
   relation: Neighbors;
   lattice: QuantileLattice;
-  /** The exponent rate of each draw, e m <= eps / 2 ({@link perRowEps}). */
+  /** The exponent rate of each draw, e m <= eps / 2 ({@link quantileBoundsRate}). */
   rate: number;
 }
 
@@ -369,7 +369,7 @@ function parseQuantileOptions(o: PrivateBoundsOptions, fromCounts: boolean): Par
   const unit = o.privacyUnit === undefined ? undefined : checkPrivacyUnit(o.privacyUnit);
   // The public lattice of the range (data-free, so a refusal here is free).
   const lattice = planQuantileLattice(lo, hi, undefined, BOUNDS_LATTICE_BITS);
-  const rate = perRowEps(eps, m);
+  const rate = quantileBoundsRate(eps, m);
   if (!(rate >= 2 ** -1000)) throw new InvalidArgumentError('eps', 'must leave eps / (2 maxRows) >= 2^-1000 for the exact sampler', eps);
   return { eps, lo, hi, pL, pU, m, unit, relation: o.neighbors ?? 'unbounded', lattice, rate };
 }
@@ -386,11 +386,12 @@ function quantileRelease(value: PrivateBounds, c: ParsedQuantileBounds): Private
 }
 
 /**
- * The exponent rate of each draw: a double e with e m <= eps / 2 EXACTLY (the rounded quotient
- * fl(eps / 2 / m) can exceed it by half an ulp; then it is stepped down), so each draw is at most
- * eps/2-DP with utility sensitivity m.
+ * The exponent rate of each draw of the quantile method: a double e with e m <= eps / 2 EXACTLY (the
+ * rounded quotient fl(eps / 2 / m) can exceed eps / (2 m) by half an ulp; then it is stepped down), so
+ * each draw, the exponential mechanism exp(-e' |c - t| / 2) with e' <= e, is at most eps/2-DP with
+ * utility sensitivity m. Exported for tests.
  */
-function perRowEps(eps: number, m: number): number {
+export function quantileBoundsRate(eps: number, m: number): number {
   const half = doubleToRational(eps / 2); // eps / 2 is exact for eps >= 2^-1021 (else e is refused, below)
   let e = eps / 2 / m;
   for (;;) {
