@@ -84,6 +84,11 @@ function checkModels<F>(models: unknown, name: string): { models: TunableModel<F
     if (typeof m !== 'object' || m === null || typeof (m as TunableModel<F>).fit !== 'function' || typeof (m as TunableModel<F>).predict !== 'function') {
       throw new InvalidArgumentError(`models[${i}]`, `must be a model with fit and predict (${name})`, m);
     }
+    // An asynchronous fit (LinearClassifierDP) would be scored before it finished, and would finish
+    // after the run (setting coefficients after a failed run was restored).
+    if (Object.prototype.toString.call((m as TunableModel<F>).fit) === '[object AsyncFunction]') {
+      throw new InvalidArgumentError(`models[${i}]`, 'must have a synchronous fit (an asynchronous fit, e.g. LinearClassifierDP, cannot be tuned here)');
+    }
     const g = (m as TunableModel<F>).guarantee;
     if (typeof g !== 'object' || g === null || (g.neighbors !== 'bounded' && g.neighbors !== 'unbounded') || !(g.eps > 0) || !(g.delta >= 0)) {
       throw new InvalidArgumentError(`models[${i}].guarantee`, 'must be a guarantee { eps, delta, neighbors }', g);
@@ -225,7 +230,11 @@ function tuneSelect<F>(
     for (let i = 0; i < m; i++) {
       const part = parts[i]!;
       try {
-        ms[i]!.fit(subMatrix(data, d, part), subVector(target, part), fitOptions(part, rng));
+        const fitted = ms[i]!.fit(subMatrix(data, d, part), subVector(target, part), fitOptions(part, rng));
+        if (typeof (fitted as { then?: unknown } | null)?.then === 'function') {
+          (fitted as Promise<unknown>).catch(() => undefined);
+          throw new InvalidArgumentError('models', 'must fit synchronously (the fit returned a promise)');
+        }
       } catch (e) {
         // (which model and part is not said: the split and n are private)
         if (part.length === 0) throw new InfeasibleError('private tuning: a model cannot be fitted on an empty random part (too few rows for the models); the budget WAS charged (the event depends on the private number of rows)');

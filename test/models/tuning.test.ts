@@ -3,6 +3,7 @@ import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { BudgetExceededError, ConvergenceError, InfeasibleError, InvalidArgumentError } from '../../src/errors.js';
 import { LinearRegressionDP } from '../../src/models/linear.js';
 import { LogisticRegressionDP } from '../../src/models/logistic.js';
+import { LinearClassifierDP } from '../../src/models/linear-classifier.js';
 import type { MatrixInput } from '../../src/models/matrix.js';
 import { SvmDP } from '../../src/models/svm.js';
 import { tuneClassificationModel, tuneLinearRegressionModel } from '../../src/models/tuning.js';
@@ -263,5 +264,30 @@ describe('tuneLinearRegressionModel: a y range whose square overflows', () => {
     const y = X.map(([a]) => a!);
     expect(() => tuneLinearRegressionModel([1, 5].map((gamma) => new LinearRegressionDP({ eps: 1, gamma })), X, y, { lower: [0, -1e200], upper: [1, 1e200], rng: seededRng(1), accountant: acc })).toThrow(/square/);
     expect(acc.ledger()).toHaveLength(0);
+  });
+});
+
+describe('tuning: models with an asynchronous fit', () => {
+  it('LinearClassifierDP (async fit) is refused before the budget check (it was scored before its fit finished, and fitted after a failed run)', () => {
+    const acc = new PrivacyAccountant({ eps: 10, delta: 1e-3 });
+    const models = [1, 2].map(() => new LinearClassifierDP({ method: 'rspm', eps: 1, delta: 1e-5, solver: 'enumeration' }));
+    const X = Array.from({ length: 30 }, (_, i) => [(i % 10) / 10, ((i * 3) % 10) / 10]);
+    const y = X.map(([a, b]) => (a! > b! ? 1 : 0));
+    // (its guarantee may be null, so TypeScript rejects it already; plain JavaScript callers do not)
+    expect(() => tuneClassificationModel(models as never, X, y, { rng: seededRng(1), accountant: acc })).toThrow(/synchronous fit/);
+    expect(acc.ledger()).toHaveLength(0);
+  });
+
+  it('a fit that returns a promise fails the run (charged)', () => {
+    class PromiseSpy extends SpyModel {
+      override fit(X: MatrixInput, y: ArrayLike<number>): this {
+        super.fit(X, y);
+        return Promise.resolve(this) as unknown as this;
+      }
+    }
+    const acc = new PrivacyAccountant({ eps: 10 });
+    const X = Array.from({ length: 30 }, (_, i) => [i]);
+    expect(() => tuneClassificationModel([new PromiseSpy(0), new PromiseSpy(1)], X, X.map((_, i) => i % 2), { rng: seededRng(1), accountant: acc })).toThrow(/synchronously/);
+    expect(acc.ledger()).toHaveLength(1);
   });
 });
