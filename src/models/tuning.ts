@@ -22,8 +22,9 @@
  *   0 included, is private here): the model of an empty part is fitted on no rows (LinearRegressionDP
  *   releases for every n, 0 included: KST's perturbed regularised minimiser, AdaSSP's noisy zero
  *   statistics), and an empty scoring part scores every model 0 (the exponential mechanism then
- *   selects uniformly), so the output is the same mechanism for every n. A model that cannot be fitted
- *   on no rows (DP-SGD and naive Bayes refuse an empty X) makes the run fail with InfeasibleError
+ *   selects uniformly), so the output is the same mechanism for every n (DP-SGD and naive Bayes
+ *   fit on no rows too when the bounds are given). A model that cannot be fitted on no rows (DP-SGD
+ *   without bounds, nothing public giving d) makes the run fail with InfeasibleError
  *   (charged); that failure EVENT is a function of n and the split not bounded by the guarantee
  *   (certain for n = m, not for n = m + 1), so with such models use n well above m + 1 (the
  *   empty-part probability is at most (m + 1) (1 - 1/(m + 1))^n).
