@@ -195,12 +195,18 @@ interface FailedRelease {
 
 /** The public assumptions of a run (only public inputs: the analysis, the schema, this dpkit). */
 function assumptions(a: Analysis, neighbors: Neighbors, dataDescription: string) {
-  const columns: Record<string, { type: string; lower?: number; upper?: number; levels?: readonly string[]; missing?: unknown; fromData?: boolean; note?: string }> = {};
+  const columns: Record<string, { type: string; lower?: number; upper?: number; levels?: readonly string[]; missing?: unknown; fromData?: boolean; privateBounds?: boolean; note?: string }> = {};
   for (const name of planColumns(a)) {
     const c = a.schema.columns.get(name);
     if (!c) continue;
     if (c.fromData) columns[name] = { type: c.type, fromData: true, note: 'NOT PRIVATE: computed from the data (--bounds-from-data); not shown' };
-    else if (c.type === 'numeric') columns[name] = { type: 'numeric', lower: c.lower, upper: c.upper, missing: c.missing };
+    else if (c.type === 'numeric' && c.privateBounds) {
+      // Bounds a 'bounds' release of this run estimated (describe): private outputs, not public inputs.
+      const pb = c.privateBounds;
+      columns[name] = pb.pending
+        ? { type: 'numeric', missing: c.missing, privateBounds: true, note: `private bounds: release "${pb.release}" (eps ${+pb.eps.toPrecision(6)}) did not run, so no release used them` }
+        : { type: 'numeric', lower: c.lower, upper: c.upper, missing: c.missing, privateBounds: true, note: `private estimates from the data, released by "${pb.release}" (eps ${+pb.eps.toPrecision(6)}, charged), not public knowledge` };
+    } else if (c.type === 'numeric') columns[name] = { type: 'numeric', lower: c.lower, upper: c.upper, missing: c.missing };
     else if (c.type === 'categorical') columns[name] = { type: 'categorical', levels: c.levels, missing: c.missing };
     else columns[name] = { type: 'id', missing: 'drop', note: a.privacyUnit === name ? 'the privacy unit: every guarantee protects all rows of one value' : 'identifier: private group keys (no public levels)' };
   }

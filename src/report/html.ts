@@ -39,7 +39,8 @@ export interface ReportAssumptions {
   source?: { sql?: string; path?: string; format?: string } | null;
   schema?: string | null;
   /** Public bounds, levels and missing-value policy per column. */
-  columns?: Record<string, { type?: string; lower?: number; upper?: number; levels?: readonly string[]; missing?: unknown; fromData?: boolean; note?: string }>;
+  /** `privateBounds`: bounds a private 'bounds' release of the run estimated (outputs, not public inputs). */
+  columns?: Record<string, { type?: string; lower?: number; upper?: number; levels?: readonly string[]; missing?: unknown; fromData?: boolean; privateBounds?: boolean; note?: string }>;
   [key: string]: unknown;
 }
 
@@ -258,6 +259,7 @@ function assumptionsSection(a: ReportAssumptions | undefined, input: ReportInput
       .map(([name, c]) => {
         let pub: string;
         if (c.fromData) pub = `<b class="flag-inline">${esc(c.note ?? 'NOT PRIVATE: computed from the data')}</b>`;
+        else if (c.privateBounds) pub = `${c.lower !== undefined && c.upper !== undefined ? `[${num(c.lower)}, ${num(c.upper)}] ` : ''}<span class="note">(${esc(c.note ?? 'private estimates from the data, not public knowledge')}${c.lower !== undefined ? '; values outside are clamped' : ''})</span>`;
         else if (c.type === 'numeric') pub = `[${num(c.lower)}, ${num(c.upper)}] <span class="note">(values outside are clamped)</span>`;
         else if (c.levels) pub = `${c.levels.length} levels: ${c.levels.map((l) => esc(l)).join(', ')}`;
         else pub = '—';
@@ -267,7 +269,7 @@ function assumptionsSection(a: ReportAssumptions | undefined, input: ReportInput
       .join('');
     cols = `<h3>Public bounds and levels</h3><table><tr><th>column</th><th>type</th><th>public bounds or levels</th><th>missing values</th></tr>${body}</table>`;
   }
-  return `<h2>Assumptions</h2><div class="card"><p class="note">The guarantee holds under these public inputs. None of them was computed from the data${entries.some(([, c]) => c.fromData) ? ', except those flagged NOT PRIVATE' : ''}.</p><dl class="assume">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>${cols}</div>`;
+  return `<h2>Assumptions</h2><div class="card"><p class="note">The guarantee holds under these public inputs. None of them was computed from the data${entries.some(([, c]) => c.fromData) ? ', except those flagged NOT PRIVATE' : ''}${entries.some(([, c]) => c.privateBounds) ? `${entries.some(([, c]) => c.fromData) ? ' and' : ', except'} the bounds marked as private estimates: outputs of a private release of this run (charged, and covered by its guarantee), not public inputs` : ''}.</p><dl class="assume">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>${cols}</div>`;
 }
 
 /** Render the report as one HTML string. */

@@ -105,6 +105,15 @@ describe('renderReport', () => {
     expect(unit).toContain('<dt>privacy unit</dt><dd>s (every guarantee protects ALL rows of one s)</dd>');
   });
 
+  it('bounds estimated by a private release of the run are marked as such, not as public inputs', () => {
+    const columns = { ...FIXTURE_INPUT.assumptions!.columns, age: { type: 'numeric', lower: 32, upper: 64, missing: 'drop', privateBounds: true, note: 'private estimates from the data, released by "age: bounds" (eps 0.5, charged), not public knowledge' } };
+    const r = renderReport({ ...FIXTURE_INPUT, assumptions: { ...FIXTURE_INPUT.assumptions, columns } });
+    const a = r.slice(r.indexOf('<h2>Assumptions</h2>'));
+    expect(a).toContain('None of them was computed from the data, except the bounds marked as private estimates');
+    expect(a).toContain('<td>age</td><td>numeric</td><td>[32, 64] <span class="note">(private estimates from the data, released by &quot;age: bounds&quot; (eps 0.5, charged), not public knowledge; values outside are clamped)</span></td>');
+    expect(html).not.toContain('bounds marked as private estimates');
+  });
+
   it('missing assumptions are left out gracefully', () => {
     const bare = renderReport({ ...FIXTURE_INPUT, assumptions: undefined, failed: undefined });
     expect(bare).toContain('<h2>Assumptions</h2>');
