@@ -8,7 +8,7 @@ import { ConvergenceError, InvalidArgumentError } from '../errors.js';
 import { requireFitted } from './fitted.js';
 import { sampleKNormNoise } from '../mechanisms/knorm/sample.js';
 import { minimizeLbfgs } from '../optimize/lbfgs.js';
-import { runRelease } from '../release.js';
+import { runRelease, valueFreeError } from '../release.js';
 import type { Rng } from '../random/rng.js';
 import { checkEpsilon, checkOpenUnit } from '../validation.js';
 
@@ -23,7 +23,10 @@ export interface KNormLogisticOptions {
    * `gradient` writes its gradient into `out`. Must be convex for the guarantee to hold.
    */
   regularizer?: { value(theta: Float64Array): number; gradient(theta: Float64Array, out: Float64Array): void };
-  /** Relative gradient tolerance of the minimisation (default 1e-9); see below. */
+  /**
+   * ABSOLUTE gradient tolerance of the minimisation, ||grad J|| <= gradTol (default 1e-9, at most
+   * 1e-6); a public value (it was relative to ||grad J(0)||, a function of the data). See below.
+   */
   gradTol?: number;
 }
 
@@ -81,7 +84,7 @@ function softplus(z: number): number {
  *
  * Guarantee: eps-DP (delta = 0), bounded neighbours (n fixed, one record (x, y) replaced), as in the
  * paper's Definition 2.2. The proof assumes the EXACT minimiser: the objective is strongly convex
- * and minimised by L-BFGS to ||grad|| <= gradTol * max(1, ||grad(0)||) (default 1e-9), checked, with a
+ * and minimised by L-BFGS to the public absolute ||grad J|| <= gradTol (default 1e-9), checked, with a
  * {@link ConvergenceError} when it is not reached. That error is thrown AFTER eps is charged: the
  * private output is the minimiser of the perturbed objective, a function of the data and of b, and
  * the event "the minimisation failed" is a function of the same pair, so revealing it is treated as
@@ -226,18 +229,26 @@ export class KNormLogisticRegressionDP {
         // An exception from here on (e.g. thrown by a user regulariser) depends on the data and b:
         // it is returned, so the run is charged, and rethrown below.
         try {
-          return { res: minimizeLbfgs(fg, new Float64Array(m), { gradTol, maxIter }), thrown: undefined };
+          // The solver's test ||g|| <= t max(1, ||g(0)||) turned into the ABSOLUTE, public ||g|| <= gradTol
+          // (re-checked below): a stop relative to ||g(0)|| would depend on the data and b.
+          const g0 = new Float64Array(m);
+          fg(new Float64Array(m), g0);
+          let base = 0;
+          for (let j = 0; j < m; j++) base += g0[j]! * g0[j]!;
+          const t = (gradTol * (1 - 1e-12)) / Math.max(1, Math.sqrt(base));
+          return { res: minimizeLbfgs(fg, new Float64Array(m), { gradTol: t, maxIter }), thrown: undefined };
         } catch (e) {
           return { res: undefined, thrown: e };
         }
       },
     );
-    if (outcome.thrown !== undefined || outcome.res === undefined) throw outcome.thrown;
+    // Rethrown value-free (its message may quote the data, e.g. a regulariser's view of theta).
+    if (outcome.thrown !== undefined || outcome.res === undefined) throw valueFreeError(outcome.thrown, opts.name ?? 'KNormLogisticRegressionDP.fit');
     const result = outcome.res;
-    if (!result.converged || !result.x.every(Number.isFinite)) {
+    if (!result.converged || !(result.gradNorm <= gradTol) || !result.x.every(Number.isFinite)) {
       // Charged above (the noise was drawn and the data used); the error carries public settings only.
       throw new ConvergenceError(
-        `KNormLogisticRegressionDP: L-BFGS did not reach the relative gradient tolerance ${gradTol} (iteration cap ${maxIter}); objective perturbation needs the exact minimiser. eps = ${this.eps} WAS charged: the failure depends on the data and the noise`,
+        `KNormLogisticRegressionDP: L-BFGS did not reach the absolute gradient tolerance ${gradTol} (iteration cap ${maxIter}); objective perturbation needs the exact minimiser. eps = ${this.eps} WAS charged: the failure depends on the data and the noise`,
       );
     }
     this.addBias = addBias;

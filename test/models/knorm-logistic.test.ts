@@ -4,6 +4,7 @@ import { BudgetExceededError, ConvergenceError, InvalidArgumentError } from '../
 import { gammaP } from '../../src/math/special.js';
 import { gauge } from '../../src/mechanisms/knorm/ball.js';
 import { KNormLogisticRegressionDP } from '../../src/models/knorm-logistic.js';
+import { sampleKNormNoise } from '../../src/mechanisms/knorm/sample.js';
 import { minimizeLbfgs } from '../../src/optimize/lbfgs.js';
 import { seededRng, type Rng } from '../../src/random/rng.js';
 import { ksTest } from '../helpers/gof.js';
@@ -42,6 +43,21 @@ describe('KNormLogisticRegressionDP', () => {
       expect(m.info!.noiseRate).toBeCloseTo(0.3 / sens, 14);
       expect(m.coeff).toHaveLength(3);
     }
+  });
+
+  it('stops at the public ABSOLUTE tolerance ||grad J|| <= 1e-9, not relative to ||grad J(0)|| (a function of the data and b)', () => {
+    // small eps: ||b|| ~ 1e3, so ||grad J(0)|| ~ 1e2 at n = 12 and a relative 1e-9 stopped near 1e-7
+    const { X, y } = simulate(seededRng('abs'), 12, [1, -1, 0.5]);
+    let worst = 0;
+    for (let s = 0; s < 12; s++) {
+      const model = new KNormLogisticRegressionDP({ eps: 0.02, norm: 'l2' }).fit(X, y, { rng: seededRng(`abs-${s}`), accountant: null });
+      // the same noise draw (the fit draws b first from its rng)
+      const b = sampleKNormNoise(seededRng(`abs-${s}`), 'l2', 3, model.info!.noiseRate);
+      const th = model.coeff!;
+      const g = sumGrad(X, y, th).map((v, j) => (v + model.info!.gamma * th[j]! + b[j]!) / X.length);
+      worst = Math.max(worst, Math.hypot(...g));
+    }
+    expect(worst).toBeLessThanOrEqual(1e-9);
   });
 
   it('info holds public calibration only: no solver statistic (iterations, final gradient norm) of the private solve', () => {
