@@ -219,6 +219,48 @@ export class PrivacyAccountant implements Accountant {
   }
 
   /**
+   * Checks that the releases of one run fit together with releases checked earlier that are still
+   * computing (basic composition: the run's converted costs plus the reserved ones' must fit the
+   * remaining budget); spends nothing. Called by the release runner while other runs on this budget
+   * are in flight, so that a refusal happens at the check, before the data are read, and depends
+   * only on the sequence of calls, never on how long a computation takes.
+   *
+   * @param requests The run's releases (each converted as by {@link costOf}).
+   * @param reserved Releases that passed their check and are not spent yet.
+   * @param name The run's name, for the message of a refusal.
+   * @returns Nothing: returning means the run fits.
+   * @throws {@link BudgetExceededError} when it does not fit (the remaining budget shown is net of the reserved releases).
+   * @throws {@link InvalidArgumentError} as {@link check}.
+   * @example
+   * ```ts
+   * import { PrivacyAccountant } from 'dpkit';
+   * const budget = new PrivacyAccountant({ eps: 1 });
+   * const running = { name: 'a', eps: 0.8, delta: 0, neighbors: 'bounded' as const };
+   * budget.checkWith([{ name: 'b', eps: 0.2, delta: 0, neighbors: 'bounded' }], [running], 'b'); // fits
+   * ```
+   */
+  checkWith(requests: readonly SpendRequest[], reserved: readonly SpendRequest[], name: string): void {
+    let heldEps = 0;
+    let heldDelta = 0;
+    for (const r of reserved) {
+      const c = this.costOf(r);
+      heldEps += c.eps;
+      heldDelta += c.delta;
+    }
+    let eps = 0;
+    let delta = 0;
+    for (const r of requests) {
+      const c = this.costOf(r);
+      eps += c.eps;
+      delta += c.delta;
+    }
+    if (!this.canSpend({ eps: heldEps + eps, delta: heldDelta + delta })) {
+      const left = { eps: Math.max(0, this.budget.eps - this.spentEps - heldEps), delta: Math.max(0, this.budget.delta - this.spentDelta - heldDelta) };
+      throw new BudgetExceededError(`${name} (other checked releases on this budget are still running; their cost is held)`, { eps, delta }, left);
+    }
+  }
+
+  /**
    * Checks, then records the spend (and passes it to the sink before returning).
    *
    * @param request The release's (eps, delta), its `neighbors` relation, `mechanism` and `name`.

@@ -327,6 +327,45 @@ export class ZcdpFilter implements Accountant {
     });
   }
 
+  /**
+   * {@link checkAll} for a run while other runs are in flight: the run's summed rho plus the rho of
+   * `reserved` (releases that passed their check and are still computing, not spent yet) must fit;
+   * spends nothing. Only the run's own requests are remembered as checked (the reserved ones were
+   * when they were checked). Called by the release runner, so that of two concurrent releases the
+   * later one is refused at its check, before it reads any data, whatever their running times.
+   *
+   * @param requests The run's releases.
+   * @param reserved Releases checked earlier and not spent yet.
+   * @param name The run's name, for the message of a refusal.
+   * @returns Nothing: returning means the run fits.
+   * @throws {@link BudgetExceededError} when it does not fit (the remaining rho shown is net of the reserved releases).
+   * @throws {@link InvalidArgumentError} when a release has no zCDP guarantee.
+   * @example
+   * ```ts
+   * import { ZcdpFilter } from 'dpkit';
+   * const budget = new ZcdpFilter({ eps: 1, delta: 1e-6 });
+   * const running = { name: 'a', eps: 0.2, delta: 0, neighbors: 'bounded' as const };
+   * budget.checkWith([{ name: 'b', eps: 0.2, delta: 0, neighbors: 'bounded' }], [running], 'b'); // fits
+   * ```
+   */
+  checkWith(requests: readonly ZcdpSpendRequest[], reserved: readonly ZcdpSpendRequest[], name: string): void {
+    let held = 0;
+    for (const r of reserved) held += this.rhoOf(r);
+    const rhos = requests.map((r) => this.rhoOf(r));
+    let total = 0;
+    for (const r of rhos) total += r;
+    if (!this.canSpendRho(held + total)) {
+      const leftRho = Math.max(0, this.rhoBudget - this.spentRho - held);
+      const asked = zcdpToDp(total, this.budget.delta).eps;
+      const left = zcdpToDp(leftRho, this.budget.delta).eps;
+      throw new BudgetExceededError(`${name} (zCDP filter: rho ${total} of ${leftRho} left; other checked releases on this budget are still running and their rho is held)`, { eps: asked, delta: this.budget.delta }, { eps: left, delta: this.budget.delta });
+    }
+    requests.forEach((request, i) => {
+      this.pending.push({ request, cost: pendingCost(request, this.neighbors), rho: rhos[i]! });
+      if (this.pending.length > MAX_PENDING) this.pending.shift();
+    });
+  }
+
   /** A release for another privacy unit than the budget's is refused (InvalidArgumentError naming privacyUnit). */
   private checkUnit(request: { name?: string; privacyUnit?: string }): void {
     if (this.privacyUnit !== undefined && (request.privacyUnit ?? 'row') !== this.privacyUnit) {
