@@ -4,7 +4,7 @@
  */
 import type { Neighbors, SpendRequest } from './accounting/accountant.js';
 import type { Accountant } from './accounting/accountant-interface.js';
-import { InvalidArgumentError } from './errors.js';
+import { DpkitError, InvalidArgumentError } from './errors.js';
 import { resolveRng, type Rng } from './random/rng.js';
 
 /**
@@ -245,40 +245,81 @@ function hasCheckAll(a: Accountant): a is Accountant & BatchCheck {
   return typeof (a as Accountant & Partial<BatchCheck>).checkAll === 'function';
 }
 
+/**
+ * The runs on each accountant that passed their check and are not spent yet (asynchronous releases
+ * still computing, or a synchronous one in progress). A new run is checked together with them
+ * (Accountant.checkWith), so that two concurrent releases cannot both pass against the same remaining
+ * budget: without it both would read the data and the one that FINISHED second would be refused at
+ * its spend, uncharged and its output withheld, and which one that is depends on the running times,
+ * i.e. on the data (a free, data-dependent refusal). With it the refusal is at the check, before the
+ * data are read, and depends only on the order of the calls. A reservation is released exactly once,
+ * when its run is spent (after success or failure; also when the spend itself throws). A run whose
+ * Promise never settles keeps its reservation (the budget only ever looks smaller). Spends made
+ * outside the runner (a direct `accountant.spend`) do not see the reservations.
+ */
+const inFlight = new WeakMap<object, SpendRequest[]>();
+
+function reserve(accountant: Accountant, requests: readonly SpendRequest[]): void {
+  const list = inFlight.get(accountant);
+  if (list === undefined) inFlight.set(accountant, requests.slice());
+  else list.push(...requests);
+}
+
+function unreserve(accountant: Accountant, requests: readonly SpendRequest[]): void {
+  const list = inFlight.get(accountant);
+  if (list === undefined) return;
+  for (const r of requests) {
+    const i = list.indexOf(r);
+    if (i >= 0) list.splice(i, 1);
+  }
+  if (list.length === 0) inFlight.delete(accountant);
+}
+
+/** Step 2 of {@link runChecked}: the run's total, with the runs still in flight on this accountant. */
+function checkRun(accountant: Accountant, label: string, requests: SpendRequest[]): void {
+  const held = inFlight.get(accountant);
+  if (held !== undefined && held.length > 0 && typeof accountant.checkWith === 'function') {
+    accountant.checkWith(requests, held.slice(), label);
+    return;
+  }
+  if (requests.length === 1) accountant.check(requests[0]!);
+  else if (hasCheckAll(accountant)) {
+    // An accountant that composes otherwise than by adding (eps, delta) (the zCDP filter: by adding
+    // each release's rho, which needs each release's mechanism) checks the run's releases itself.
+    accountant.checkAll(requests, label);
+  } else {
+    // The total in the accountant's own relation (an add/remove-one release charged to a
+    // replace-one budget costs (2 eps, (1 + e^eps) delta)), checked before the data are touched.
+    let eps = 0;
+    let delta = 0;
+    for (const r of requests) {
+      const c = accountant.costOf(r);
+      eps += c.eps;
+      delta += c.delta;
+    }
+    accountant.check({ eps, delta, name: label, ...(requests[0]!.privacyUnit !== undefined ? { privacyUnit: requests[0]!.privacyUnit } : {}) });
+  }
+}
+
 /** Steps 2-4 of {@link runChecked}: check the total, compute, spend (module-level steps, no closure per release). */
 function runRequests<T>(accountant: Accountant | undefined, rng: Rng, label: string, requests: SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism' | 'resultMark'>, compute: (rng: Rng) => T): T {
   if (accountant) {
-    if (requests.length === 1) accountant.check(requests[0]!);
-    else if (hasCheckAll(accountant)) {
-      // An accountant that composes otherwise than by adding (eps, delta) (the zCDP filter: by adding
-      // each release's rho, which needs each release's mechanism) checks the run's releases itself.
-      accountant.checkAll(requests, label);
-    } else {
-      // The total in the accountant's own relation (an add/remove-one release charged to a
-      // replace-one budget costs (2 eps, (1 + e^eps) delta)), checked before the data are touched.
-      let eps = 0;
-      let delta = 0;
-      for (const r of requests) {
-        const c = accountant.costOf(r);
-        eps += c.eps;
-        delta += c.delta;
-      }
-      accountant.check({ eps, delta, name: label, ...(requests[0]!.privacyUnit !== undefined ? { privacyUnit: requests[0]!.privacyUnit } : {}) });
-    }
+    checkRun(accountant, label, requests);
+    reserve(accountant, requests);
   }
   let out: T;
   try {
     out = compute(rng);
   } catch (e) {
-    return failRun(accountant, requests, spec, e);
+    return failRun(accountant, label, requests, spec, e);
   }
   if (out instanceof Promise) {
     return out.then(
-      (result: Awaited<T>) => finishRun(accountant, requests, spec, result),
-      (e: unknown) => failRun(accountant, requests, spec, e),
+      (result: Awaited<T>) => finishRun(accountant, label, requests, spec, result),
+      (e: unknown) => failRun(accountant, label, requests, spec, e),
     ) as T;
   }
-  return finishRun(accountant, requests, spec, out as Awaited<T>) as T;
+  return finishRun(accountant, label, requests, spec, out as Awaited<T>) as T;
 }
 
 /** Spends every request, marked `mechanism (mark)` when a mark is given. */
@@ -287,27 +328,98 @@ function spendAll(accountant: Accountant | undefined, requests: readonly SpendRe
   for (const r of requests) accountant.spend(mark === undefined ? r : { ...r, mechanism: `${r.mechanism ?? r.name} (${mark})` });
 }
 
-/** A failure after the check: charged (marked), then rethrown value-free. */
-function failRun<T>(accountant: Accountant | undefined, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism'>, e: unknown): never {
-  if (spec.failedMechanism !== undefined) {
-    if (accountant) for (const r of requests) accountant.spend({ ...r, mechanism: spec.failedMechanism });
-  } else spendAll(accountant, requests, spec.failureMark ? spec.failureMark(e) : 'failed');
-  throw valueFree(e);
+/** A failure after the check: charged (marked), the reservation released, then rethrown value-free. */
+function failRun<T>(accountant: Accountant | undefined, label: string, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism'>, e: unknown): never {
+  try {
+    if (spec.failedMechanism !== undefined) {
+      if (accountant) for (const r of requests) accountant.spend({ ...r, mechanism: spec.failedMechanism });
+    } else {
+      let mark = 'failed';
+      try {
+        if (spec.failureMark) mark = spec.failureMark(e);
+      } catch {
+        // a mark that cannot be computed: the run is charged with the plain mark
+      }
+      spendAll(accountant, requests, mark);
+    }
+  } finally {
+    if (accountant) unreserve(accountant, requests);
+  }
+  throw valueFreeError(e, label);
 }
 
-/** A success: charged (with the result's mark, if any) and returned. */
-function finishRun<T>(accountant: Accountant | undefined, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'resultMark'>, result: Awaited<T>): Awaited<T> {
-  spendAll(accountant, requests, spec.resultMark?.(result));
+/** A success: charged (with the result's mark, if any), the reservation released, and returned. */
+function finishRun<T>(accountant: Accountant | undefined, label: string, requests: readonly SpendRequest[], spec: Pick<RunSpec<T>, 'resultMark' | 'failureMark' | 'failedMechanism'>, result: Awaited<T>): Awaited<T> {
+  let mark: string | undefined;
+  try {
+    mark = spec.resultMark?.(result);
+  } catch (e) {
+    // The mark is computed from the result (after the data were read): a failure is the run's failure.
+    return failRun(accountant, label, requests, spec, e);
+  }
+  try {
+    spendAll(accountant, requests, mark);
+  } finally {
+    if (accountant) unreserve(accountant, requests);
+  }
   return result;
 }
 
 /**
- * An InvalidArgumentError raised after the budget check, without the value it echoed and without
- * the position of the offending element (`x[57]` becomes `x[…]`): both are facts about the data.
+ * Errors whose messages are built from public inputs only (names, costs, paths) or are fixed texts,
+ * by their `code`: a budget refusal, and the CLI's data-read, ledger, lock and value-free errors
+ * (src/node: a data-read error keeps the engine's text only in a non-enumerable field for --debug).
  */
-function valueFree(e: unknown): unknown {
-  if (!(e instanceof InvalidArgumentError) || e.constructor !== InvalidArgumentError) return e;
-  const clean = new InvalidArgumentError(e.argument.replace(/\[\d+\]/g, '[…]'), e.rule);
-  if (clean.message === e.message) return e;
+const PUBLIC_CODES: ReadonlySet<string> = new Set(['ERR_BUDGET_EXCEEDED', 'ERR_DATA', 'ERR_LEDGER', 'ERR_LOCK', 'ERR_VALUE_FREE']);
+
+/** The fixed, value-free text of a withheld failure of each class (by `code`; others by their name). */
+const WITHHELD_RULE: Readonly<Record<string, string>> = Object.freeze({
+  ERR_CONVERGENCE: 'did not reach the accuracy its guarantee depends on (ConvergenceError)',
+  ERR_INFEASIBLE: 'is infeasible for the declared parameters (InfeasibleError)',
+});
+
+/**
+ * The error a release rethrows after its budget check: whatever the computation threw, with nothing
+ * derived from the data in it (the boundary rule: after the check only mechanism outputs leave).
+ * The runner applies it; a release that returns a failure from its computation (to be charged
+ * without the failure mark) and rethrows it after the runner must apply it too.
+ * - An InvalidArgumentError keeps its argument and rule, without the value it echoed and without the
+ *   position of the offending element (`x[57]` becomes `x[…]`): both are facts about the data.
+ * - An {@link UnknownOptionError} (public option keys) and the errors of {@link PUBLIC_CODES} are
+ *   rethrown as they are.
+ * - Any other error (RangeError from a typed array, TypeError, ConvergenceError, InfeasibleError, a
+ *   solver's error quoting an objective value, a custom error) keeps its class (the same prototype,
+ *   so `instanceof` and the CLI's classification by class still hold) and its `code`, but gets a
+ *   fixed message naming the release and the class (never the original message, its fields, its
+ *   `cause` or its stack, which start with the message): `release "fit" failed after the budget
+ *   check: it did not reach the accuracy its guarantee depends on (ConvergenceError); ...`.
+ *   A thrown non-Error becomes an Error of the same form.
+ *
+ * @param e What the computation threw.
+ * @param label The release's ledger name (public).
+ * @returns The error to throw in its place.
+ */
+export function valueFreeError(e: unknown, label: string): unknown {
+  if (e instanceof InvalidArgumentError) {
+    if (e.constructor !== InvalidArgumentError) return e; // UnknownOptionError: public keys
+    const clean = new InvalidArgumentError(e.argument.replace(/\[\d+\]/g, '[…]'), e.rule);
+    if (clean.message === e.message) return e;
+    return clean;
+  }
+  if (e instanceof DpkitError && PUBLIC_CODES.has(e.code)) return e;
+  const isError = e instanceof Error;
+  const rawName = isError ? e.name : undefined;
+  const name = typeof rawName === 'string' && /^[A-Za-z_$][\w$]{0,63}$/.test(rawName) ? rawName : 'Error';
+  const code = e instanceof DpkitError ? e.code : undefined;
+  const rule = (code !== undefined ? WITHHELD_RULE[code] : undefined) ?? `threw ${name}`;
+  const message = `release ${JSON.stringify(label)} failed after the budget check: it ${rule}; the release was charged, and the error's own message is withheld because it may depend on the data`;
+  const fresh = new Error(message);
+  if (!isError) return fresh;
+  const clean = Object.create(Object.getPrototypeOf(e) as object) as Error & { code?: string };
+  Object.defineProperty(clean, 'message', { value: message, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(clean, 'name', { value: name, writable: true, configurable: true, enumerable: false });
+  if (code !== undefined) Object.defineProperty(clean, 'code', { value: code, writable: false, configurable: false, enumerable: true });
+  const stack = fresh.stack;
+  if (typeof stack === 'string') Object.defineProperty(clean, 'stack', { value: stack.replace(/^Error\b/, name), writable: true, configurable: true, enumerable: false });
   return clean;
 }
