@@ -7,6 +7,8 @@ import type { Neighbors } from '../accounting/accountant.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { NoiseMode, Release, ReleaseOptions } from '../release.js';
 import { checkBounds, checkDelta, checkEpsilon, checkNoiseMode } from '../validation.js';
+import { binaryGrid, exactGridCross, exactGridMoments, exactGridSum, gridToDecimal, widthUp } from '../math/exact-sum.js';
+import type { ClampedRange } from './plan.js';
 
 /** 'laplace' (default, pure eps-DP), 'gaussian' (classic or pDP calibration) or 'analytic' (Balle & Wang 2018). */
 export type StatMechanism = 'laplace' | 'gaussian' | 'analytic';
@@ -270,6 +272,77 @@ export function clippedCrossDev(x1: ArrayLike<number>, x2: ArrayLike<number>, b1
     s += ((a < l1 ? l1 : a > u1 ? u1 : a) - m1) * ((b < l2 ? l2 : b > u2 ? u2 : b) - m2);
   }
   return s;
+}
+
+/**
+ * The clamped range of the in-memory exact statistics: each record's clipped value is rounded to the
+ * public binary grid of [l, u] (src/math/exact-sum.ts: values inside [l, u]) and the sums are exact,
+ * so the plans take the exact path (statistic snapped to a dyadic grid, sensitivity rounded up to it,
+ * size-padding.ts snappedSensitivity) with the width w = u - l rounded up to a double >= the exact
+ * u - l (it holds every grid value and the midpoint). Empty for bounds the plan itself refuses (its
+ * typed error is then the one raised).
+ */
+export function exactRange(l: unknown, u: unknown): ClampedRange {
+  if (typeof l !== 'number' || typeof u !== 'number' || !Number.isFinite(l) || !Number.isFinite(u) || !(l < u)) return {};
+  const w = widthUp(l, u);
+  return Number.isFinite(w) ? { width: w } : {};
+}
+
+/** An exact decimal fixed-point sum value 10^-scale (as the SQL engines return it). */
+export interface ScaledSum {
+  value: bigint;
+  scale: number;
+}
+
+/** value 10^-scale rounded to a double (for information; the releases use the exact value). */
+export function decimalToNumber(s: ScaledSum): number {
+  if (s.scale === 0) return Number(s.value);
+  return parseFloat(`${s.value}e-${s.scale}`);
+}
+
+/**
+ * The EXACT sum of the values of x clipped to [l, u] and rounded per record to the binary grid of
+ * [l, u] (src/math/exact-sum.ts), as a decimal fixed-point sum; a typed error (charged: after the
+ * budget check) on a non-finite element. Exact, unlike a floating-point sum, whose rounding makes
+ * the computed sums of neighbours differ by more than u - l (Casacuberta et al., CCS 2022).
+ */
+export function exactClippedSum(x: ArrayLike<number>, l: number, u: number, name: string): ScaledSum {
+  checkPlainArrayNumbers(x, name);
+  const g = binaryGrid(l, u);
+  const t = exactGridSum(x, g);
+  if (t === undefined) throw nonFinite(name, x);
+  return gridToDecimal(t, g.e);
+}
+
+/** The exact sums of the grid-rounded clipped values and of their squares (see {@link exactClippedSum}): scaledSum, scaledSumSq at one scale. */
+export function exactClippedMoments(x: ArrayLike<number>, l: number, u: number, name: string): { scaledSum: ScaledSum; scaledSumSq: bigint } {
+  checkPlainArrayNumbers(x, name);
+  const g = binaryGrid(l, u);
+  const m = exactGridMoments(x, g);
+  if (m === undefined) throw nonFinite(name, x);
+  return { scaledSum: gridToDecimal(m.s, g.e), scaledSumSq: gridToDecimal(m.ss, g.e, 2).value };
+}
+
+/**
+ * The exact sums S, T, P of the grid-rounded clipped pairs (sum x 10^k1, sum y 10^k2, sum x y 10^(k1 + k2),
+ * see {@link exactClippedSum}), as the engines' cross sums.
+ */
+export function exactClippedCross(x1: ArrayLike<number>, x2: ArrayLike<number>, b1: readonly [number, number], b2: readonly [number, number], names: [string, string]): { s: bigint; k1: number; t: bigint; k2: number; st: bigint } {
+  checkPlainArrayNumbers(x1, names[0]);
+  checkPlainArrayNumbers(x2, names[1]);
+  const g1 = binaryGrid(b1[0], b1[1]);
+  const g2 = binaryGrid(b2[0], b2[1]);
+  const c = exactGridCross(x1, x2, g1, g2);
+  if (c === undefined) {
+    const e1 = exactGridSum(x1, g1) === undefined;
+    throw e1 ? nonFinite(names[0], x1) : nonFinite(names[1], x2);
+  }
+  const a = gridToDecimal(c.s1, g1.e);
+  const b = gridToDecimal(c.s2, g2.e);
+  // sum x y = P g1 g2 = P f1 f2 10^-(k1 + k2), f = 10^k g (an integer): the factors of a and b.
+  const f1 = g1.e >= 0 ? 1n << BigInt(g1.e) : 5n ** BigInt(-g1.e);
+  const f2 = g2.e >= 0 ? 1n << BigInt(g2.e) : 5n ** BigInt(-g2.e);
+  return { s: a.value, k1: a.scale, t: b.value, k2: b.scale, st: c.s12 * f1 * f2 };
 }
 
 /** The interval level check, shared from src/validation.ts. */

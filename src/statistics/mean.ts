@@ -5,7 +5,9 @@ import { checkOptions, NOISY_STAT_RULES, optionSpec, type Exact } from '../optio
 import {
   addRemoveOnly,
   checkNumericContainer,
-  clippedSum,
+  decimalToNumber,
+  exactClippedSum,
+  exactRange,
   parseBounds,
   parseNoiseOptions,
   parsePublicSize,
@@ -14,7 +16,7 @@ import {
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
 import { planSize, runStatPlan, type ClampedRange, type StatPlan } from './plan.js';
-import { centredSum, midpoint, paddedCentredMeanExact, paddedCentredMeanRatio, rationalOf, snapDown, snapExponent, snappedSensitivity } from './size-padding.js';
+import { midpoint, paddedCentredMeanExact, paddedCentredMeanRatio, rationalOf, snapDown, snapExponent, snappedSensitivity } from './size-padding.js';
 
 const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower: true, upper: true, n: true });
 
@@ -38,7 +40,17 @@ const MEAN_OPTIONS = optionSpec<BoundedStatOptions>({ ...NOISY_STAT_RULES, lower
  * Laplace: b = Delta/eps, eps-DP. Gaussian: sigma calibrated to l2 sensitivity Delta ('gaussian' classic
  * sqrt(2 ln(1.25/delta)) Delta/eps with eps < 1, or pDP with typeDP 'pDP'; 'analytic': Balle & Wang 2018),
  * (eps, delta)-DP. Noise from the floating-point-safe lattice path unless `noise: 'float'`.
- * One pass over x (clip, check finite, sum); the data are read only after the budget check, so a
+ * Floating-point sums (Casacuberta, Shoemate, Vadhan & Wagaman, CCS 2022): a double sum of n clipped
+ * values is not their sum, and neighbours' computed sums can differ by far more than u - l (up to
+ * (u - l) + 2 (n - 1) 2^-53 n max(|l|, |u|) for sequential summation). So each record's clipped value
+ * is rounded to the public binary grid g0 = ulp(max(|l|, |u|)) inside [l, u] (a per-record map: the
+ * sensitivity argument above applies to the rounded values verbatim), the sum is EXACT
+ * (src/math/exact-sum.ts), the statistic T (the deviation from mid above, as a rational) is released
+ * as snap(T) = g floor(T/g), g = 2^e with 2^(e + 51) >= w, and the stated sensitivity is
+ * D = g ceil(w/(m g)) >= w/m (w >= u - l, m = n or n0): |snap(T) - snap(T')| <= g ceil(|T - T'|/g) <= D
+ * exactly (size-padding.ts snapExponent). D = (u - l)/m where that is a multiple of g (e.g. 10/4),
+ * else larger by less than g < w 2^-50.
+ * One pass over x (clip, round, check finite, sum); the data are read only after the budget check, so a
  * non-finite element raises its typed error then (charged, through the one release runner: the failure
  * depends on the data). The release is {@link planMean} (data-free) applied to the clipped sum and the
  * count. Sensitivity, scale and grid range are validated before (a typed error naming lower/upper).
@@ -64,11 +76,12 @@ export function meanDP<O extends BoundedStatOptions>(x: ArrayLike<number>, opts:
   // Under add/remove-one neighbours alone the size is private: an empty x is not refused (its
   // release is the midpoint plus noise, see the sensitivity above).
   const data = checkNumericContainer(x, 'x', addRemoveOnly(opts) ? 0 : 1);
-  const plan = planMean(opts, data.length);
-  const centred = plan.releases.some((r) => r.guarantee.neighbors === 'unbounded');
+  // The exact path of planMean: the values are rounded per record to the binary grid of [l, u] and
+  // summed exactly (exactClippedSum), the statistic is snapped and the sensitivity rounded up to its grid.
+  const plan = planMean(opts, data.length, exactRange(opts.lower, opts.upper));
   return runStatPlan(opts, plan, () => {
-    const sum = clippedSum(data, opts.lower, opts.upper, 'x'); // checks every value is finite
-    return { sum, count: data.length, ...(centred ? { centred: centredSum(data, opts.lower, opts.upper, midpoint(opts.lower, opts.upper)) } : {}) };
+    const scaledSum = exactClippedSum(data, opts.lower, opts.upper, 'x'); // checks every value is finite
+    return { sum: decimalToNumber(scaledSum), count: data.length, scaledSum };
   }) as StatResult<number, O>;
 }
 
@@ -83,7 +96,10 @@ export interface MeanStatistic {
    * add/remove-one neighbours (accurate where sum - count mid is not: a narrow range far from 0).
    */
   centred?: number;
-  /** The exact fixed-point sum: the integer sum of the clamped values times 10^scale (the SQL engines'). */
+  /**
+   * The exact fixed-point sum: the integer sum of the clamped values times 10^scale (the SQL engines',
+   * and meanDP's exact sum of the values rounded to the binary grid, g0 = 2^e = 5^-e 10^e).
+   */
   scaledSum?: { value: bigint; scale: number };
 }
 

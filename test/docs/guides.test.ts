@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { histogramDP, meanDP, seededRng } from '../../src/index.js';
+import { snappedSensitivity } from '../../src/statistics/size-padding.js';
 import { resultsCsv } from '../../src/report/csv.js';
 import type { ReportRelease } from '../../src/report/release.js';
 
@@ -82,7 +83,10 @@ describe('docs/choosing-parameters.md worked example', () => {
 
   it('mean house value: sensitivity 23.50, scale 235.0, half-width 704, eps 0.70 for ±100', () => {
     const r = meanDP(x, { eps: 0.1, lower: 15000, upper: 500001, details: true, rng: seededRng(1) });
-    expect(r.sensitivity).toBeCloseTo(485001 / n, 10);
+    // The exact in-memory mean states the sensitivity rounded up to its snap grid 2^-32 (snappedSensitivity).
+    expect(r.sensitivity).toBe(snappedSensitivity([485001], n));
+    expect(r.sensitivity - 485001 / n).toBeLessThan(2 ** -32);
+    expect(r.sensitivity).toBeGreaterThanOrEqual(485001 / n);
     expect(r.scale as number).toBeCloseTo(234.98, 1);
     const w = r.noiseHalfWidth(0.05) as number;
     expect(w).toBeGreaterThan(703.9);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyticGaussianSigma, gaussianSigmaClassic, gaussianSigmaPDP } from '../../src/mechanisms/gaussian-calibration.js';
 import { seededRng } from '../../src/random/rng.js';
+import { snappedSensitivity } from '../../src/statistics/size-padding.js';
 import { covDP, histogramDP, meanDP, medianDP, pooledCovDP, pooledVarDP, quantileDP, sdDP, tableDP, varDP } from '../../src/statistics/index.js';
 
 const rng = seededRng(7);
@@ -128,17 +129,23 @@ describe('sensitivities and scales (DPpack table)', () => {
   });
   it('Gaussian calibrations: classic, pDP and analytic', () => {
     const d = 10 / n;
+    // The exact in-memory mean states D = g ceil(d/g), g = 2^-47 (snappedSensitivity): d = 10/12 is
+    // not a multiple of g, so D exceeds it by less than g; the 14-digit goldens use D.
+    const ds = snappedSensitivity([10], n);
+    expect(ds).toBeGreaterThanOrEqual(d);
+    expect(ds - d).toBeLessThan(2 ** -47);
     const g = meanDP(x, { ...base, eps: 0.5, mechanism: 'gaussian', delta: 1e-5 });
+    expect(g.sensitivity).toBe(ds);
     expect(g.scale).toBeCloseTo((d * Math.sqrt(2 * Math.log(1.25 / 1e-5))) / 0.5, 12);
-    expect(g.scale).toBeCloseTo(gaussianSigmaClassic(0.5, 1e-5, d), 14);
+    expect(g.scale).toBeCloseTo(gaussianSigmaClassic(0.5, 1e-5, ds), 14);
     expect(g.mechanism).toBe('gaussian');
     expect(g.guarantee.delta).toBe(1e-5);
     const p = meanDP(x, { ...base, eps: 2, mechanism: 'gaussian', typeDP: 'pDP', delta: 1e-5 });
-    expect(p.scale).toBeCloseTo(gaussianSigmaPDP(2, 1e-5, d), 14);
+    expect(p.scale).toBeCloseTo(gaussianSigmaPDP(2, 1e-5, ds), 14);
     expect(p.mechanism).toBe('gaussian-pdp');
     const a = meanDP(x, { ...base, eps: 1, mechanism: 'analytic', delta: 1e-5 });
     expect(a.scale).toBeCloseTo(3.7306316348 * d, 9);
-    expect(a.scale).toBeCloseTo(analyticGaussianSigma(1, 1e-5, d), 14);
+    expect(a.scale).toBeCloseTo(analyticGaussianSigma(1, 1e-5, ds), 14);
     expect(a.noiseHalfWidth(0.05)).toBeCloseTo(a.scale as number * 1.959963984540054, 9);
   });
   it('pooled variance: approxNMax, and the unbounded R/(n0 - J + 1) with the public n0 (review finding 3)', () => {

@@ -1,0 +1,116 @@
+/**
+ * Floating-point summation and sensitivity (Casacuberta, Shoemate, Vadhan & Wagaman, "Widespread
+ * Underestimation of Sensitivity in Differentially Private Libraries and How to Fix It", CCS 2022).
+ * Neighbouring arrays on a narrow range far from 0 ([1e9, 1e9 + w]) with 2^22 records: a sequential
+ * floating-point sum (the former in-memory code: sum += clip(x_i), then / n) moves between neighbours by
+ * many times the stated sensitivity w/n, because the rounding of every later partial sum (ulp 0.5 near
+ * 4e15) depends on the changed record. The in-memory releases now sum exactly on the public binary grid
+ * and snap the statistic: the value each release hands to the noise adder (captured there) moves by at
+ * most the stated sensitivity, with no tolerance.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as mech from '../../src/mechanisms/noise.js';
+import { seededRng } from '../../src/random/rng.js';
+import { meanDP } from '../../src/statistics/index.js';
+
+/** The values handed to the Laplace noise adder, in call order. */
+const seen: number[] = [];
+vi.mock('../../src/mechanisms/noise.js', async (importOriginal) => {
+  const orig = await importOriginal<typeof mech>();
+  return {
+    ...orig,
+    addLaplaceNoise: (values: ArrayLike<number>, ...rest: unknown[]) => {
+      seen.push(...Array.from(values));
+      return (orig.addLaplaceNoise as (...a: unknown[]) => Float64Array)(values, ...rest);
+    },
+  };
+});
+afterEach(() => {
+  seen.length = 0;
+});
+
+const L = 1e9;
+const N = 2 ** 22;
+
+/** The former in-memory mean: a sequential double sum of the clipped values over n. */
+function naiveMean(x: Float64Array, l: number, u: number): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.min(Math.max(x[i]!, l), u);
+  return s / x.length;
+}
+
+/** n values L + w j/(q - 1), j uniform in 0..q-1 (a fixed seed). */
+function data(w: number, q: number, seed: number): Float64Array {
+  const rng = seededRng(seed);
+  const x = new Float64Array(N);
+  for (let i = 0; i < N; i++) x[i] = L + (w * Math.floor(rng.nextDouble() * q)) / (q - 1);
+  return x;
+}
+
+/** The pre-noise value and the stated sensitivity of one release. */
+function preNoise(run: () => { sensitivity: number }): { value: number; sensitivity: number } {
+  seen.length = 0;
+  const r = run();
+  expect(seen).toHaveLength(1);
+  return { value: seen[0]!, sensitivity: r.sensitivity };
+}
+
+const lap = { eps: 1, mechanism: 'laplace' as const, details: true as const };
+
+describe('in-memory sums: neighbours move the value handed to the noise by at most the stated sensitivity', () => {
+  it('replace-one mean, last record at the tie of the final rounding: the former code moves by 32 w/n, the exact one by w/n', () => {
+    // l = 1e9 + 0.2421875, u = l + 2^-6: the sum of the first n - 1 = 2^22 - 1 values at l is a double
+    // s near 4.19e15 (ulp 0.5, a multiple of 0.5), so s + l = s + 0.2421875 (mod 0.5) rounds down and
+    // s + u = s + 0.2578125 rounds up: the computed sums differ by 0.5 = 32 w.
+    const w = 2 ** -6;
+    const l = L + 0.2421875;
+    const u = l + w;
+    const x = new Float64Array(N).fill(l);
+    const oldA = naiveMean(x, l, u);
+    const a = preNoise(() => meanDP(x, { ...lap, lower: l, upper: u, rng: seededRng(1) }));
+    x[N - 1] = u;
+    const oldB = naiveMean(x, l, u);
+    const b = preNoise(() => meanDP(x, { ...lap, lower: l, upper: u, rng: seededRng(1) }));
+    // w/n = 2^-28 is a multiple of the snap grid: the stated sensitivity is the textbook one.
+    expect(a.sensitivity).toBe(w / N);
+    expect(b.sensitivity).toBe(w / N);
+    expect(Math.abs(oldA - oldB) / (w / N)).toBe(32);
+    expect(Math.abs(a.value - b.value)).toBe(w / N);
+  });
+
+  it('replace-one mean on [1e9, 1e9 + 2^-6], 2^22 seeded records, 32 positions moved from bound to bound: never above w/n', () => {
+    const w = 2 ** -6;
+    const u = L + w;
+    const x = data(w, 4, 7);
+    let worst = 0;
+    for (let k = 0; k < 32; k++) {
+      const pos = k * 131071;
+      const keep = x[pos]!;
+      x[pos] = L;
+      const a = preNoise(() => meanDP(x, { ...lap, lower: L, upper: u, rng: seededRng(1) }));
+      x[pos] = u;
+      const b = preNoise(() => meanDP(x, { ...lap, lower: L, upper: u, rng: seededRng(1) }));
+      x[pos] = keep;
+      worst = Math.max(worst, Math.abs(a.value - b.value) / a.sensitivity);
+    }
+    // The exact mean moves by exactly w/n (grid values, on the snap grid).
+    expect(worst).toBe(1);
+  });
+
+  it('add/remove-one mean (public n0 = 2^22): adding a record at either bound', () => {
+    const w = 2 ** -6;
+    const u = L + w;
+    const x = data(w, 4, 8);
+    const y = new Float64Array(N + 1);
+    y.set(x);
+    let worst = 0;
+    for (const v of [L, u, L + w / 3]) {
+      y[N] = v;
+      const opts = { ...lap, lower: L, upper: u, neighbors: 'unbounded' as const, n: N, rng: seededRng(1) };
+      const a = preNoise(() => meanDP(x, opts));
+      const b = preNoise(() => meanDP(y, opts));
+      worst = Math.max(worst, Math.abs(a.value - b.value) / a.sensitivity);
+    }
+    expect(worst).toBeLessThanOrEqual(1);
+  });
+});
