@@ -50,7 +50,7 @@ describe('KNormLogisticRegressionDP', () => {
     const { X, y } = simulate(seededRng('abs'), 12, [1, -1, 0.5]);
     let worst = 0;
     for (let s = 0; s < 12; s++) {
-      const model = new KNormLogisticRegressionDP({ eps: 0.02, norm: 'l2' }).fit(X, y, { rng: seededRng(`abs-${s}`), accountant: null });
+      const model = new KNormLogisticRegressionDP({ eps: 0.02, norm: 'l2' }).fit(X, y, { rng: seededRng(`abs-${s}`) });
       // the same noise draw (the fit draws b first from its rng)
       const b = sampleKNormNoise(seededRng(`abs-${s}`), 'l2', 3, model.info!.noiseRate);
       const th = model.coeff!;
