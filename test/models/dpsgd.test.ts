@@ -151,6 +151,10 @@ describe('DpSgdClassifier: accounting', () => {
     expect(acc.spent().delta).toBe(1e-6);
     expect(acc.ledger()[0]!.neighbors).toBe('unbounded');
     expect(acc.ledger()[0]!.mechanism).toBe('dp-sgd-rdp');
+    // float noise (simulations only) is marked in the ledger
+    const floatRun = new DpSgdClassifier({ loss: 'logistic', q: 0.1, steps: 20, sigma: 2, delta: 1e-6, clip: 1, expectedBatchSize: 1, learningRate: 0.1, noise: 'float' });
+    floatRun.fit([[1], [2], [3]], [0, 1, 1], { rng: seededRng(1), accountant: acc });
+    expect(acc.ledger()[1]!.mechanism).toBe('dp-sgd-rdp/float');
   });
 
   it('a fit that would overspend throws BudgetExceededError, spends nothing and leaves the model unfitted', () => {

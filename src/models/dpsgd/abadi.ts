@@ -280,6 +280,8 @@ export class DpSgdClassifier {
     if (options.rdpAccountant !== undefined && !(options.rdpAccountant instanceof RdpAccountant)) throw new InvalidArgumentError('rdpAccountant', 'must be an RdpAccountant', options.rdpAccountant);
     // Whatever the accountant is charged is recorded in the optional RDP accountant too: a run that
     // touched the data (also one refused or diverged after the check) composes its q, sigma, T there.
+    // The ledger marks a run with float noise (simulations only, not a valid DP release: module comment).
+    const mechanism = this.noise === 'float' ? 'dp-sgd-rdp/float' : 'dp-sgd-rdp';
     let ran = false;
     const recordRdp = () => {
       if (ran) options.rdpAccountant?.composeSubsampledGaussian(this.privacy.q, this.privacy.sigma, this.privacy.steps);
@@ -287,7 +289,7 @@ export class DpSgdClassifier {
     if (empty) {
       const { eps, delta } = this.privacy;
       try {
-        runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, () => {
+        runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism, name: 'DpSgdClassifier.fit' }, () => {
           ran = true;
           throw new InvalidArgumentError('X', 'must have at least one row (public lower/upper bounds fix the number of columns)');
         });
@@ -316,7 +318,7 @@ export class DpSgdClassifier {
     // used); the ConvergenceError is thrown after the charge, as post-processing of the release.
     let diverged: boolean;
     try {
-      diverged = runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism: 'dp-sgd-rdp', name: 'DpSgdClassifier.fit' }, (rng) => {
+      diverged = runRelease(options, { eps, delta, neighbors: 'unbounded', mechanism, name: 'DpSgdClassifier.fit' }, (rng) => {
         ran = true;
         design = prepareDesign(X, options);
         const labels = checkLabels(y, n, this.loss);
