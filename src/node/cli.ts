@@ -537,7 +537,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       const csv = csvPathOf(a.data);
       if (csv !== undefined) {
         const skip = await engine.sql(`SELECT CAST(SkipRows AS INTEGER) FROM sniff_csv(${literal(csv)})`);
-        if (Number(skip[0]?.[0]) !== 0) throw new InvalidArgumentError('data.path', 'is a CSV file whose lines do not all have the same number of fields (e.g. an unquoted separator inside a value): the reader would skip the lines before such a line and take it as the header; quote the values that contain the separator');
+        if (!(await onlyBlankLinesSkipped(engine, csv, Number(skip[0]?.[0])))) throw new InvalidArgumentError('data.path', 'is a CSV file whose lines do not all have the same number of fields (e.g. an unquoted separator inside a value): the reader would skip the lines before such a line and take it as the header; quote the values that contain the separator');
       }
       // The data's column names are never printed (a CSV without a header row would show its first
       // record): only the schema's (public) names of the missing columns.
@@ -1147,6 +1147,25 @@ async function sniffedHeaderHolds(engine: DataEngine, file: string): Promise<boo
  * the keys are public: the same, publicly known keys in every record); else 'schema' or a refusal.
  * A Parquet file declares its columns in its footer: 'header'.
  */
+/**
+ * Whether the `skip` lines DuckDB's sniffer skips before the header of a CSV file (its SkipRows) are
+ * all blank, so the engine's header is the first line that holds anything: true for 0; false when a
+ * skipped line holds text (it may be a record, and the line the engine takes as the header may be one
+ * too), for a count that is not a non-negative integer, or when the lines cannot be read (the error,
+ * which may quote a line, is not shown). The lines are read raw, one text column, as the file holds them.
+ */
+async function onlyBlankLinesSkipped(engine: DataEngine, file: string, skip: number): Promise<boolean> {
+  if (skip === 0) return true;
+  if (!Number.isSafeInteger(skip) || skip < 0) return false;
+  try {
+    const raw = `read_csv(${literal(file)}, header = false, auto_detect = false, delim = chr(1), quote = '', escape = '', columns = {'l': 'VARCHAR'}, skip = 0, null_padding = true)`;
+    const r = await engine.sql(`SELECT count(*) FILTER (WHERE l IS NOT NULL AND trim(l) <> ''), count(*) FROM (SELECT l FROM ${raw} LIMIT ${skip})`);
+    return Number(r[0]?.[0]) === 0 && Number(r[0]?.[1]) === skip;
+  } catch {
+    return false;
+  }
+}
+
 /** The format of a file source, as the engine tells it (its `format`, else the file name's extension). */
 function fileFormatOf(spec: DataSourceSpec): 'csv' | 'parquet' | 'json' | undefined {
   if (!('path' in spec)) return undefined;
@@ -1182,7 +1201,7 @@ async function requireHeader(engine: DataEngine, spec: DataSourceSpec, dataArg: 
   } catch {
     // The sniffer could not run: the header cannot be confirmed (refused below unless confirmed).
   }
-  if (skipRows !== undefined && skipRows !== 0) {
+  if (skipRows !== undefined && !(await onlyBlankLinesSkipped(engine, path.resolve(spec.path), skipRows))) {
     // The engine's column names are a later line (a record), not the first line: never shown.
     if (bySchema) return 'schema';
     throw new DataSourceError(
