@@ -1093,7 +1093,21 @@ export class FileLedger {
   accountant(): PrivacyAccountant {
     if (this.accounting !== 'basic') throw new LedgerError(`ledger ${this.path} adds up its spends by a zCDP filter; use its filter() (rho), not a basic-composition accountant`);
     const b = this.parsed.header.budget;
-    return new PrivacyAccountant({ eps: b.eps, delta: b.delta }, { history: this.parsed.entries, sink: (e) => this.append(e), neighbors: this.neighbors, privacyUnit: this.privacyUnit });
+    return new PrivacyAccountant({ eps: b.eps, delta: b.delta }, { history: this.replayed(), sink: (e) => this.append(e), neighbors: this.neighbors, privacyUnit: this.privacyUnit });
+  }
+
+  /**
+   * The recorded spends as the accountant replays them, each with the ledger's privacy unit: the file
+   * records the unit once, in its header (a spend line has none), and every spend is of that unit
+   * (open refuses another unit, and the accountant refuses a release for another unit before it is
+   * appended). Without it, a spend of a per-student ledger replayed as per row (absent = row) made the
+   * ledger unusable after its first spend, and the history handed on (e.g. `filter().ledger()` as the
+   * `history` of another filter) did not say its unit. An entry that names a unit keeps it (and is
+   * refused by the accountant when it is not the ledger's).
+   */
+  private replayed(): LedgerSpend[] {
+    const unit = this.privacyUnit;
+    return this.parsed.entries.map((e) => (e.privacyUnit !== undefined ? e : { ...e, privacyUnit: unit }));
   }
 
   /**
@@ -1104,7 +1118,7 @@ export class FileLedger {
   filter(): ZcdpFilter {
     if (this.accounting !== 'zcdp-filter') throw new LedgerError(`ledger ${this.path} adds up its spends by basic composition; use its accountant(), not a zCDP filter`);
     const b = this.parsed.header.budget;
-    const history: ZcdpFilterEntry[] = this.parsed.entries.map((e) => ({ name: e.name, eps: e.eps, delta: e.delta, neighbors: e.neighbors, rho: e.rho!, time: e.time, ...(e.mechanism !== undefined ? { mechanism: e.mechanism } : {}) }));
+    const history: ZcdpFilterEntry[] = this.replayed().map((e) => ({ name: e.name, eps: e.eps, delta: e.delta, neighbors: e.neighbors, rho: e.rho!, time: e.time, ...(e.mechanism !== undefined ? { mechanism: e.mechanism } : {}), ...(e.privacyUnit !== undefined ? { privacyUnit: e.privacyUnit } : {}) }));
     return new ZcdpFilter({ eps: b.eps, delta: b.delta }, {
       neighbors: this.neighbors,
       ...(this.privacyUnit !== undefined ? { privacyUnit: this.privacyUnit } : {}),
