@@ -254,8 +254,11 @@ const planQuantileSpec: Planner<'quantile'> = (r, schema) => {
   return {
     mechanism: 'exponential',
     async run(engine, rng, alpha) {
+      // No refusal at n = 0: Smith's mechanism is total. With no values every lattice point of
+      // [lower, upper] has the same utility (-|0 - round(q 0)| = 0), so the exact sampler's draw is
+      // uniform on the public lattice {m g : L <= m <= U} (quantile-exact.ts), the same eps-DP law as
+      // for any other n. A refusal here would be a noiseless bit between add/remove neighbours (0 vs 1 value).
       const sorted = await engine.sortedValues(q);
-      if (sorted.length < 1) throw new InvalidArgumentError(r.column, 'has no non-missing values');
       const values = plans.map((plan) => plan.release(sorted, rng).value);
       const res: Result = {
         ...base(r, [r.column], alpha),
