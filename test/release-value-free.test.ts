@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../src/accounting/accountant.js';
 import { BudgetExceededError, ConvergenceError, DpkitError, InfeasibleError, InvalidArgumentError, UnknownOptionError } from '../src/errors.js';
 import { KNormLogisticRegressionDP } from '../src/models/knorm-logistic.js';
+import { tuneClassificationModel } from '../src/models/tuning.js';
 import { runChecked } from '../src/release.js';
 import { seededRng } from '../src/random/rng.js';
 
@@ -53,6 +54,26 @@ describe('errors thrown after the budget check are value-free', () => {
     expect((err as Error & { cause?: unknown }).cause).toBeUndefined();
     // charged (this model returns the failure from its computation and rethrows it after the charge)
     expect(acc.ledger()).toHaveLength(1);
+    expect(acc.spent().eps).toBe(1);
+  });
+
+  it('private tuning: a model whose fit throws an error quoting its rows is rethrown value-free after the charge', () => {
+    // A user model (no runner of its own) that quotes the first row of its private part.
+    class Quoting {
+      readonly guarantee = { eps: 1, delta: 0, neighbors: 'bounded' as const };
+      fit(X: { nrow: number; data: Float64Array }): this {
+        throw new RangeError(`cannot fit row ${X.data[0]}`);
+      }
+      predict(X: { nrow: number }): number[] {
+        return new Array<number>(X.nrow).fill(0);
+      }
+    }
+    const acc = new PrivacyAccountant({ eps: 5 });
+    const X = [[0.8125], [0.3125], [0.4375], [0.6875]];
+    const err = caught(() => tuneClassificationModel([new Quoting(), new Quoting()] as never, X, [0, 1, 0, 1], { lower: [0], upper: [1], rng: seededRng(3), accountant: acc, name: 'tune' }));
+    expect(err).toBeInstanceOf(RangeError);
+    expect((err as Error).message).toMatch(/^release "tune" failed after the budget check: it threw RangeError;/);
+    expect((err as Error).message).not.toMatch(/\d/);
     expect(acc.spent().eps).toBe(1);
   });
 

@@ -45,7 +45,7 @@ import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js
 import type { Neighbors } from '../accounting/accountant.js';
 import { InfeasibleError, InvalidArgumentError } from '../errors.js';
 import type { Guarantee, ReleaseOptions } from '../release.js';
-import { runRelease } from '../release.js';
+import { runRelease, valueFreeError } from '../release.js';
 import { exponentialMechanism } from '../mechanisms/exponential.js';
 import { resolveRng, type Rng } from '../random/rng.js';
 import { checkColumnBounds, checkMatrixShape, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, toRowMajor, toVector, type MatrixInput, columnMajor } from './matrix.js';
@@ -131,9 +131,9 @@ function restoringOnFailure(models: readonly object[], body: () => number): Tune
   }
 }
 
-/** The selected index, or (after runRelease has charged) the error of a failed run. */
-function selected(out: TuneOutcome): number {
-  if ('error' in out) throw out.error;
+/** The selected index, or (after runRelease has charged) the error of a failed run, value-free (see valueFreeError). */
+function selected(out: TuneOutcome, label: string): number {
+  if ('error' in out) throw valueFreeError(out.error, label);
   return out.index;
 }
 
@@ -245,7 +245,7 @@ function tuneSelect<F>(
       utility[i] = scoreIdx.length === 0 ? 0 : score(ms[i]!.predict(Xs), ys);
     }
     return exponentialMechanism(utility, eps, r.sensitivity, { rng, neighbors, accountant: null }); // charged once by the enclosing release
-  })));
+  })), o.name ?? r.name);
 }
 
 /**
