@@ -132,7 +132,7 @@ export interface Release<T> {
  * @param compute The release itself, given the generator; it runs only after the check.
  * @returns What `compute` returns, after the charge was recorded.
  * @throws {@link BudgetExceededError} when the accountant cannot pay; `compute` does not run.
- * @throws Whatever `compute` throws (the release is charged then: the failure may depend on the data).
+ * @throws Whatever `compute` throws (the release is charged then: the failure may depend on the data), value-free (same class, fixed message; see {@link runChecked}).
  * @example
  * ```ts
  * import { PrivacyAccountant, runRelease, seededRng } from 'dpkit';
@@ -183,19 +183,23 @@ export interface RunSpec<T> {
  *    calling; the runner checks the options object itself;
  * 2. check: the TOTAL cost of all charges, each converted to the accountant's neighbour relation
  *    (PrivacyAccountant.costOf), is checked before the data are touched (BudgetExceededError, nothing
- *    spent);
+ *    spent), together with the runs on the same accountant that passed their check and are still
+ *    computing (Accountant.checkWith): a checked run holds its cost until it is spent, so of two
+ *    concurrent asynchronous releases the later CALL is refused here, before it reads any data,
+ *    whatever their running times;
  * 3. compute: `compute(rng)` reads the data and draws the noise (sync or a Promise);
  * 4. spend: each charge is spent after success. ANY failure after the check is charged too (it
  *    happened after the data were read, so whether and how it fails depends on them), with the
- *    ledger mark '(failed)', and rethrown; an InvalidArgumentError is rethrown value-free (the
- *    argument and the rule, without the offending value).
+ *    ledger mark '(failed)', and rethrown value-free (see {@link valueFreeError}: an
+ *    InvalidArgumentError keeps its argument and rule without the offending value; any other error
+ *    keeps its class but gets a fixed message naming the release).
  *
  * @param opts The release's options: `rng`, `accountant` (default: the default accountant), `name` (the ledger name).
  * @param spec The ledger name and one {@link Charge} per release (eps, delta, neighbors, mechanism), and the ledger marks.
  * @param compute Reads the data and draws the noise with the given generator; its result (or Promise) is returned.
  * @returns What `compute` returned (a Promise when it returned one), after the charges were spent.
  * @throws {@link BudgetExceededError} when the accountant cannot pay the total; nothing is spent and `compute` is not called.
- * @throws {@link InvalidArgumentError} when opts is not an object (before the check); whatever `compute` throws is rethrown after the charges are spent (value-free).
+ * @throws {@link InvalidArgumentError} when opts is not an object (before the check); whatever `compute` throws is rethrown after the charges are spent (value-free: same class, fixed message).
  * @example
  * ```ts
  * import { planLaplace, runChecked, PrivacyAccountant, seededRng } from 'dpkit';
