@@ -172,6 +172,9 @@ export function snapDown(t: Rational, e: number): number {
  */
 export function snappedSensitivity(factors: readonly number[], m: number): number {
   const S = factors.reduce((a, b) => a * b, 1);
+  // A product that overflows or underflows has no snap grid: S/m (infinite or 0) is returned for the
+  // plan's own range checks to refuse (typed errors naming the bounds, before anything is spent).
+  if (!(S > 0) || !Number.isFinite(S)) return S / m;
   const e = snapExponent(S);
   // S_exact / (m 2^e), S_exact = prod m_i 2^e_i.
   let num = 1n;
@@ -204,8 +207,8 @@ function dyadic(x: number): { num: bigint; den: bigint } {
   return exp >= 0 ? { num: num << BigInt(exp), den: 1n } : { num, den: 1n << BigInt(-exp) };
 }
 
-/** num/den (den > 0) to the nearest double: 30+ significant decimal digits, then one correctly rounded parse. */
-function ratioToDouble(num: bigint, den: bigint): number {
+/** num/den (den > 0) to a double: 30+ significant decimal digits, then one correctly rounded parse (within an ulp). */
+export function ratioToDouble(num: bigint, den: bigint): number {
   if (num === 0n) return 0;
   const neg = num < 0n;
   const a = neg ? -num : num;

@@ -9,9 +9,10 @@ import {
   addRemoveOnly,
   checkNumericContainer,
   checkOptionsObject,
-  clippedCrossDev,
-  clippedMeanSS,
-  clippedSum,
+  decimalToNumber,
+  exactClippedCross,
+  exactClippedMoments,
+  exactRange,
   parseBounds,
   parseNoiseOptions,
   parsePublicSize,
@@ -24,7 +25,7 @@ import {
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
 import { planSize, runStatPlan, type ClampedRange, type NoiseDescription, type ReleasePlan, type StatPlan } from './plan.js';
-import { midpoint, paddedCov, paddedVariance, snappedSensitivity } from './size-padding.js';
+import { midpoint, paddedCov, paddedCovRatio, paddedVariance, paddedVarianceRatio, rationalOf, ratioToDouble, snapDown, snapExponent, snappedSensitivity, type Rational } from './size-padding.js';
 import { boundedLaplaceScale, safeBoundedLaplacePlan, sampleBoundedLaplace, sampleSafeBoundedLaplace, type SafeBoundedLaplacePlan } from '../mechanisms/bounded-laplace.js';
 import type { Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
@@ -85,7 +86,8 @@ function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefi
   const relations = parseRelations(opts.neighbors);
   const [l, u] = parseBounds(opts);
   const n0 = parsePublicSize(opts, relations, 2, 'the number of records');
-  const value = varianceValue(n0, midpoint(l, u));
+  const mid = midpoint(l, u);
+  const value = varianceValue(n0, mid);
   const mechanism = mode === 'safe' ? 'bounded-laplace' : 'bounded-laplace-float';
   return {
     name,
@@ -99,8 +101,14 @@ function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefi
       let noise: NoiseDescription;
       let noiseHalfWidth: (alpha?: number) => number;
       let sample: (rng: Rng, v: number) => number;
+      // With varDP's exact sums the variance T is exact (a rational); the safe path hands the lattice
+      // g floor(T/g) (g = 2^k its spacing; an exact double, |floor(T/g)| < 2^52 after the clamp), so the
+      // lattice points of neighbours differ by |floor(T/g) - floor(T'/g)| <= ceil(Delta/g) = S exactly,
+      // the shift the lattice bound assumes; the float path gets T rounded once.
+      let exactValue: (t: Rational) => number = (t) => ratioToDouble(t.num, t.den);
       if (mode === 'safe') {
         const plan = planSafeVariance(eps, sens, vmax);
+        exactValue = (t) => Math.min(plan.hi, Math.max(plan.lo, snapDown(t, plan.k) / plan.grid)) * plan.grid;
         scale = plan.gridScale * plan.grid;
         noise = { family: 'bounded-laplace', mode: 'safe', scale, effectiveScale: scale, gridExponent: plan.k };
         // |z - m| is stochastically below |Y| (Y discrete Laplace of scale t: P(|Y| >= j) <= e^(-(j-1)/t)), plus g/2 of rounding and
@@ -121,7 +129,8 @@ function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefi
         noise,
         noiseHalfWidth,
         release: (st, rng): Release<number> => {
-          const v = value(relation, st);
+          const t = exactVariance(relation, st, n0, mid);
+          const v = t === undefined ? value(relation, st) : exactValue(t);
           // After the budget check (charged), value-free: a variance that is not a number (never from finite data).
           if (Number.isNaN(v)) throw new InvalidArgumentError('x', 'must give a sample variance that is a number');
           return { value: post(sample(rng, Math.min(vmax, Math.max(0, v)))), mechanism, guarantee, sensitivity: sens, scale, noiseHalfWidth };
@@ -138,15 +147,37 @@ export interface VarianceStatistic {
   /** Mean of the clipped values (not read when count = 0); the add/remove-one release pads the data with it when count < n. */
   mean: number;
   count: number;
+  /**
+   * The exact sums of the clamped grid values (varDP's in-memory sums: binary grid, src/math/exact-sum.ts)
+   * as decimal fixed point, S = sum x 10^scale and SS = sum x^2 10^(2 scale); when present (and the plan
+   * has its width) the release computes the statistic from them exactly and snaps it.
+   */
+  exact?: { scaledSum: bigint; scaledSumSq: bigint; scale: number };
 }
 
 /**
  * The variance a relation releases: the data's own under replace-one neighbours; under add/remove-one
  * the total function SS_pad/(max(count, n0) - 1) of the data padded to n0 records at `mid` (see
- * size-padding.ts).
+ * size-padding.ts). With the exact sums (and the width w >= u - l of the plan) that statistic is
+ * computed exactly in rationals and released as snap(T) = g floor(T/g), g = 2^snapExponent(w^2), whose
+ * change is at most snappedSensitivity([w, w], m) (size-padding.ts).
  */
-function varianceValue(n0: number | undefined, mid: number): (relation: Neighbors, st: VarianceStatistic) => number {
-  return (relation, st) => (relation === 'unbounded' ? paddedVariance(st.variance, st.mean, st.count, n0!, mid) : st.variance);
+function varianceValue(n0: number | undefined, mid: number, w?: number): (relation: Neighbors, st: VarianceStatistic) => number {
+  const S = w === undefined ? NaN : w * w;
+  const e = S > 0 && Number.isFinite(S) ? snapExponent(S) : undefined;
+  return (relation, st) => {
+    const t = e === undefined ? undefined : exactVariance(relation, st, n0, mid);
+    if (t !== undefined) return snapDown(t, e!);
+    return relation === 'unbounded' ? paddedVariance(st.variance, st.mean, st.count, n0!, mid) : st.variance;
+  };
+}
+
+/** The exact variance (padded at `mid` to n0 under add/remove-one) from the exact sums, when the statistic has them. */
+function exactVariance(relation: Neighbors, st: VarianceStatistic, n0: number | undefined, mid: number): Rational | undefined {
+  if (st.exact === undefined) return undefined;
+  const size0 = relation === 'unbounded' ? n0! : st.count;
+  if (Math.max(st.count, size0) < 2) return undefined;
+  return paddedVarianceRatio(st.exact.scaledSum, st.exact.scaledSumSq, st.exact.scale, st.count, size0, rationalOf(mid));
 }
 
 /**
@@ -176,7 +207,7 @@ export function planVariance(opts: VarianceOptions, size?: number, sd = false, r
   const [l, u] = parseBounds(opts);
   checkExactAllowed(p, false, sd ? 'the standard deviation' : 'the variance');
   const n0 = parsePublicSize(opts, p.relations, 2, 'the number of records');
-  const value = varianceValue(n0, midpoint(l, u));
+  const value = varianceValue(n0, midpoint(l, u), range.width);
   return {
     name,
     releases: p.relations.map((r) => {
@@ -198,10 +229,16 @@ function runVariance(x: ArrayLike<number>, opts: VarianceOptions, sd: boolean): 
   // Under add/remove-one neighbours alone the size is private: fewer than 2 records (even none) are
   // not refused; the release pads them to the public bound n at the midpoint (see varDP).
   const data = checkNumericContainer(x, 'x', addRemoveOnly(opts) ? 0 : 2);
-  const plan = planVariance(opts, data.length, sd);
+  // The exact path of planVariance (exactRange): per-record grid rounding, exact sums, snapped statistic.
+  const plan = planVariance(opts, data.length, sd, exactRange(opts.lower, opts.upper));
   return runStatPlan(opts, plan, () => {
-    const { mean, ss } = clippedMeanSS(data, opts.lower, opts.upper, 'x');
-    return { variance: data.length >= 2 ? ss / (data.length - 1) : NaN, mean, count: data.length };
+    const { scaledSum, scaledSumSq } = exactClippedMoments(data, opts.lower, opts.upper, 'x'); // checks every value is finite
+    const n = data.length;
+    const exact = { scaledSum: scaledSum.value, scaledSumSq, scale: scaledSum.scale };
+    // variance and mean for information (the releases use the exact sums).
+    const ratio = n >= 2 ? paddedVarianceRatio(scaledSum.value, scaledSumSq, scaledSum.scale, n, n, rationalOf(0)) : undefined;
+    const variance = ratio === undefined ? NaN : ratioToDouble(ratio.num, ratio.den);
+    return { variance, mean: decimalToNumber(scaledSum) / n, count: n, exact };
   });
 }
 
@@ -221,6 +258,16 @@ function runVariance(x: ArrayLike<number>, opts: VarianceOptions, sd: boolean): 
  * size (N = 0 and 1 included). Using the data's own n under add/remove (DPpack) is not DP: the noise
  * scale would change with n.
  * Laplace b = Delta/eps (eps-DP) or a Gaussian calibrated to the same l2 sensitivity ((eps, delta)-DP).
+ *
+ * Floating point (Casacuberta, Shoemate, Vadhan & Wagaman, CCS 2022): sums of squares in doubles
+ * make neighbours' computed variances differ by more than Delta. Each record's clipped value is
+ * rounded to the public binary grid g0 = ulp(max(|l|, |u|)) inside [l, u] (a per-record map, so the
+ * bound above holds for the rounded values), sum x and sum x^2 are EXACT (src/math/exact-sum.ts), the
+ * (padded) variance T is computed exactly in rationals and released as snap(T) = g floor(T/g),
+ * g = 2^e with 2^(e + 51) >= w^2, with the stated sensitivity D = g ceil(w^2/(m g)) >= Delta
+ * (w >= u - l): |snap(T) - snap(T')| <= D exactly (size-padding.ts). D = Delta where Delta is a
+ * multiple of g, else larger by less than g. The safe bounded Laplace path hands its lattice
+ * g floor(T/g) of the exact T instead (its shift ceil(Delta/g) then holds exactly).
  *
  * Positivity: the noisy variance is clamped at 0 (post-processing, so the guarantee is unchanged; the
  * clamp biases the release upwards when the true variance is within the noise of 0). DPpack instead
@@ -311,7 +358,9 @@ export const COV_OPTIONS = optionSpec<CovOptions>({ ...NOISY_STAT_RULES, lower1:
  * padded neighbours differ by one replaced pair at size n0 (<= R/n0); for N >= n0 adding a pair to
  * N >= 2 pairs changes the sample covariance by at most R/N <= R/n0 (Bhatia-Davis and AM-GM; proof:
  * docs/proofs/statistics-sensitivity.md#covariance). Laplace or Gaussian noise as in {@link meanDP}. The release may be
- * negative (a covariance can be).
+ * negative (a covariance can be). Floating point: as {@link varDP}, from the exact sums of the grid
+ * values and of their products (each column on its own binary grid), the covariance computed exactly
+ * and snapped to the grid of w1 w2, stated sensitivity g ceil(w1 w2/(m g)) (Casacuberta et al. 2022).
  *
  * @param x1 The first private column.
  * @param x2 The second private column (same length).
@@ -335,14 +384,15 @@ export function covDP<O extends CovOptions>(x1: ArrayLike<number>, x2: ArrayLike
   const b = checkNumericContainer(x2, 'x2', min);
   // No lengths in the message: the record count is private under add/remove-one neighbours.
   if (a.length !== b.length) throw new InvalidArgumentError('x2', 'must have the same length as x1');
-  const plan = planCov(opts, a.length);
+  // The exact path of planCov (exactRange): per-record grid rounding, exact sums, snapped statistic.
+  const plan = planCov(opts, a.length, [exactRange(opts.lower1, opts.upper1), exactRange(opts.lower2, opts.upper2)]);
   const n = a.length;
-  const b1: [number, number] = [opts.lower1, opts.upper1];
-  const b2: [number, number] = [opts.lower2, opts.upper2];
   return runStatPlan(opts, plan, () => {
-    const m1 = clippedSum(a, b1[0], b1[1], 'x1') / n;
-    const m2 = clippedSum(b, b2[0], b2[1], 'x2') / n;
-    return { covariance: n >= 2 ? clippedCrossDev(a, b, b1, b2, m1, m2) / (n - 1) : NaN, mean1: m1, mean2: m2, count: n };
+    const exact = exactClippedCross(a, b, [opts.lower1, opts.upper1], [opts.lower2, opts.upper2], ['x1', 'x2']); // checks every value is finite
+    // covariance and means for information (the releases use the exact sums).
+    const r = n >= 2 ? paddedCovRatio(exact, n, n, rationalOf(0), rationalOf(0)) : undefined;
+    const mean = (v: bigint, k: number) => decimalToNumber({ value: v, scale: k }) / n;
+    return { covariance: r === undefined ? NaN : ratioToDouble(r.num, r.den), mean1: mean(exact.s, exact.k1), mean2: mean(exact.t, exact.k2), count: n, exact };
   }) as StatResult<number, O>;
 }
 
@@ -354,6 +404,12 @@ export interface CovStatistic {
   mean1: number;
   mean2: number;
   count: number;
+  /**
+   * The exact sums of the clamped grid pairs (covDP's in-memory sums), as the engines' cross sums:
+   * S = sum x 10^k1, T = sum y 10^k2, P = sum x y 10^(k1 + k2); when present (and the plan has both
+   * widths) the release computes the statistic from them exactly and snaps it.
+   */
+  exact?: { s: bigint; k1: number; t: bigint; k2: number; st: bigint };
 }
 
 /**
@@ -388,7 +444,18 @@ export function planCov(opts: CovOptions, size?: number, ranges: readonly [Clamp
       checkPlanRange(plan, 1, R, 'lower1/upper1/lower2/upper2');
       const mid1 = midpoint(b1[0], b1[1]);
       const mid2 = midpoint(b2[0], b2[1]);
-      const value = r === 'unbounded' ? (st: CovStatistic) => paddedCov(st.covariance, st.mean1, st.mean2, st.count, n0!, mid1, mid2) : (st: CovStatistic) => st.covariance;
+      const plain = r === 'unbounded' ? (st: CovStatistic) => paddedCov(st.covariance, st.mean1, st.mean2, st.count, n0!, mid1, mid2) : (st: CovStatistic) => st.covariance;
+      // With the exact sums: the padded covariance as a rational, snapped to the grid of
+      // snapExponent(w1 w2), whose change is at most snappedSensitivity([w1, w2], m) (size-padding.ts).
+      const exactOk = ranges[0].width !== undefined && ranges[1].width !== undefined;
+      const R0 = exactOk ? ranges[0].width! * ranges[1].width! : NaN;
+      const e = R0 > 0 && Number.isFinite(R0) ? snapExponent(R0) : undefined;
+      const value = (st: CovStatistic) => {
+        if (st.exact === undefined || e === undefined) return plain(st);
+        const size0 = r === 'unbounded' ? n0! : st.count;
+        if (Math.max(st.count, size0) < 2) return NaN;
+        return snapDown(paddedCovRatio(st.exact, st.count, size0, rationalOf(mid1), rationalOf(mid2)), e);
+      };
       return scalarPlan<CovStatistic>(p, r, plan, value);
     }),
   };

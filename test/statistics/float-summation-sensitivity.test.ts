@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as mech from '../../src/mechanisms/noise.js';
 import { seededRng } from '../../src/random/rng.js';
-import { meanDP } from '../../src/statistics/index.js';
+import { covDP, meanDP, sdDP, varDP } from '../../src/statistics/index.js';
 
 /** The values handed to the Laplace noise adder, in call order. */
 const seen: number[] = [];
@@ -48,11 +48,11 @@ function data(w: number, q: number, seed: number): Float64Array {
 }
 
 /** The pre-noise value and the stated sensitivity of one release. */
-function preNoise(run: () => { sensitivity: number }): { value: number; sensitivity: number } {
+function preNoise(run: () => { sensitivity?: unknown }): { value: number; sensitivity: number } {
   seen.length = 0;
   const r = run();
   expect(seen).toHaveLength(1);
-  return { value: seen[0]!, sensitivity: r.sensitivity };
+  return { value: seen[0]!, sensitivity: r.sensitivity as number };
 }
 
 const lap = { eps: 1, mechanism: 'laplace' as const, details: true as const };
@@ -112,5 +112,85 @@ describe('in-memory sums: neighbours move the value handed to the noise by at mo
       worst = Math.max(worst, Math.abs(a.value - b.value) / a.sensitivity);
     }
     expect(worst).toBeLessThanOrEqual(1);
+  });
+
+  it('replace-one variance, sd and covariance on [1e9 + 0.2421875, + 2^-6], 2^20 seeded records: moved records never move the pre-noise value by more than the stated sensitivity', () => {
+    const n = 2 ** 20;
+    const w = 2 ** -6;
+    const l = L + 0.2421875;
+    const u = l + w;
+    const rng = seededRng(11);
+    const x = new Float64Array(n);
+    for (let i = 0; i < n; i++) x[i] = l + (w * Math.floor(rng.nextDouble() * 4)) / 3;
+    const y = x.map((v, i) => (i % 3 === 0 ? l : v));
+    let worst = 0;
+    for (const pos of [0, 1, n >> 1, n - 1]) {
+      const kx = x[pos]!;
+      const ky = y[pos]!;
+      const runs = (): Array<{ value: number; sensitivity: number }> => [
+        preNoise(() => varDP(x, { ...lap, lower: l, upper: u, rng: seededRng(1) })),
+        preNoise(() => sdDP(x, { ...lap, lower: l, upper: u, rng: seededRng(1) })),
+        preNoise(() => covDP(x, y, { ...lap, lower1: l, upper1: u, lower2: l, upper2: u, rng: seededRng(1) })),
+      ];
+      x[pos] = l;
+      y[pos] = u;
+      const a = runs();
+      x[pos] = u;
+      y[pos] = l;
+      const b = runs();
+      x[pos] = kx;
+      y[pos] = ky;
+      for (let j = 0; j < a.length; j++) {
+        expect(b[j]!.sensitivity).toBe(a[j]!.sensitivity);
+        // w^2/n = 2^-32 is a multiple of the snap grid: the textbook sensitivity.
+        expect(a[j]!.sensitivity).toBe((w * w) / n);
+        worst = Math.max(worst, Math.abs(a[j]!.value - b[j]!.value) / a[j]!.sensitivity);
+      }
+    }
+    expect(worst).toBeGreaterThan(0.1); // a real change (about (n - 1)/n ((b - mu)^2 - (a - mu)^2)/(w^2))
+    expect(worst).toBeLessThanOrEqual(1);
+  });
+
+  it('add/remove-one variance and covariance (public n0 = 2^20, data padded at the midpoint below it): adding a record at either bound', () => {
+    const n0 = 2 ** 20;
+    const w = 2 ** -6;
+    const l = L + 0.2421875;
+    const u = l + w;
+    let worst = 0;
+    for (const N of [n0 - 1, n0, n0 >> 1]) {
+      const rng = seededRng(N);
+      const x = new Float64Array(N + 1);
+      for (let i = 0; i < N; i++) x[i] = l + (w * Math.floor(rng.nextDouble() * 4)) / 3;
+      for (const v of [l, u]) {
+        x[N] = v;
+        const o = { ...lap, neighbors: 'unbounded' as const, n: n0, rng: seededRng(1) };
+        const pairs: Array<[() => { sensitivity?: unknown }, () => { sensitivity?: unknown }]> = [
+          [() => varDP(x.subarray(0, N), { ...o, lower: l, upper: u }), () => varDP(x, { ...o, lower: l, upper: u })],
+          [() => covDP(x.subarray(0, N), x.subarray(0, N), { ...o, lower1: l, upper1: u, lower2: l, upper2: u }), () => covDP(x, x, { ...o, lower1: l, upper1: u, lower2: l, upper2: u })],
+        ];
+        for (const [f, g] of pairs) {
+          const a = preNoise(f);
+          const b = preNoise(g);
+          expect(a.sensitivity).toBe((w * w) / n0);
+          worst = Math.max(worst, Math.abs(a.value - b.value) / a.sensitivity);
+        }
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(1);
+  });
+
+  it('golden: the pre-noise variance and covariance are the exact statistics floored to the snap grid', () => {
+    // [0, 3], x = 0, 1, 2, 3: variance 5/3; w^2 = 9, snap grid 2^-47 (2^(e + 51) >= 9); D = 9/4 exactly.
+    const v = preNoise(() => varDP([0, 1, 2, 3], { ...lap, lower: 0, upper: 3, rng: seededRng(1) }));
+    expect(v.value).toBe(Number((5n << 47n) / 3n) * 2 ** -47);
+    expect(v.sensitivity).toBe(9 / 4);
+    // cov of (0, 1, 2, 3) and (0, 2, 2, 6) on [0, 3] x [0, 6]: sum dx dy/(n - 1) = (4.5 + 0 + 0 + 4.5 + ...)/3:
+    // dx = -1.5, -0.5, 0.5, 1.5; dy = -2.5, -0.5, -0.5, 3.5: sum = 3.75 + 0.25 - 0.25 + 5.25 = 9, cov 3.
+    const c = preNoise(() => covDP([0, 1, 2, 3], [0, 2, 2, 6], { ...lap, lower1: 0, upper1: 3, lower2: 0, upper2: 6, rng: seededRng(1) }));
+    expect(c.value).toBe(3);
+    expect(c.sensitivity).toBe(18 / 4);
+    // A value off the binary grid of [0, 3] (ulp(3) = 2^-51) is rounded per record: 2^-60 contributes 0.
+    const z = preNoise(() => meanDP([2 ** -60, 1], { ...lap, lower: 0, upper: 3, rng: seededRng(1) }));
+    expect(z.value).toBe(0.5 - 1.5);
   });
 });
