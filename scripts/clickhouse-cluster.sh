@@ -165,18 +165,27 @@ start() {
   return 1
 }
 
+# True when the process $1 is one of this cluster's servers (its command line names a config file
+# under $DIR): a recorded PID may have been reused by another process after a server died.
+ours() {
+  local args
+  args=$(ps -o args= -p "$1" 2>/dev/null) || return 1
+  case "$args" in *"--config-file=$DIR/shard"*) return 0 ;; esac
+  return 1
+}
+
 stop() {
   if [ -f "$DIR/pids" ]; then
-    while read -r pid; do
-      [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-    done <"$DIR/pids"
+    local pids=()
+    while read -r pid; do [ -n "$pid" ] && ours "$pid" && pids+=("$pid"); done <"$DIR/pids"
+    for pid in ${pids[@]+"${pids[@]}"}; do kill "$pid" 2>/dev/null || true; done
     for _ in $(seq 1 50); do
       local alive=0
-      while read -r pid; do [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && alive=1; done <"$DIR/pids"
+      for pid in ${pids[@]+"${pids[@]}"}; do ours "$pid" && alive=1; done
       [ $alive = 0 ] && break
       sleep 0.2
     done
-    while read -r pid; do [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true; done <"$DIR/pids"
+    for pid in ${pids[@]+"${pids[@]}"}; do ours "$pid" && kill -9 "$pid" 2>/dev/null || true; done
   fi
   rm -rf "$DIR"
 }
