@@ -46,7 +46,8 @@ import { checkRegularizer, ermConvergenceMessage, ermTolerance, type ErmProblem,
 import { checkOptionsObject, scaleDesign } from './erm/preprocess.js';
 import { leastSquaresMoments } from './erm/moments.js';
 import { linearScores } from './logistic.js';
-import { adasspMoments, adasspParameters, adasspSolve, adasspStatisticsOf } from './adassp.js';
+import { adasspMoments, adasspParameters, adasspSolve, adasspStatisticsOf, type AdasspParameters } from './adassp.js';
+import { exactMinimiserAssumption, rowGuarantee, type ModelRelease } from './model-release.js';
 
 function checkOpenUnitRho(x: unknown): number {
   if (typeof x !== 'number' || !(x > 0 && x < 1)) throw new InvalidArgumentError('rho', 'must be in (0, 1) (the failure probability of the ridge choice)', x);
@@ -214,6 +215,40 @@ export function prepareLinearRegressionMoments(X: MatrixInput, y: ArrayLike<numb
 }
 
 /**
+ * The privacy record of a KST fit, from the values its noise used: b has density proportional to
+ * exp(-eps ||b|| / (2 zeta)) (rate eps/(2 zeta)) or is N(0, sigma^2 I), sigma = zeta sqrt(8 ln(2/delta)
+ * + 4 eps)/eps, with Delta = 2 lambda/eps (Kifer, Smith & Thakurta 2012, Algorithm 1).
+ */
+function kstPrivacy(mechanism: string, eps: number, delta: number, p: number, zeta: number, lambda: number, fit: { Delta: number; rate: number; sigma: number }): ModelRelease {
+  return {
+    mechanism,
+    guarantee: rowGuarantee(eps, delta, 'unbounded'),
+    sensitivity: zeta,
+    sensitivityOf: `zeta = 2 p^(3/2) with p = ${p}: the l2 bound on one row's loss gradient over the ball F (Lipschitz constant); objective perturbation has no output sensitivity (its proof bounds the density ratio of the noise b that makes theta optimal), so b is calibrated to zeta, with smoothness lambda = p`,
+    scale: delta === 0 ? fit.rate : fit.sigma,
+    scaleOf: delta === 0 ? 'rate eps/(2 zeta) of the Gamma(p) norm of b (uniform direction)' : 'sigma = zeta sqrt(8 ln(2/delta) + 4 eps)/eps of the Gaussian b',
+    constants: { zeta, lambda, Delta: fit.Delta, p },
+    derivation: 'Kifer, Smith & Thakurta (2012), Algorithm 1: Delta = 2 lambda/eps, b calibrated to zeta; add/remove-one rows',
+    assumption: exactMinimiserAssumption('the absolute projected-gradient residual 1e-9 max(1, zeta)'),
+  };
+}
+
+/** The privacy record of an AdaSSP fit: the sensitivities and sigmas of its three lattice-Gaussian releases (adassp.ts). */
+function adasspPrivacy(eps: number, delta: number, params: AdasspParameters): ModelRelease {
+  const { sensitivity: s, sigma } = params;
+  return {
+    mechanism: 'adassp',
+    guarantee: rowGuarantee(eps, delta, 'unbounded'),
+    sensitivity: [s.eigen, s.gram, s.xty],
+    sensitivityOf: `l2 sensitivities of lambda_min(X^T X) (p), of the upper triangle of X^T X (p) and of X^T y (sqrt(p)), p = ${params.p}, for one added or removed row`,
+    scale: [sigma.eigen, sigma.gram, sigma.xty],
+    scaleOf: 'Gaussian sigma of each release (sensitivity / sqrt(2 rho/3); lattice rounding inflates the sensitivity the noise is calibrated to)',
+    constants: { rho: params.rho, p: params.p },
+    derivation: 'Wang (2018) AdaSSP, Algorithm 2, with a zCDP split: rho from (eps, delta) by Bun & Steinke (2016) Prop. 1.3, rho/3 per release',
+  };
+}
+
+/**
  * Private linear regression (DPpack's LinearRegressionDP): KST objective perturbation (default) or
  * AdaSSP; see the module comment for the objective, the sensitivity and the guarantee.
  *
@@ -246,6 +281,14 @@ export class LinearRegressionDP {
   get coef(): number[] | undefined {
     return this.coeff;
   }
+  /**
+   * The privacy record of the last fit (undefined before fit): guarantee (per row, add/remove-one),
+   * mechanism and the calibration the noise used. KST: no single output sensitivity (density-ratio
+   * proof), so `sensitivity` is zeta, the gradient bound b is calibrated to, with lambda and Delta in
+   * `constants`, and `assumption` states the exact-minimiser assumption; AdaSSP: the three
+   * statistics' l2 sensitivities and Gaussian sigmas.
+   */
+  details: ModelRelease | undefined;
   private addBias = false;
   private dIn = 0;
 
@@ -319,6 +362,7 @@ export class LinearRegressionDP {
     if (this.method === 'adassp') return this.fitAdassp(X, y, o);
     const mechanism = this.delta === 0 ? 'kst-objective-perturbation-gamma' : 'kst-objective-perturbation-gaussian';
     let zeta = 0;
+    let privacy: ModelRelease | undefined;
     const theta = runRelease(o, { eps: this.eps, delta: this.delta, neighbors: 'unbounded', mechanism, name: 'LinearRegressionDP.fit' }, (rng) => {
       const design = prepareLinearRegressionMoments(X, y, o, this.gamma, this.regularizer);
       zeta = design.zeta;
@@ -328,6 +372,7 @@ export class LinearRegressionDP {
         rng,
       );
       if (!fit.converged) return undefined;
+      privacy = kstPrivacy(mechanism, this.eps, this.delta, design.p, design.zeta, design.lambda, fit);
       design.unscale(fit.theta);
       return fit.theta;
     });
@@ -336,6 +381,7 @@ export class LinearRegressionDP {
     this.addBias = o.addBias ?? false;
     this.dIn = theta.length - (this.addBias ? 1 : 0);
     this.coeff = Array.from(theta);
+    this.details = privacy;
     return this;
   }
 
@@ -355,6 +401,7 @@ export class LinearRegressionDP {
     this.addBias = addBias;
     this.dIn = dIn;
     this.coeff = Array.from(coeff);
+    this.details = adasspPrivacy(this.eps, this.delta, params);
     return this;
   }
 

@@ -54,6 +54,7 @@ import { fillNormal } from '../../random/continuous.js';
 import { gridSampler, planGaussianGrid } from '../../random/lattice.js';
 import type { Rng } from '../../random/rng.js';
 import { runRelease, type Guarantee, type ReleaseOptions } from '../../release.js';
+import { rowGuarantee, type ModelRelease } from '../model-release.js';
 import { checkDelta, checkEpsilon, checkInteger, checkNonNegative, checkPositive, checkSafeScale } from '../../validation.js';
 import { lengthOf, type MatrixInput } from '../matrix.js';
 import { addClippedGradient, checkDesignInputs, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorm2, type Design, type DpSgdLoss } from './common.js';
@@ -142,6 +143,20 @@ export interface DpSgdPrivacy {
    */
   noiseStd: number;
   conversion: RdpConversion;
+}
+
+/** The release record of a DP-SGD run from the calibration its steps used (see {@link DpSgdClassifier.details}). */
+function dpSgdDetails(p: DpSgdPrivacy, clip: number, normalizer: number, mechanism: string): ModelRelease {
+  return {
+    mechanism,
+    guarantee: rowGuarantee(p.eps, p.delta, 'unbounded'),
+    sensitivity: clip,
+    sensitivityOf: "l2 norm C of one row's clipped gradient in each step's noisy sum (per-example clipping; one row added or removed)",
+    scale: p.noiseStd,
+    scaleOf: "Gaussian standard deviation sigma C of each step's noise (the safe lattice noise applies at least this, rounding counted)",
+    constants: { noiseMultiplier: p.sigma, q: p.q, steps: p.steps, rdpOrder: p.order, normalizer },
+    derivation: `Abadi et al. (2016) DP-SGD; RDP of the Poisson-subsampled Gaussian (Mironov, Talwar & Zhang 2019), composed over the steps and converted to (eps, delta) ('${p.conversion}')`,
+  };
 }
 
 function checkOptions(o: unknown): DpSgdOptions {
@@ -251,6 +266,14 @@ export class DpSgdClassifier {
   }
 
   /**
+   * The release record of the last fit (undefined before fit): (eps, delta)-DP per row, add/remove-one;
+   * sensitivity the clip C (l2 norm of one row's clipped gradient in a step's sum), scale the noise
+   * standard deviation sigma C; eps from the RDP of the Poisson-subsampled Gaussian (Abadi et al. 2016;
+   * Mironov, Talwar & Zhang 2019) over the steps, converted at the order in `constants`.
+   */
+  details: ModelRelease | undefined;
+
+  /**
    * Trains with DP-SGD and stores `coeff`. Validation of the public inputs first, then the budget
    * check (eps, delta of {@link DpSgdClassifier.privacy}), then the data are touched: their values
    * are checked (a refusal is charged), and the run is charged whether it succeeds or diverges.
@@ -334,6 +357,7 @@ export class DpSgdClassifier {
     this.coeff = Array.from(theta);
     this.addBias = options.addBias ?? false;
     this.dIn = design!.dIn;
+    this.details = dpSgdDetails(this.privacy, this.clip, m, mechanism);
     return this;
   }
 

@@ -46,6 +46,7 @@ import { addLaplaceNoise } from '../../mechanisms/noise.js';
 import { fillLaplace } from '../../random/continuous.js';
 import { planLaplaceGrid } from '../../random/lattice.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../../release.js';
+import { rowGuarantee, type ModelRelease } from '../model-release.js';
 import { checkEpsilon, checkInteger, checkOpenUnit, checkPositive, checkSafeScale } from '../../validation.js';
 import type { MatrixInput } from '../matrix.js';
 import { addClippedGradient, checkDesignInputs, checkLabels, checkLoss, linearScores, predictFromScores, prepareDesign, rowNorms, type Design, type DpSgdLoss } from './common.js';
@@ -200,6 +201,14 @@ export class LaplaceSgdDP {
   }
 
   /**
+   * The release record of the last fit (undefined before fit): (eps a_N)-DP per row, replace-one;
+   * sensitivity Delta = 2C (l1 bound on the difference of two per-example gradients clipped to l1
+   * norm C), scale the Laplace scale c gamma_{N-1} theta_N of the released last step, calibrated to
+   * the coupled runs' l1 distance eps a_N times that scale (Theorem 36 of the module comment).
+   */
+  details: ModelRelease | undefined;
+
+  /**
    * Runs the N iterations and releases the final iterate; charges eps a_N (also when it diverges).
    *
    * @param X The private features (n rows of d values).
@@ -271,6 +280,16 @@ export class LaplaceSgdDP {
     this.coeff = Array.from(beta);
     this.addBias = options.addBias ?? false;
     this.dIn = design!.dIn;
+    this.details = {
+      mechanism: 'laplace-sgd',
+      guarantee: rowGuarantee(this.privacy.eps, 0, 'bounded'),
+      sensitivity: this.privacy.sensitivity,
+      sensitivityOf: 'l1 bound Delta = 2C on the difference of two per-example gradients (each clipped to l1 norm C), over all parameters',
+      scale: lastScale,
+      scaleOf: 'Laplace scale c gamma_{N-1} theta_N of the released last step (per coordinate)',
+      constants: { clip: this.clip, steps: N, rho: this.rho, learningRateScale: c, releasedShift: this.privacy.eps * lastScale },
+      derivation: "Theorem 36 of the lecture notes 'Advances in Differential Privacy' (MAT 4376): the final iterate is (eps a_N)-DP; Laplace mechanism for the l1 shift eps a_N c gamma_{N-1} theta_N",
+    };
     return this;
   }
 
