@@ -31,7 +31,7 @@
  * 0 (l = 1e10, u = l + 1, n0 = 1e6) moves the statistic between neighbours by 1.9 times the stated
  * sensitivity.
  */
-import { toDyadic } from '../math/dyadic.js';
+import { nextDown, toDyadic } from '../math/dyadic.js';
 
 /** The midpoint of a public range [l, u] (without overflow for wide finite ranges). */
 export function midpoint(l: number, u: number): number {
@@ -189,6 +189,31 @@ export function snappedSensitivity(factors: readonly number[], m: number): numbe
   else den <<= BigInt(-exp);
   const c = (num + den - 1n) / den;
   return Number(c) * 2 ** e;
+}
+
+/**
+ * A double >= the exact product of `factors` (doubles) divided by m: fl(prod)/m, stepped up while it
+ * is below the exact value (for sensitivities whose rounding must not understate them). Non-finite or
+ * zero products are returned as computed.
+ */
+export function quotientUp(factors: readonly number[], m: number): number {
+  let d = factors.reduce((a, b) => a * b, 1) / m;
+  if (!(d > 0) || !Number.isFinite(d)) return d;
+  let num = 1n;
+  let exp = 0;
+  for (const f of factors) {
+    const t = toDyadic(f);
+    num *= t.m;
+    exp += t.e;
+  }
+  // d >= num 2^exp / m  <=>  dm 2^de m >= num 2^exp (compare at the smaller exponent).
+  const below = (x: number) => {
+    const t = toDyadic(x);
+    const e = Math.min(t.e, exp);
+    return t.m * BigInt(m) * (1n << BigInt(t.e - e)) < num * (1n << BigInt(exp - e));
+  };
+  while (below(d)) d = -nextDown(-d);
+  return d;
 }
 
 /** A finite double as an exact fraction num/den (den a power of 2). */

@@ -25,7 +25,8 @@ import {
 } from './common.js';
 import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './noise.js';
 import { planSize, runStatPlan, type ClampedRange, type NoiseDescription, type ReleasePlan, type StatPlan } from './plan.js';
-import { midpoint, paddedCov, paddedCovRatio, paddedVariance, paddedVarianceRatio, rationalOf, ratioToDouble, snapDown, snapExponent, snappedSensitivity, type Rational } from './size-padding.js';
+import { midpoint, paddedCov, paddedCovRatio, paddedVariance, paddedVarianceRatio, rationalOf, ratioToDouble, snapDown, snapExponent, snappedSensitivity, quotientUp, type Rational } from './size-padding.js';
+import { widthUp } from '../math/exact-sum.js';
 import { boundedLaplaceScale, safeBoundedLaplacePlan, sampleBoundedLaplace, sampleSafeBoundedLaplace, type SafeBoundedLaplacePlan } from '../mechanisms/bounded-laplace.js';
 import type { Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
@@ -93,7 +94,9 @@ function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefi
     name,
     releases: relations.map((relation): ReleasePlan<VarianceStatistic, number> => {
       const m = planSize(relation, size, n0, 2);
-      const sens = ((u - l) * (u - l)) / m;
+      // >= the exact (u - l)^2/m (the lattice shift ceil(Delta/g) bounds the exact variance's change).
+      const wu = Number.isFinite(u - l) ? widthUp(l, u) : u - l;
+      const sens = quotientUp([wu, wu], m);
       const vmax = ((u - l) * (u - l) * m) / (4 * (m - 1));
       if (!(sens > 0) || !Number.isFinite(vmax)) throw new InvalidArgumentError('lower/upper', `give a variance range (upper - lower)^2 that is not a finite number > 0`, `${l}, ${u}`);
       const guarantee = { eps, delta, neighbors: relation };

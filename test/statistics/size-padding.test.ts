@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRng } from '../../src/random/rng.js';
 import { covDP, meanDP, planCov, planMean, planVariance, sdDP, varDP } from '../../src/statistics/index.js';
-import { centredSum, paddedCentredMeanExact, paddedCov, paddedCovRatio, paddedVariance, paddedVarianceRatio, rationalOf, snapDown, snapExponent, snappedSensitivity } from '../../src/statistics/size-padding.js';
+import { centredSum, paddedCentredMeanExact, paddedCov, paddedCovRatio, paddedVariance, paddedVarianceRatio, quotientUp, rationalOf, snapDown, snapExponent, snappedSensitivity } from '../../src/statistics/size-padding.js';
 
 /**
  * The reference (not used by the releases): mid + sum_i (x_i - mid)/max(N, n0), from the data's clipped sum and count: the mean of the data
@@ -266,5 +266,19 @@ describe('exact statistics on a dyadic grid (the SQL engines\' mean, variance, c
     expect(snappedSensitivity([73], 32561)).toBe(Number((73n * 2n ** 44n + 32560n) / 32561n) * 2 ** -44);
     expect(snappedSensitivity([73], 32561)).toBeGreaterThan(73 / 32561);
     expect(snappedSensitivity([73], 32561) - 73 / 32561).toBeLessThan(2 ** -44);
+  });
+  it('quotientUp: the double >= the exact product/m (1/12 rounds down in floating point: one ulp up)', () => {
+    expect(quotientUp([1, 1], 5)).toBe(1 / 5); // 0.2 as a double is above 1/5
+    expect(quotientUp([4, 4], 2)).toBe(8);
+    // 1/12 lies in [2^-4, 2^-3): ulp 2^-56. fl(1/12) 12 < 1 <= q 12, q one ulp above fl(1/12).
+    const q = quotientUp([1, 1], 12);
+    expect(BigInt(q * 2 ** 56) * 12n >= 2n ** 56n).toBe(true);
+    expect(BigInt((1 / 12) * 2 ** 56) * 12n < 2n ** 56n).toBe(true);
+    expect(q * 2 ** 56 - (1 / 12) * 2 ** 56).toBe(1);
+    // 0.3^2/7 exactly: 0.3 = m 2^-54; q 7 >= m^2 2^-108.
+    const m = BigInt(0.3 * 2 ** 54);
+    const r = quotientUp([0.3, 0.3], 7);
+    expect(Number.isInteger(r * 2 ** 60)).toBe(true);
+    expect(BigInt(r * 2 ** 60) * 7n * 2n ** 48n >= m * m).toBe(true);
   });
 });

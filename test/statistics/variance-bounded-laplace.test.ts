@@ -11,6 +11,7 @@ import { seededRng } from '../../src/random/rng.js';
 import { planVariance, sdDP, varDP } from '../../src/statistics/index.js';
 import { ksTest } from '../helpers/gof.js';
 import { SpyAccountant } from '../helpers/spy-accountant.js';
+import { quotientUp } from '../../src/statistics/size-padding.js';
 
 /** floor(log2 x) for a positive double, exactly. */
 function floorLog2(x: number): number {
@@ -111,7 +112,10 @@ describe("varDP/sdDP, mechanism 'bounded-laplace', noise 'safe' (default): calib
       [{ eps: 0.5, lower: 0, upper: 1, mechanism: 'bounded-laplace' as const, neighbors: 'unbounded' as const, n: 12 }, 12],
     ] as const) {
       const w = opts.upper - opts.lower;
-      const [D, vmax] = [(w * w) / m, (w * w * m) / (4 * (m - 1))];
+      // Delta is the double >= the exact w^2/m (1/12 rounds down in floating point: one ulp up).
+      const [D, vmax] = [quotientUp([w, w], m), (w * w * m) / (4 * (m - 1))];
+      expect(D).toBeGreaterThanOrEqual((w * w) / m);
+      expect(D - (w * w) / m).toBeLessThanOrEqual(2 ** -52 * D);
       const L = lattice(opts.eps, D, vmax);
       const plan = planVariance(opts, 10).releases[0]!;
       expect(plan.sensitivity).toBe(D);
