@@ -3,7 +3,8 @@
  * baseline in the same run. Noise is the default ('safe' lattice) with the secure default Rng.
  */
 import { seededRng } from '../src/random/rng.js';
-import { histogramDP, meanDP, quantileDP, tableDP } from '../src/statistics/index.js';
+import { binaryGrid, exactGridMoments, exactGridSum } from '../src/math/exact-sum.js';
+import { histogramDP, meanDP, quantileDP, tableDP, varDP } from '../src/statistics/index.js';
 import { runBench } from './harness.js';
 
 export default async function () {
@@ -46,6 +47,46 @@ export default async function () {
         return s / x7.length;
       },
       run: () => meanDP(x7, { eps: 1, lower: 0, upper: 100 }),
+    },
+    {
+      // The exact clipped sum (per-record rounding to the binary grid of [0, 100], limbs summed exactly)
+      // against the naive clipped double sum (the former in-memory code), same data and loop shape.
+      name: 'exact clipped sum 1e7, 1/6 clipped (exactGridSum)',
+      baselineName: 'naive clipped double sum 1e7',
+      baseline: () => {
+        let s = 0;
+        for (let i = 0; i < x7.length; i++) s += Math.min(Math.max(x7[i]!, 0), 100);
+        return s;
+      },
+      run: () => exactGridSum(x7, binaryGrid(0, 100)),
+    },
+    {
+      name: 'exact clipped sum and sum of squares 1e7 (exactGridMoments)',
+      baselineName: 'naive clipped double sum and sum of squares 1e7',
+      baseline: () => {
+        let s = 0;
+        let q = 0;
+        for (let i = 0; i < x7.length; i++) {
+          const v = Math.min(Math.max(x7[i]!, 0), 100);
+          s += v;
+          q += v * v;
+        }
+        return s + q;
+      },
+      run: () => exactGridMoments(x7, binaryGrid(0, 100)),
+    },
+    {
+      name: 'varDP 1e7, 1/6 clipped (exact sums, safe Laplace)',
+      baselineName: 'two-pass typed-array variance 1e7',
+      baseline: () => {
+        let s = 0;
+        for (let i = 0; i < x7.length; i++) s += x7[i]!;
+        const m = s / x7.length;
+        let q = 0;
+        for (let i = 0; i < x7.length; i++) q += (x7[i]! - m) * (x7[i]! - m);
+        return q / (x7.length - 1);
+      },
+      run: () => varDP(x7, { eps: 1, lower: 0, upper: 100 }),
     },
     {
       name: 'quantileDP 1e6 (median)',
