@@ -50,10 +50,11 @@ import { roundToLattice } from '../mechanisms/optimal-noise/lattice.js';
 import { assertVerified } from '../mechanisms/optimal-noise/mechanism.js';
 import { addLaplaceNoise, checkNoiseInputs, type NoiseSpec } from '../mechanisms/noise.js';
 import { safeTruncatedLaplacePlan, safeTruncatedLaplaceSampler, sampleTruncatedLaplace, truncatedLaplaceParameters } from '../mechanisms/truncated-laplace.js';
-import { addGridNoise, checkGridRange } from '../random/lattice.js';
+import { addGridNoise, checkGridRange, planLaplaceGrid } from '../random/lattice.js';
 import { sampleLaplace } from '../random/continuous.js';
 import { resolveRng, type Rng } from '../random/rng.js';
-import { resolveAccountant, runRelease, type ReleaseOptions } from '../release.js';
+import { resolveAccountant, runRelease, type Guarantee, type ReleaseOptions } from '../release.js';
+import { rowGuarantee, type ModelRelease } from './model-release.js';
 import { checkEpsilon, checkInteger, checkNonNegative, checkPositive } from '../validation.js';
 import { checkColumnBounds, checkMatrixShape, checkVectorShape, matrixShape, toRowMajor, toVector, type MatrixInput } from './matrix.js';
 
@@ -127,50 +128,66 @@ function perQueryCost(noise: CoordinateNoise): { eps: number; delta: number; nam
 /** Draws q~ for one query q (|q| < n). */
 type NoisyAdder = (q: number, rng: Rng) => number;
 
+/** A noise adder with the scale it applies (null for an optimised noise law) and what that scale is. */
+interface Adder {
+  add: NoisyAdder;
+  scale: number | null;
+  scaleOf: string;
+}
+
 /**
  * The per-query noise adder for a mode, after every check that can fail (exact privacy checks of the
  * optimised noises, lattice range for |q| <= n): called before the budget check, so that no error can
  * follow the data being touched.
  */
-function makeAdder(noise: CoordinateNoise, mode: CoordinateSampling, n: number): NoisyAdder {
+function makeAdder(noise: CoordinateNoise, mode: CoordinateSampling, n: number): Adder {
   const D = COORDINATE_GRADIENT_SENSITIVITY;
   switch (noise.kind) {
     case 'laplace': {
       const b = D / noise.eps;
-      if (mode === 'float') return (q, rng) => q + sampleLaplace(rng, b);
+      if (mode === 'float') return { add: (q, rng) => q + sampleLaplace(rng, b), scale: b, scaleOf: 'Laplace scale b = 2/eps_q of each sum (float)' };
       const spec: NoiseSpec = { scale: b, sensitivity: D };
       checkNoiseInputs('laplace', [n], spec, 'safe'); // |q| < n fits the grid
       const v = new Float64Array(1);
       const out = new Float64Array(1);
-      return (q, rng) => {
-        v[0] = q;
-        addLaplaceNoise(v, spec, rng, 'safe', out);
-        return out[0]!;
+      return {
+        add: (q, rng) => {
+          v[0] = q;
+          addLaplaceNoise(v, spec, rng, 'safe', out);
+          return out[0]!;
+        },
+        scale: planLaplaceGrid(b, D, 1).effectiveScale,
+        scaleOf: 'discrete Laplace scale of each sum actually applied (b = 2/eps_q raised for the rounding to the grid)',
       };
     }
     case 'truncated-laplace': {
       if (mode === 'float') {
         const p = truncatedLaplaceParameters(noise.eps, noise.delta, D);
-        return (q, rng) => q + sampleTruncatedLaplace(rng, p);
+        return { add: (q, rng) => q + sampleTruncatedLaplace(rng, p), scale: p.lambda, scaleOf: 'Laplace scale lambda = 2/eps_q of the truncated Laplace of each sum (float)' };
       }
       const plan = safeTruncatedLaplacePlan(noise.eps, noise.delta, D);
       checkGridRange([n, -n], plan.k); // |q| < n fits the grid
       const sampler = safeTruncatedLaplaceSampler(plan);
       const v = new Float64Array(1);
       const out = new Float64Array(1);
-      return (q, rng) => {
-        v[0] = q;
-        addGridNoise(v, out, plan.k, sampler, rng);
-        return out[0]!;
+      return {
+        add: (q, rng) => {
+          v[0] = q;
+          addGridNoise(v, out, plan.k, sampler, rng);
+          return out[0]!;
+        },
+        scale: plan.gridScale * plan.grid,
+        scaleOf: 'discrete Laplace scale t 2^k of the truncated lattice noise of each sum (t >= S/eps_q grid steps)',
       };
     }
     case 'optimized': {
       const X = noise.noise;
       assertVerified(X, 'noise.noise', mode === 'safe');
-      if (mode === 'float') return (q, rng) => q + X.sample(rng);
+      const scaleOf = 'none: an optimised noise law (noise.noise), verified exactly for its (eps_q, delta_q) at sensitivity >= 2';
+      if (mode === 'float') return { add: (q, rng) => q + X.sample(rng), scale: null, scaleOf };
       const lat = X.lattice();
       roundToLattice(n, lat.k, 'n'); // |q| < n fits the lattice
-      return (q, rng) => lat.release(roundToLattice(q, lat.k), rng);
+      return { add: (q, rng) => lat.release(roundToLattice(q, lat.k), rng), scale: null, scaleOf };
     }
     case 'data-dependent': {
       const X = noise.noise;
@@ -179,22 +196,25 @@ function makeAdder(noise: CoordinateNoise, mode: CoordinateSampling, n: number):
       const c = X.cellEdges;
       const lo = c[0]!;
       const hi = c[c.length - 1]!;
+      const scaleOf = 'none: an optimised data-dependent noise law (noise.noise), verified exactly for its (eps_q, delta_q) at sensitivity >= 2';
       if (mode === 'float') {
-        return (q, rng) => {
+        const add: NoisyAdder = (q, rng) => {
           const x = Math.min(hi, Math.max(lo, q));
           return x + X.sample(x, rng);
         };
+        return { add, scale: null, scaleOf };
       }
       const k = X.latticeExponent();
       roundToLattice(lo, k, 'noise.noise.cellEdges[0]');
       roundToLattice(hi, k, 'noise.noise.cellEdges[K]');
-      return (q, rng) => {
+      const add: NoisyAdder = (q, rng) => {
         const m = roundToLattice(Math.min(hi, Math.max(lo, q)), k);
         return X.lattice(X.cellOfLatticePoint(m)).release(m, rng);
       };
+      return { add, scale: null, scaleOf };
     }
     default:
-      return (q) => q;
+      return { add: (q) => q, scale: null, scaleOf: 'none (non-private exact sums)' };
   }
 }
 
@@ -230,7 +250,13 @@ export class ProximalCoordinateDescentDP {
    * sums has sensitivity {@link COORDINATE_GRADIENT_SENSITIVITY} = 2 (replace-one neighbours, see the
    * module comment), and the totals are their basic composition (Dwork & Roth 2014, Thm 3.16).
    */
-  guarantee: { eps: number; delta: number; releases: number; neighbors: 'bounded'; sampling: CoordinateSampling } | null = null;
+  guarantee: (Required<Guarantee> & { releases: number; sampling: CoordinateSampling }) | null = null;
+  /**
+   * The release record of the last fit (undefined before fit and for noise kind 'none', which has no
+   * guarantee): the composed guarantee per row (replace-one), sensitivity 2 of each coordinate
+   * gradient sum, the per-release noise scale (null for the optimised noises) and the composition.
+   */
+  details: ModelRelease | undefined;
   /**
    * The T d released noisy gradient sums of the last fit, in visiting order (epoch-major). They are
    * the DP releases themselves (the coefficients are post-processing of them); for `kind: 'none'` they
@@ -286,7 +312,9 @@ export class ProximalCoordinateDescentDP {
     const eps = per.eps * releases;
     const delta = per.delta * releases;
     if (this.noise.kind !== 'none' && !(delta < 1)) throw new InvalidArgumentError('noise', `composes to delta = ${delta} >= 1 over ${releases} releases; use a smaller per-query delta`, delta);
-    const addNoise = makeAdder(this.noise, sampling, n); // every remaining check, before the budget check
+    const adder = makeAdder(this.noise, sampling, n); // every remaining check, before the budget check
+    const addNoise = adder.add;
+    const mechanism = `proximal-coordinate-descent/${per.name}${sampling === 'float' ? '/float' : ''}`;
     const sums = new Float64Array(releases);
     const run = (rng: Rng) => {
       const { data } = toRowMajor(X, 'X');
@@ -341,10 +369,20 @@ export class ProximalCoordinateDescentDP {
       }
       h = run(resolveRng(options.rng));
     }
-    else h = runRelease(options, { name: 'ProximalCoordinateDescentDP.fit', eps, delta, neighbors: 'bounded', mechanism: `proximal-coordinate-descent/${per.name}${sampling === 'float' ? '/float' : ''}` }, run);
+    else h = runRelease(options, { name: 'ProximalCoordinateDescentDP.fit', eps, delta, neighbors: 'bounded', mechanism }, run);
     this.coefficients = h;
     // kind 'none' releases the exact sums: no finite eps holds (stated as eps = Infinity, not 0).
-    this.guarantee = this.noise.kind === 'none' ? { eps: Infinity, delta: 0, releases, neighbors: 'bounded', sampling } : { eps, delta, releases, neighbors: 'bounded', sampling };
+    this.guarantee = this.noise.kind === 'none' ? { eps: Infinity, delta: 0, releases, neighbors: 'bounded', privacyUnit: 'row', sampling } : { eps, delta, releases, neighbors: 'bounded', privacyUnit: 'row', sampling };
+    this.details = this.noise.kind === 'none' ? undefined : {
+      mechanism,
+      guarantee: rowGuarantee(eps, delta, 'bounded'),
+      sensitivity: COORDINATE_GRADIENT_SENSITIVITY,
+      sensitivityOf: "sensitivity of each coordinate gradient sum q_l = sum_i sigma(-y_i h.x_i)(-y_i x_il) (every term in (-1, 1), |x_il| <= 1) for one replaced row",
+      scale: adder.scale,
+      scaleOf: adder.scaleOf,
+      constants: { releases, epsPerRelease: per.eps, deltaPerRelease: per.delta },
+      derivation: `each of the T d = ${releases} noisy sums is (eps_q, delta_q)-DP; basic adaptive composition (Dwork & Roth 2014, Theorem 3.16); the proximal steps are post-processing (Selvi, Liu & Wiesemann, DP proximal coordinate descent)`,
+    };
     this.noisySums = sums;
     this.lower = lower;
     this.upper = upper;

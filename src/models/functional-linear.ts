@@ -12,6 +12,9 @@ import type { ConvexBody } from '../mechanisms/knorm/ball.js';
 import { sampleKNormNoise, type RejectionStats } from '../mechanisms/knorm/sample.js';
 import { addLaplaceNoise, checkNoiseInputs, type NoiseSpec } from '../mechanisms/noise.js';
 import { runRelease } from '../release.js';
+import type { Guarantee } from '../release.js';
+import { planLaplaceGrid } from '../random/lattice.js';
+import { rowGuarantee, type ModelRelease } from './model-release.js';
 import type { Rng } from '../random/rng.js';
 import { checkEpsilon, checkInteger } from '../validation.js';
 import { checkRowShape, readRowValues, readUnitRows } from './knorm-logistic.js';
@@ -265,6 +268,18 @@ export class FunctionalLinearRegressionDP {
   }
   /** Rejection statistics of the last 'optimal' fit. */
   acceptance: RejectionStats | undefined;
+  /**
+   * The release record of the last fit (undefined before fit), from the calibration its noise used:
+   * eps-DP per row, replace-one neighbours (n public); sensitivity Delta_K of T
+   * ({@link functionalRegressionSensitivity}) in the chosen norm, scale the Laplace / K-norm scale
+   * (the lattice's applied scale, rounding counted, for `noise: 'safe'`).
+   */
+  details: ModelRelease | undefined;
+
+  /** The guarantee of a fit: eps-DP (delta = 0) for replace-one (bounded) neighbours, per row. */
+  get guarantee(): Guarantee {
+    return { eps: this.eps, delta: 0, neighbors: 'bounded' };
+  }
 
   /**
    * @param opts `eps`, the K-norm `norm` ('l1' default, 'linf' or 'optimal') and `noise` ('safe', the default, l1 only; or 'float').
@@ -309,7 +324,8 @@ export class FunctionalLinearRegressionDP {
     const stats: RejectionStats = { proposals: 0, accepted: 0 };
     const d = functionalStatisticDimension(p);
     const sensitivity = functionalRegressionSensitivity(p, this.norm);
-    const spec: NoiseSpec = { scale: sensitivity / this.eps, sensitivity };
+    const scale = sensitivity / this.eps;
+    const spec: NoiseSpec = { scale, sensitivity };
     const safe = this.noise === 'safe';
     // Every check of the lattice path, before the budget, on the PUBLIC bound |T_i| <= 2n.
     if (safe) checkNoiseInputs('laplace', new Float64Array(d).fill(2 * n), spec, 'safe');
@@ -333,6 +349,17 @@ export class FunctionalLinearRegressionDP {
     );
     this.coeff = Array.from(beta);
     this.acceptance = this.norm === 'optimal' ? stats : undefined;
+    const grid = safe ? planLaplaceGrid(scale, sensitivity, d) : undefined;
+    this.details = {
+      mechanism: `functional-knorm-${this.norm}`,
+      guarantee: rowGuarantee(this.eps, 0, 'bounded'),
+      sensitivity,
+      sensitivityOf: `${this.norm === 'optimal' ? 'gauge of the body K' : this.norm} sensitivity Delta_K of the released sums T (d = ${d} entries, p = ${p} covariates) for one replaced record (x, y) in [-1, 1]^(p + 1)${safe ? '; the lattice noise also counts the rounding d 2^k' : ''}`,
+      scale: grid !== undefined ? grid.effectiveScale : scale,
+      scaleOf: safe ? 'discrete Laplace scale per entry actually applied (Delta_1/eps raised for the rounding, whole grid units)' : 'K-norm scale Delta_K/eps (density proportional to exp(-||b||_K eps/Delta_K))',
+      constants: grid !== undefined ? { dimension: d, p, gridExponent: grid.k } : { dimension: d, p },
+      derivation: 'Awan & Slavkovic (2021), Section 5 (functional mechanism with K-norm noise, Equation 4 post-processing); K-norm mechanism (Hardt & Talwar 2010)',
+    };
     return this;
   }
 

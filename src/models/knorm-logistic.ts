@@ -9,6 +9,8 @@ import { requireFitted } from './fitted.js';
 import { sampleKNormNoise } from '../mechanisms/knorm/sample.js';
 import { minimizeLbfgs } from '../optimize/lbfgs.js';
 import { runRelease, valueFreeError } from '../release.js';
+import type { Guarantee } from '../release.js';
+import { exactMinimiserAssumption, rowGuarantee, type ModelRelease } from './model-release.js';
 import type { Rng } from '../random/rng.js';
 import { checkEpsilon, checkOpenUnit } from '../validation.js';
 
@@ -125,6 +127,19 @@ export class KNormLogisticRegressionDP {
   }
   /** Provenance of the last fit. */
   info: KNormLogisticFitInfo | undefined;
+  /**
+   * The release record of the last fit (undefined before fit), from the calibration its noise used:
+   * eps-DP per row, replace-one neighbours; no single output sensitivity (objective perturbation: a
+   * density-ratio proof), so `sensitivity` is Delta_K, the K-norm bound on the difference of two rows'
+   * loss gradients b is calibrated to (rate q eps / Delta_K), with the Hessian bound lambda = m/4 and
+   * gamma in `constants`; `assumption` states that the proof needs the exact minimiser.
+   */
+  details: ModelRelease | undefined;
+
+  /** The guarantee of a fit: eps-DP (delta = 0) for replace-one (bounded) neighbours, per row. */
+  get guarantee(): Guarantee {
+    return { eps: this.eps, delta: 0, neighbors: 'bounded' };
+  }
 
   /**
    * @param opts `eps`, the K-norm `norm` ('linf' default, 'l2' or 'l1'), the share `q` in (0, 1) of eps for the noise (default 1/2),
@@ -254,6 +269,17 @@ export class KNormLogisticRegressionDP {
     this.addBias = addBias;
     this.coeff = Array.from(result.x);
     this.info = { m, n, sensitivity, lambda, gamma, noiseRate };
+    this.details = {
+      mechanism: `objective-perturbation-knorm-${this.norm}`,
+      guarantee: rowGuarantee(this.eps, 0, 'bounded'),
+      sensitivity,
+      sensitivityOf: `${this.norm} bound Delta_K on the difference of two rows' loss gradients ((sigma - y) x, |sigma - y| <= 1, x in [-1, 1]^m, m = ${m}) that b is calibrated to; objective perturbation has no output sensitivity (its proof bounds the density ratio of b), and rests also on the Hessian bound lambda = m/4`,
+      scale: noiseRate,
+      scaleOf: `rate q eps / Delta_K of the density proportional to exp(-rate |b|_K) (K = ${this.norm})`,
+      constants: { lambda, gamma, q: this.q, m },
+      derivation: 'Awan & Slavkovic (2021), Algorithm 2 and Theorem 4.1 (Section 4.1 for the logistic loss): gamma = lambda/(e^{eps(1 - q)} - 1), b rate q eps/Delta_K',
+      assumption: exactMinimiserAssumption(`the absolute ||grad J|| <= gradTol = ${gradTol}`),
+    };
     return this;
   }
 

@@ -8,7 +8,7 @@
 import type { Guarantee, Release } from '../release.js';
 
 /** A model release's privacy statement: the {@link Release} fields of a statistic, for a fitted model. */
-export interface ModelRelease extends Pick<Release<unknown>, 'mechanism' | 'sensitivity' | 'scale'> {
+export interface ModelRelease extends Pick<Release<unknown>, 'mechanism' | 'sensitivity'> {
   /** eps, delta, neighbour relation and privacy unit ('row': every model release is per row). */
   guarantee: Required<Guarantee>;
   /**
@@ -16,7 +16,12 @@ export interface ModelRelease extends Pick<Release<unknown>, 'mechanism' | 'sens
    * (objective perturbation: a density-ratio proof) the constant the calibration rests on and why.
    */
   sensitivityOf: string;
-  /** What `scale` is (Laplace b, Gaussian sigma, Gamma rate, ...). */
+  /**
+   * The noise scale the fit used (Laplace b, Gaussian sigma, Gamma rate, ...: see `scaleOf`), per
+   * release where it differs; null when the noise has no single scale (an optimised noise law).
+   */
+  scale: number | number[] | null;
+  /** What `scale` is. */
   scaleOf: string;
   /** Further calibration constants the noise used (e.g. KST's smoothness lambda and Delta), by name. */
   constants: Readonly<Record<string, number>>;
