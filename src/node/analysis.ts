@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { DpkitError, InvalidArgumentError } from '../errors.js';
 import { PrivacyAccountant, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
 import type { ClickHouseSourceSpec, DataSourceSpec, MissingPolicy } from './data.js';
@@ -74,6 +74,23 @@ class Located {
     throw new SchemaError(this.file, 0, 0, keyName(p), message);
   }
 
+  /**
+   * A number read from `p` must be WRITTEN as a decimal literal, the rule of the command-line flags
+   * (cli-number.ts): YAML 1.2 also reads `0x10` (16), `0o17` (15), `.inf` and `.nan` as numbers, and
+   * a `%YAML 1.1` document `0b101`, `0755`, `1_000` and `1:30`; a budget or bound typed by mistake in
+   * any of those forms is refused here with the key named, never read as another number. A value not
+   * in the document (a default) or not a number passes (the reader's type check names it).
+   */
+  decimal(p: KeyPath, rule: string): void {
+    const node = this.doc.getIn(p, true);
+    if (!isScalar(node) || typeof node.value !== 'number' || typeof node.source !== 'string') return;
+    const src = node.source.trim();
+    // Number(src) !== value: a %YAML 1.1 document reads a leading-zero integer (`010`) as octal (8).
+    if (!DECIMAL_LITERAL.test(src) || Number(src) !== node.value) {
+      this.fail(p, `must be ${rule} written as a decimal literal (digits, an optional fraction and exponent, e.g. 16, 0.5 or 1e-6; no hexadecimal, octal, binary, sexagesimal, digit separators, .inf or .nan), got ${src}`);
+    }
+  }
+
   /** A warning located like {@link Located.fail}'s errors (`file:line:col: key message`), not thrown. */
   note(p: KeyPath, message: string): string {
     for (let i = p.length; i >= 0; i--) {
@@ -86,6 +103,9 @@ class Located {
     return `${this.file}: ${keyName(p)} ${message}`;
   }
 }
+
+/** A decimal or scientific literal (the command line's rule, cli-number.ts): optional sign, digits with an optional fraction (or a fraction alone), optional exponent. */
+const DECIMAL_LITERAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 function show(v: unknown): string {
   if (v === undefined) return 'nothing';
@@ -118,6 +138,7 @@ class Reader {
       if (def !== undefined) return def;
       this.loc.fail([...this.at, k], `is required (${ruleText(rule)})`);
     }
+    this.loc.decimal([...this.at, k], ruleText(rule));
     const ok =
       typeof v === 'number' &&
       Number.isFinite(v) &&
@@ -132,6 +153,7 @@ class Reader {
       if (def !== undefined) return def;
       this.loc.fail([...this.at, k], `is required (an integer in [${min}, ${max}])`);
     }
+    this.loc.decimal([...this.at, k], `an integer in [${min}, ${max}]`);
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) this.loc.fail([...this.at, k], `must be an integer in [${min}, ${max}], got ${show(v)}`);
     return v as number;
   }
@@ -205,6 +227,7 @@ class Reader {
     const arr = v as unknown[];
     if (arr.length < (opts.min ?? 1)) this.loc.fail([...this.at, k], `must have at least ${opts.min ?? 1} number(s)`);
     return arr.map((x, i) => {
+      this.loc.decimal([...this.at, k, i], 'a finite number');
       if (typeof x !== 'number' || !Number.isFinite(x)) this.loc.fail([...this.at, k, i], `must be a finite number, got ${show(x)}`);
       if (opts.unit && !(x > 0 && x < 1)) this.loc.fail([...this.at, k, i], `must be in (0, 1), got ${show(x)}`);
       if (opts.increasing && i > 0 && !(x > (arr[i - 1] as number))) this.loc.fail([...this.at, k, i], `must be larger than the previous value`);
@@ -224,7 +247,8 @@ class Reader {
  * A categorical level, matched as exact text against the data: a string as written, or an integer
  * written in plain decimal (`1`, `-3`) as that text. Anything whose text would not be the one the
  * user wrote is a located error: a number with a fraction or exponent (`1.0` would be "1", `2.50`
- * "2.5"), a leading zero (`01` would be "1"), hex/octal, an integer beyond 2^53, a boolean, null.
+ * "2.5"), a leading zero (`01` would be "1"), `-0` (would be "0"), hex/octal, an integer beyond 2^53,
+ * a boolean, null.
  */
 function levelText(loc: Located, p: KeyPath): string {
   const node = loc.doc.getIn(p, true) as { source?: unknown } | null | undefined;
@@ -234,7 +258,9 @@ function levelText(loc: Located, p: KeyPath): string {
     return v;
   }
   const src = node && typeof node === 'object' && typeof node.source === 'string' ? node.source.trim() : undefined;
-  if (typeof v === 'number' && Number.isSafeInteger(v) && src !== undefined && /^-?(0|[1-9][0-9]*)$/.test(src)) return String(v);
+  // -0 is refused, not canonicalised: YAML reads it as the number 0, so "0" (its value) and "-0" (its
+  // text) are both guesses at the level meant; quoting says which.
+  if (typeof v === 'number' && Number.isSafeInteger(v) && src !== undefined && /^(0|-?[1-9][0-9]*)$/.test(src)) return String(v);
   const quote = src !== undefined ? ` (quote it: '${src}', if that is the text in the data)` : '';
   return loc.fail(p, `must be a string or an integer written in decimal (levels are matched as exact text), got ${v === null ? 'null' : (src ?? show(v))}${quote}`);
 }
@@ -552,6 +578,7 @@ function parseRelease(loc: Located, raw: unknown, i: number, schema: DataSchema,
       return undefined;
     }
     const n = o.n;
+    loc.decimal([...at, 'n'], `an integer >= ${min}`);
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min) loc.fail([...at, 'n'], `must be an integer >= ${min} (a PUBLIC lower bound on the number of records), got ${show(n)}`);
     return n;
   };

@@ -62,6 +62,7 @@ describe('schema files', () => {
       ['[1e3]', /levels\[0\] must be a string or an integer .*got 1e3/],
       ['[01, 02]', /levels\[0\] must be a string or an integer .*got 01/],
       ['[0x10]', /levels\[0\] must be a string or an integer .*got 0x10/],
+      ['[1, -0]', /:2:39: columns\.d\.levels\[1\] must be a string or an integer .*got -0 \(quote it: '-0'/],
       ['[12345678901234567890]', /levels\[0\] must be a string or an integer .*got 12345678901234567890/],
       ['[a, true]', /levels\[1\] must be a string or an integer .*got true \(quote it: 'true'/],
       ['[a, null]', /levels\[1\] must be a string or an integer .*got null/],
@@ -76,11 +77,57 @@ describe('schema files', () => {
     expect(schemaErrorOf(() => loadSchema(f))).toMatch(/:2:62: columns\.d\.missing\.impute must be a string or an integer .*got 1\.0/);
   });
 
+  it('-0 is not a level (YAML reads it as 0; quoted, it is the text -0)', () => {
+    expect(schemaErrorOf(() => loadSchema(file('columns:\n  d: { type: categorical, levels: [0, 1], missing: { impute: -0 } }\n')))).toMatch(/columns\.d\.missing\.impute must be a string or an integer .*got -0/);
+    expect(loadSchema(file("columns:\n  d: { type: categorical, levels: ['-0', 0] }\n")).columns.get('d')).toMatchObject({ levels: ['-0', '0'] });
+  });
+
   it('positive (the label level of a classifier) follows the same rule', () => {
     const sch = file('columns:\n  x: { type: numeric, lower: 0, upper: 1 }\n  y: { type: categorical, levels: [0, 1] }\n');
     const a = (positive: string) => file(`data: { path: d.csv }\nschema: ${sch}\nbudget: { eps: 1 }\nreleases:\n  - { stat: logistic_regression, features: [x], label: y, positive: ${positive}, eps: 0.5 }\n`);
     expect(loadAnalysis(a('1')).releases[0]).toMatchObject({ positive: '1' });
     expect(schemaErrorOf(() => loadAnalysis(a('1.0')))).toMatch(/releases\[0\]\.positive must be a string or an integer .*got 1\.0/);
+  });
+});
+
+describe('numbers are written as decimal literals (the rule of the command-line flags)', () => {
+  const RULE = /written as a decimal literal \(.*no hexadecimal, octal, binary, sexagesimal, digit separators, \.inf or \.nan\), got /;
+  it('a number option written in hex, octal, .inf or .nan (YAML 1.2) is a located error naming the key and the rule', () => {
+    const cases: [string, string, RegExp][] = [
+      ['budget: { eps: 0x10 }', '', /:9:16: budget\.eps must be a number > 0 written as a decimal literal .*got 0x10$/],
+      ['budget: { eps: 0o17 }', '', /:9:16: budget\.eps must be a number > 0 written .*got 0o17$/],
+      ['budget: { eps: 2, delta: .nan }', '', /budget\.delta must be a number in \[0, 1\) written .*got \.nan$/],
+      ['budget: { eps: .inf }', '', /budget\.eps must be a number > 0 written .*got \.inf$/],
+      ['budget: { eps: 2 }', '  - { stat: mean, column: age, eps: 0x1 }\n', /releases\[0\]\.eps must be a number > 0 written .*got 0x1$/],
+      ['budget: { eps: 2 }', '  - { stat: histogram, column: age, bins: 0xA, eps: 1 }\n', /releases\[0\]\.bins must be an integer in \[1, 10000\] written .*got 0xA$/],
+      ['budget: { eps: 2 }', '  - { stat: histogram, column: age, edges: [17, 0x20, 90], eps: 1 }\n', /releases\[0\]\.edges\[1\] must be a finite number written .*got 0x20$/],
+      ['budget: { eps: 2 }', '  - { stat: quantile, column: age, probs: [.nan], eps: 1 }\n', /releases\[0\]\.probs\[0\] must be a finite number written .*got \.nan$/],
+      ['budget: { eps: 2, neighbors: unbounded }', '  - { stat: mean, column: age, eps: 1, neighbors: unbounded, n: 0x100 }\n', /releases\[0\]\.n must be an integer >= \d+ written .*got 0x100$/],
+    ];
+    for (const [budget, release, re] of cases) {
+      const f = file(`data:\n  path: data.csv\nschema:\n${SCHEMA.replace(/^/gm, '  ').trimEnd()}\n${budget}\nreleases:\n${release || '  - { stat: count, eps: 0.1 }\n'}`);
+      const msg = schemaErrorOf(() => loadAnalysis(f));
+      expect(msg, `${budget} ${release}`).toMatch(re);
+      expect(msg).toMatch(RULE);
+    }
+  });
+
+  it('so are the forms a %YAML 1.1 document reads as numbers (binary, leading-zero octal, digit separators, sexagesimal), and schema bounds', () => {
+    for (const v of ['0b10', '010', '1_0', '1:30']) {
+      const f = file(`%YAML 1.1\n---\ndata: { path: data.csv }\nschema:\n${SCHEMA.replace(/^/gm, '  ').trimEnd()}\nbudget: { eps: ${v} }\nreleases:\n  - { stat: count, eps: 0.1 }\n`);
+      expect(schemaErrorOf(() => loadAnalysis(f)), v).toMatch(new RegExp(`budget\\.eps must be a number > 0 written as a decimal literal .*got ${v}$`));
+    }
+    const s = file('columns:\n  age: { type: numeric, lower: 0x0, upper: 90 }\n');
+    expect(schemaErrorOf(() => loadSchema(s))).toMatch(/:2:32: columns\.age\.lower must be a finite number written as a decimal literal .*got 0x0$/);
+    const m = file('columns:\n  age: { type: numeric, lower: 0, upper: 90, missing: { impute: .inf } }\n');
+    expect(schemaErrorOf(() => loadSchema(m))).toMatch(/columns\.age\.missing\.impute must be a finite number written .*got \.inf$/);
+  });
+
+  it('decimal and scientific literals are read as before (sign, fraction alone, trailing point, exponent)', () => {
+    const f = file(`data:\n  path: data.csv\nschema:\n${SCHEMA.replace(/^/gm, '  ').trimEnd()}\nbudget: { eps: +2., delta: 1.0e-6 }\nreleases:\n  - { stat: histogram, column: age, edges: [17, .5e2, 9E1], eps: .25 }\n`);
+    const a = loadAnalysis(f);
+    expect(a.budget).toMatchObject({ eps: 2, delta: 1e-6 });
+    expect(a.releases[0]).toMatchObject({ eps: 0.25, edges: [17, 50, 90] });
   });
 });
 
