@@ -7,9 +7,9 @@ import {
   addRemoveOnly,
   checkNumericContainer,
   checkOptionsObject,
-  clippedCrossDev,
-  clippedMeanSS,
-  clippedSum,
+  exactClippedCross,
+  exactClippedMoments,
+  exactRange,
   parseBounds,
   parseNoiseOptions,
   parsePublicSize,
@@ -23,6 +23,7 @@ import { checkExactAllowed, checkPlanRange, planNoise, scalarPlan } from './nois
 import { runStatPlan, type ReleasePlan, type StatPlan } from './plan.js';
 import type { Guarantee, Release } from '../release.js';
 import type { Rng } from '../random/rng.js';
+import { ratioToDouble, snapDown, snapExponent, snappedSensitivityRatio, type Rational } from './size-padding.js';
 
 export interface PooledOptions extends PublicSizeOption {
   /**
@@ -86,6 +87,12 @@ export interface PooledStatistic {
   deviations: number;
   /** The degrees of freedom D = sum_j max(n_j - 1, 0) (add/remove-one releases). */
   df: number;
+  /**
+   * The pooled deviations sum_j SS_j EXACTLY (a rational), from the exact sums of the grid values
+   * (pooledVarDP/pooledCovDP in memory); when present the release computes SS/D (or SS/max(D, n0 - J))
+   * exactly and snaps it to the grid of the plan (see planPooled).
+   */
+  exact?: Rational;
 }
 
 /** Group sizes as a pooled plan needs them (public under replace-one neighbours, where they never change). */
@@ -122,7 +129,7 @@ function planPooled(
   opts: PooledOptions,
   J: number,
   g: PooledSizes | undefined,
-  R: number,
+  widths: readonly [number, number],
   approx: boolean,
   labels: 'public' | 'private',
   privateFactor: number,
@@ -132,22 +139,33 @@ function planPooled(
   clampAtZero: boolean,
 ): StatPlan<PooledStatistic, number> {
   const n0 = parsePublicSize(opts, p.relations, J + 1, 'the total number of records N (it must exceed the number of groups J)');
+  const R = widths[0] * widths[1];
+  // The exact statistic (pooled deviations from exact sums) is released snapped to g = 2^e,
+  // 2^(e + 51) >= R (|SS/D| <= R/2: SS_j <= n_j R/4 <= (n_j - 1) R/2), and every sensitivity below is
+  // rounded up to a multiple of g from its exact rational (snappedSensitivityRatio), so
+  // |snap(T) - snap(T')| <= g ceil(|T - T'|/g) <= the stated sensitivity (size-padding.ts).
+  const e = R > 0 && Number.isFinite(R) ? snapExponent(R) : undefined;
+  const sensOf = (q: bigint, d: bigint) => snappedSensitivityRatio(widths, q, d);
   return {
     name,
     releases: p.relations.map((r) => {
       if (r === 'bounded' && g === undefined) throw new InvalidArgumentError('sizes', 'are required for the bounded release (the group sizes, public under replace-one neighbours)');
       let sens: number;
-      if (r !== 'bounded') sens = (unboundedFactor * R) / (n0! - J + 1);
-      else if (labels === 'public') sens = boundedSens(R, g!.D, g!.nMax, approx);
+      if (r !== 'bounded') sens = sensOf(BigInt(unboundedFactor * 2), 2n * BigInt(n0! - J + 1));
+      else if (labels === 'public') sens = approx ? sensOf(1n, BigInt(g!.D)) : sensOf(BigInt(g!.nMax - 1), BigInt(g!.nMax) * BigInt(g!.D));
       else {
         // Private labels: only N (public under replace-one) and J are used, never the group sizes.
         const N = g!.N;
         if (N === undefined || !(N - J >= 1)) throw new InvalidArgumentError('groups', 'must hold more records than groups (N - J >= 1) for private group labels', N === undefined ? 'N unknown' : `N=${N}, J=${J}`);
-        sens = (privateFactor * R) / (N - J);
+        sens = sensOf(BigInt(privateFactor), BigInt(N - J));
       }
       const plan = planNoise(p, sens, sens, argName);
       checkPlanRange(plan, 1, R, argName);
-      const stat = r === 'bounded' ? (st: PooledStatistic) => st.value : (st: PooledStatistic) => totalPooled(st, n0! - J);
+      const exactAt = (st: PooledStatistic, d: number) => snapDown({ num: st.exact!.num, den: st.exact!.den * BigInt(d) }, e!);
+      const stat =
+        r === 'bounded'
+          ? (st: PooledStatistic) => (st.exact !== undefined && e !== undefined ? exactAt(st, st.df) : st.value)
+          : (st: PooledStatistic) => (st.exact !== undefined && e !== undefined && Number.isInteger(st.df) && st.df >= 0 ? exactAt(st, Math.max(st.df, n0! - J)) : totalPooled(st, n0! - J));
       const rp = scalarPlan<PooledStatistic>(p, r, plan, stat, clampAtZero ? { post: (v: number) => Math.max(0, v) } : {});
       return r === 'bounded' ? withAssumption(rp, labels === 'public' ? PUBLIC_SIZES : PRIVATE_LABELS) : rp;
     }),
@@ -208,7 +226,8 @@ export function planPooledVar(opts: BoundedStatOptions & PooledOptions, J: numbe
   const approx = parseApprox(opts);
   const labels = parseLabels(opts, approx);
   checkExactAllowed(p, false, 'the pooled variance');
-  return planPooled(p, opts, J, g, (u - l) * (u - l), approx, labels, 1, 1, 'lower/upper', 'pooledVarDP', true);
+  const w = exactWidth(l, u);
+  return planPooled(p, opts, J, g, [w, w], approx, labels, 1, 1, 'lower/upper', 'pooledVarDP', true);
 }
 
 /**
@@ -235,15 +254,41 @@ export function planPooledCov(opts: CovOptions & PooledOptions, J: number, g?: P
   const approx = parseApprox(opts);
   const labels = parseLabels(opts, approx);
   checkExactAllowed(p, false, 'the pooled covariance');
-  return planPooled(p, opts, J, g, (b1[1] - b1[0]) * (b2[1] - b2[0]), approx, labels, 2, 1.5, 'lower1/upper1/lower2/upper2', 'pooledCovDP', false);
+  return planPooled(p, opts, J, g, [exactWidth(b1[0], b1[1]), exactWidth(b2[0], b2[1])], approx, labels, 2, 1.5, 'lower1/upper1/lower2/upper2', 'pooledCovDP', false);
 }
 
 /**
- * Bounded sensitivity of the pooled (co)variance for a range product R ((u-l)^2 or (u1-l1)(u2-l2)):
- * R (1 - 1/n_max)/D, or R/D with approxNMax (DPpack; D = N - J when no group is empty).
+ * The range width of the sensitivity: a double >= the exact u - l (exactRange; u - l itself when the
+ * subtraction is exact or overflows, for the plan's range checks). The bounded sensitivity of the
+ * pooled (co)variance for R = w1 w2 is R (1 - 1/n_max)/D, or R/D with approxNMax (DPpack; D = N - J
+ * when no group is empty), rounded up to the snap grid (planPooled).
  */
-function boundedSens(R: number, D: number, nMax: number, approx: boolean): number {
-  return approx ? R / D : (R * (1 - 1 / nMax)) / D;
+function exactWidth(l: number, u: number): number {
+  return exactRange(l, u).width ?? u - l;
+}
+
+/** The exact pooled deviations sum_j (n_j P_j - A_j B_j)/n_j / 10^k from each group's exact sums (A, B the sums, P the sum of products, k the total scale). */
+function pooledDeviations(parts: Array<{ n: number; a: bigint; b: bigint; p: bigint }>, k: number): Rational {
+  let num = 0n;
+  let den = 1n;
+  for (const { n, a, b, p } of parts) {
+    if (n === 0) continue;
+    const N = BigInt(n);
+    // num/den + (N p - a b)/N
+    num = num * N + (N * p - a * b) * den;
+    den *= N;
+    const gg = gcd(num < 0n ? -num : num, den);
+    if (gg > 1n) {
+      num /= gg;
+      den /= gg;
+    }
+  }
+  return { num, den: den * 10n ** BigInt(k) };
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
 }
 
 /**
@@ -262,6 +307,10 @@ function boundedSens(R: number, D: number, nMax: number, approx: boolean): numbe
  * DPpack's unbounded value is wrong when a record is added (counterexamples tested). Proofs and
  * counterexamples: docs/proofs/statistics-sensitivity.md#pooled-variance.
  * Laplace (eps-DP) or Gaussian ((eps, delta)-DP) noise as in meanDP.
+ * Floating point (Casacuberta et al., CCS 2022): each record is rounded to the public binary grid of
+ * [l, u] (inside it), the groups' sums and sums of squares are exact (src/math/exact-sum.ts), the
+ * pooled value is computed exactly in rationals and released snapped to g = 2^e (2^(e + 51) >= R),
+ * with each sensitivity above rounded up to a multiple of g (see planPooled and varDP).
  * The release is clamped at 0 (post-processing; DPpack's re-draw until positive breaks the guarantee
  * and is not copied).
  *
@@ -284,9 +333,16 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
   const l = opts.lower;
   const u = opts.upper;
   return runStatPlan(opts, plan, () => {
-    let ss = 0;
-    for (let j = 0; j < groups.length; j++) if (groups[j]!.length > 0) ss += clippedMeanSS(groups[j]!, l, u, `groups[${j}]`).ss;
-    return { value: ss / g.D, count: g.N, deviations: ss, df: g.D };
+    // Exact sums of each group's grid values and squares (checks every value is finite), pooled exactly.
+    let k = 0;
+    const parts = groups.map((x, j) => {
+      const m = exactClippedMoments(x, l, u, `groups[${j}]`);
+      k = 2 * m.scaledSum.scale;
+      return { n: x.length, a: m.scaledSum.value, b: m.scaledSum.value, p: m.scaledSumSq };
+    });
+    const exact = pooledDeviations(parts, k);
+    const ss = ratioToDouble(exact.num, exact.den);
+    return { value: g.D > 0 ? ratioToDouble(exact.num, exact.den * BigInt(g.D)) : NaN, count: g.N, deviations: ss, df: g.D, exact };
   }) as StatResult<number, O>;
 }
 
@@ -301,7 +357,8 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  * bound on N (option `n`, required; see PublicSizeOption), releasing CD/max(D, n0 - J), total (proof at
  * planPooled). Proofs and counterexamples:
  * docs/proofs/statistics-sensitivity.md#pooled-covariance.
- * Laplace or Gaussian noise as in meanDP.
+ * Laplace or Gaussian noise as in meanDP. Exact sums of the grid pairs and products, exact pooled
+ * value, snapped release and sensitivities as {@link pooledVarDP}.
  *
  * @param groups The private pairs of columns of each group.
  * @param opts `lower1`/`upper1`, `lower2`/`upper2` (PUBLIC bounds), `eps` (and `delta`, `mechanism`), `neighbors`, `n`, `rng`, `accountant`, `details`.
@@ -323,16 +380,16 @@ export function pooledCovDP<O extends CovOptions & PooledOptions>(groups: Readon
   const b1: [number, number] = [opts.lower1, opts.upper1];
   const b2: [number, number] = [opts.lower2, opts.upper2];
   return runStatPlan(opts, plan, () => {
-    let s = 0;
-    for (let j = 0; j < groups.length; j++) {
-      const [a, b] = groups[j]!;
-      const n = a.length;
-      if (n === 0) continue;
-      const m1 = clippedSum(a, b1[0], b1[1], `groups[${j}][0]`) / n;
-      const m2 = clippedSum(b, b2[0], b2[1], `groups[${j}][1]`) / n;
-      s += clippedCrossDev(a, b, b1, b2, m1, m2);
-    }
-    return { value: s / g.D, count: g.N, deviations: s, df: g.D };
+    // Exact sums of each group's grid pairs and products (checks every value is finite), pooled exactly.
+    let k = 0;
+    const parts = groups.map(([a, b], j) => {
+      const c = exactClippedCross(a, b, b1, b2, [`groups[${j}][0]`, `groups[${j}][1]`]);
+      k = c.k1 + c.k2;
+      return { n: a.length, a: c.s, b: c.t, p: c.st };
+    });
+    const exact = pooledDeviations(parts, k);
+    const s = ratioToDouble(exact.num, exact.den);
+    return { value: g.D > 0 ? ratioToDouble(exact.num, exact.den * BigInt(g.D)) : NaN, count: g.N, deviations: s, df: g.D, exact };
   }) as StatResult<number, O>;
 }
 

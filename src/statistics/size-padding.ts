@@ -171,20 +171,29 @@ export function snapDown(t: Rational, e: number): number {
  * S = the product of `factors` (grid widths, exact doubles) computed exactly, g = 2^snapExponent(fl(S)).
  */
 export function snappedSensitivity(factors: readonly number[], m: number): number {
+  return snappedSensitivityRatio(factors, 1n, BigInt(m));
+}
+
+/**
+ * {@link snappedSensitivity} for a sensitivity S q/r (S the exact product of `factors`, q/r >= 0 a
+ * rational such as (n_max - 1)/(n_max D) or 3/(2 (n0 - J + 1))): g ceil(S q/(r g)) with the grid
+ * g = 2^snapExponent(fl(S)) of the statistic (|T| <= 2S), a multiple of g and >= S q/r.
+ */
+export function snappedSensitivityRatio(factors: readonly number[], q: bigint, r: bigint): number {
   const S = factors.reduce((a, b) => a * b, 1);
-  // A product that overflows or underflows has no snap grid: S/m (infinite or 0) is returned for the
+  // A product that overflows or underflows has no snap grid: S q/r (infinite or 0) is returned for the
   // plan's own range checks to refuse (typed errors naming the bounds, before anything is spent).
-  if (!(S > 0) || !Number.isFinite(S)) return S / m;
+  if (!(S > 0) || !Number.isFinite(S)) return (S * Number(q)) / Number(r);
   const e = snapExponent(S);
-  // S_exact / (m 2^e), S_exact = prod m_i 2^e_i.
-  let num = 1n;
+  // S_exact q / (r 2^e), S_exact = prod m_i 2^e_i.
+  let num = q;
   let exp = -e;
   for (const f of factors) {
     const { m: fm, e: fe } = toDyadic(f);
     num *= fm;
     exp += fe;
   }
-  let den = BigInt(m);
+  let den = r;
   if (exp >= 0) num <<= BigInt(exp);
   else den <<= BigInt(-exp);
   const c = (num + den - 1n) / den;

@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as mech from '../../src/mechanisms/noise.js';
 import { seededRng } from '../../src/random/rng.js';
-import { covDP, meanDP, sdDP, varDP } from '../../src/statistics/index.js';
+import { covDP, meanDP, pooledCovDP, pooledVarDP, sdDP, varDP } from '../../src/statistics/index.js';
 
 /** The values handed to the Laplace noise adder, in call order. */
 const seen: number[] = [];
@@ -192,5 +192,37 @@ describe('in-memory sums: neighbours move the value handed to the noise by at mo
     // A value off the binary grid of [0, 3] (ulp(3) = 2^-51) is rounded per record: 2^-60 contributes 0.
     const z = preNoise(() => meanDP([2 ** -60, 1], { ...lap, lower: 0, upper: 3, rng: seededRng(1) }));
     expect(z.value).toBe(0.5 - 1.5);
+  });
+
+  it('pooled variance and covariance (two groups of 2^19, replace-one within a group and add/remove-one): never above the stated sensitivity', () => {
+    const n = 2 ** 19;
+    const w = 2 ** -6;
+    const l = L + 0.2421875;
+    const u = l + w;
+    const rng = seededRng(21);
+    const g1 = new Float64Array(n);
+    const g2 = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      g1[i] = l + (w * Math.floor(rng.nextDouble() * 4)) / 3;
+      g2[i] = l + (w * Math.floor(rng.nextDouble() * 2));
+    }
+    const bounds = { lower: l, upper: u };
+    const cb = { lower1: l, upper1: u, lower2: l, upper2: u };
+    let worst = 0;
+    for (const pos of [0, n - 1]) {
+      const keep = g1[pos]!;
+      g1[pos] = l;
+      const a = [preNoise(() => pooledVarDP([g1, g2], { ...lap, ...bounds, rng: seededRng(1) })), preNoise(() => pooledCovDP([[g1, g2], [g2, g2]], { ...lap, ...cb, rng: seededRng(1) }))];
+      g1[pos] = u;
+      const b = [preNoise(() => pooledVarDP([g1, g2], { ...lap, ...bounds, rng: seededRng(1) })), preNoise(() => pooledCovDP([[g1, g2], [g2, g2]], { ...lap, ...cb, rng: seededRng(1) }))];
+      g1[pos] = keep;
+      for (let j = 0; j < 2; j++) worst = Math.max(worst, Math.abs(a[j]!.value - b[j]!.value) / a[j]!.sensitivity);
+    }
+    const o = { ...lap, neighbors: 'unbounded' as const, n: 2 * n, rng: seededRng(1) };
+    const a = preNoise(() => pooledVarDP([g1, g2.subarray(0, n - 1)], { ...o, ...bounds }));
+    const b = preNoise(() => pooledVarDP([g1, g2], { ...o, ...bounds }));
+    worst = Math.max(worst, Math.abs(a.value - b.value) / a.sensitivity);
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThanOrEqual(1);
   });
 });

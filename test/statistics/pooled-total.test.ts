@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { seededRng } from '../../src/random/rng.js';
 import { covDP, planPooledCov, planPooledVar, pooledCovDP, pooledVarDP, type PooledStatistic } from '../../src/statistics/index.js';
+import { snappedSensitivity, snappedSensitivityRatio } from '../../src/statistics/size-padding.js';
 import { totalPooled } from '../../src/statistics/pooled.js';
 
 const huge = { eps: 1e12, noise: 'float' as const, neighbors: 'unbounded' as const };
@@ -109,7 +110,10 @@ describe('brute force: the claimed add/remove-one sensitivity bounds every chang
     [3, 6],
   ])('variance (J = %i, n = %i; groups of 0 .. 3 values in {0, 1, 3})', (J, n0) => {
     const s = planPooledVar({ eps: 1, neighbors: 'unbounded', lower: 0, upper: 3, n: n0 }, J).releases[0]!.sensitivity;
-    expect(s).toBe(9 / (n0 - J + 1));
+    // R/(n - J + 1) rounded up to the snap grid 2^-47 of R = 9 (exact pooled sums, snapped release).
+    expect(s).toBe(snappedSensitivity([3, 3], n0 - J + 1));
+    expect(s).toBeGreaterThanOrEqual(9 / (n0 - J + 1));
+    expect(s - 9 / (n0 - J + 1)).toBeLessThan(2 ** -47);
     const w = maxChange(grid, J, J === 2 ? 4 : 3, (d) => varStat(d, n0));
     expect(w).toBeLessThanOrEqual(s * (1 + 1e-12));
     expect(w).toBeGreaterThan(s / 2); // not vacuous
@@ -118,7 +122,10 @@ describe('brute force: the claimed add/remove-one sensitivity bounds every chang
     const pairs: [number, number][] = [];
     for (const a of [0, 1, 3]) for (const c of [-1, 0, 1]) pairs.push([a, c]);
     const s = planPooledCov({ eps: 1, neighbors: 'unbounded', lower1: 0, upper1: 3, lower2: -1, upper2: 1, n: n0 }, 2).releases[0]!.sensitivity;
-    expect(s).toBe((3 * 6) / (2 * (n0 - 1)));
+    // 3R/(2(n - J + 1)), R = 6, rounded up to the snap grid 2^-48 of R.
+    expect(s).toBe(snappedSensitivityRatio([3, 2], 3n, 2n * BigInt(n0 - 1)));
+    expect(s).toBeGreaterThanOrEqual((3 * 6) / (2 * (n0 - 1)));
+    expect(s - (3 * 6) / (2 * (n0 - 1))).toBeLessThan(2 ** -48);
     const w = maxChange(pairs, 2, 3, (d) => covStat(d, n0));
     expect(w).toBeLessThanOrEqual(s * (1 + 1e-12));
     expect(w).toBeGreaterThan(s / 3);
