@@ -27,6 +27,7 @@ import { assertFitted } from './fitted.js';
 import type { ZeroOneMipOptions } from '../optimize/oracles/mip.js';
 import type { LatticeSpec, OracleStatus } from '../optimize/oracles/types.js';
 import type { Guarantee } from '../release.js';
+import { rowGuarantee, type ModelRelease } from './model-release.js';
 import { checkDelta, checkEpsilon } from '../validation.js';
 import { DpSgdClassifier, type DpSgdFitOptions, type DpSgdOptions } from './dpsgd/abadi.js';
 import { LogisticRegressionDP } from './logistic.js';
@@ -97,6 +98,14 @@ export class LinearClassifierDP {
   get coef(): number[] | undefined {
     return this.coeff;
   }
+  /**
+   * The release record of the last fit (undefined before fit and after an uncertified 'opdisc' /
+   * 'rspm' fit, which claims no guarantee): 'dpsgd' and 'objective' the underlying model's
+   * {@link DpSgdClassifier.details} / {@link LogisticRegressionDP.details}; 'opdisc' the l2 shift
+   * c = 4 G D^2 / tau of the noise that keeps w^ the minimiser on a neighbour (Neel, Roth, Vietri & Wu
+   * 2019, Lemma 3; G = 1/tau for the 0/1 loss) and sigma; 'rspm' the 0/1 loss range 1 and sigma.
+   */
+  details: ModelRelease | undefined;
   /** 'opdisc' / 'rspm': whether the last fit's oracle certified optimality, and its status. */
   certified: boolean | undefined;
   oracleStatus: OracleStatus | undefined;
@@ -164,6 +173,7 @@ export class LinearClassifierDP {
     const addBias = options.addBias ?? false;
     const o = this.o;
     let coeff: number[];
+    let details: ModelRelease | undefined;
     if (o.method === 'opdisc' || o.method === 'rspm') {
       const data = copyUnchecked(X, n, dIn, addBias ? 1 : 0);
       const d = dIn + (addBias ? 1 : 0);
@@ -173,21 +183,51 @@ export class LinearClassifierDP {
         rows.push(data.subarray(i * d, (i + 1) * d));
       }
       const common = { ...pickOptions(options, ['rng', 'accountant', 'name', 'onUncertified']), eps: this.eps, delta: this.delta, ...(o.margin !== undefined ? { margin: o.margin } : {}), ...(o.solver !== undefined ? { solver: o.solver } : {}), ...(o.mip !== undefined ? { mip: o.mip } : {}) };
-      const r = o.method === 'opdisc' ? await opDiscClassifier(rows, y01, { ...common, lattice: o.lattice ?? { tau: 1, bound: Math.max(1, Math.floor(Math.sqrt(d))), radius: Math.sqrt(d) } }) : await rspmClassifier(rows, y01, common);
-      coeff = Array.from(r.w);
-      this.certified = r.certified;
-      this.oracleStatus = r.status;
+      if (o.method === 'opdisc') {
+        const r = await opDiscClassifier(rows, y01, { ...common, lattice: o.lattice ?? { tau: 1, bound: Math.max(1, Math.floor(Math.sqrt(d))), radius: Math.sqrt(d) } });
+        coeff = Array.from(r.w);
+        this.certified = r.certified;
+        this.oracleStatus = r.status;
+        details = r.guarantee === null ? undefined : {
+          mechanism: 'opdisc',
+          guarantee: rowGuarantee(r.guarantee.eps, r.guarantee.delta, r.guarantee.neighbors),
+          sensitivity: r.shift,
+          sensitivityOf: 'l2 norm c = 4 G D^2 / tau (G = 1/tau for the 0/1 loss, D and tau of the lattice) of the shift of the Gaussian eta that keeps w^ the minimiser on a replace-one neighbour',
+          scale: r.sigma,
+          scaleOf: 'Gaussian sigma = (7/4) c sqrt(ln(1/delta)) / eps of each of the d + 1 coordinates of eta',
+          constants: {},
+          derivation: 'Neel, Roth, Vietri & Wu (2019), Algorithm 1, Lemma 3 and Theorem 2 (exact oracle: certified)',
+        };
+      } else {
+        const r = await rspmClassifier(rows, y01, common);
+        coeff = Array.from(r.w);
+        this.certified = r.certified;
+        this.oracleStatus = r.status;
+        details = r.guarantee === null ? undefined : {
+          mechanism: 'rspm',
+          guarantee: rowGuarantee(r.guarantee.eps, r.guarantee.delta, r.guarantee.neighbors),
+          sensitivity: 1,
+          sensitivityOf: "range of one example's 0/1 loss (a replaced example changes every w's objective by at most 1), covered through the m = 2d separator weights eta",
+          scale: r.sigma,
+          scaleOf: 'Gaussian sigma = 7 sqrt(m ln(1/delta)) / eps of each separator weight',
+          constants: { m: r.m },
+          derivation: 'Neel, Roth & Wu (2018), Gaussian RSPM (as restated by Neel, Roth, Vietri & Wu 2019, Algorithm 3; exact oracle: certified)',
+        };
+      }
     } else if (o.method === 'dpsgd') {
       const m = new DpSgdClassifier({ ...o.dpsgd!, loss: 'logistic', targetEps: this.eps, delta: this.delta });
       const fo: DpSgdFitOptions = { addBias, ...(options.rng ? { rng: options.rng } : {}), ...(options.accountant !== undefined ? { accountant: options.accountant } : {}), ...(options.name ? { name: options.name } : {}), ...(options.lower !== undefined ? { lower: options.lower, upper: options.upper! } : {}) };
       m.fit(X, y01, fo);
       coeff = m.coeff!;
+      details = m.details;
     } else {
       const m = new LogisticRegressionDP({ eps: this.eps, gamma: o.gamma ?? 1 });
       m.fit(X, y01, { addBias, ...(options.rng ? { rng: options.rng } : {}), ...(options.accountant !== undefined ? { accountant: options.accountant } : {}), ...(options.name ? { name: options.name } : {}), ...(options.lower !== undefined ? { lower: options.lower } : {}), ...(options.upper !== undefined ? { upper: options.upper } : {}) });
       coeff = m.coeff!;
+      details = m.details;
     }
     this.coeff = coeff;
+    this.details = details;
     this.addBias = addBias;
     this.dIn = dIn;
     this.signed = signed;

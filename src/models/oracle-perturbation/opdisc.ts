@@ -68,6 +68,11 @@ export interface OpDiscRelease {
   /** The released parameter vector (a point of W_tau). */
   w: Float64Array;
   sigma: number;
+  /**
+   * The l2 norm c = 4 G D^2 / tau of the shift of eta that keeps w^ the minimiser on a neighbour
+   * (Lemma 3, display (3)): the quantity sigma = (7/4) c sqrt(ln(1/delta)) / eps is calibrated to.
+   */
+  shift: number;
   /** The (eps, delta) guarantee; null when the oracle did not certify optimality (no guarantee then). */
   guarantee: Guarantee | null;
   /** False when the oracle did not certify optimality (only with onUncertified: 'return'): guarantee is null then. */
@@ -112,6 +117,7 @@ export async function opDisc(oracle: ProjectedOracle, params: OpDiscParameters &
   checkOptionKeys('opDisc params', params, { eps: true, delta: true, lipschitz: true, radius: true, tau: true, d: true }, true);
   if (typeof oracle !== 'function') throw new InvalidArgumentError('oracle', 'must be a projected oracle (eta) => Promise<OracleResult>', oracle);
   const sigma = opDiscSigma(params);
+  const shift = (4 * params.lipschitz * params.radius * params.radius) / params.tau;
   const d = checkInteger(params.d, 'd', 1);
   const policy = checkPolicy(options.onUncertified);
   const guarantee: Guarantee = { eps: params.eps, delta: params.delta, neighbors: 'bounded' };
@@ -119,7 +125,7 @@ export async function opDisc(oracle: ProjectedOracle, params: OpDiscParameters &
     const eta = fillNormal(rng, new Float64Array(d + 1), sigma);
     const r = await oracle(eta);
     if (!r.certified && policy === 'throw') throw new UncertifiedOracleError('OPDisc', r);
-    return { w: r.w, sigma, guarantee: r.certified ? guarantee : null, certified: r.certified, status: r.status };
+    return { w: r.w, sigma, shift, guarantee: r.certified ? guarantee : null, certified: r.certified, status: r.status };
   });
 }
 
