@@ -34,7 +34,7 @@ export {
   functionalRegressionCoefficients, functionalRegressionSensitivity, functionalStatistic, functionalStatisticDimension, perturbFunctionalStatistic,
 } from './functional-linear.js';
 export {
-  type TunableModel, tuneClassificationModel, type TuneClassificationOptions, tuneLinearRegressionModel, type TuneLinearRegressionOptions,
+  type TunableModel, tuneClassificationModel, type TuneClassificationOptions, tuneLinearRegressionModel, type TuneLinearRegressionOptions, type TuneResult,
 } from './tuning.js';
 export {
   type CertifiedResult, checkPolicy, classificationData, classificationShape, opDisc, opDiscClassifier, type OpDiscClassifierOptions,
@@ -47,3 +47,4 @@ export {
   ProximalCoordinateDescentDP,
 } from './coordinate-descent.js';
 export { LinearClassifierDP, type LinearClassifierFitOptions, type LinearClassifierMethod, type LinearClassifierOptions } from './linear-classifier.js';
+export { exactMinimiserAssumption, type ModelRelease, rowGuarantee } from './model-release.js';

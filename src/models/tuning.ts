@@ -44,12 +44,13 @@
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../options.js';
 import type { Neighbors } from '../accounting/accountant.js';
 import { InfeasibleError, InvalidArgumentError } from '../errors.js';
-import type { Guarantee, ReleaseOptions } from '../release.js';
+import type { Guarantee, Release, ReleaseOptions } from '../release.js';
 import { runRelease, valueFreeError } from '../release.js';
 import { exponentialMechanism } from '../mechanisms/exponential.js';
 import { resolveRng, type Rng } from '../random/rng.js';
 import { checkColumnBounds, checkMatrixShape, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, toRowMajor, toVector, type MatrixInput, columnMajor } from './matrix.js';
 import { checkBinaryLabels, checkOptionsObject, checkWeights, checkWeightsShape } from './erm/preprocess.js';
+import { rowGuarantee, type ModelRelease } from './model-release.js';
 
 /** What a tunable model must offer: a guarantee, a fit that accepts { rng } and a predict. */
 export interface TunableModel<F> {
@@ -66,6 +67,8 @@ export interface TuneClassificationOptions extends ReleaseOptions {
   weightsUpperBound?: number;
   /** The rows are already in a uniformly random order: split them as given (default false). */
   shuffled?: boolean;
+  /** Return a {@link TuneResult} (the model, its index and the selection's release record) instead of the model. */
+  details?: boolean;
 }
 
 export interface TuneLinearRegressionOptions extends ReleaseOptions {
@@ -74,6 +77,21 @@ export interface TuneLinearRegressionOptions extends ReleaseOptions {
   upper: ArrayLike<number>;
   addBias?: boolean;
   shuffled?: boolean;
+  /** Return a {@link TuneResult} (the model, its index and the selection's release record) instead of the model. */
+  details?: boolean;
+}
+
+/**
+ * What a tuning function returns with `details: true`: the selected model (fitted on its part), its
+ * index among the candidates, and the release record of the whole run: (eps, delta) per row for the
+ * models' neighbour relation (parallel composition over the disjoint parts; the models' own `details`
+ * state their fits), with the exponential mechanism's sensitivity (grid rounding counted) and scale
+ * 2 Delta/eps, as the selection used them.
+ */
+export interface TuneResult<M> {
+  model: M;
+  index: number;
+  details: ModelRelease;
 }
 
 function checkModels<F>(models: unknown, name: string): { models: TunableModel<F>[]; eps: number; delta: number; neighbors: Neighbors } {
@@ -106,8 +124,8 @@ function checkModels<F>(models: unknown, name: string): { models: TunableModel<F
 }
 
 /** The outcome of a tuning run inside the release: the selected index, or the error to rethrow after charging. */
-const TUNE_CLASSIFICATION_OPTIONS = optionSpec<TuneClassificationOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, addBias: 'boolean', weights: true, weightsUpperBound: true, shuffled: 'boolean' });
-const TUNE_LINEAR_REGRESSION_OPTIONS = optionSpec<TuneLinearRegressionOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, addBias: 'boolean', shuffled: 'boolean' });
+const TUNE_CLASSIFICATION_OPTIONS = optionSpec<TuneClassificationOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, addBias: 'boolean', weights: true, weightsUpperBound: true, shuffled: 'boolean', details: 'boolean' });
+const TUNE_LINEAR_REGRESSION_OPTIONS = optionSpec<TuneLinearRegressionOptions>({ ...RELEASE_OPTION_RULES, lower: true, upper: true, addBias: 'boolean', shuffled: 'boolean', details: 'boolean' });
 
 type TuneOutcome = { index: number } | { error: unknown };
 
@@ -214,13 +232,14 @@ function subVector(v: Float64Array, idx: Int32Array): Float64Array {
 function tuneSelect<F>(
   o: ReleaseOptions & { shuffled?: boolean },
   ms: readonly TunableModel<F>[],
-  r: { name: string; eps: number; delta: number; neighbors: Neighbors; read: () => { data: Float64Array; target: Float64Array }; d: number; n: number; sensitivity: number },
+  r: { name: string; eps: number; delta: number; neighbors: Neighbors; read: () => { data: Float64Array; target: Float64Array }; d: number; n: number; sensitivity: number; utilityOf: string },
   fitOptions: (part: Int32Array, rng: Rng) => F,
   score: (pred: number[], ys: Float64Array) => number,
-): number {
+): { index: number; details: ModelRelease } {
   const m = ms.length;
   const { eps, delta, neighbors, d } = r;
-  return selected(runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: r.name }, (rng) => restoringOnFailure(ms, () => {
+  let selection: Release<number> | undefined;
+  const index = selected(runRelease(o, { eps, delta, neighbors, mechanism: 'private-tuning-exponential', name: r.name }, (rng) => restoringOnFailure(ms, () => {
     // The data's values are read and checked here, after the budget check (a refusal is charged).
     const { data, target } = r.read();
     const parts = splitRows(r.n, m + 1, o.shuffled ?? false, rng, neighbors);
@@ -244,8 +263,23 @@ function tuneSelect<F>(
       // An empty scoring part scores every model 0 (a sum over no rows).
       utility[i] = scoreIdx.length === 0 ? 0 : score(ms[i]!.predict(Xs), ys);
     }
-    return exponentialMechanism(utility, eps, r.sensitivity, { rng, neighbors, accountant: null }); // charged once by the enclosing release
+    selection = exponentialMechanism(utility, eps, r.sensitivity, { rng, neighbors, accountant: null, details: true }); // charged once by the enclosing release
+    return selection.value;
   })), o.name ?? r.name);
+  const sel = selection!;
+  return {
+    index,
+    details: {
+      mechanism: 'private-tuning-exponential',
+      guarantee: rowGuarantee(eps, delta, neighbors),
+      sensitivity: sel.sensitivity,
+      sensitivityOf: `${r.utilityOf}; the exponential mechanism's effective sensitivity (rounding to its exact grid counted)`,
+      scale: sel.scale,
+      scaleOf: 'exponential-mechanism scale 2 Delta/eps: P(model i) proportional to exp(u_i / scale)',
+      constants: { candidates: m, utilitySensitivity: r.sensitivity },
+      derivation: 'Chaudhuri, Monteleoni & Sarwate (2011), Algorithm 4: models fitted on disjoint parts (parallel composition, McSherry 2009), selection by the exponential mechanism (McSherry & Talwar 2007) at the same eps',
+    },
+  };
 }
 
 /**
@@ -256,8 +290,8 @@ function tuneSelect<F>(
  * @param models Unfitted candidate models with the same guarantee (e.g. different `gamma`), each fitted on its own part of the data.
  * @param X The private features.
  * @param y The private labels, 0 or 1.
- * @param options `lower`/`upper` (PUBLIC bounds of the features), `addBias`, `weights` and `weightsUpperBound`, `shuffled`, `rng`, `accountant`.
- * @returns The selected model, fitted on its part.
+ * @param options `lower`/`upper` (PUBLIC bounds of the features), `addBias`, `weights` and `weightsUpperBound`, `shuffled`, `details`, `rng`, `accountant`.
+ * @returns The selected model, fitted on its part; with `details: true` a {@link TuneResult} (model, index and the run's release record: guarantee, the selection's sensitivity 1 and scale).
  * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (models with different guarantees, too few rows, shapes; nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
  * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
  * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
@@ -271,7 +305,9 @@ function tuneSelect<F>(
  * console.log(best.gamma, best.coef);
  * ```
  */
-export function tuneClassificationModel<M extends TunableModel<TuneClassificationOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options?: TuneClassificationOptions): M {
+export function tuneClassificationModel<M extends TunableModel<TuneClassificationOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options: TuneClassificationOptions & { details: true }): TuneResult<M>;
+export function tuneClassificationModel<M extends TunableModel<TuneClassificationOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options?: TuneClassificationOptions & { details?: false }): M;
+export function tuneClassificationModel<M extends TunableModel<TuneClassificationOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options?: TuneClassificationOptions): M | TuneResult<M> {
   checkOptionKeys('tuneClassificationModel', options, TUNE_CLASSIFICATION_OPTIONS);
   const o = checkOptionsObject<TuneClassificationOptions>(options, 'options');
   const { models: ms, eps, delta, neighbors } = checkModels<TuneClassificationOptions>(models, 'classification');
@@ -295,7 +331,8 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
     weights = checkWeights(o.weights, o.weightsUpperBound, n).weights;
     return { data: n === 0 ? new Float64Array(0) : toRowMajor(X, 'X').data, target };
   };
-  const index = tuneSelect(o, ms, { name: 'tuneClassificationModel', eps, delta, neighbors, read, d, n, sensitivity: 1 }, (part, rng) => {
+  const utilityOf = 'minus the number of misclassified rows of the scoring part: one row changes each count by at most 1';
+  const { index, details } = tuneSelect(o, ms, { name: 'tuneClassificationModel', eps, delta, neighbors, read, d, n, sensitivity: 1, utilityOf }, (part, rng) => {
     // accountant: null: the fits are accounted for by this release, not by a default accountant.
     const fitOpts: TuneClassificationOptions = { rng, accountant: null };
     if (o.lower !== undefined) fitOpts.lower = o.lower;
@@ -311,7 +348,7 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
     for (let r = 0; r < ys.length; r++) if (pred[r] !== ys[r]) errors++;
     return -errors;
   });
-  return models[index]!;
+  return o.details === true ? { model: models[index]!, index, details } : models[index]!;
 }
 
 /**
@@ -322,8 +359,8 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
  * @param models Unfitted candidate models (e.g. different `gamma`), each fitted on its own part of the data.
  * @param X The private features.
  * @param y The private labels.
- * @param options `lower`/`upper` (PUBLIC bounds of the features and, last, the label), `addBias`, `rng`, `accountant`.
- * @returns The selected model, fitted.
+ * @param options `lower`/`upper` (PUBLIC bounds of the features and, last, the label), `addBias`, `shuffled`, `details`, `rng`, `accountant`.
+ * @returns The selected model, fitted; with `details: true` a {@link TuneResult} (model, index and the run's release record: guarantee, the selection's sensitivity (u_y - l_y)^2 and scale).
  * @throws {@link InvalidArgumentError} when an argument or option is out of its domain (nothing is spent), or, after the budget check (charged), when a data value is out of its domain.
  * @throws {@link UnknownOptionError} for an unknown option key; nothing is spent.
  * @throws {@link BudgetExceededError} when the accountant cannot pay; nothing is spent.
@@ -337,7 +374,9 @@ export function tuneClassificationModel<M extends TunableModel<TuneClassificatio
  * console.log(best.gamma, best.coef);
  * ```
  */
-export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegressionOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options: TuneLinearRegressionOptions): M {
+export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegressionOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options: TuneLinearRegressionOptions & { details: true }): TuneResult<M>;
+export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegressionOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options: TuneLinearRegressionOptions & { details?: false }): M;
+export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegressionOptions>>(models: readonly M[], X: MatrixInput, y: ArrayLike<number>, options: TuneLinearRegressionOptions): M | TuneResult<M> {
   checkOptionKeys('tuneLinearRegressionModel', options, TUNE_LINEAR_REGRESSION_OPTIONS, true);
   const o = checkOptionsObject<TuneLinearRegressionOptions>(options, 'options');
   const { models: ms, eps, delta, neighbors } = checkModels<TuneLinearRegressionOptions>(models, 'linear regression');
@@ -362,7 +401,8 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
   const sensitivity = (uy - ly) * (uy - ly);
   if (!Number.isFinite(sensitivity)) throw new InvalidArgumentError(`lower[${d}]/upper[${d}]`, 'must have a range whose square (the sensitivity of the sum of squared errors) is finite', `${ly}, ${uy}`);
   const read = () => ({ target: toVector(y, 'y', n), data: n === 0 ? new Float64Array(0) : toRowMajor(X, 'X').data });
-  const index = tuneSelect(o, ms, { name: 'tuneLinearRegressionModel', eps, delta, neighbors, read, d, n, sensitivity }, (_part, rng) => {
+  const utilityOf = `minus the sum of squared errors on the scoring part (y and predictions clipped to [${ly}, ${uy}]): one row changes it by at most (u_y - l_y)^2 = ${sensitivity}`;
+  const { index, details } = tuneSelect(o, ms, { name: 'tuneLinearRegressionModel', eps, delta, neighbors, read, d, n, sensitivity, utilityOf }, (_part, rng) => {
     const fitOpts: TuneLinearRegressionOptions = { lower: o.lower, upper: o.upper, rng, accountant: null };
     if (o.addBias !== undefined) fitOpts.addBias = o.addBias;
     return fitOpts;
@@ -375,5 +415,5 @@ export function tuneLinearRegressionModel<M extends TunableModel<TuneLinearRegre
     }
     return -sse;
   });
-  return models[index]!;
+  return o.details === true ? { model: models[index]!, index, details } : models[index]!;
 }
