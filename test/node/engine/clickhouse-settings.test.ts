@@ -27,7 +27,9 @@ import { clusterUrl, describeCluster, dropDistributed, loadCsv } from './cluster
 const ROOT = path.resolve(__dirname, '../../..');
 const CSV = path.join(ROOT, 'data/insteval.csv');
 const SCHEMA = path.join(ROOT, 'examples/insteval.schema.yaml');
-const TABLE = 'dpkit_settings_insteval';
+// One table per test process: two runs of this file at once (parallel test runs on the shared
+// cluster) must not drop each other's table.
+const TABLE = `dpkit_settings_insteval_${process.pid}`;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-ch-settings-'));
 
 async function cli(...argv: string[]) {
