@@ -529,7 +529,7 @@ async function execute(a: Analysis, o: ExecOptions, io: CliIO): Promise<number> 
       }
       let label = 'reading data';
       progress.update(label, 0);
-      engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f), textColumns: textColumns(a.schema) });
+      engine = await DataEngine.open(a.data, { progress: (f) => progress.update(label, f), textColumns: textColumns(a.schema), numericColumns: [...a.schema.columns.values()].filter((c) => c.type === 'numeric' && c.name !== a.privacyUnit).map((c) => c.name) });
       // A CSV is read with the sniffer's dialect, including the lines it skips: one line with another
       // number of fields makes it skip every line before it and read that line as the header, so one
       // record would decide which records are read (a count of 100 rows released as 10: far beyond its
@@ -813,7 +813,7 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   // Opened lazily (a view, not parsed into memory): before the budget check only the sniffer's sample
   // (header and types) is read; the whole file is parsed after the first release is charged (execute),
   // so a cell that does not parse as its sniffed type fails a charged release, never a free refusal.
-  const engine = await DataEngine.open(spec, { materializeBelowBytes: 0, textColumns: textColumns(schema) }).catch(withheld);
+  const engine = await DataEngine.open(spec, { materializeBelowBytes: 0, textColumns: textColumns(schema), numericColumns: [...schema.columns.values()].filter((c) => c.type === 'numeric').map((c) => c.name) }).catch(withheld);
   let columns: { name: string; kind: 'numeric' | 'categorical' }[];
   let bounds: DescribeBounds;
   try {

@@ -42,6 +42,8 @@ export interface OpenOptions {
   materializeBelowBytes?: number;
   /** Columns read from a CSV file as text, not as their sniffed type: the schema's categorical columns (DuckDB only; see {@link DuckDbEngine.open}). */
   textColumns?: readonly string[];
+  /** Columns the schema declares numeric: read from a CSV file as text when sniffed as numbers, so a cell that is not a number is missing wherever it is (DuckDB only; see {@link DuckDbEngine.open}). */
+  numericColumns?: readonly string[];
 }
 
 function isClickHouse(spec: DataSourceSpec): spec is ClickHouseSourceSpec {

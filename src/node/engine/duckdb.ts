@@ -129,13 +129,33 @@ export function checkSqlText(spec: SqlSourceSpec): string {
   return text;
 }
 
+/** Where the header of a CSV file is: after `skip` blank lines (see {@link csvLayout}). */
+export interface CsvLayout {
+  skip: number;
+}
+
 /**
  * The FROM expression that reads a file spec or a SQL spec (whose text is checked, not yet its
  * statements). `textColumns`: CSV columns read as VARCHAR instead of their sniffed type (every one
  * must be a column of the file; see {@link DuckDbEngine.open}). Before any data are read, a file
  * must exist and a Parquet file must be framed as one (src/node/parquet-magic.ts).
+ *
+ * A CSV file is read with its first line that is not blank (after `layout.skip` blank lines,
+ * {@link csvLayout}, which {@link DuckDbEngine.open} uses) as the header and every later line as a
+ * record: `skip` and `header` are pinned, so the sniffer cannot skip lines (when one line of its
+ * sample has another number of fields, it would otherwise skip every line before it and take that
+ * line, a record, as the header: one record would decide which records are read and what the column
+ * names are); `comment = ''` (a record whose first cell starts with `#` is a record, not a comment
+ * the sniffer may detect and drop); `strict_mode`, no `null_padding`, no `ignore_errors` (a line with
+ * another number of fields, or an unterminated quote, is an error, never a dropped or padded record).
+ * The sniffer still chooses the delimiter, quote and escape, among those that split every line of its
+ * sample alike: with a line of another field count in the sample it finds no delimiter and the file
+ * reads as ONE column named after the whole first line (so no declared column is found: an error for
+ * every release that reads one); such a line below the sample fails the query that reads it. Either
+ * way every record is read or the read fails. The dialect is not pinned to the unpinned sniffer's,
+ * which would fail the open itself, before a caller's budget check, on a bit of the data.
  */
-export function sourceSql(spec: FileSourceSpec | SqlSourceSpec, textColumns: readonly string[] = []): string {
+export function sourceSql(spec: FileSourceSpec | SqlSourceSpec, textColumns: readonly string[] = [], layout?: CsvLayout): string {
   if ('sql' in spec) return `(\n${checkSqlText(spec)}\n)`;
   if (typeof spec.path !== 'string' || spec.path === '') throw new InvalidArgumentError('data.path', 'must be a file path');
   const fmt = spec.format ?? detectFormat(spec.path);
@@ -143,7 +163,9 @@ export function sourceSql(spec: FileSourceSpec | SqlSourceSpec, textColumns: rea
   const p = literal(path.resolve(spec.path));
   if (fmt === 'csv') {
     const types = textColumns.length === 0 ? '' : `, types = {${textColumns.map((c) => `${literal(c)}: 'VARCHAR'`).join(', ')}}`;
-    return `read_csv(${p}, header = true, auto_detect = true${types})`;
+    const skip = layout?.skip ?? 0;
+    if (!Number.isSafeInteger(skip) || skip < 0) throw new InvalidArgumentError('layout.skip', 'must be a non-negative integer', skip);
+    return `read_csv(${p}, header = true, skip = ${skip}, comment = '', strict_mode = true, null_padding = false, ignore_errors = false, auto_detect = true${types})`;
   }
   if (fmt === 'parquet') {
     checkParquetMagic(spec.path);
@@ -234,8 +256,17 @@ export class DuckDbEngine extends SqlEngine {
    * BIGINT 1. The decision depends on the schema only; names the file lacks are left out here (and
    * reported by name by the caller's column check). Other formats have typed columns: their
    * levels are matched through {@link canonicalText}.
+   *
+   * `numericColumns` (the columns a schema declares numeric) that the sniffer types as numbers are
+   * read from a CSV file as VARCHAR too, and every query reads them as numbers through `TRY_CAST(..
+   * AS DOUBLE)` (as it reads any text column): a cell that is not a number is missing wherever it
+   * is. With the sniffed type, the same cell was missing inside the sniffer's sample (which made the
+   * column VARCHAR) and a failed query below it, and a decimal below a sample of integers was
+   * rounded to an integer (BIGINT). A number reads as the same double either way (DuckDB parses the
+   * text as the typed reader does; NaN stays NaN, which the queries treat as missing, and inf stays
+   * inf, which they clamp). Columns the sniffer types otherwise (BOOLEAN, DATE, ...) keep their type.
    */
-  static async open(spec: FileSourceSpec | SqlSourceSpec, opts: { progress?: ProgressSink; threads?: number; materializeBelowBytes?: number; textColumns?: readonly string[] } = {}): Promise<DuckDbEngine> {
+  static async open(spec: FileSourceSpec | SqlSourceSpec, opts: { progress?: ProgressSink; threads?: number; materializeBelowBytes?: number; textColumns?: readonly string[]; numericColumns?: readonly string[] } = {}): Promise<DuckDbEngine> {
     sourceSql(spec); // checks the spec before an instance is made
     // Text files (CSV, JSON) are parsed on every scan; below a size limit (default 256 MiB) they are
     // parsed once into an in-memory DuckDB table. Parquet and larger files stay lazy views (streamed).
@@ -253,10 +284,16 @@ export class DuckDbEngine extends SqlEngine {
     const engine = new DuckDbEngine(instance, con, 'sql' in spec ? 'SQL query' : spec.path, opts.progress);
     try {
       let from = sourceSql(spec);
-      if (!('sql' in spec) && (opts.textColumns ?? []).length > 0 && (spec.format ?? detectFormat(spec.path)) === 'csv') {
-        // The header's names (public structure): DuckDB refuses a types entry for a column the file lacks.
-        const names = new Set((await con.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRows().map((r) => String(r[0])));
-        from = sourceSql(spec, [...new Set(opts.textColumns)].filter((c) => names.has(c)));
+      if (!('sql' in spec) && (spec.format ?? detectFormat(spec.path)) === 'csv') {
+        const layout = await csvLayout(con, path.resolve(spec.path));
+        from = sourceSql(spec, [], layout);
+        if ((opts.textColumns ?? []).length > 0 || (opts.numericColumns ?? []).length > 0) {
+          // The header's names and sniffed types (public structure): DuckDB refuses a types entry for a column the file lacks.
+          const sniffed = new Map((await con.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRows().map((r) => [String(r[0]), String(r[1])]));
+          const text = [...new Set(opts.textColumns ?? [])].filter((c) => sniffed.has(c));
+          const numeric = [...new Set(opts.numericColumns ?? [])].filter((c) => NUMERIC.test(sniffed.get(c) ?? '') && !text.includes(c));
+          from = sourceSql(spec, [...text, ...numeric], layout);
+        }
       }
       if ('sql' in spec) {
         // Seal first: only the listed files, no network, no extensions, configuration locked.
@@ -402,6 +439,31 @@ async function materializeOrView(con: DuckDBConnection, from: string): Promise<v
     }
     if (!same) throw parseFailure;
   }
+}
+
+/**
+ * The layout of a CSV file for {@link sourceSql}: `skip`, the number of blank (empty or
+ * whitespace-only) lines above the first line that holds anything, the header. The count of lines
+ * DuckDB's sniffer (`sniff_csv`, which reads its sample) would skip (`SkipRows`) is not used: it also skips lines that hold text (every line above a line with
+ * another number of fields), and such a line may be a record. Only blank lines, which hold no record,
+ * are skipped. They must be: below a blank first line, DuckDB would read the header line twice (as
+ * the names and as a first record). When the sniffer skips no line, the first line is not blank and
+ * nothing more is read; otherwise at most `SkipRows` lines are read raw (one text column), as the
+ * file holds them. A failure is thrown as the engine's (the caller withholds its text).
+ */
+export async function csvLayout(con: DuckDBConnection, file: string): Promise<CsvLayout> {
+  const p = literal(file);
+  const row = (await con.runAndReadAll(`SELECT CAST(SkipRows AS INTEGER) FROM sniff_csv(${p})`)).getRows()[0];
+  if (row === undefined) throw new Error('sniff_csv returned no row');
+  const sniffedSkip = Number(row[0]);
+  if (!Number.isSafeInteger(sniffedSkip) || sniffedSkip < 0) throw new Error('sniff_csv returned an unexpected SkipRows');
+  let skip = 0;
+  if (sniffedSkip > 0) {
+    const raw = `read_csv(${p}, header = false, auto_detect = false, delim = chr(1), quote = '', escape = '', comment = '', columns = {'l': 'VARCHAR'}, skip = 0, null_padding = true, strict_mode = false)`;
+    const lines = (await con.runAndReadAll(`SELECT l FROM ${raw} LIMIT ${sniffedSkip}`)).getRows();
+    while (skip < lines.length && (lines[skip]![0] === null || String(lines[skip]![0]).trim() === '')) skip++;
+  }
+  return { skip };
 }
 
 /** The wrapped view definition must still be a single statement (belt and braces against a query that closes the parenthesis). */

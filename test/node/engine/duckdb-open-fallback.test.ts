@@ -27,19 +27,25 @@ vi.mock('../../../src/random/rng.js', async (importOriginal) => {
 const SECRET = 'zz-secret-4711';
 const LATE = 30_000; // rows before the bad cell: far beyond DuckDB's sniffer sample
 
-/** The CSV: a, b, z numeric (z sniffed as an integer); `bad`: row LATE + 1 has SECRET in z, else 42. */
-function csvText(bad: boolean): string {
+/**
+ * The CSV: a, b, z (z sniffed as an integer, or with `bool` as BOOLEAN); `bad`: row LATE + 1 has
+ * SECRET in z, else 42 (true). The runs below use a BOOLEAN z: a column the schema declares numeric
+ * and the sniffer types as a number is read as text and cast per query (DuckDbEngine.open
+ * numericColumns), so a late non-number there is missing, not a failure; a column sniffed as
+ * BOOLEAN keeps its type, and a late cell that is no boolean still fails the query that reads it.
+ */
+function csvText(bad: boolean, bool = false): string {
   const rows = ['a,b,z'];
-  for (let i = 0; i < LATE; i++) rows.push(`${i % 50},${i % 3},${i % 90}`);
-  rows.push(`7,1,${bad ? SECRET : '42'}`);
-  for (let i = 0; i < 10; i++) rows.push(`${i},${i % 3},${i}`);
+  for (let i = 0; i < LATE; i++) rows.push(`${i % 50},${i % 3},${bool ? String(i % 2 === 0) : i % 90}`);
+  rows.push(`7,1,${bad ? SECRET : bool ? 'true' : '42'}`);
+  for (let i = 0; i < 10; i++) rows.push(`${i},${i % 3},${bool ? String(i % 2 === 0) : i}`);
   return `${rows.join('\n')}\n`;
 }
 
 /** A temp dir with the CSV, its schema and an analysis: count, mean(a), mean(z), mean(b). */
 function setup(bad = true): { dir: string; file: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-open-fallback-'));
-  fs.writeFileSync(path.join(dir, 'd.csv'), csvText(bad));
+  fs.writeFileSync(path.join(dir, 'd.csv'), csvText(bad, true));
   fs.writeFileSync(
     path.join(dir, 's.schema.yaml'),
     'columns:\n  a: { type: numeric, lower: 0, upper: 100, missing: drop }\n  b: { type: numeric, lower: 0, upper: 10, missing: drop }\n  z: { type: numeric, lower: 0, upper: 100, missing: drop }\n',
