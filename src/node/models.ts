@@ -11,6 +11,7 @@
  */
 import type { Rng } from '../random/rng.js';
 import type { Guarantee } from '../release.js';
+import type { ModelRelease } from '../models/model-release.js';
 import { LogisticRegressionDP } from '../models/logistic.js';
 import { SvmDP } from '../models/svm.js';
 import { LinearRegressionDP } from '../models/linear.js';
@@ -51,6 +52,22 @@ export function modelsAvailable(kind: ModelSpec['stat']): boolean {
   return kind === 'logistic_regression' || kind === 'svm' || kind === 'linear_regression';
 }
 
+/**
+ * What a fitted model's calibration used, from the privacy record it exposes (`details`):
+ * `sensitivity` and `sensitivityOf` (what it bounds). Output perturbation (CMS): the l2 sensitivity
+ * (2W + 2 tau)/gamma of the minimiser. Objective perturbation has no output sensitivity (its proof
+ * bounds the density ratio of the noise that makes theta optimal): KST states zeta = 2 p^(3/2), the
+ * l2 bound on one row's loss gradient that b is calibrated to; CMS states 2, the bound on the
+ * difference of two rows' loss gradients. AdaSSP: the l2 sensitivities of its three releases. The
+ * notes repeat it for the report, with the model's unestablished assumption (if any).
+ */
+function calibration(d: ModelRelease | undefined): { sensitivity: number | number[] | null; sensitivityOf: string; notes: string[] } {
+  if (d === undefined) return { sensitivity: null, sensitivityOf: 'the model exposes no privacy record', notes: [] };
+  const s = d.sensitivity as number | number[];
+  const shown = Array.isArray(s) ? s.map((x) => +x.toPrecision(6)).join(', ') : String(+s.toPrecision(6));
+  return { sensitivity: Array.isArray(s) ? [...s] : s, sensitivityOf: d.sensitivityOf, notes: [`calibration: sensitivity ${shown} (${d.sensitivityOf})`, ...(d.assumption !== undefined ? [d.assumption] : [])] };
+}
+
 function pack(cols: Float64Array[]): { data: Float64Array; n: number } {
   const n = cols[0]?.length ?? 0;
   const data = new Float64Array(n * cols.length);
@@ -66,7 +83,7 @@ export async function fitModel(
   engine: DataEngine,
   rng: Rng,
   _alpha: number,
-): Promise<Omit<ReleaseResult, 'name' | 'stat' | 'columns' | 'eps' | 'delta' | 'neighbors' | 'level' | 'notes' | 'charged'> & { notes: string[]; guarantee: Guarantee }> {
+): Promise<Omit<ReleaseResult, 'name' | 'stat' | 'columns' | 'eps' | 'delta' | 'neighbors' | 'level' | 'notes' | 'charged'> & { notes: string[]; guarantee: Guarantee; sensitivityOf: string }> {
   const lower = reqs.map((q) => q.lower);
   const upper = reqs.map((q) => q.upper);
   const labels = ['(intercept)', ...r.features];
@@ -79,9 +96,11 @@ export async function fitModel(
     // minimiser (KST) or the ridge solution of noisy zero statistics (AdaSSP); src/models/linear.ts.
     const m = makeModel(r) as LinearRegressionDP;
     m.fit(n === 0 ? [] : columnMajor(data, n, reqs.length), cols[reqs.length]!, { lower: [...lower, yc.lower], upper: [...upper, yc.upper], addBias: true, rng, accountant: null });
+    const cal = calibration(m.details);
     return {
       mechanism: r.method === 'adassp' ? 'adassp' : r.delta === 0 ? 'kst-objective-perturbation' : 'kst-objective-perturbation-gaussian',
-      sensitivity: null,
+      sensitivity: cal.sensitivity,
+      sensitivityOf: cal.sensitivityOf,
       scale: null,
       labels,
       values: m.coeff!,
@@ -90,6 +109,7 @@ export async function fitModel(
         r.method === 'adassp'
           ? 'AdaSSP (Wang 2018): lattice-Gaussian X^T X, X^T y and lambda_min under a zCDP split, private ridge; (eps, delta)-DP for add/remove-one neighbours; coefficients in the units of the inputs; no data-independent interval'
           : `Kifer, Smith & Thakurta (2012) objective perturbation, gamma ${r.gamma}; (eps, delta)-DP for add/remove-one neighbours; coefficients in the units of the inputs; no data-independent interval`,
+        ...cal.notes,
       ],
       guarantee: m.guarantee,
     };
@@ -112,6 +132,7 @@ export async function fitModel(
     model.fit(columnMajor(data, n, reqs.length), y, { lower, upper, addBias: true, rng, accountant: null }); // charged by the engine, never by a default accountant
   }
   const info = model.fitInfo;
+  const cal = calibration(model.details);
   // Objective perturbation (CMS Theorem 9) is proven for neighbours with the same number n of rows (its
   // objective and Delta scale with 1/n): with dropped missing values that n is treated as public.
   // Output perturbation is not: its sensitivity (2W + 2 tau)/gamma holds for the summed objective
@@ -127,12 +148,13 @@ export async function fitModel(
     ...(assumption !== undefined ? { assumption } : {}),
     // (no complete row: the zero-weight fit is labelled as the unweighted release it equals)
     mechanism: (info?.mechanism ?? (r.perturbation === 'objective' ? 'cms-objective-perturbation' : 'cms-output-perturbation')).replace('cms-weighted-', 'cms-'),
-    sensitivity: info?.sensitivity ?? null,
+    sensitivity: cal.sensitivity,
+    sensitivityOf: cal.sensitivityOf,
     scale: null,
     labels,
     values: model.coeff!,
     intervals: model.coeff!.map(() => null),
     guarantee: model.guarantee,
-    notes: assumption === undefined ? notes : [assumption, ...notes],
+    notes: [...(assumption === undefined ? [] : [assumption]), ...notes, ...cal.notes],
   };
 }

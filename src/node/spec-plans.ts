@@ -542,7 +542,24 @@ const PLANNERS: { [K in StatName]: Planner<K> } = {
 export function planRelease(r: ReleaseSpec, schema: DataSchema): PlannedRelease {
   // Under a privacy unit: contribution bounding in SQL and the core's grouped release (unit-releases.ts).
   if (r.unitBounds) return planUnitRelease(r, schema);
-  return (PLANNERS[r.stat] as Planner<StatName>)(r as never, schema);
+  const plan = (PLANNERS[r.stat] as Planner<StatName>)(r as never, schema);
+  return { ...plan, run: async (engine, rng, alpha) => withRowUnit(await plan.run(engine, rng, alpha)) };
+}
+
+/**
+ * A row-level result with its privacy unit stated, as every per-unit result states its own:
+ * `privacyUnit: 'row'` right after `neighbors` (the guarantee is (eps, delta)-DP for neighbouring
+ * data sets that differ in one row).
+ */
+function withRowUnit(res: Result): Result {
+  if (res.privacyUnit !== undefined) return res;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(res)) {
+    out[k] = v;
+    if (k === 'neighbors') out.privacyUnit = 'row';
+  }
+  if (out.privacyUnit === undefined) out.privacyUnit = 'row';
+  return out as Result;
 }
 
 function fmtEdge(x: number): string {

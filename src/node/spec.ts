@@ -175,6 +175,12 @@ export interface ReleaseResult {
   mechanism: string;
   /** Sensitivity the noise was calibrated to (per part where a release has several parts). */
   sensitivity: number | number[] | null;
+  /**
+   * Models: what `sensitivity` bounds, as the model states it (e.g. the l2 sensitivity of the
+   * output-perturbation minimiser; for objective perturbation, which has no output sensitivity, the
+   * gradient bound its noise is calibrated to and why). Absent for other releases.
+   */
+  sensitivityOf?: string;
   /** Noise scale actually applied (Laplace b or Gaussian sigma). */
   scale: number | number[] | null;
   /** Confidence level of the intervals, 1 - alpha. */

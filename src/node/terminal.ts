@@ -113,7 +113,7 @@ export function resultsTable(results: ReleaseResult[], opts: TableOptions = {}):
       : converted
         ? `${fmt(r.charged.eps)} (claims ${fmt(r.eps)}, ${r.neighbors === 'unbounded' ? 'add/remove' : 'replace'})`
         : fmt(r.eps);
-    const name = safeText(r.name) + (r.privacyUnit ? ` (per ${safeText(r.privacyUnit)})` : '') + (r.nonPrivate ? ' [NOT PRIVATE input]' : '');
+    const name = safeText(r.name) + (r.privacyUnit && r.privacyUnit !== 'row' ? ` (per ${safeText(r.privacyUnit)})` : '') + (r.nonPrivate ? ' [NOT PRIVATE input]' : '');
     if (r.value !== undefined) {
       rows.push([name, eps, fmt(r.value), fmtInterval(r.interval), safeText(mech)]);
     } else {

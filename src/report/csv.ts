@@ -24,6 +24,7 @@ export const CSV_COLUMNS = [
   'eps',
   'delta',
   'neighbors',
+  'privacy_unit',
   'charged_eps',
   'charged_delta',
   'not_private',
@@ -50,8 +51,12 @@ function list(x: number | readonly number[] | null): string {
   return typeof x === 'number' ? csvNumber(x) : x.map(csvNumber).join(';');
 }
 
-/** The results as CSV text (header + one line per value), ending with CRLF. */
-export function resultsCsv(results: readonly ReportRelease[]): string {
+/**
+ * The results as CSV text (header + one line per value), ending with CRLF. `privacy_unit`: what one
+ * neighbouring step adds, removes or replaces, the release's `privacyUnit` ('row' when absent: a
+ * release without a unit protects one row).
+ */
+export function resultsCsv(results: readonly (ReportRelease & { privacyUnit?: string })[]): string {
   const lines: string[] = [CSV_COLUMNS.join(',')];
   for (const r of results) {
     const common = (element: string, value: number | undefined, iv: readonly [number, number] | null | undefined, rel: number | null) =>
@@ -71,6 +76,7 @@ export function resultsCsv(results: readonly ReportRelease[]): string {
         csvNumber(r.eps),
         csvNumber(r.delta),
         r.neighbors,
+        csvText(r.privacyUnit ?? 'row'),
         csvNumber(r.charged.eps),
         csvNumber(r.charged.delta),
         r.nonPrivate ? 'true' : 'false',

@@ -122,12 +122,16 @@ export function isConverted(r: ReportRelease): boolean {
   return r.charged.neighbors !== r.neighbors || r.charged.eps !== r.eps || r.charged.delta !== r.delta;
 }
 
-/** The cost cell: the release's claim, and what was charged when it differs (converted). */
-function costCell(r: ReportRelease): string {
+/**
+ * The cost cell: the release's claim, and what was charged when it differs (converted), then the
+ * privacy unit the guarantee is for (`privacyUnit`; "row" when absent).
+ */
+function costCell(r: ReportRelease & { privacyUnit?: unknown }): string {
   const claim = `${num(r.eps)}${r.delta ? ` / ${num(r.delta)}` : ''}`;
-  if (!isConverted(r)) return claim;
+  const unit = `<br><span class="note">per ${esc(typeof r.privacyUnit === 'string' ? r.privacyUnit : 'row')}</span>`;
+  if (!isConverted(r)) return `${claim}${unit}`;
   const c = r.charged;
-  return `${claim} <span class="note">(claimed, ${REL[r.neighbors]})</span><br><b>charged ${num(c.eps)}${c.delta ? ` / ${num(c.delta)}` : ''}</b> <span class="note">(${REL[c.neighbors]} ledger, group privacy)</span>`;
+  return `${claim} <span class="note">(claimed, ${REL[r.neighbors]})</span><br><b>charged ${num(c.eps)}${c.delta ? ` / ${num(c.delta)}` : ''}</b> <span class="note">(${REL[c.neighbors]} ledger, group privacy)</span>${unit}`;
 }
 
 const CSS = `

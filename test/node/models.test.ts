@@ -86,3 +86,41 @@ describe('models on 0 and 1 complete rows', () => {
     expect(none.ledger.spent.eps).toBeCloseTo(0.5, 12);
   }, 60_000);
 });
+
+describe('every model record states its privacy unit and what its calibration used', () => {
+  it('sensitivity and sensitivityOf from the model (KST zeta = 2 p^(3/2), AdaSSP [p, p, sqrt p], CMS 2 and (2 + 2 tau)/gamma), privacyUnit row, in results.json, csv and notes', async () => {
+    const dir = setup(
+      4,
+      'bounded',
+      '  - { stat: linear_regression, name: kst, features: [x, y], label: y, eps: 0.5, delta: 0 }\n' +
+        '  - { stat: linear_regression, name: ada, features: [x], label: y, eps: 0.5, delta: 1.0e-6, method: adassp }\n' +
+        '  - { stat: logistic_regression, name: lo, features: [x], label: lab, positive: a, eps: 0.5, gamma: 0.5, perturbation: objective }\n' +
+        '  - { stat: svm, name: so, features: [x], label: lab, positive: a, eps: 0.5, gamma: 0.5, perturbation: output }\n' +
+        '  - { stat: count, name: c, eps: 0.5 }\n',
+    );
+    const r = await run(dir);
+    expect(r.code, r.err).toBe(EXIT.ok);
+    const res = r.doc!.results as unknown as { name: string; privacyUnit: string; sensitivity: number | number[] | null; sensitivityOf?: string; notes: string[] }[];
+    expect(res.map((x) => x.privacyUnit)).toEqual(['row', 'row', 'row', 'row', 'row']);
+    const by = (name: string) => res.find((x) => x.name === name)!;
+    // KST: p = 2 features + intercept = 3 coordinates of the ball, zeta = 2 p^(3/2) (Kifer, Smith & Thakurta 2012).
+    expect(by('kst').sensitivity).toBeCloseTo(2 * Math.pow(3, 1.5), 12);
+    expect(by('kst').sensitivityOf).toMatch(/^zeta = 2 p\^\(3\/2\) with p = 3: .*objective perturbation has no output sensitivity/);
+    // AdaSSP (p = 2): lambda_min and X^T X have l2 sensitivity p, X^T y sqrt(p) (rows in the unit ball, scaled).
+    expect(by('ada').sensitivity).toEqual([2, 2, Math.SQRT2]);
+    // CMS objective perturbation: b calibrated to 2, the bound on two rows' loss-gradient difference.
+    expect(by('lo').sensitivity).toBe(2);
+    expect(by('lo').sensitivityOf).toMatch(/no output sensitivity/);
+    // CMS output perturbation: (2W + 2 tau)/gamma with W = 1 and a small public tolerance tau.
+    const s = by('so').sensitivity as number;
+    expect(s).toBeGreaterThanOrEqual(2 / 0.5);
+    expect(s).toBeLessThan((2 / 0.5) * (1 + 1e-4));
+    expect(by('so').sensitivityOf).toMatch(/^l2 sensitivity S = \(2 W \+ 2 tau\)\/gamma/);
+    for (const name of ['kst', 'ada', 'lo', 'so']) expect(by(name).notes.some((n) => n.startsWith('calibration: sensitivity '))).toBe(true);
+    expect(by('c').sensitivityOf).toBeUndefined();
+    const csv = fs.readFileSync(path.join(dir, 'out/results.csv'), 'utf8').split('\r\n');
+    const col = csv[0]!.split(',').indexOf('privacy_unit');
+    expect(col).toBeGreaterThan(0);
+    expect(csv.slice(1, -1).every((l) => l.split(',')[col] === 'row')).toBe(true);
+  }, 60_000);
+});

@@ -105,6 +105,15 @@ describe('renderReport', () => {
     expect(unit).toContain('<dt>privacy unit</dt><dd>s (every guarantee protects ALL rows of one s)</dd>');
   });
 
+  it('every row of the results table states the privacy unit of its guarantee (row when none, the unit otherwise, escaped)', () => {
+    const rows = html.split('<tr>').filter((t) => t.includes('</td>') && !t.includes('class="failed"'));
+    const results = rows.filter((t) => FIXTURE_RESULTS.some((r) => t.startsWith(`<td>${r.name}`)));
+    expect(results.length).toBeGreaterThan(3);
+    for (const t of results) expect(t).toMatch(/<br><span class="note">per row<\/span><\/td><\/tr>/);
+    const per = renderReport({ ...FIXTURE_INPUT, results: [{ ...FIXTURE_RESULTS[0]!, name: 'm', privacyUnit: 'stu<dent' } as never] });
+    expect(per).toMatch(/<tr><td>m<\/td>.*<br><span class="note">per stu&lt;dent<\/span><\/td><\/tr>/);
+  });
+
   it('bounds estimated by a private release of the run are marked as such, not as public inputs', () => {
     const columns = { ...FIXTURE_INPUT.assumptions!.columns, age: { type: 'numeric', lower: 32, upper: 64, missing: 'drop', privateBounds: true, note: 'private estimates from the data, released by "age: bounds" (eps 0.5, charged), not public knowledge' } };
     const r = renderReport({ ...FIXTURE_INPUT, assumptions: { ...FIXTURE_INPUT.assumptions, columns } });

@@ -72,6 +72,15 @@ describe('resultsCsv', () => {
     expect([lr[col('eps')], lr[col('charged_eps')], lr[col('neighbors')], lr[col('columns')]]).toEqual(['0.5', '1', 'unbounded', 'median_income;housing_median_age;median_house_value']);
   });
 
+  it('every row states its privacy unit: the release\'s privacyUnit, "row" when it has none', () => {
+    const col = CSV_COLUMNS.indexOf('privacy_unit');
+    expect(CSV_COLUMNS[col - 1]).toBe('neighbors');
+    expect(rows.slice(1).every((r) => r[col] === 'row')).toBe(true);
+    const perUnit = { ...FIXTURE_RESULTS[0]!, privacyUnit: '=student' };
+    const out = parseCsv(resultsCsv([perUnit, { ...FIXTURE_RESULTS[0]!, privacyUnit: 'row' }]));
+    expect(out.slice(1).map((r) => r[col])).toEqual(["'=student", 'row']);
+  });
+
   it('control characters escaped, formulas neutralised, quotes doubled', () => {
     const evil = rows.find((r) => r[0]!.startsWith('evil'))!;
     expect(evil[0]).toBe('evil\\u001b[31m <script>alert(1)</script> name\\u202e');
