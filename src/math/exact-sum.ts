@@ -266,3 +266,63 @@ export function widthUp(l: number, u: number): number {
   const { m, e: we } = toDyadic(w);
   return Number(m + 1n) * 2 ** we;
 }
+
+/**
+ * Exact per-key sums of grid integers t (|t| <= 2^53) and of their squares, for keyed (grouped)
+ * accumulation: the limbs of {@link exactGridMoments} in K-wide accumulators, each key flushed to its
+ * BigInt sums after 2^16 of its terms (and at the end). No allocation per added term.
+ */
+export class KeyedGridSums {
+  private readonly acc: Float64Array;
+  private readonly n: Int32Array;
+  readonly s: bigint[];
+  readonly ss: bigint[];
+
+  constructor(readonly keys: number) {
+    this.acc = new Float64Array(8 * keys);
+    this.n = new Int32Array(keys);
+    this.s = new Array<bigint>(keys).fill(0n);
+    this.ss = new Array<bigint>(keys).fill(0n);
+  }
+
+  /** Adds the integer t (|t| <= 2^53; not checked) to key g's sums. */
+  add(g: number, t: number): void {
+    const h18 = t + C18 - C18;
+    const c = t - h18;
+    const h36 = h18 + C36 - C36;
+    const b = (h18 - h36) * I18;
+    const a = h36 * I36;
+    const o = 8 * g;
+    const A = this.acc;
+    A[o] += a;
+    A[o + 1] += b;
+    A[o + 2] += c;
+    A[o + 3] += a * a;
+    A[o + 4] += a * b;
+    A[o + 5] += 2 * a * c + b * b;
+    A[o + 6] += b * c;
+    A[o + 7] += c * c;
+    if (++this.n[g]! === BLOCK) this.flush(g);
+  }
+
+  private flush(g: number): void {
+    const o = 8 * g;
+    const A = this.acc;
+    this.s[g]! += (BigInt(A[o]!) << 36n) + (BigInt(A[o + 1]!) << 18n) + BigInt(A[o + 2]!);
+    this.ss[g]! += (BigInt(A[o + 3]!) << 72n) + (BigInt(A[o + 4]!) << 55n) + (BigInt(A[o + 5]!) << 36n) + (BigInt(A[o + 6]!) << 19n) + BigInt(A[o + 7]!);
+    A.fill(0, o, o + 8);
+    this.n[g] = 0;
+  }
+
+  /** Flushes every key; then `s` and `ss` hold the exact sums. */
+  finish(): this {
+    for (let g = 0; g < this.keys; g++) if (this.n[g]! > 0) this.flush(g);
+    return this;
+  }
+}
+
+/** The grid integer clamp(round(x/g0), L, U) of a finite x (the per-record map of {@link gridRound}). */
+export function gridInt(x: number, g: BinaryGrid): number {
+  const t = Math.round(x * g.s1 * g.s2);
+  return t < g.lo ? g.lo : t > g.hi ? g.hi : t;
+}

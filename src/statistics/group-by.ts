@@ -51,6 +51,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { nextDown } from '../math/dyadic.js';
+import { binaryGrid, gridInt, KeyedGridSums, widthUp, type BinaryGrid } from '../math/exact-sum.js';
 import { normalQuantile } from '../math/special.js';
 import { planPartitionSelection, type PartitionSelectionMethod, type PartitionSelectionPlan } from '../mechanisms/partition-selection.js';
 import { checkOptions, optionSpec, RELEASE_OPTION_RULES, type Exact } from '../options.js';
@@ -63,6 +64,7 @@ import { checkAlpha, parseBounds, type ParsedNoise, type StatMechanism } from '.
 import { boundContributionsWithKey, checkContributionBounds, rowSensitivities, unitTotalSensitivities, type ContributionBounds } from './contribution-bounding.js';
 import { roundHalfEven } from './histogram.js';
 import { applyNoise, checkPlanRange, planNoise, type NoisePlan } from './noise.js';
+import { rationalOf, snapDown, snapExponent } from './size-padding.js';
 
 export type GroupStatistic = 'count' | 'sum' | 'mean' | 'variance' | 'sd' | 'quantile' | 'histogram';
 export type GroupKey = string | number | boolean;
@@ -233,6 +235,12 @@ interface Parsed {
   unitName: string;
   /** The exact sums' fixed-point grid (releaseGroupAggregates' `exactGrid`). */
   grid?: ExactSumGrid;
+  /**
+   * groupByDP in memory without `exactGrid` (sum, mean, variance, sd): each summed value is rounded to
+   * the public binary grid of [l, u] (src/math/exact-sum.ts), summed exactly, limited and snapped
+   * (see exactBinarySums and sumBounds).
+   */
+  binary?: BinaryGrid;
 }
 
 function parse(o: GroupByDPOptions, valueColumn = true): Parsed {
@@ -342,6 +350,10 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
   const p = parse(o);
   const grid = parseExactGrid(o.exactGrid, p.stat);
   if (grid) p.grid = grid;
+  else if (p.stat === 'sum' || p.stat === 'mean' || p.stat === 'variance' || p.stat === 'sd') {
+    const [bl, bu] = p.clamp ?? p.unitClamp!;
+    p.binary = binaryGrid(bl, bu);
+  }
   if (!Array.isArray(rows)) throw new InvalidArgumentError('rows', 'must be an array of row objects', rows);
   // ---- Every row's contents (being an object, unit ids, group keys, values), after the budget check:
   // a refusal that depends on them is charged (and value-free). Nothing about the rows is checked
@@ -400,6 +412,10 @@ export function groupByDP<O extends GroupByDPOptions>(rows: readonly Readonly<Re
       const unitTotals = p.unitClamp ? new Map<number, Map<unknown, number>>() : undefined;
       if (p.grid && p.stat !== 'count' && !hist) {
         exactGridSums(p, kept, groups, units, values, index, count, sum, sumsq);
+        return { count, sum, sumsq, hist };
+      }
+      if (p.binary && p.stat !== 'count' && !hist) {
+        exactBinarySums(p, G.sumLimit!, kept, groups, units, values, index, count, sum, sumsq);
         return { count, sum, sumsq, hist };
       }
       for (const i of kept) {
@@ -501,6 +517,82 @@ function exactGridSums(
   }
 }
 
+/**
+ * The exact in-memory sums on the public binary grid g0 = 2^e0 of [l, u] (src/math/exact-sum.ts;
+ * Casacuberta et al., CCS 2022: floating-point sums move between neighbours by more than the
+ * per-value bounds allow). Each row's clamped value (with perUnitClamp each unit's clamped per-key
+ * total, a function of that unit's rows alone) becomes the grid integer t = clamp(round(x/g0), L, U),
+ * a per-record map into [L g0, U g0], a subset of [l, u]; the t and t^2 are summed exactly per key
+ * (KeyedGridSums). The released sums are the exact rationals X = S g0 (plain), sum (x - centre) =
+ * (2S - nC) g0/2 (centred, C = L + U, centre C g0/2 inside [l, u]) and sum (x - centre)^2 =
+ * (4 SS - 4 C S + n C^2) g0^2/4, each limited to +-B (its sumLimit, a contraction) and snapped down to
+ * the grid 2^e, e least with 2^(e + 52) >= B (so the snap is an exact double, and its error is below
+ * 2^e < B 2^-51 = 2^-11 beta): neighbours' released sums differ by less than |X - X'| + 2^-11 beta,
+ * the slack the inflated per-value bounds of {@link sumBounds} cover (as for the engines' conversion).
+ */
+function exactBinarySums(
+  p: Parsed,
+  limits: { plain: number; centred: number; squares: number },
+  kept: Iterable<number>,
+  groups: readonly GroupKey[],
+  units: readonly unknown[],
+  values: ArrayLike<number>,
+  index: ReadonlyMap<GroupKey, number>,
+  count: Float64Array,
+  sum: Float64Array,
+  sumsq: Float64Array,
+): void {
+  const grid = p.binary!;
+  const [l, u] = p.clamp ?? p.unitClamp!;
+  const K = count.length;
+  const acc = new KeyedGridSums(K);
+  const totals = p.unitClamp ? new Map<number, Map<unknown, number>>() : undefined;
+  for (const i of kept) {
+    const g = index.get(groups[i]!);
+    if (g === undefined) continue;
+    count[g]!++;
+    const x = values[i]!;
+    if (totals) {
+      let m = totals.get(g);
+      if (!m) totals.set(g, (m = new Map()));
+      m.set(units[i], (m.get(units[i]) ?? 0) + x);
+      continue;
+    }
+    acc.add(g, gridInt(x < l ? l : x > u ? u : x, grid));
+  }
+  // A unit's total of finite values can overflow to +-Infinity: clamped to [l, u] first.
+  if (totals) for (const [g, m] of totals) for (const t of m.values()) acc.add(g, gridInt(Math.min(Math.max(t, l), u), grid));
+  acc.finish();
+  const e0 = grid.e;
+  const C = BigInt(grid.lo) + BigInt(grid.hi);
+  // value = num 2^(e0 power) / den
+  const released = (num: bigint, den: bigint, power: number, B: number): number => {
+    const sh = e0 * power;
+    const r = sh >= 0 ? { num: num << BigInt(sh), den } : { num, den: den << BigInt(-sh) };
+    const b = rationalOf(B);
+    // limit to [-B, B] exactly: r > B <=> r.num b.den > b.num r.den
+    let t = r;
+    if (r.num * b.den > b.num * r.den) t = b;
+    else if (r.num * b.den < -b.num * r.den) t = { num: -b.num, den: b.den };
+    return snapDown(t, limitExponent(B));
+  };
+  for (let g = 0; g < K; g++) {
+    const S = acc.s[g]!;
+    if (p.stat === 'sum' || p.unitClamp) {
+      sum[g] = released(S, 1n, 1, limits.plain);
+      continue;
+    }
+    const n = BigInt(count[g]!);
+    sum[g] = released(2n * S - n * C, 2n, 1, limits.centred);
+    sumsq[g] = released(4n * acc.ss[g]! - 4n * C * S + n * C * C, 4n, 2, limits.squares);
+  }
+}
+
+/** The least e with 2^(e + 52) >= B (B > 0 finite): snapped values of |x| <= B are exact doubles. */
+function limitExponent(B: number): number {
+  return snapExponent(B) - 1;
+}
+
 /** The public plan of a grouped release: noisy parts, selection, totals. */
 interface GroupedPlan {
   parts: { name: GroupPart['name']; plan: NoisePlan; noise: ParsedNoise }[];
@@ -544,7 +636,11 @@ function nextUp(x: number): number {
  * unit's clamped total, then also h = c), h the centred half-range (|value - centre| <= h for mean,
  * variance, sd) and h2 >= h^2 the bound of a centred square.
  *
- * Without a grid (floating-point sums in memory): c = max(|l|, |u|), h = (u - l)/2, h2 = h^2.
+ * Without a grid (floating-point sums; no caller since groupByDP sums exactly): c = max(|l|, |u|),
+ * h = (u - l)/2, h2 = h^2. With 'binary' (groupByDP in memory, exactBinarySums): the values lie in
+ * [l, u], so cg = nextUp(max(|l|, |u|)) and hg = nextUp(w/2), w >= u - l, bound them, and the rest is
+ * as for a decimal grid below (the snap of the limited exact sum errs by less than 2^-11 beta, within
+ * the same allowance as the engines' conversion).
  *
  * With an exact grid {k, lo, hi} (p = 10^k): the summed values are the rationals s/p, s in [lo, hi],
  * whose centred values are (s - (lo + hi)/2)/p, so one value moves a sum by at most cg = max(|lo|,
@@ -566,15 +662,17 @@ function nextUp(x: number): number {
  * the roundings of the products k m beta and sqrt(k) m beta (relative < 2^-50).
  * The squares: h2 = nextUp(nextUp(h^2)(1 + 2^-10)) >= hg^2 (1 + 2^-10).
  */
-export function sumBounds(l: number, u: number, unitClamp: boolean, grid: ExactSumGrid | undefined): { c: number; h: number; h2: number; sumLimit?: { plain: number; centred: number; squares: number } } {
+export function sumBounds(l: number, u: number, unitClamp: boolean, grid: ExactSumGrid | 'binary' | undefined): { c: number; h: number; h2: number; sumLimit?: { plain: number; centred: number; squares: number } } {
   const c0 = Math.max(Math.abs(l), Math.abs(u));
   if (!grid) {
     const h = unitClamp ? c0 : (u - l) / 2;
     return { c: c0, h, h2: h * h };
   }
-  const p = 10 ** grid.k;
-  const cg = nextUp(Math.max(c0, Math.max(Math.abs(grid.lo), Math.abs(grid.hi)) / p));
-  const hg = unitClamp ? cg : nextUp(Math.max((u - l) / 2, (grid.hi - grid.lo) / (2 * p)));
+  // The binary grid's values lie in [l, u]: |value| <= c0 and |value - centre| <= (u - l)/2 exactly,
+  // bounded here by doubles >= those (the centre C g0/2 lies in [l, u] too). Then as the decimal grid.
+  const p = grid === 'binary' ? 1 : 10 ** grid.k;
+  const cg = grid === 'binary' ? nextUp(c0) : nextUp(Math.max(c0, Math.max(Math.abs(grid.lo), Math.abs(grid.hi)) / p));
+  const hg = unitClamp ? cg : grid === 'binary' ? nextUp(widthUp(l, u) / 2) : nextUp(Math.max((u - l) / 2, (grid.hi - grid.lo) / (2 * p)));
   const sqg = nextUp(hg * hg);
   const inflate = (x: number) => nextUp(x * (1 + 2 ** -10));
   const c = inflate(cg);
@@ -595,13 +693,19 @@ export function gridCentre(grid: ExactSumGrid): number {
   return (grid.lo + grid.hi) / (2 * 10 ** grid.k);
 }
 
+/** The centre (L + U) g0/2 of a binary grid's points (rounded once; the mean adds it back, post-processing). */
+function binaryCentre(grid: BinaryGrid): number {
+  return Number(BigInt(grid.lo) + BigInt(grid.hi)) * 2 ** (grid.e - 1);
+}
+
 function planGrouped(p: Parsed): GroupedPlan {
   const b = p.bounds;
   const parts: { name: GroupPart['name']; plan: NoisePlan; noise: ParsedNoise }[] = [];
   const dims = p.keys ? p.keys.length : 1;
   const [l, u] = p.clamp ?? p.unitClamp ?? [0, 1];
-  const mid = p.grid && !p.unitClamp ? gridCentre(p.grid) : (l + u) / 2;
-  const { c, h, h2, sumLimit } = sumBounds(l, u, p.unitClamp !== undefined, p.grid);
+  // The mean adds back the centre its centred sums were formed about (post-processing): the grid's.
+  const mid = p.grid && !p.unitClamp ? gridCentre(p.grid) : p.binary && !p.unitClamp ? binaryCentre(p.binary) : (l + u) / 2;
+  const { c, h, h2, sumLimit } = sumBounds(l, u, p.unitClamp !== undefined, p.grid ?? (p.binary ? 'binary' : undefined));
   const countSens = rowSensitivities(b, 1);
   const sumSens = (perRow: number) => (p.unitClamp ? unitTotalSensitivities(b, perRow) : rowSensitivities(b, perRow));
   switch (p.stat) {

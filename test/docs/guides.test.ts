@@ -85,7 +85,7 @@ describe('docs/choosing-parameters.md worked example', () => {
     const r = meanDP(x, { eps: 0.1, lower: 15000, upper: 500001, details: true, rng: seededRng(1) });
     // The exact in-memory mean states the sensitivity rounded up to its snap grid 2^-32 (snappedSensitivity).
     expect(r.sensitivity).toBe(snappedSensitivity([485001], n));
-    expect(r.sensitivity - 485001 / n).toBeLessThan(2 ** -32);
+    expect((r.sensitivity as number) - 485001 / n).toBeLessThan(2 ** -32);
     expect(r.sensitivity).toBeGreaterThanOrEqual(485001 / n);
     expect(r.scale as number).toBeCloseTo(234.98, 1);
     const w = r.noiseHalfWidth(0.05) as number;

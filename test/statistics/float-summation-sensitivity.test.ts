@@ -11,6 +11,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as mech from '../../src/mechanisms/noise.js';
 import { seededRng } from '../../src/random/rng.js';
+import { groupByDP, sumBounds } from '../../src/statistics/group-by.js';
 import { covDP, meanDP, pooledCovDP, pooledVarDP, sdDP, varDP } from '../../src/statistics/index.js';
 
 /** The values handed to the Laplace noise adder, in call order. */
@@ -224,5 +225,37 @@ describe('in-memory sums: neighbours move the value handed to the noise by at mo
     worst = Math.max(worst, Math.abs(a.value - b.value) / a.sensitivity);
     expect(worst).toBeGreaterThan(0);
     expect(worst).toBeLessThanOrEqual(1);
+  });
+
+  it('groupByDP sum and mean: the pre-noise sums are the exact sums limited and snapped; adding a unit moves them by at most the per-key bound', () => {
+    // [0, 2^53]: 2^53 + 1.5 rounds to 2^53 + 2 in doubles, so a double sum of 2^53 and 1000 values 1.5
+    // gains 500 over the exact 2^53 + 1500. The released sum is the exact one, limited to +-2^40 c and
+    // floored to 2^e, 2^(e + 52) >= 2^40 c (here 2^42).
+    const u = 2 ** 53;
+    const rows = [{ s: 'big', d: 'g', y: u }, ...Array.from({ length: 1000 }, (_, i) => ({ s: `u${i}`, d: 'g', y: 1.5 }))];
+    const opts = { unit: 's', by: 'd', value: 'y', eps: 1, lower: 0, upper: u, maxPartitions: 1, maxRows: 1, keys: ['g'], details: true as const };
+    const a = preNoise(() => ({ sensitivity: groupByDP(rows, { ...opts, statistic: 'sum', rng: seededRng(1) }).parts[0]!.l1 }));
+    const b = preNoise(() => ({ sensitivity: groupByDP(rows.slice(1), { ...opts, statistic: 'sum', rng: seededRng(1) }).parts[0]!.l1 }));
+    const c = sumBounds(0, u, false, 'binary').c;
+    expect(a.sensitivity).toBe(c);
+    expect(a.value).toBe(Number(((BigInt(u) + 1500n) >> 42n) << 42n));
+    expect(b.value).toBe(0); // 1500 floors to 0 on the grid 2^42
+    expect(Math.abs(a.value - b.value)).toBeLessThanOrEqual(a.sensitivity);
+    // Mean on [1e9 + 0.2421875, + 2^-6]: centred sums about the grid centre, exact, snapped; adding a unit at either bound.
+    const l = L + 0.2421875;
+    const w = 2 ** -6;
+    const rng = seededRng(5);
+    const rows2 = Array.from({ length: 4000 }, (_, i) => ({ s: `v${i}`, d: 'g', y: l + (w * Math.floor(rng.nextDouble() * 4)) / 3 }));
+    const o2 = { ...opts, lower: l, upper: l + w, statistic: 'mean' as const };
+    for (const y of [l, l + w]) {
+      seen.length = 0;
+      const r1 = groupByDP(rows2, { ...o2, rng: seededRng(1) });
+      const s1 = seen[1]!;
+      seen.length = 0;
+      groupByDP([...rows2, { s: 'new', d: 'g', y }], { ...o2, rng: seededRng(1) });
+      const s2 = seen[1]!;
+      expect(Math.abs(s1 - s2)).toBeLessThanOrEqual(r1.parts[1]!.l1);
+      expect(Math.abs(s1 - s2)).toBeGreaterThan(0);
+    }
   });
 });

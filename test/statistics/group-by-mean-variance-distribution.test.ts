@@ -15,7 +15,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { seededRng } from '../../src/random/rng.js';
-import { groupByDP } from '../../src/statistics/group-by.js';
+import { groupByDP, sumBounds } from '../../src/statistics/group-by.js';
 import { chiSquareTest, ksTest } from '../helpers/gof.js';
 
 const laplaceCdf = (b: number) => (x: number) => (x < 0 ? 0.5 * Math.exp(x / b) : 1 - 0.5 * Math.exp(-x / b));
@@ -41,6 +41,9 @@ function laplaceNodes(b: number, R = 40, lo = -Infinity): { x: Float64Array; w: 
 
 const rows: { s: string; d: string; y: number }[] = Array.from({ length: 50 }, (_, i) => ({ s: `u${i}`, d: 'g1', y: i % 2 ? 0.8 : 0.2 }));
 const base = { unit: 's', by: 'd', value: 'y', lower: 0, upper: 1, maxPartitions: 1, maxRows: 1, keys: ['g1'] } as const;
+// The in-memory sums are exact on the binary grid of [0, 1] and snapped: the per-value bounds h = 1/2
+// and h^2 = 1/4 are inflated by 2^-10 (sumBounds, the snap's allowance); the counts are not.
+const SB = sumBounds(0, 1, false, 'binary');
 
 describe('groupByDP mean and variance: laws of the composite releases', () => {
   it('mean: 1/2 + L/(50 + C), C ~ Laplace(2/eps), L ~ Laplace(1/eps) (golden scales); x0.7 and x1.3 rejected', () => {
@@ -54,13 +57,15 @@ describe('groupByDP mean and variance: laws of the composite releases', () => {
       if (t === 0) {
         expect(r.scale[0]! / 2).toBeGreaterThanOrEqual(1);
         expect(r.scale[0]! / 2).toBeLessThan(1 + 2e-6);
-        expect(r.scale[1]! / 1).toBeGreaterThanOrEqual(1);
-        expect(r.scale[1]! / 1).toBeLessThan(1 + 2e-6);
+        expect(SB.h / 0.5).toBeGreaterThan(1 + 2 ** -10);
+        expect(SB.h / 0.5).toBeLessThan((1 + 2 ** -10) * (1 + 2 ** -50));
+        expect(r.scale[1]! / (2 * SB.h)).toBeGreaterThanOrEqual(1);
+        expect(r.scale[1]! / (2 * SB.h)).toBeLessThan(1 + 2e-6);
       }
     }
     const cdf = (f: number) => {
       const { x, w } = laplaceNodes(2 * f, 20, -49); // 50 + C >= 1
-      const FL = laplaceCdf(f);
+      const FL = laplaceCdf(2 * SB.h * f);
       return (t: number) => {
         let s = 0;
         for (let i = 0; i < x.length; i++) s += w[i]! * FL((t - 0.5) * (50 + x[i]!));
@@ -80,12 +85,12 @@ describe('groupByDP mean and variance: laws of the composite releases', () => {
     for (let t = 0; t < N; t++) {
       const r = groupByDP(rows, { ...base, statistic: 'variance', eps, rng, details: true });
       xs[t] = (r.value.values as number[])[0]!;
-      if (t === 0) expect(r.parts.map((p) => [p.name, p.scale / [1, 0.5, 0.25][['count', 'sum', 'sumsq'].indexOf(p.name)]!])).toEqual([['count', expect.closeTo(1, 5)], ['sum', expect.closeTo(1, 5)], ['sumsq', expect.closeTo(1, 5)]]);
+      if (t === 0) expect(r.parts.map((p) => [p.name, p.scale / [1, SB.h, SB.h2][['count', 'sum', 'sumsq'].indexOf(p.name)]!])).toEqual([['count', expect.closeTo(1, 5)], ['sum', expect.closeTo(1, 5)], ['sumsq', expect.closeTo(1, 5)]]);
     }
     const cdf = (f: number) => {
       const c = laplaceNodes(1 * f, 20, -49);
-      const l1 = laplaceNodes(0.5 * f, 20);
-      const F2 = laplaceCdf(0.25 * f);
+      const l1 = laplaceNodes(SB.h * f, 20);
+      const F2 = laplaceCdf(SB.h2 * f);
       return (t: number) => {
         let s = 0;
         for (let i = 0; i < c.x.length; i++) {

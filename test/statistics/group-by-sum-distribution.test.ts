@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalCdf } from '../../src/math/special.js';
 import { seededRng } from '../../src/random/rng.js';
-import { groupByDP } from '../../src/statistics/group-by.js';
+import { groupByDP, sumBounds } from '../../src/statistics/group-by.js';
 import { ksTest } from '../helpers/gof.js';
 
 const laplaceCdf = (b: number) => (x: number) => (x < 0 ? 0.5 * Math.exp(x / b) : 1 - 0.5 * Math.exp(-x / b));
@@ -36,20 +36,27 @@ function draws(opts: { eps: number; delta?: number; mechanism?: 'gaussian' }, se
   return { res, scale, l1, l2 };
 }
 
+// The in-memory sums are exact on the binary grid of [0, 5] and snapped: the per-value bound c = 5 is
+// inflated by 2^-10 (sumBounds, the snap's allowance): b = k m c'/eps = 60 (1 + 2^-10) (+ ulps).
+const c1 = sumBounds(0, 5, false, 'binary').c;
+const B = (2 * 3 * c1) / 0.5;
+
 describe('groupByDP sum: noise law', () => {
-  it('Laplace: b = k m max(|l|, |u|)/eps = 2 3 5 / 0.5 = 60 (golden); x0.7 and x1.3 rejected', () => {
+  it('Laplace: b = k m max(|l|, |u|)/eps = 2 3 5 / 0.5 = 60, times 1 + 2^-10 (golden); x0.7 and x1.3 rejected', () => {
     const { res, scale, l1 } = draws({ eps: 0.5 }, 'group-sum-laplace', 8000);
-    expect(l1).toBe(30);
-    expect(scale / 60).toBeGreaterThanOrEqual(1);
-    expect(scale / 60).toBeLessThan(1 + 2e-6);
-    expect(ksTest(res, laplaceCdf(60)).pValue).toBeGreaterThan(1e-6);
-    expect(ksTest(res, laplaceCdf(0.7 * 60)).pValue).toBeLessThan(1e-6);
-    expect(ksTest(res, laplaceCdf(1.3 * 60)).pValue).toBeLessThan(1e-6);
+    expect(c1).toBeGreaterThan(5 * (1 + 2 ** -10));
+    expect(c1).toBeLessThan(5 * (1 + 2 ** -10) * (1 + 2 ** -50));
+    expect(l1).toBe(2 * 3 * c1);
+    expect(scale / B).toBeGreaterThanOrEqual(1);
+    expect(scale / B).toBeLessThan(1 + 2e-6);
+    expect(ksTest(res, laplaceCdf(B)).pValue).toBeGreaterThan(1e-6);
+    expect(ksTest(res, laplaceCdf(0.7 * B)).pValue).toBeLessThan(1e-6);
+    expect(ksTest(res, laplaceCdf(1.3 * B)).pValue).toBeLessThan(1e-6);
   });
-  it('Gaussian: sigma = sqrt(k) m max(|l|, |u|) sqrt(2 ln(1.25/delta))/eps (golden); x0.7 and x1.3 rejected', () => {
+  it('Gaussian: sigma = sqrt(k) m max(|l|, |u|) sqrt(2 ln(1.25/delta))/eps, times 1 + 2^-10 (golden); x0.7 and x1.3 rejected', () => {
     const { res, scale, l2 } = draws({ eps: 0.5, delta: 1e-6, mechanism: 'gaussian' }, 'group-sum-gauss', 8000);
-    expect(l2).toBeCloseTo(Math.sqrt(2) * 15, 12);
-    const sigma = (Math.sqrt(2) * 15 * Math.sqrt(2 * Math.log(1.25e6))) / 0.5;
+    expect(l2).toBeCloseTo(Math.sqrt(2) * 3 * c1, 12);
+    const sigma = (Math.sqrt(2) * 3 * c1 * Math.sqrt(2 * Math.log(1.25e6))) / 0.5;
     expect(scale / sigma).toBeGreaterThanOrEqual(1 - 1e-12);
     expect(scale / sigma).toBeLessThan(1 + 2e-6);
     expect(ksTest(res, normal(sigma)).pValue).toBeGreaterThan(1e-6);

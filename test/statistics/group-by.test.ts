@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError, UnknownOptionError } from '../../src/errors.js';
-import { groupByDP, quantilesFromHistogram } from '../../src/statistics/group-by.js';
+import { groupByDP, quantilesFromHistogram, sumBounds } from '../../src/statistics/group-by.js';
 import { seededRng } from '../../src/random/rng.js';
 import { ksTest } from '../helpers/gof.js';
 import { argumentOf } from '../helpers/argument-of.js';
@@ -32,27 +32,39 @@ describe('groupByDP: calibration (golden values)', () => {
   it('mean: eps/2 each; counts b = 2 k m / eps, centred sums b = 2 k m (u - l)/2 / eps', () => {
     // k = 2, m = 3, [1, 5]: h = 2; counts L1 = 6, b = 12; sums L1 = 12, b = 24.
     const r = groupByDP(rows, { unit: 's', by: 'd', value: 'y', statistic: 'mean', eps: 1, lower: 1, upper: 5, maxPartitions: 2, maxRows: 3, keys: ['g0'], rng: seededRng(1), details: true });
+    // The exact in-memory sums are snapped: h = 2 is inflated by 2^-10 (sumBounds); the counts are not.
+    const h = sumBounds(1, 5, false, 'binary').h;
+    expect(h / 2).toBeGreaterThan(1 + 2 ** -10);
+    expect(h / 2).toBeLessThan((1 + 2 ** -10) * (1 + 2 ** -50));
     expect(r.parts.map((p) => [p.name, p.eps, p.l1])).toEqual([
       ['count', 0.5, 6],
-      ['sum', 0.5, 12],
+      ['sum', 0.5, 2 * 3 * h],
     ]);
     expect(r.scale[0]! / 12).toBeCloseTo(1, 6);
-    expect(r.scale[1]! / 24).toBeCloseTo(1, 6);
+    expect(r.scale[1]! / (24 * (h / 2))).toBeCloseTo(1, 6);
   });
   it('sum with per-unit clamp: L1 = k max(|L|, |U|) (no factor m); Gaussian uses L2 = sqrt(k) c', () => {
     const r = groupByDP(rows, { unit: 's', by: 'd', value: 'y', statistic: 'sum', eps: 1, perUnitClamp: { lower: 0, upper: 20 }, maxPartitions: 4, maxRows: 100, keys: ['g0'], rng: seededRng(1), details: true });
-    expect(r.parts[0]!.l1).toBe(80);
+    // Per-unit totals on the exact binary grid: c = 20 inflated by 2^-10 (sumBounds).
+    const cu = sumBounds(0, 20, true, 'binary').c;
+    expect(cu / 20).toBeGreaterThan(1 + 2 ** -10);
+    expect(cu / 20).toBeLessThan((1 + 2 ** -10) * (1 + 2 ** -50));
+    expect(r.parts[0]!.l1).toBe(4 * cu);
     const g = groupByDP(rows, { unit: 's', by: 'd', value: 'y', statistic: 'sum', eps: 0.5, delta: 1e-6, mechanism: 'gaussian', lower: -2, upper: 5, maxPartitions: 4, maxRows: 3, keys: ['g0'], rng: seededRng(1), details: true });
-    // rows clamped to [-2, 5]: c = 5, L2 = sqrt(4) 3 5 = 30; classic sigma = 30 sqrt(2 ln(1.25e6)) / 0.5.
-    expect(g.parts[0]!.l2).toBe(30);
-    expect(g.scale[0]! / ((30 * Math.sqrt(2 * Math.log(1.25e6))) / 0.5)).toBeCloseTo(1, 5); // the Gaussian lattice inflates sigma by ~1e-6
+    // rows clamped to [-2, 5]: c = 5 (inflated by 2^-10), L2 = sqrt(4) 3 5 = 30 (1 + 2^-10); classic sigma = L2 sqrt(2 ln(1.25e6)) / 0.5.
+    const c5 = sumBounds(-2, 5, false, 'binary').c;
+    expect(g.parts[0]!.l2).toBe(2 * 3 * c5);
+    expect(g.scale[0]! / ((6 * c5 * Math.sqrt(2 * Math.log(1.25e6))) / 0.5)).toBeCloseTo(1, 5); // the Gaussian lattice inflates sigma by ~1e-6
   });
   it('variance: eps/3 each for counts, centred sums (h) and squares (h^2)', () => {
     const r = groupByDP(rows, { unit: 's', by: 'd', value: 'y', statistic: 'variance', eps: 3, lower: 0, upper: 4, maxPartitions: 1, maxRows: 2, keys: ['g0'], rng: seededRng(1), details: true });
+    // h = 2 and h^2 = 4 inflated by 2^-10 (the exact sums' snap allowance, sumBounds); counts exact.
+    const sb = sumBounds(0, 4, false, 'binary');
+    expect(sb.h2 / 4).toBeLessThan((1 + 2 ** -10) * (1 + 2 ** -49));
     expect(r.parts.map((p) => [p.name, p.eps, p.l1])).toEqual([
       ['count', 1, 2],
-      ['sum', 1, 4],
-      ['sumsq', 1, 8],
+      ['sum', 1, 2 * sb.h],
+      ['sumsq', 1, 2 * sb.h2],
     ]);
   });
 });
