@@ -38,6 +38,7 @@ import { assertFitted } from './fitted.js';
 import { addLaplaceNoise } from '../mechanisms/noise.js';
 import type { Rng } from '../random/rng.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../release.js';
+import { rowGuarantee, type ModelRelease } from './model-release.js';
 import { checkDelta, checkEpsilon, checkNoiseMode, checkNonNegative, checkPositive } from '../validation.js';
 import { checkColumnBounds, checkMatrixShapeOrEmpty, checkVectorShape, lengthOf, matrixShape, toRowMajor, type ColumnMajorMatrix, type MatrixInput } from './matrix.js';
 
@@ -180,6 +181,12 @@ export class NaiveBayesDP {
   statistics: NaiveBayesStatistic[] | undefined;
   /** The released noisy vectors of the last fit, in the order of `statistics` (the model is post-processing of these). */
   released: number[][] | undefined;
+  /**
+   * The release record of the last fit (undefined before fit): the composed (sum eps_g, sum delta_g)
+   * the adders cost, per row, add/remove-one; the sensitivity and scale of each released vector, in
+   * the order of `statistics` (scale null when a custom adder reports none).
+   */
+  details: ModelRelease | undefined;
   gaussian: GaussianNbParams | undefined;
   categorical: CategoricalNbParams | undefined;
   private d = 0;
@@ -363,6 +370,16 @@ export class NaiveBayesDP {
       else this.fitCategorical(data, cls, n, d, K, levels!, adders, rng);
     });
     this.statistics = stats;
+    this.details = {
+      mechanism,
+      guarantee: rowGuarantee(eps, delta, 'unbounded'),
+      sensitivity: stats.map((st) => st.sensitivity),
+      sensitivityOf: `per released vector (${stats.map((st) => st.name).join(', ')}): one record changes one coordinate (its class, or class and level) by at most this: 1 for counts, the half-width w_j for centred sums, w_j^2 for sums of squares`,
+      scale: stats.every((st) => st.scale !== undefined) ? stats.map((st) => st.scale!) : null,
+      scaleOf: 'noise scale each adder reports for its vector (Laplace b = sensitivity / eps_g by default; the safe lattice applies at least this)',
+      constants: { vectors: stats.length },
+      derivation: 'parallel composition within each vector (McSherry 2009, Theorem 4), sequential composition over the vectors; Laplace mechanism (Dwork, McSherry, Nissim & Smith 2006) by default',
+    };
     this.d = d;
     this.lower = lower;
     this.upper = upper;

@@ -12,6 +12,7 @@ import { KNormLogisticRegressionDP } from '../../src/models/knorm-logistic.js';
 import { LinearClassifierDP } from '../../src/models/linear-classifier.js';
 import { LinearRegressionDP } from '../../src/models/linear.js';
 import { LogisticRegressionDP } from '../../src/models/logistic.js';
+import { NaiveBayesDP } from '../../src/models/naive-bayes.js';
 import type { ModelRelease } from '../../src/models/model-release.js';
 import { tuneClassificationModel, tuneLinearRegressionModel } from '../../src/models/tuning.js';
 import { planLaplaceGrid } from '../../src/random/lattice.js';
@@ -159,6 +160,17 @@ describe('model release records (details)', () => {
     const df = complete(f.details);
     expect(df.sensitivity).toBe(2);
     expect(df.scale).toBe(4);
+  });
+
+  it('Gaussian naive Bayes: per vector sensitivity 1 (counts), w_j (centred sums), w_j^2 (squares) and Laplace b = sensitivity / eps_g', () => {
+    const m = new NaiveBayesDP({ eps: 1.5 }).fit(X, y01, { lower: [0, 0], upper: [1, 1], rng: seededRng(20) });
+    const d = complete(m.details);
+    // split 1/3 each: counts eps 0.5; two sums and two squares at 0.5 / 2 = 0.25 each; w = 0.5.
+    expect(d.guarantee.neighbors).toBe('unbounded');
+    expect(d.guarantee.eps).toBeCloseTo(1.5, 14);
+    expect(d.guarantee.delta).toBe(0);
+    expect(d.sensitivity).toEqual([1, 0.5, 0.5, 0.25, 0.25]);
+    (d.scale as number[]).forEach((v, i) => expect(v).toBeCloseTo([2, 2, 2, 1, 1][i]!, 13));
   });
 
   it('proximal coordinate descent: a Guarantee with its privacy unit; sensitivity 2 per sum, Laplace scale 2/eps_q, T d releases', () => {
