@@ -21,6 +21,8 @@ interface NoiseOpts {
   beta?: number;
   support?: number;
   timeLimit?: number;
+  /** false with --no-commensurate (the library's `commensurate: false`). */
+  commensurate?: boolean;
   report?: string;
   certificate?: boolean;
   json?: boolean;
@@ -50,6 +52,7 @@ function common(cmd: Command): Command {
     .option('--sensitivity <s>', 'sensitivity of the query', positive('--sensitivity'), 1)
     .addOption(new Option('--loss <loss>', 'expected loss to minimise').choices(['l1', 'l2']).default('l1'))
     .option('--beta <width>', 'cell width of the grid (default sensitivity/20)', positive('--beta'))
+    .option('--no-commensurate', 'accept a --beta that does not divide the sensitivity (the density is still exactly verified, but such grids can lose to the truncated Laplace)')
     .option('--support <S>', 'half-width of the support [-S, S] (default: the truncated-Laplace support)', positive('--support'))
     .option('--time-limit <seconds>', 'time limit of the LP solves', positive('--time-limit'))
     .option('--json', 'JSON on stdout (the default; with compare, overrides --text)')
@@ -61,7 +64,23 @@ function optimizeOptions(o: NoiseOpts): OptimizeNoiseOptions {
   if (o.beta !== undefined) opt.beta = o.beta;
   if (o.support !== undefined) opt.support = o.support;
   if (o.timeLimit !== undefined) opt.timeLimit = o.timeLimit;
+  if (o.commensurate === false) opt.commensurate = false;
   return opt;
+}
+
+/**
+ * Runs the optimiser's call `f`, with the library's advice for an incommensurate `beta` ("pass
+ * commensurate: false") given as the flag that does it on the command line (`--no-commensurate`).
+ */
+async function withFlagNames<T>(beta: number | undefined, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof InvalidArgumentError && e.argument === 'beta' && e.rule.includes('pass commensurate: false')) {
+      throw new InvalidArgumentError('--beta', e.rule.replace('pass commensurate: false', 'pass --no-commensurate'), beta);
+    }
+    throw e;
+  }
 }
 
 /** The `noise` command with its `optimize` and `compare` subcommands. */
@@ -80,7 +99,7 @@ export function noiseCommand(io: { out: (s: string) => void; err: (s: string) =>
       opt.onProgress = (p) => progress.update(`${p.phase} bound: LP ${p.iteration}, objective ${fmt(p.lpObjective)}`);
       let d;
       try {
-        d = await optimizeNoise(opt);
+        d = await withFlagNames(o.beta, () => optimizeNoise(opt));
       } finally {
         progress.done();
       }
@@ -121,6 +140,7 @@ export function noiseCommand(io: { out: (s: string) => void; err: (s: string) =>
           2,
         ),
       );
+      if (!o.quiet) for (const w of d.stats?.warnings ?? []) io.err(`dpkit: warning: ${w}`);
       if (!o.quiet) io.err(`dpkit: wrote ${path.relative(process.cwd(), report) || report}`);
       setCode(0);
     });
@@ -134,7 +154,7 @@ export function noiseCommand(io: { out: (s: string) => void; err: (s: string) =>
       progress.update('optimising');
       let r;
       try {
-        r = await compareNoise(optimizeOptions(o));
+        r = await withFlagNames(o.beta, () => compareNoise(optimizeOptions(o)));
       } finally {
         progress.done();
       }
