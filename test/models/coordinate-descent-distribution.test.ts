@@ -21,7 +21,7 @@ describe('ProximalCoordinateDescentDP (Laplace): calibration and noise law', () 
   it('guarantee (T d eps_q, 0), bounded neighbours (golden)', () => {
     const m = new ProximalCoordinateDescentDP({ lambda: 0, epochs: 3, noise: { kind: 'laplace', eps: 0.25 } });
     m.fit([[1, 0], [0, 1]], [1, 0], { lower: [-1, -1], upper: [1, 1], rng: seededRng(1), accountant: null });
-    expect(m.guarantee).toEqual({ eps: 1.5, delta: 0, releases: 6, neighbors: 'bounded', sampling: 'safe' });
+    expect(m.guarantee).toEqual({ eps: 1.5, delta: 0, releases: 6, neighbors: 'bounded', privacyUnit: 'row', sampling: 'safe' });
     expect(m.noisySums).toHaveLength(6);
   });
   it('noisy sum - q(0) is Laplace(2/eps_q), and the coefficient is -(noisy sum)/n; x0.7 and x1.3 rejected', () => {
