@@ -192,39 +192,6 @@ export function nonFinite(name: string, x: ArrayLike<unknown>): InvalidArgumentE
 }
 
 /**
- * Sum of x clipped to [l, u], with a typed error on a non-finite element. One pass: a tight loop sums
- * while every element is inside [l, u] (NaN fails the test too); at the first element outside, the
- * rest is summed by a branch-free loop of clamped values that also flags NaN and +-Infinity.
- */
-export function clippedSum(x: ArrayLike<number>, l: number, u: number, name: string): number {
-  checkPlainArrayNumbers(x, name);
-  const n = x.length;
-  let s = 0;
-  let i = 0;
-  for (; i < n; i++) {
-    const v = x[i]!;
-    if (!(v >= l && v <= u)) break;
-    s += v;
-  }
-  return i === n ? s : s + clippedSumFrom(x, i, l, u, name);
-}
-
-function clippedSumFrom(x: ArrayLike<number>, from: number, l: number, u: number, name: string): number {
-  // Branch-free clamp (clipped values are unpredictable, so branches mispredict); v - v is 0 for a
-  // finite v and NaN for NaN or +-Infinity, so `bad` flags any non-finite element after one pass.
-  const n = x.length;
-  let s = 0;
-  let bad = 0;
-  for (let i = from; i < n; i++) {
-    const v = x[i]!;
-    bad += v - v;
-    s += Math.min(Math.max(v, l), u);
-  }
-  if (bad !== 0) throw nonFinite(name, x);
-  return s;
-}
-
-/**
  * x clipped to [l, u] into a new Float64Array, with a typed error on non-finite elements. A
  * Float64Array is copied with `slice` (a block copy) and then scanned once with a predictable branch,
  * clipping in place only where needed; other arrays are converted element by element.
@@ -246,32 +213,6 @@ export function clipToFloat64(x: ArrayLike<number>, l: number, u: number, name: 
     }
   }
   return out;
-}
-
-/** Mean and sum of squared deviations of x clipped to [l, u] (two passes, no cancellation). */
-export function clippedMeanSS(x: ArrayLike<number>, l: number, u: number, name: string): { mean: number; ss: number } {
-  const n = x.length;
-  const mean = clippedSum(x, l, u, name) / n;
-  let ss = 0;
-  for (let i = 0; i < n; i++) {
-    const v = x[i]!;
-    const d = (v < l ? l : v > u ? u : v) - mean;
-    ss += d * d;
-  }
-  return { mean, ss };
-}
-
-/** Cross-product sum of deviations of two clipped columns (after their means are known). */
-export function clippedCrossDev(x1: ArrayLike<number>, x2: ArrayLike<number>, b1: [number, number], b2: [number, number], m1: number, m2: number): number {
-  const [l1, u1] = b1;
-  const [l2, u2] = b2;
-  let s = 0;
-  for (let i = 0; i < x1.length; i++) {
-    const a = x1[i]!;
-    const b = x2[i]!;
-    s += ((a < l1 ? l1 : a > u1 ? u1 : a) - m1) * ((b < l2 ? l2 : b > u2 ? u2 : b) - m2);
-  }
-  return s;
 }
 
 /**

@@ -4,7 +4,7 @@
  * t, t^2 and t1 t2 are summed in BigInt.
  */
 import { describe, expect, it } from 'vitest';
-import { binaryGrid, exactGridCross, exactGridMoments, exactGridSum, gridRound, gridToDecimal, widthUp, type BinaryGrid } from '../../src/math/exact-sum.js';
+import { binaryGrid, exactGridCross, exactGridMoments, exactGridSum, gridInt, gridRound, gridToDecimal, KeyedGridSums, widthUp, type BinaryGrid } from '../../src/math/exact-sum.js';
 import { toDyadic } from '../../src/math/dyadic.js';
 import { seededRng } from '../../src/random/rng.js';
 
@@ -186,5 +186,28 @@ describe('gridToDecimal / widthUp', () => {
     // 1 - (-2^-60): the double 1 rounds the exact 1 + 2^-60 down; widthUp gives the next double up.
     expect(widthUp(-(2 ** -60), 1)).toBe(1 + 2 ** -52);
     expect(widthUp(-(2 ** -60), 1)).toBeGreaterThan(1);
+  });
+});
+
+describe('KeyedGridSums', () => {
+  it('per-key sums of t and t^2 equal the BigInt reference (keys past the 2^16 flush, |t| near 2^53)', () => {
+    const g = binaryGrid(-1e300, 1e300);
+    const rng = seededRng(77);
+    const K = 3;
+    const acc = new KeyedGridSums(K);
+    const s = [0n, 0n, 0n];
+    const ss = [0n, 0n, 0n];
+    const x = mixed((1 << 16) * 2 + 9, -1e300, 1e300, 78);
+    for (let i = 0; i < x.length; i++) {
+      const k = i % 5 === 0 ? 2 : rng.nextDouble() < 0.9 ? 0 : 1;
+      const t = gridInt(x[i]!, g);
+      expect(BigInt(t)).toBe(refT(x[i]!, g));
+      acc.add(k, t);
+      s[k] += BigInt(t);
+      ss[k] += BigInt(t) * BigInt(t);
+    }
+    acc.finish();
+    expect(acc.s).toEqual(s);
+    expect(acc.ss).toEqual(ss);
   });
 });
