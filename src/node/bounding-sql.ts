@@ -374,7 +374,7 @@ function checkTuning(t: BoundingTuning | undefined): number | undefined {
  * NULLs by the callers. ClickHouse parses the text form (toFloat64OrNull takes strings; toString of
  * a Float64 is its shortest round-trip form, so numeric columns keep their value).
  */
-function numericValue(d: SqlDialect, col: string): string {
+export function numericValue(d: SqlDialect, col: string): string {
   return d === 'duckdb' ? `TRY_CAST(${col} AS DOUBLE)` : `toFloat64OrNull(toString(${col}))`;
 }
 

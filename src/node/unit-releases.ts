@@ -48,7 +48,7 @@ import { seededRng, type Rng } from '../random/rng.js';
 import { rowSensitivities, unitTotalSensitivities } from '../statistics/contribution-bounding.js';
 import { releaseGroupAggregates, sumBounds, type ExactSumGrid, type GroupAggregateOptions, type GroupedRelease } from '../statistics/group-by.js';
 import { privateBoundsFromCounts, privateBoundsFromValueCounts, type PrivateBoundsRelease } from '../statistics/private-bounds.js';
-import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedRowsSql, hashKeyType, type BoundingPlan } from './bounding-sql.js';
+import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedRowsSql, hashKeyType, numericValue, type BoundingPlan } from './bounding-sql.js';
 import { exactGrid, type ExactGrid } from './engine/exact-sums.js';
 import type { DataEngine } from './data.js';
 import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec, UnitBounds } from './spec.js';
@@ -91,11 +91,14 @@ function aggStatistic(r: UnitSpec): GroupAggregateOptions['statistic'] {
   return r.stat === 'histogram' ? 'count' : r.stat;
 }
 
-/** The histogram's bin of a value as a SQL expression: bins (e_i, e_{i+1}] (the first closed), NULL stays NULL. */
-function binSql(engine: DataEngine, column: string, edges: readonly number[]): string {
+/**
+ * The histogram's bin of a DOUBLE expression `x` as a SQL expression: bins (e_i, e_{i+1}] (the first
+ * closed; values outside [e_0, e_K] fall in the outer bins, as clamped values do); a missing value,
+ * NULL or NaN, has no bin (NULL), as in every other per-unit release.
+ */
+function binSql(engine: DataEngine, x: string, edges: readonly number[]): string {
   const d = engine.dialect;
-  const x = d.ident(column);
-  const parts = [`CASE WHEN ${x} IS NULL THEN NULL`];
+  const parts = [`CASE WHEN ${x} IS NULL OR ${d.isNan(x)} THEN NULL`];
   for (let i = 1; i < edges.length - 1; i++) parts.push(`WHEN ${x} <= ${d.num(edges[i]!)} THEN ${i - 1}`);
   parts.push(`ELSE ${edges.length - 2} END`);
   return parts.join(' ');
@@ -227,7 +230,10 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
         parts.push(`bounds eps ${+b.autoBounds.eps.toPrecision(6)}`);
       }
       const edges = r.stat === 'histogram' ? (r.edges ?? edgesOf(lower!, upper!, bins)) : undefined;
-      const from = edges ? `(SELECT *, ${binSql(engine, valueCol!.name, edges)} AS __dpkit_bin FROM ${engine.relation})` : engine.relation;
+      // The column read as the other per-unit releases read it (bounding-sql.ts numericValue): a cell
+      // that is not a number is missing, never a failed cast; NaN is missing (binSql).
+      const binned = edges ? binSql(engine, numericValue(dialect, engine.dialect.ident(valueCol!.name)), edges) : undefined;
+      const from = binned !== undefined ? `(SELECT *, ${binned} AS __dpkit_bin FROM ${engine.relation})` : engine.relation;
       const groupCol = edges ? '__dpkit_bin' : by;
       const sql = boundedGroupsSql(
         {
