@@ -44,7 +44,8 @@ export { opSamp, opSampSync, type OpSampInput, type OpSampOptions, type OpSampPa
 export type { LinearOracle, OracleResult, ProjectedOracle } from './optimize/oracles/types.js';
 export { rspmClassifier, type RspmOptions, type RspmRelease } from './models/oracle-perturbation/rspm.js';
 export { SvmDP, type FourierFeatureMap, type SvmOptions } from './models/svm.js';
-export { tuneClassificationModel, tuneLinearRegressionModel, type TunableModel, type TuneClassificationOptions, type TuneLinearRegressionOptions } from './models/tuning.js';
+export { tuneClassificationModel, tuneLinearRegressionModel, type TunableModel, type TuneClassificationOptions, type TuneLinearRegressionOptions, type TuneResult } from './models/tuning.js';
+export type { ModelRelease } from './models/model-release.js';
 export type { DpSgdLoss } from './models/dpsgd/common.js';
 export type { CustomRegularizer, ErmProblem, Regularizer } from './models/erm/objective.js';
 export type { LossKind } from './models/erm/losses.js';
