@@ -43,8 +43,9 @@ export interface Histogram {
 }
 
 /**
- * Counting-query sensitivity (DPpack): one record moves between two cells under replacement, so the
- * l1 sensitivity is 2 and the l2 sqrt(2); under add/remove one cell changes by 1.
+ * Counting-query sensitivity of disjoint cells (the values DPpack uses): one record moves between two
+ * cells under replacement, so the l1 sensitivity is 2 and the l2 sqrt(2); under add/remove one cell
+ * changes by 1 (l1 = l2 = 1; Dwork, McSherry, Nissim & Smith 2006 for the calibration to sensitivity).
  */
 export function countSensitivities(relation: Neighbors): { l1: number; l2: number } {
   return relation === 'bounded' ? { l1: 2, l2: Math.SQRT2 } : { l1: 1, l2: 1 };
@@ -117,8 +118,20 @@ export interface HistogramPlan extends StatPlan<Float64Array, Histogram> {
 
 /**
  * Private histogram: the data are clipped to [edges[0], edges[K]], counted in K bins, and every bin gets
- * independent noise calibrated to the count sensitivity: bounded neighbours l1 = 2 (Laplace b = 2/eps,
- * eps-DP) or l2 = sqrt(2) (Gaussian, (eps, delta)-DP); unbounded neighbours 1 (DPpack's table).
+ * independent noise calibrated to the count sensitivity (API and defaults after DPpack's histogramDP).
+ *
+ * Guarantee: eps-DP with Laplace noise (delta = 0), (eps, delta)-DP with Gaussian noise, for the
+ * neighbour relation `neighbors` (default 'bounded': replace one record; 'unbounded': add or remove
+ * one; 'both': two releases, each charged); the privacy unit is one record (one element of x).
+ * Sensitivity of the K counts (the bins partition the clipped range, so each record is in exactly one
+ * bin): replacing one record moves it from one bin to another, two counts change by 1, so l1 = 2 and
+ * l2 = sqrt(2); adding or removing one record changes one count by 1, so l1 = l2 = 1. Laplace
+ * b = l1/eps per bin (the Laplace mechanism: Dwork, McSherry, Nissim & Smith 2006, "Calibrating noise
+ * to sensitivity in private data analysis"; histogram queries have l1 sensitivity 1 under add/remove
+ * one: Dwork 2011, "A firm foundation for private data analysis", CACM 54(1)); Gaussian sigma calibrated
+ * to l2 (classic sqrt(2 ln(1.25/delta)) l2/eps with eps < 1, Dwork & Roth 2014, Theorem A.1; typeDP
+ * 'pDP': Liu 2019; 'analytic': Balle & Wang 2018; `noise: 'exact'`: discrete Gaussian calibrated
+ * through zCDP, Canonne, Kamath & Steinke 2020 and Bun & Steinke 2016, Proposition 1.3).
  * Post-processing (free): with allowNegative false (default) negative counts become 0; then counts are
  * rounded half to even, or with `normalize` divided by their sum (uniform if every count is 0).
  * Equal-width bins are found arithmetically (ceil((v - l) K/(u - l)) - 1), explicit edges by binary

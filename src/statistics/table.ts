@@ -76,10 +76,23 @@ function sortedLevels(values: Set<Category>): Category[] {
 
 /**
  * Private contingency table: the counts of every cell of the cross product of the columns' levels
- * (zero cells included) each get independent noise calibrated to the count sensitivity: bounded
- * neighbours l1 = 2 (Laplace b = 2/eps, eps-DP) or l2 = sqrt(2) (Gaussian, (eps, delta)-DP), unbounded 1
- * (DPpack's table). Post-processing: negatives clamped to 0 unless allowNegative, then rounding half
- * to even. Columns hold strings or numbers (1 and '1' are different levels); all of equal length.
+ * (zero cells included) each get independent noise calibrated to the count sensitivity (API after
+ * DPpack's tableDP).
+ *
+ * Guarantee (declared `levels`): eps-DP with Laplace noise (delta = 0), (eps, delta)-DP with Gaussian
+ * noise, for the neighbour relation `neighbors` (default 'bounded': replace one record; 'unbounded':
+ * add or remove one; 'both': two releases, each charged); the privacy unit is one record, i.e. one
+ * row index i across all columns. Sensitivity of the cell counts (the cells are disjoint, so each
+ * record is in at most one counted cell): replacing one record removes it from at most one cell and
+ * adds it to at most one, so l1 = 2 and l2 = sqrt(2); adding or removing one record changes at most
+ * one count by 1, so l1 = l2 = 1. Laplace b = l1/eps per cell (the Laplace mechanism: Dwork, McSherry,
+ * Nissim & Smith 2006, "Calibrating noise to sensitivity in private data analysis"; histogram queries
+ * have l1 sensitivity 1 under add/remove one: Dwork 2011, "A firm foundation for private data
+ * analysis", CACM 54(1)); Gaussian sigma calibrated to l2 (classic sqrt(2 ln(1.25/delta)) l2/eps with
+ * eps < 1, Dwork & Roth 2014, Theorem A.1; typeDP 'pDP': Liu 2019; 'analytic': Balle & Wang 2018;
+ * `noise: 'exact'`: discrete Gaussian through zCDP, Canonne, Kamath & Steinke 2020). Post-processing:
+ * negatives clamped to 0 unless allowNegative, then rounding half to even. Columns hold strings or
+ * numbers (1 and '1' are different levels); all of equal length.
  * Only records whose values are all declared levels are counted (the others are left out silently:
  * no error can reveal a record after the budget check). Call as tableDP([col1, col2, ...], opts).
  *
