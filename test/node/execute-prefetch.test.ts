@@ -10,7 +10,8 @@
  * The data: a CSV above the size DuckDB parses into memory at open (simulated by opening it with
  * `materializeBelowBytes: 0`, as a file over the limit is), so each query parses only the columns it
  * reads; column z, read only by the third release, has a cell far below the sniffed sample that is
- * not a number.
+ * not a boolean (z holds true/false, sniffed as BOOLEAN, which a numeric schema column keeps; a
+ * column sniffed as a number is read as text, and such a cell in it is missing, not a failure).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,9 +33,9 @@ const SECRET = 'zz-secret-4711';
 function setup(): { dir: string; file: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-prefetch-'));
   const rows = ['a,b,z'];
-  for (let i = 0; i < 30_000; i++) rows.push(`${i % 50},${i % 3},${i % 90}`);
-  rows.push(`7,1,${SECRET}`); // far below DuckDB's sniffer sample: z is sniffed as an integer column
-  for (let i = 0; i < 10; i++) rows.push(`${i},${i % 3},${i}`);
+  for (let i = 0; i < 30_000; i++) rows.push(`${i % 50},${i % 3},${i % 2 === 0}`);
+  rows.push(`7,1,${SECRET}`); // far below DuckDB's sniffer sample: z is sniffed as a BOOLEAN column
+  for (let i = 0; i < 10; i++) rows.push(`${i},${i % 3},${i % 2 === 0}`);
   fs.writeFileSync(path.join(dir, 'd.csv'), `${rows.join('\n')}\n`);
   fs.writeFileSync(
     path.join(dir, 's.schema.yaml'),
