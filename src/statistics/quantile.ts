@@ -199,7 +199,29 @@ export function quantileDP<O extends QuantileOptions>(x: ArrayLike<number>, q: n
   return quantileCore(x, q, opts, 'quantileDP') as StatResult<number, O>;
 }
 
-/** Private median: {@link quantileDP} with q = 0.5 (same mechanism, guarantee and sensitivity). *
+/**
+ * Private median: {@link quantileDP} with q = 0.5, i.e. Smith's exponential mechanism over the
+ * intervals between order statistics (Smith 2011, "Privacy-preserving statistical estimation with
+ * optimal convergence rates"; DPpack's medianDP). The data are clipped to the public [lower, upper];
+ * interval i (between z_{i-1} and z_i, with l and u as outer points) is chosen with probability
+ * proportional to its width (or, by default, its number of lattice points) times
+ * exp(-eps |i - 1 - t| / 2), t = n/2 (t = round(n/2) on the lattice), and a uniform point inside it is
+ * returned.
+ *
+ * Guarantee: eps-DP (delta = 0) for the neighbour relation `neighbors` (default 'bounded': replace one
+ * record; 'unbounded': add or remove one; 'both': two releases, each charged); the privacy unit is one
+ * record (one element of x). Sensitivity of the utility -|rank - t| (rank = number of records below
+ * the output): 1. Replacing one record moves every rank by at most 1 and leaves t; adding or removing
+ * one moves a rank by 0 or 1 and t by 1/2 (by 0 or 1 for t = round(n/2)) in the same direction, so
+ * the utility moves by at most 1. The exponential mechanism exp(eps u / (2 Delta_u)) is eps-DP
+ * (McSherry & Talwar 2007). Sampling: `noise: 'exact'` (default) on the public lattice of `grid`,
+ * every decision from exact uniform integers and exact Bernoulli(exp(-gamma)) coins with rational
+ * gamma (Canonne, Kamath & Steinke 2020, "The discrete Gaussian for differential privacy",
+ * Algorithm 1), with eps rounded down to 30 significant bits eps' (eps'-DP, hence eps-DP);
+ * `noise: 'float'`: a float inverse CDF (simulations). `uniformSampling: false` (DPpack's endpoint
+ * variant) returns a data value and is NOT DP: it needs `allowDataEndpoints: true`, reports
+ * eps = Infinity and refuses an accountant.
+ *
  * @param x The private data (one number per record).
  * @param opts As {@link quantileDP}.
  * @returns The private median; with `details: true` the {@link Release}.
