@@ -508,12 +508,21 @@ export interface DataDependentOptionsRelease extends ReleaseOptions {
 
 const DATA_DEPENDENT_RELEASE_OPTIONS = optionSpec<DataDependentOptionsRelease>({ ...RELEASE_OPTION_RULES, neighbors: true, noise: true, details: 'boolean' });
 
-export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts: DataDependentOptionsRelease & { details: true }): Release<number>;
-export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts?: DataDependentOptionsRelease): number;
 /**
  * Release clamp(value) + X with X ~ p_{cell of clamp(value)} ((eps, delta)-DP for queries with
  * sensitivity Delta = noise.sensitivity, bounded or unbounded neighbours as the caller's sensitivity;
  * the distributions are checked exactly before any release, Selvi, Liu & Wiesemann, Appendix G).
+ *
+ * Guarantee: (noise.eps, noise.delta)-DP for the neighbour relation `neighbors` (default 'bounded';
+ * a label of the relation the caller's sensitivity holds for) and the privacy unit of that
+ * sensitivity (one record when f's sensitivity is per record, as the Release states by default).
+ * Sensitivity: Delta = noise.sensitivity, a bound on |f(D) - f(D')| over neighbours supplied by the
+ * caller (clamping to the query range is 1-Lipschitz, so it keeps Delta). Derivation: for neighbours
+ * with clamp(f(D)) in cell k and clamp(f(D')) in cell m, every event A needs
+ * P(X_k in A) <= e^eps P(X_m + phi in A) + delta, phi = clamp(f(D')) - clamp(f(D)) in
+ * [c_m - c_{k+1}, c_{m+1} - c_k] intersected with [-Delta, Delta] (Selvi, Liu & Wiesemann,
+ * "Differential Privacy via Distributionally Robust Optimization", Section 5 and Appendix G); the
+ * release checks it exactly for every ordered pair of cells before drawing.
  *
  * 'safe' (default; lattice.ts): m = round(clamp(value) / 2^k) on the PUBLIC lattice 2^k Z (2^k divides
  * every noise-grid and query-cell edge), the cell is that of the lattice point m 2^k (so the cell
@@ -539,6 +548,8 @@ export function dataDependentNoiseMechanism(value: number, noise: DataDependentN
  * console.log(dataDependentNoiseMechanism(1, noise, { rng: seededRng(1) })); // 1 + the noise of 1's cell, (1, 0.2)-DP
  * ```
  */
+export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts: DataDependentOptionsRelease & { details: true }): Release<number>;
+export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts?: DataDependentOptionsRelease): number;
 export function dataDependentNoiseMechanism(value: number, noise: DataDependentNoise, opts: DataDependentOptionsRelease = {}): number | Release<number> {
   checkOptions('dataDependentNoiseMechanism', opts, DATA_DEPENDENT_RELEASE_OPTIONS);
   if (!(noise instanceof DataDependentNoise)) throw new InvalidArgumentError('noise', 'must be a DataDependentNoise', noise);

@@ -73,13 +73,22 @@ export function noiseModeOf(mode: unknown): 'safe' | 'float' {
   throw new InvalidArgumentError('noise', "must be 'safe' (default) or 'float'", mode);
 }
 
-export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts: OptimizedNoiseOptions & { details: true }): Release<number>;
-export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts?: OptimizedNoiseOptions): number;
 /**
  * Release value + X, X ~ noise: by default on the public lattice ((round(value / 2^k) + T) 2^k, see
  * the module comment), with `noise: 'float'` in plain floating point. The public inputs (options, noise
  * verified) are validated before the budget check; the value (a function of the private data: finite,
  * representable on the lattice) after it, so a refusal is charged (noise.eps, noise.delta) like a draw.
+ *
+ * Guarantee: (noise.eps, noise.delta)-DP for the neighbour relation `neighbors` (default 'bounded';
+ * a label of the relation the caller's sensitivity holds for) and the privacy unit of that
+ * sensitivity (one record when f's sensitivity is per record, as the Release states by default).
+ * Sensitivity: Delta = noise.sensitivity, a bound on |f(D) - f(D')| over neighbours supplied by the
+ * caller (not computed here). Derivation: an additive noise mechanism with density f is
+ * (eps, delta)-DP when V(phi) = integral max(0, f(y) - e^eps f(y - phi)) dy <= delta for every shift
+ * |phi| <= Delta (Selvi, Liu & Wiesemann, "Differential Privacy via Distributionally Robust
+ * Optimization", whose LP gives the noise); it is checked exactly before the release for
+ * |phi| <= Delta + 2^k ('safe': the rounding to the lattice adds at most one step 2^k to the shift)
+ * or |phi| <= Delta ('float', whose float output carries the caveat of the module comment).
  *
  * @param value The true value f(D) (computed from the private data), of sensitivity at most noise.sensitivity.
  * @param noise The distribution from {@link optimizeNoise} (or `OptimizedNoise.fromJSON`), verified exactly before the release.
@@ -96,6 +105,8 @@ export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, op
  * console.log(optimizedNoiseMechanism(10, noise, { rng: seededRng(1) })); // 10 + noise in [-2, 2], (1, 0.2)-DP
  * ```
  */
+export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts: OptimizedNoiseOptions & { details: true }): Release<number>;
+export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts?: OptimizedNoiseOptions): number;
 export function optimizedNoiseMechanism(value: number, noise: OptimizedNoise, opts: OptimizedNoiseOptions = {}): number | Release<number> {
   checkOptions('optimizedNoiseMechanism', opts, OPTIMIZED_NOISE_OPTIONS);
   const mode = noiseModeOf(opts.noise);
