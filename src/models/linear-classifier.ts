@@ -74,7 +74,18 @@ const METHODS: readonly LinearClassifierMethod[] = ['opdisc', 'rspm', 'dpsgd', '
 
 /**
  * One fit/predict API over four private linear classifiers ('opdisc', 'rspm', 'dpsgd', 'objective');
- * see the module comment for each method's guarantee.
+ * the privacy unit is one row (x_i, y_i). Guarantee and sensitivity per method (as in {@link LinearClassifierDP.details}):
+ * - 'opdisc': (eps, delta)-DP, replace-one; l2 shift c = 4 G D^2 / tau (G = 1/tau for the 0/1 loss) of
+ *   the Gaussian eta that keeps w^ the minimiser on a neighbour, sigma = (7/4) c sqrt(ln(1/delta)) / eps
+ *   (Neel, Roth, Vietri & Wu 2019, Algorithm 1, Lemma 3, Theorem 2).
+ * - 'rspm': (eps, delta)-DP, replace-one; one row changes every w's 0/1-loss objective by at most 1,
+ *   covered by m = 2d Gaussian separator weights, sigma = 7 sqrt(m ln(1/delta)) / eps (Neel, Roth & Wu 2018).
+ * - 'dpsgd': (eps, delta)-DP, add/remove-one; l2 sensitivity C (the clip) of each step's clipped gradient
+ *   sum, noise sigma C, composed by the RDP accountant (Abadi et al. 2016; Mironov, Talwar & Zhang 2019).
+ * - 'objective': eps-DP (delta = 0), replace-one; b calibrated to 2, the l2 bound on the difference of two
+ *   rows' loss gradients (|l'| <= 1, ||x|| <= 1; Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 2), at
+ *   0.99 eps, plus output noise for the solver's tolerance (Iyengar et al. 2019) with 0.01 eps.
+ * 'opdisc' and 'rspm' claim these only with a certified exact oracle; see the module comment.
  *
  * @example
  * ```ts
