@@ -204,8 +204,10 @@ function withAssumption(rp: ReleasePlan<PooledStatistic, number>, assumption: st
 }
 
 /**
- * The data-free plan of {@link pooledVarDP} for J groups with sizes `g`: guarantee, sensitivity
- * (replace-one: (u - l)^2 (1 - 1/n_max)/D, DPpack; see {@link PooledOptions} for private labels and
+ * The data-free plan of {@link pooledVarDP} for J groups with sizes `g`: guarantee (eps-DP Laplace or
+ * (eps, delta)-DP Gaussian, per relation, one record the unit), sensitivity (replace-one with public
+ * labels: (u - l)^2 (1 - 1/n_max)/D, Giddens & Liu 2023 (DPpack), derived at {@link pooledVarDP};
+ * add/remove-one: (u - l)^2/(n0 - J + 1); see {@link PooledOptions} for private labels and
  * approxNMax) and noise per relation. Validates every option before anything is spent.
  *
  * @param opts The options of {@link pooledVarDP} (bounds, eps, delta, mechanism, neighbors, n, approxNMax, groupLabels).
@@ -231,8 +233,10 @@ export function planPooledVar(opts: BoundedStatOptions & PooledOptions, J: numbe
 }
 
 /**
- * The data-free plan of {@link pooledCovDP} for J groups with sizes `g`: guarantee, sensitivity
- * (replace-one: (u1 - l1)(u2 - l2)(1 - 1/n_max)/D, DPpack; see {@link PooledOptions} for private
+ * The data-free plan of {@link pooledCovDP} for J groups with sizes `g`: guarantee (eps-DP Laplace or
+ * (eps, delta)-DP Gaussian, per relation, one record the unit), sensitivity (replace-one with public
+ * labels: R (1 - 1/n_max)/D, R = (u1 - l1)(u2 - l2), Giddens & Liu 2023 (DPpack), derived at
+ * {@link pooledCovDP}; add/remove-one: 3R/(2(n0 - J + 1)); see {@link PooledOptions} for private
  * labels and approxNMax) and noise per relation. Validates every option before anything is spent.
  *
  * @param opts The options of {@link pooledCovDP} (both pairs of bounds, eps, delta, mechanism, neighbors, n, approxNMax, groupLabels).
@@ -260,8 +264,8 @@ export function planPooledCov(opts: CovOptions & PooledOptions, J: number, g?: P
 /**
  * The range width of the sensitivity: a double >= the exact u - l (exactRange; u - l itself when the
  * subtraction is exact or overflows, for the plan's range checks). The bounded sensitivity of the
- * pooled (co)variance for R = w1 w2 is R (1 - 1/n_max)/D, or R/D with approxNMax (DPpack; D = N - J
- * when no group is empty), rounded up to the snap grid (planPooled).
+ * pooled (co)variance for R = w1 w2 is R (1 - 1/n_max)/D, or R/D with approxNMax (Giddens & Liu 2023;
+ * derived at pooledVarDP; D = N - J when no group is empty), rounded up to the snap grid (planPooled).
  */
 function exactWidth(l: number, u: number): number {
   return exactRange(l, u).width ?? u - l;
@@ -295,18 +299,34 @@ function gcd(a: bigint, b: bigint): bigint {
  * Private pooled variance sum_j (n_j - 1) var_j / (N - J) of groups clipped to [lower, upper]
  * (N = sum n_j, J groups, n_max = max n_j; empty groups allowed and ignored, see groupSizes).
  *
- * Sensitivity, R = (u-l)^2, D = N - J. Bounded (DPpack's table): R (1 - 1/n_max)/D (approxNMax false,
- * n_max read from the data) or R/D (approxNMax true). Both ASSUME THE GROUP SIZES ARE PUBLIC: the
- * group of every record is public, so a replacement stays within its group (groupLabels 'public', the
- * default). When the label is part of the record (groupLabels 'private'), a replacement can move a
+ * Guarantee: eps-DP with Laplace noise (delta = 0), (eps, delta)-DP with Gaussian noise, for the
+ * neighbour relation `neighbors` (default 'bounded': replace one record; 'unbounded': add or remove
+ * one; 'both': two releases, each charged); the privacy unit is one record (one value of one group).
+ *
+ * Sensitivity, R = (u-l)^2, D = N - J. Bounded: R (1 - 1/n_max)/D (approxNMax false, n_max read from
+ * the data) or R/D (approxNMax true); the values of DPpack's pooledVarDP (Giddens & Liu 2023, "DPpack:
+ * An R package for differentially private statistical analysis and machine learning", after the
+ * variance sensitivity R/n of Liu 2019b, "Statistical properties of sanitized results from
+ * differentially private Laplace mechanism with univariate bounding constraints", Transactions on
+ * Data Privacy 12). Derivation: with the other records of group j fixed (mean m, sum of squared
+ * deviations S), SS_j = S + (n_j - 1)/n_j (x - m)^2 for the replaced record x, and (x - m)^2 lies in
+ * [0, R], so replacing x moves SS_j, hence SS, by at most R (1 - 1/n_j) <= R (1 - 1/n_max) while D
+ * stays. Both bounds ASSUME THE GROUP SIZES ARE PUBLIC: the group of every record is public, so a
+ * replacement stays within its group (groupLabels 'public', the default). When the label is part of the record (groupLabels 'private'), a replacement can move a
  * record between groups and that bound is wrong (counterexample: 2/9 > R/6); private labels use
  * R/(N - J). The replace-one guarantee states its assumption (`guarantee.assumption`). Unbounded:
  * R/(n0 - J + 1), with n0 the PUBLIC lower bound on N (option `n`, required; see PublicSizeOption);
- * the release is SS/max(D, n0 - J), total (data with fewer than n0 records release a value; proof at
+ * adding r to group j moves SS by d = n_j/(n_j + 1) (r - mu_j)^2 in [0, R) and D by 1, so the pooled
+ * value P = SS/D moves by (d - P)/(D + 1), |.| <= R/(D + 1) (0 <= P <= R/2).
+ * The release is SS/max(D, n0 - J), total (data with fewer than n0 records release a value; proof at
  * planPooled).
  * DPpack's unbounded value is wrong when a record is added (counterexamples tested). Proofs and
  * counterexamples: docs/proofs/statistics-sensitivity.md#pooled-variance.
- * Laplace (eps-DP) or Gaussian ((eps, delta)-DP) noise as in meanDP.
+ * Noise: Laplace b = Delta/eps (Dwork, McSherry, Nissim & Smith 2006, "Calibrating noise to
+ * sensitivity in private data analysis"); Gaussian sigma calibrated to Delta (classic
+ * sqrt(2 ln(1.25/delta)) Delta/eps with eps < 1, Dwork & Roth 2014, Theorem A.1; typeDP 'pDP': Liu
+ * 2019a, "Generalized Gaussian mechanism for differential privacy", IEEE TKDE; 'analytic': Balle &
+ * Wang 2018), applied as in meanDP.
  * Floating point (Casacuberta et al., CCS 2022): each record is rounded to the public binary grid of
  * [l, u] (inside it), the groups' sums and sums of squares are exact (src/math/exact-sum.ts), the
  * pooled value is computed exactly in rationals and released snapped to g = 2^e (2^(e + 51) >= R),
@@ -350,14 +370,29 @@ export function pooledVarDP<O extends BoundedStatOptions & PooledOptions>(groups
  * Private pooled covariance sum_j (n_j - 1) cov_j / (N - J); each group is a pair [x1, x2] of
  * equal-length columns, clipped to [lower1, upper1] and [lower2, upper2] (empty groups allowed).
  *
- * Sensitivity, R = (u1-l1)(u2-l2), D = N - J. Bounded (DPpack's table): R (1 - 1/n_max)/D (approxNMax
- * false, n_max read from the data) or R/D (true), assuming public group labels (see {@link pooledVarDP}).
+ * Guarantee: eps-DP with Laplace noise (delta = 0), (eps, delta)-DP with Gaussian noise, for the
+ * neighbour relation `neighbors` (default 'bounded': replace one record; 'unbounded': add or remove
+ * one; 'both': two releases, each charged); the privacy unit is one record (one pair (x1_i, x2_i) of
+ * one group).
+ *
+ * Sensitivity, R = (u1-l1)(u2-l2), D = N - J. Bounded: R (1 - 1/n_max)/D (approxNMax false, n_max
+ * read from the data) or R/D (true), assuming public group labels (see {@link pooledVarDP}); the
+ * values of DPpack's pooledCovDP (Giddens & Liu 2023, "DPpack: An R package for differentially
+ * private statistical analysis and machine learning", after the covariance sensitivity of Liu 2019b,
+ * Transactions on Data Privacy 12). Derivation: with the other pairs of group j fixed (means m1, m2,
+ * cross-deviation sum C), CD_j = C + (n_j - 1)/n_j (x1 - m1)(x2 - m2) for the replaced pair, and
+ * (x1 - m1)(x2 - m2) over the box [l1, u1] x [l2, u2] (m1, m2 inside it) spans an interval of length
+ * at most R (its corner values differ by at most R), so CD moves by at most R (1 - 1/n_max) while D
+ * stays.
  * With groupLabels 'private' it is 2R/(N - J) (a move between groups can change the pooled value by
  * about 2R/D; counterexample 7/3 times R/4). Unbounded: 3R/(2(n0 - J + 1)), with n0 the PUBLIC lower
- * bound on N (option `n`, required; see PublicSizeOption), releasing CD/max(D, n0 - J), total (proof at
- * planPooled). Proofs and counterexamples:
- * docs/proofs/statistics-sensitivity.md#pooled-covariance.
- * Laplace or Gaussian noise as in meanDP. Exact sums of the grid pairs and products, exact pooled
+ * bound on N (option `n`, required; see PublicSizeOption): adding a pair moves CD by d,
+ * |d| < R, and D by 1, so P = CD/D moves by (d - P)/(D + 1) with |P| <= R/2 (d and P may have opposite
+ * signs: |.| <= 3R/(2(D + 1))); the release is CD/max(D, n0 - J), total (proof at planPooled). Proofs
+ * and counterexamples: docs/proofs/statistics-sensitivity.md#pooled-covariance.
+ * Noise: Laplace b = Delta/eps (Dwork, McSherry, Nissim & Smith 2006) or Gaussian sigma calibrated to
+ * Delta (classic: Dwork & Roth 2014, Theorem A.1; 'pDP': Liu 2019a, IEEE TKDE; 'analytic': Balle &
+ * Wang 2018), as {@link pooledVarDP}. Exact sums of the grid pairs and products, exact pooled
  * value, snapped release and sensitivities as {@link pooledVarDP}.
  *
  * @param groups The private pairs of columns of each group.
