@@ -10,17 +10,26 @@
  *    undefined are dropped (a row without a unit cannot be attributed).
  *    With public `keys`, rows of other keys are dropped (no delta is needed for public keys).
  * 2. Contribution bounding (src/statistics/contribution-bounding.ts): at most `maxPartitions` = k keys
- *    per unit and `maxRows` = m rows per unit and key, chosen by a keyed hash with a fresh key.
+ *    per unit and `maxRows` = m rows per unit and key, chosen by a keyed hash with a fresh key (the
+ *    per-unit bounding of Wilson, Zhang, Lam, Desfontaines, Simmons-Marengo & Gipson 2020,
+ *    "Differentially private SQL with bounded user contribution", PoPETs 2020(2)).
  * 3. Private keys (`selectKeys: { eps, delta, method }`): partition selection on the number of
- *    distinct units per key (src/mechanisms/partition-selection.ts), (eps_s, delta_s)-DP.
+ *    distinct units per key (src/mechanisms/partition-selection.ts; 'optimal': Desfontaines, Voss,
+ *    Gipson & Mandayam 2022, "Differentially private partition selection", PoPETs 2022(1)), which
+ *    change by at most 1 on at most k keys per unit: (eps_s, delta_s)-DP.
  * 4. Aggregates of the kept keys with noise calibrated to the whole vector over keys, under
- *    add/remove-one-unit neighbours (a unit touches at most k keys):
- *    - count: row counts, L1 = k m, L2 = sqrt(k) m;
+ *    add/remove-one-unit neighbours. Derivation (the bounded-contribution argument of Wilson et al.
+ *    2020): after bounding, one unit has at
+ *    most m rows in each of at most k keys, each row moving its key's aggregate by at most a per-row
+ *    bound beta, so the unit changes at most k coordinates, each by at most m beta: L1 <= k m beta,
+ *    L2 <= sqrt(k) m beta (a vector with at most k nonzero entries of size <= m beta); with a per-unit
+ *    clamp the unit's one total per key moves its key by at most beta: L1 = k beta, L2 = sqrt(k) beta.
+ *    - count: row counts (beta = 1), L1 = k m, L2 = sqrt(k) m;
  *    - sum: rows clamped to [lower, upper], per-row bound c = max(|lower|, |upper|): L1 = k m c,
  *      L2 = sqrt(k) m c; or with `perUnitClamp: { lower: L, upper: U }` each unit's TOTAL per key
  *      clamped to [L, U]: L1 = k c, L2 = sqrt(k) c with c = max(|L|, |U|);
  *    - mean: eps/2 (and delta/2) for the counts, eps/2 for the sums of CENTRED values x - mid
- *      (mid = (lower + upper)/2, with `exactGrid` the centre of the grid points, per-row bound
+ *      (mid the centre of the summed grid's points, see below; per-row bound
  *      h = (upper - lower)/2): mean = mid + S~/max(n~, 1),
  *      clamped to [lower, upper] (with perUnitClamp: S~/max(n~, 1) of the clamped totals, h = c);
  *    - variance and sd: eps/3 each for counts, centred sums and centred sums of squares (per-row
@@ -30,15 +39,27 @@
  *      become 0 and counts are rounded (post-processing, as histogramDP);
  *    - quantile: from the same noisy histogram (negatives set to 0), the point of the cumulative
  *      count reaching q of the total, by linear interpolation inside its bin (post-processing).
- *    With `exactGrid` (the sums are exact on a fixed-point grid, as the data engines form them) the
- *    per-value bounds c, h, h^2 are taken from the grid points, rounded up, and inflated by 1 + 2^-10
- *    for the sums' conversion to doubles, the released sums limited to +-2^40 per-value bounds
- *    (`sumBounds` has the argument).
- *    Laplace (eps-DP) or Gaussian ((eps, delta)-DP, classic/pDP/analytic calibration) noise from the
- *    floating-point-safe lattice (src/statistics/noise.ts).
- * The release is (eps + eps_s, delta + delta_s)-DP per unit under add/remove-one-unit neighbours
- * (basic composition of the selection and the aggregates); the accountant converts it for a
- * replace-one ledger.
+ *    The sums are exact (floating-point sums move between neighbours by more than the per-value bounds
+ *    allow: Casacuberta, Shoemate, Vadhan & Wagaman, CCS 2022): groupByDP (sum, mean, variance, sd)
+ *    rounds each clamped value (or per-unit total) to the public binary grid of [l, u] and sums exactly;
+ *    with `exactGrid` the data engines' fixed-point grid is used instead. Either way the per-value
+ *    bounds are computed as the code states them (`sumBounds`): c = nextUp(cg (1 + 2^-10)),
+ *    h = nextUp(hg (1 + 2^-10)) (h = c with perUnitClamp), h2 = nextUp(nextUp(hg^2) (1 + 2^-10)), where
+ *    the doubles cg >= max(|l|, |u|) and hg bound |value| and |value - centre| over the grid's points
+ *    (binary grid: cg = nextUp(max(|l|, |u|)), hg = nextUp(w/2) with the double w >= u - l) and the factor
+ *    1 + 2^-10 covers the conversion of the exact sums to doubles, the released sums being limited to
+ *    +-2^40 cg, +-2^40 hg, +-2^40 nextUp(hg^2) (a contraction). The stated sensitivities are the
+ *    products above with these c, h, h2 (e.g. sum: L1 = k m c), computed in doubles (their rounding,
+ *    relative < 2^-50, lies within the 2^-10 allowance). releaseGroupAggregates without `exactGrid`
+ *    (sums formed elsewhere) uses c = max(|l|, |u|), h = (u - l)/2, h2 = h^2 and mid = (l + u)/2.
+ *    Laplace (eps-DP; b = L1/eps with eps the part's share, Dwork, McSherry, Nissim & Smith 2006) or Gaussian ((eps, delta)-DP,
+ *    sigma calibrated to L2: classic, Dwork & Roth 2014, Theorem A.1; pDP, Liu 2019; analytic, Balle &
+ *    Wang 2018; `noise: 'exact'` the discrete Gaussian, Canonne, Kamath & Steinke 2020) noise, from the
+ *    floating-point-safe lattice unless `noise: 'float'` (src/statistics/noise.ts).
+ * Guarantee: the release is (eps + eps_s, delta + delta_s)-DP (eps_s = delta_s = 0 with public `keys`;
+ * delta = 0 with Laplace noise) under add/remove-one-unit neighbours, the privacy unit being one value
+ * of the `unit` column with all its rows (basic composition of the selection and the aggregates); the
+ * accountant converts it for a replace-one ledger.
  *
  * Mean interval (count and sum both noisy; rigorous, not approximate): with S the centred sum and n
  * the count of the bounded rows of a key, and Z_s, Z_n their noises,
@@ -320,6 +341,22 @@ function partPlan(p: Parsed, share: number, l1: number, l2: number, maxAbs: numb
  * Grouped private statistic per unit (see the file comment). Returns { keys, values }, or with
  * `details: true` the release with its guarantee (eps + selectKeys.eps, delta + selectKeys.delta,
  * add/remove one unit, per unit), the sensitivity and scale of every noisy part and the intervals.
+ *
+ * Guarantee: (eps + eps_s, delta + delta_s)-DP (eps_s, delta_s the `selectKeys` budget, 0 with public
+ * `keys`; delta = 0 with Laplace noise) under add/remove-one-unit neighbours; the privacy unit is one
+ * value of the `unit` column with all its rows. Sensitivity per unit after contribution bounding to
+ * k = maxPartitions keys and m = maxRows rows per key (Wilson, Zhang, Lam, Desfontaines,
+ * Simmons-Marengo & Gipson 2020, "Differentially private SQL with bounded user contribution", PoPETs):
+ * counts and histograms L1 = k m, L2 = sqrt(k) m; sums L1 = k m c, L2 = sqrt(k) m c with c the
+ * per-value bound (k c, sqrt(k) c with perUnitClamp); the centred sums and squares of mean, variance
+ * and sd the same with h and h2. groupByDP sums exactly on the binary grid of the clamp bounds (with
+ * `exactGrid`, on that fixed-point grid), so c, h, h2 are the grid's bounds times 1 + 2^-10, rounded
+ * up (`sumBounds`; e.g. c = nextUp(nextUp(max(|lower|, |upper|)) (1 + 2^-10)) on the binary grid),
+ * which covers the conversion of the exact sums, limited to +-2^40 per-value bounds, to doubles.
+ * Private keys: partition selection on the distinct units per key (Desfontaines, Voss, Gipson &
+ * Mandayam 2022, "Differentially private partition selection", PoPETs), (eps_s, delta_s)-DP as at
+ * most k counts change by 1. Noise: Laplace b = L1/eps' or Gaussian sigma from L2 at
+ * each part's share eps', delta' of (eps, delta) (sources in the file comment).
  *
  * @param rows The private rows (objects with the unit, key and value columns).
  * @param opts `unit`, `by`, `value` (the columns), `statistic`, `eps` (and `delta`, `mechanism`, `typeDP`, `noise`); the PUBLIC
