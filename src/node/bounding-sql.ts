@@ -7,7 +7,8 @@
  * - at most `maxPartitions` = k groups per unit: the k groups of smallest (h, group) (the group
  *   breaks ties, so even two groups colliding in h get distinct ranks: never k + 1 groups);
  * where key is a fresh 128-bit key drawn from the Rng for every run (never derived from the data),
- * split into the 64-bit words K1, K2, h_r = MD5(key | 'r' | unit | group | value) and
+ * split into the 64-bit words K1, K2, h_r = MD5(key | 'r' | unit | group | value) (the value as the
+ * decimal text of its IEEE-754 bit pattern, identical in both engines: valueText) and
  *   h(u, g) = F(W1(b(u)) XOR W2(b(g))),  W1(x) = F(F(x XOR K1) XOR K2),  W2(x) = F(F(x XOR K2) XOR K1),
  * F the bijective 64-bit finaliser of MurmurHash64 (x ^= x >> 32; x *= 0xd6e8feb86659fd93; twice;
  * x ^= x >> 32), which is DuckDB's hash() of a UBIGINT / BIGINT and is spelled out in ClickHouse, and
@@ -131,6 +132,13 @@ export interface BoundingPlan extends ContributionBounds {
    */
   unitType?: HashKeyType;
   groupType?: HashKeyType;
+  /**
+   * How the value column is read ({@link numericValue}): 'numeric' (an integer, floating-point or
+   * decimal column: its value converted directly, the same double in both engines) or 'text' (default:
+   * a column that may hold text; a cell that is not a number is missing). Set from the column's type
+   * with {@link valueReadType}.
+   */
+  valueType?: ValueReadType;
 }
 
 // Unknown keys are errors: a misspelt optional flag (e.g. perUnitClamp) must not silently change the
@@ -149,6 +157,7 @@ const BOUNDING_PLAN = optionSpec<BoundingPlan>({
   maxRows: true,
   unitType: ['integer', 'text'],
   groupType: ['integer', 'text'],
+  valueType: ['numeric', 'text'],
 });
 
 function quoteIdent(d: SqlDialect, name: string): string {
@@ -176,12 +185,19 @@ function text(d: SqlDialect, expr: string): string {
 }
 
 /**
- * The text of a DOUBLE value in the row hashes, the same in both dialects: ClickHouse prints an
- * integral double without a fraction ('5'), DuckDB with one ('5.0'), so DuckDB prints integral values
- * (|v| < 2^53) through BIGINT; other values use both engines' shortest round-trip text.
+ * The text of a DOUBLE value in the row hashes, the same in both dialects: the decimal text of its
+ * IEEE-754 binary64 bit pattern as an unsigned 64-bit integer (DuckDB: CAST(CAST(v AS BIT) AS
+ * UBIGINT); ClickHouse: reinterpretAsUInt64(reinterpretAsString(v)), the little-endian bytes read
+ * back, trailing zero bytes restored), which both engines print identically; their shortest decimal
+ * texts differ (1e-05 / 0.00001, 1e+16 / 10000000000000000, 5.0 / 5). Rules: -0 and 0 are one value
+ * ('0', the pattern of +0: SQL equality, and the same grid integer), every NaN is 'nan' (the sign and
+ * payload of a NaN are not portable; the bounding drops NaN rows, the magnitude histogram after its
+ * ranking).
  */
 function valueText(d: SqlDialect, v: string): string {
-  return d === 'duckdb' ? `(CASE WHEN ${v} = trunc(${v}) AND abs(${v}) < 9007199254740992 THEN CAST(CAST(${v} AS BIGINT) AS VARCHAR) ELSE CAST(${v} AS VARCHAR) END)` : `toString(${v})`;
+  return d === 'duckdb'
+    ? `(CASE WHEN isnan(${v}) THEN 'nan' WHEN ${v} = 0 THEN '0' ELSE CAST(CAST(CAST(${v} AS BIT) AS UBIGINT) AS VARCHAR) END)`
+    : `multiIf(isNaN(${v}), 'nan', ${v} = 0, '0', toString(reinterpretAsUInt64(reinterpretAsString(${v}))))`;
 }
 
 function concat(d: SqlDialect, parts: string[]): string {
@@ -192,8 +208,13 @@ function md5(d: SqlDialect, s: string): string {
   return d === 'duckdb' ? `md5(${s})` : `hex(MD5(${s}))`;
 }
 
+/**
+ * clamp(x, l, u) of a DOUBLE x. ClickHouse types an integral literal as an integer, and 18.16 has no
+ * common type of Float64 and (U)Int64 (a bound of 2^32 or more failed the query): the bounds are
+ * converted with toFloat64.
+ */
 function clampExpr(d: SqlDialect, x: string, l: string, u: string): string {
-  return d === 'duckdb' ? `LEAST(GREATEST(${x}, ${l}), ${u})` : `least(greatest(${x}, ${l}), ${u})`;
+  return d === 'duckdb' ? `LEAST(GREATEST(${x}, ${l}), ${u})` : `least(greatest(${x}, toFloat64(${l})), toFloat64(${u}))`;
 }
 
 /** How a unit or group column enters the group-choice hash (see the file comment). */
@@ -368,21 +389,41 @@ function checkTuning(t: BoundingTuning | undefined): number | undefined {
   return t.fraction;
 }
 
+/** How a value column is read: see {@link BoundingPlan.valueType}. */
+export type ValueReadType = 'numeric' | 'text';
+
+/**
+ * The read type of a value column from the engine's type name (DESCRIBE in DuckDB, system.columns in
+ * ClickHouse): 'numeric' for the integer, floating-point and decimal types, else 'text'. Wrappers
+ * Nullable(...) and LowCardinality(...) are looked through.
+ */
+export function valueReadType(sqlType: string): ValueReadType {
+  if (typeof sqlType !== 'string') throw new InvalidArgumentError('sqlType', 'must be a string', sqlType);
+  let t = sqlType.trim();
+  for (let m = /^(?:Nullable|LowCardinality)\((.*)\)$/.exec(t); m; m = /^(?:Nullable|LowCardinality)\((.*)\)$/.exec(t)) t = m[1]!.trim();
+  return /^(U?Int(8|16|32|64|128|256)|Float(32|64)|Decimal(32|64|128|256)?\(.*\)|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|INT1|INT2|INT4|INT8|INT|FLOAT|FLOAT4|FLOAT8|DOUBLE|REAL|DECIMAL\(.*\))$/.test(t) ? 'numeric' : 'text';
+}
+
 /**
  * A value column as a DOUBLE or NULL: a cell that is not a number is missing (NULL), as in the
  * row-level releases (the engines' numeric readers), never a failed cast; NaN is filtered with the
- * NULLs by the callers. ClickHouse parses the text form (toFloat64OrNull takes strings; toString of
- * a Float64 is its shortest round-trip form, so numeric columns keep their value).
+ * NULLs by the callers. DuckDB: TRY_CAST for every type. ClickHouse: a numeric column (`type`
+ * 'numeric') converted directly with toFloat64 (the same double as DuckDB's cast: exact for Float32/64
+ * and small integers, correctly rounded for wide ones); a text column (default) parsed with
+ * toFloat64OrNull, which takes strings only. Never parse the text of a Float64: ClickHouse's fast
+ * parser (18.16) is an ulp off on ~2% of 16-17-digit doubles.
  */
-export function numericValue(d: SqlDialect, col: string): string {
-  return d === 'duckdb' ? `TRY_CAST(${col} AS DOUBLE)` : `toFloat64OrNull(toString(${col}))`;
+export function numericValue(d: SqlDialect, col: string, type: ValueReadType = 'text'): string {
+  if (type !== 'numeric' && type !== 'text') throw new InvalidArgumentError('type', "must be 'numeric' or 'text'", type);
+  return d === 'duckdb' ? `TRY_CAST(${col} AS DOUBLE)` : type === 'numeric' ? `toFloat64(${col})` : `toFloat64OrNull(toString(${col}))`;
 }
 
 /** The checked plan pieces shared by the builders. */
 function planParts(plan: BoundingPlan, d: SqlDialect) {
   const U = quoteIdent(d, plan.unit);
   const G = plan.by === undefined ? `'all'` : quoteIdent(d, plan.by);
-  const V = plan.value === undefined ? undefined : numericValue(d, quoteIdent(d, plan.value));
+  if (plan.valueType !== undefined && plan.value === undefined) throw new InvalidArgumentError('valueType', 'needs a value column');
+  const V = plan.value === undefined ? undefined : numericValue(d, quoteIdent(d, plan.value), plan.valueType);
   const unitType = plan.unitType ?? 'text';
   const groupType = plan.by === undefined ? 'text' : (plan.groupType ?? 'text');
   if (plan.groupType !== undefined && plan.by === undefined) throw new InvalidArgumentError('groupType', 'needs a group column (by)');
@@ -557,11 +598,11 @@ function clickHouseSql(plan: BoundingPlan, b: ContributionBounds, q: { U: string
     `  SELECT u, g, hg, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, ${b.maxRows}) AS vs${x === undefined ? '' : `, arrayMap(x -> ${x.scaled('x')}, vs) AS ia`}`,
     `  FROM (${rows})`,
     `  GROUP BY u, g, hg`,
-    `) ANY INNER JOIN (`,
+    `) AS pair_rows ANY INNER JOIN (`,
     `  SELECT u, arraySlice(arraySort(groupArray((hg, g))), 1, ${b.maxPartitions}) AS top`,
     `  FROM (${pairs})`,
     `  GROUP BY u`,
-    `) USING u`,
+    `) AS unit_top USING u`,
     `WHERE has(top, (hg, g))`,
   ].join('\n');
 }
@@ -582,9 +623,11 @@ export interface MagnitudeBinsPlan {
   minExponent?: number;
   maxExponent?: number;
   key: HashKey;
+  /** How the value column is read (see {@link BoundingPlan.valueType}). */
+  valueType?: ValueReadType;
 }
 
-const MAGNITUDE_BINS_PLAN = optionSpec<MagnitudeBinsPlan>({ from: 'string', unit: 'string', value: 'string', maxRows: true, minExponent: true, maxExponent: true, key: 'object' });
+const MAGNITUDE_BINS_PLAN = optionSpec<MagnitudeBinsPlan>({ from: 'string', unit: 'string', value: 'string', maxRows: true, minExponent: true, maxExponent: true, key: 'object', valueType: ['numeric', 'text'] });
 
 /**
  * The histogram of src/statistics/private-bounds.ts (magnitudeBin: bins by powers of two of |x| for
@@ -601,7 +644,7 @@ export function boundedMagnitudeBinsSql(plan: MagnitudeBinsPlan, dialect: SqlDia
   if (!Number.isInteger(a) || !Number.isInteger(bExp) || !(a < bExp) || a < -1000 || bExp > 1000) throw new InvalidArgumentError('minExponent/maxExponent', 'must be integers in [-1000, 1000] with minExponent < maxExponent', `${a}, ${bExp}`);
   const m = checkContributionBounds({ maxPartitions: 1, maxRows: plan.maxRows }).maxRows;
   const U = quoteIdent(d, plan.unit);
-  const V = numericValue(d, quoteIdent(d, plan.value));
+  const V = numericValue(d, quoteIdent(d, plan.value), plan.valueType);
   const k = quoteString(d, keyHex(plan.key));
   const hr = md5(d, concat(d, [k, "'b'", text(d, 'u'), valueText(d, 'v')]));
   const small = bExp - a;
@@ -657,11 +700,11 @@ export function boundedRowsSql(plan: BoundingPlan, dialect: SqlDialect, tuning?:
     `    SELECT u, g, hg, arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, ${b.maxRows}) AS vs`,
     `    FROM (${rows})`,
     `    GROUP BY u, g, hg`,
-    `  ) ANY INNER JOIN (`,
+    `  ) AS pair_rows ANY INNER JOIN (`,
     `    SELECT u, arraySlice(arraySort(groupArray((hg, g))), 1, ${b.maxPartitions}) AS top`,
     `    FROM (${pairs})`,
     `    GROUP BY u`,
-    `  ) USING u`,
+    `  ) AS unit_top USING u`,
     `  WHERE has(top, (hg, g))`,
     `) ARRAY JOIN vs AS v`,
   ].join('\n');

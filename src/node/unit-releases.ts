@@ -48,7 +48,7 @@ import { seededRng, type Rng } from '../random/rng.js';
 import { rowSensitivities, unitTotalSensitivities } from '../statistics/contribution-bounding.js';
 import { releaseGroupAggregates, sumBounds, type ExactSumGrid, type GroupAggregateOptions, type GroupedRelease } from '../statistics/group-by.js';
 import { privateBoundsFromCounts, privateBoundsFromValueCounts, type PrivateBoundsRelease } from '../statistics/private-bounds.js';
-import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedRowsSql, hashKeyType, numericValue, type BoundingPlan } from './bounding-sql.js';
+import { boundedGroupsSql, boundedMagnitudeBinsSql, boundedRowsSql, hashKeyType, numericValue, valueReadType, type BoundingPlan, type ValueReadType } from './bounding-sql.js';
 import { exactGrid, type ExactGrid } from './engine/exact-sums.js';
 import type { DataEngine } from './data.js';
 import type { DataSchema, NumericColumn, ReleaseResult, ReleaseSpec, UnitBounds } from './spec.js';
@@ -232,7 +232,7 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
       const edges = r.stat === 'histogram' ? (r.edges ?? edgesOf(lower!, upper!, bins)) : undefined;
       // The column read as the other per-unit releases read it (bounding-sql.ts numericValue): a cell
       // that is not a number is missing, never a failed cast; NaN is missing (binSql).
-      const binned = edges ? binSql(engine, numericValue(dialect, engine.dialect.ident(valueCol!.name)), edges) : undefined;
+      const binned = edges ? binSql(engine, numericValue(dialect, engine.dialect.ident(valueCol!.name), await valueTypeOf(engine, valueCol!.name)), edges) : undefined;
       const from = binned !== undefined ? `(SELECT *, ${binned} AS __dpkit_bin FROM ${engine.relation})` : engine.relation;
       const groupCol = edges ? '__dpkit_bin' : by;
       const sql = boundedGroupsSql(
@@ -241,7 +241,7 @@ export function planUnitRelease(spec: ReleaseSpec, schema: DataSchema): PlannedU
           unit: b.unit,
           ...(await keyHashTypes(engine, b.unit, edges ? undefined : by)),
           ...(groupCol !== undefined ? { by: groupCol } : {}),
-          ...(valueCol && !edges ? { value: valueCol.name, lower: b.perUnitClamp?.lower ?? lower!, upper: b.perUnitClamp?.upper ?? upper!, ...(b.perUnitClamp ? { perUnitClamp: true } : {}) } : {}),
+          ...(valueCol && !edges ? { value: valueCol.name, valueType: await valueTypeOf(engine, valueCol.name), lower: b.perUnitClamp?.lower ?? lower!, upper: b.perUnitClamp?.upper ?? upper!, ...(b.perUnitClamp ? { perUnitClamp: true } : {}) } : {}),
           ...(keysFor && !b.selectKeys ? { levels: keysFor } : {}),
           maxPartitions: b.maxPartitions,
           maxRows: b.maxRows,
@@ -296,7 +296,7 @@ async function unitPrivateBounds(engine: DataEngine, b: UnitBounds, value: strin
   const ab = b.autoBounds!;
   if (ab.method === 'quantiles') {
     const [lo, hi] = ab.range!;
-    const kept = boundedRowsSql({ from: engine.relation, unit: b.unit, ...(await keyHashTypes(engine, b.unit, undefined)), value, lower: lo, upper: hi, maxPartitions: 1, maxRows: b.maxRows, key: freshHashKey(rng) }, dialect);
+    const kept = boundedRowsSql({ from: engine.relation, unit: b.unit, ...(await keyHashTypes(engine, b.unit, undefined)), value, valueType: await valueTypeOf(engine, value), lower: lo, upper: hi, maxPartitions: 1, maxRows: b.maxRows, key: freshHashKey(rng) }, dialect);
     const values: number[] = [];
     const counts: number[] = [];
     for (const row of await engine.sql(`SELECT c, count(*) AS n FROM (${kept}) AS kept GROUP BY c ORDER BY c`)) {
@@ -315,7 +315,7 @@ async function unitPrivateBounds(engine: DataEngine, b: UnitBounds, value: strin
     }
     return pb;
   }
-  const sql = boundedMagnitudeBinsSql({ from: engine.relation, unit: b.unit, value, maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, key: freshHashKey(rng) }, dialect);
+  const sql = boundedMagnitudeBinsSql({ from: engine.relation, unit: b.unit, value, valueType: await valueTypeOf(engine, value), maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, key: freshHashKey(rng) }, dialect);
   const counts = new Array<number>(2 * (MAX_EXP - MIN_EXP) + 1).fill(0);
   for (const row of await engine.sql(sql)) counts[Number(row[0])] = Number(row[1]);
   return privateBoundsFromCounts(counts, { eps: ab.eps, maxRows: b.maxRows, minExponent: MIN_EXP, maxExponent: MAX_EXP, privacyUnit: b.unit, rng, accountant: null, details: true });
@@ -402,6 +402,7 @@ function planBinnedUnitRelease(r: BinnedSpec, schema: DataSchema): PlannedUnitRe
           ...(await keyHashTypes(engine, b.unit, by)),
           ...(by !== undefined ? { by } : {}),
           value: valueCol.name,
+          valueType: await valueTypeOf(engine, valueCol.name),
           lower,
           upper,
           ...(levels && !b.selectKeys ? { levels } : {}),
@@ -589,6 +590,16 @@ async function keyHashTypes(engine: DataEngine, unit: string, group: string | un
     throw new InvalidArgumentError(`privacy_unit "${unit}"`, 'must be an integer or text column, not floating-point (equal ids such as -0 and 0 are one unit on one engine and two on another); store the ids as integers or text');
   }
   return { unitType: typeOf(unit), ...(group !== undefined ? { groupType: typeOf(group) } : {}) };
+}
+
+/**
+ * How the bounding reads a value column, from the source's column type (schema only, no data): a
+ * numeric column directly (the same double in DuckDB and ClickHouse), anything else as text, where a
+ * cell that is not a number is missing (bounding-sql.ts numericValue).
+ */
+async function valueTypeOf(engine: DataEngine, name: string): Promise<ValueReadType> {
+  const c = (await engine.columns()).find((x) => x.name === name);
+  return c === undefined ? 'text' : valueReadType(c.sqlType);
 }
 
 /** FLOAT/DOUBLE/REAL (DuckDB) and Float32/Float64 (ClickHouse), also inside Nullable(...) / LowCardinality(...). */
