@@ -49,7 +49,7 @@ export function dCmp(a: Dyadic, b: Dyadic): number {
   return d < 0n ? -1 : d > 0n ? 1 : 0;
 }
 
-/** The largest double <= x (x a finite double: x itself; used after exact checks to step down). */
+/** The largest double < x (x a finite double; used after exact checks to step down). */
 export function nextDown(x: number): number {
   if (x === 0) return -Number.MIN_VALUE;
   f64[0] = x;
@@ -68,6 +68,28 @@ export function nextDown(x: number): number {
     } else u32[loI] = u32[loI]! + 1;
   }
   return f64[0]!;
+}
+
+/** The least double > x (x a finite double). */
+export function nextUp(x: number): number {
+  return -nextDown(-x);
+}
+
+/**
+ * The least double >= a b (a, b finite): the rounded product, stepped up once when the exact check
+ * finds it below the real product (an overflowing product is returned as is, +-Infinity).
+ */
+export function mulUp(a: number, b: number): number {
+  const r = a * b;
+  if (!Number.isFinite(r)) return r;
+  return dCmp(toDyadic(r), dMul(toDyadic(a), toDyadic(b))) >= 0 ? r : nextUp(r);
+}
+
+/** The least double >= sqrt(k) (k finite, k >= 0): the rounded root, stepped up when its square is below k. */
+export function sqrtUp(k: number): number {
+  const s = Math.sqrt(k);
+  const d = toDyadic(s);
+  return dCmp(dMul(d, d), toDyadic(k)) >= 0 ? s : nextUp(s);
 }
 
 /** The largest double <= m 2^e (rounding toward -infinity), for m >= 0. */

@@ -34,6 +34,7 @@
  * Replace-one-unit neighbours are a removal and an addition; charge them through the accountant's
  * conversion (src/accounting/accountant.ts).
  */
+import { mulUp, sqrtUp } from '../math/dyadic.js';
 import { InvalidArgumentError } from '../errors.js';
 import { checkOptions, optionSpec } from '../options.js';
 import { freshHashKey, keyedHash53, type HashKey } from '../random/siphash.js';
@@ -71,16 +72,18 @@ export interface Sensitivities {
 
 /**
  * Sensitivities of a vector of per-group aggregates where one row moves its group's aggregate by at
- * most `perRow` (1 for counts, max(|l|, |u|) for clamped sums): see the file comment.
+ * most `perRow` (1 for counts, max(|l|, |u|) for clamped sums): see the file comment. Each value is the
+ * least double at or above the real product (`mulUp`, `sqrtUp`: exact checks), so a rounded sqrt(k)
+ * never states an L2 sensitivity below the real one.
  */
 export function rowSensitivities(b: ContributionBounds, perRow: number): Sensitivities {
-  const linf = b.maxRows * perRow;
-  return { linf, l1: b.maxPartitions * linf, l2: Math.sqrt(b.maxPartitions) * linf };
+  const linf = mulUp(b.maxRows, perRow);
+  return { linf, l1: mulUp(b.maxPartitions, linf), l2: mulUp(sqrtUp(b.maxPartitions), linf) };
 }
 
 /** Sensitivities of per-group sums of per-unit totals clamped so that |total| <= perUnit: see the file comment. */
 export function unitTotalSensitivities(b: ContributionBounds, perUnit: number): Sensitivities {
-  return { linf: perUnit, l1: b.maxPartitions * perUnit, l2: Math.sqrt(b.maxPartitions) * perUnit };
+  return { linf: perUnit, l1: mulUp(b.maxPartitions, perUnit), l2: mulUp(sqrtUp(b.maxPartitions), perUnit) };
 }
 
 function identPart(x: Ident): string {

@@ -71,7 +71,7 @@
  * CONTRIBUTION-BOUNDED rows (truncation itself can bias the mean; that is not noise).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { nextDown } from '../math/dyadic.js';
+import { nextUp } from '../math/dyadic.js';
 import { binaryGrid, gridInt, KeyedGridSums, widthUp, type BinaryGrid } from '../math/exact-sum.js';
 import { normalQuantile } from '../math/special.js';
 import { planPartitionSelection, type PartitionSelectionMethod, type PartitionSelectionPlan } from '../mechanisms/partition-selection.js';
@@ -662,11 +662,6 @@ export interface ExactSumGrid {
 
 /** The released exact sums are limited to +-2^40 per-value bounds (see `sumBounds`). */
 const SUM_LIMIT_FACTOR = 2 ** 40;
-
-/** The least double > x (x finite). */
-function nextUp(x: number): number {
-  return -nextDown(-x);
-}
 
 /**
  * Per-value bounds of the sums: c bounds |value| (a row's clamped value for `sum`; with perUnitClamp a

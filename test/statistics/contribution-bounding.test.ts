@@ -3,6 +3,7 @@ import { boundContributions, boundContributionsWithKey, checkContributionBounds,
 import { seededRng } from '../../src/random/rng.js';
 import { InvalidArgumentError, UnknownOptionError } from '../../src/errors.js';
 import { chiSquareTest } from '../helpers/gof.js';
+import { dCmp, dMul, toDyadic } from '../../src/math/dyadic.js';
 
 describe('boundContributions', () => {
   it('keeps at most maxPartitions groups per unit and maxRows rows per unit and group; drops null units', () => {
@@ -110,5 +111,17 @@ describe('boundContributions, boundContributionsWithKey: validation of the publi
     expect(Array.from(a)).toEqual(Array.from(boundContributionsWithKey(units, groups, { maxPartitions: 2, maxRows: 1 }, key)));
     expect(a.length).toBe(3);
     expect(Array.from(a)).toContain(3);
+  });
+});
+
+describe('rowSensitivities: never below the real L2 = sqrt(k) m perRow', () => {
+  it('k = 3 (fl(sqrt 3) < sqrt 3): the stated l2 squared is at least 3 linf^2, exactly', () => {
+    // fl(sqrt(3)) * 2 is below sqrt(3) * 2 (the rounded root is low); the old code stated it.
+    const s = rowSensitivities({ maxPartitions: 3, maxRows: 2 }, 1);
+    const d = toDyadic(s.l2);
+    expect(dCmp(dMul(d, d), toDyadic(12))).toBeGreaterThanOrEqual(0);
+    expect(s.l2).toBeGreaterThan(Math.sqrt(3) * 2);
+    expect(s.l1).toBe(6);
+    expect(s.linf).toBe(2);
   });
 });
