@@ -40,7 +40,7 @@ function pairHash(key: HashKey, t: HashKeyType): string {
 
 /** The one-pass reference: ROW_NUMBER by the MD5 row hash per (u, g), DENSE_RANK by (h, g) per u. */
 function onePass(key: HashKey, t: HashKeyType, from: string, k: number, m: number, value: boolean): string {
-  const hr = `md5('${keyHex(key)}' || '|r|' || CAST(u AS VARCHAR) || '|' || CAST(g AS VARCHAR) || '|' || ${value ? `(CASE WHEN v = trunc(v) AND abs(v) < 9007199254740992 THEN CAST(CAST(v AS BIGINT) AS VARCHAR) ELSE CAST(v AS VARCHAR) END)` : "''"})`;
+  const hr = `md5('${keyHex(key)}' || '|r|' || CAST(u AS VARCHAR) || '|' || CAST(g AS VARCHAR) || '|' || ${value ? `(CASE WHEN isnan(v) THEN 'nan' WHEN v = 0 THEN '0' ELSE CAST(CAST(CAST(CAST(v AS DOUBLE) AS BIT) AS UBIGINT) AS VARCHAR) END)` : "''"})`;
   const where = value ? 's IS NOT NULL AND d IS NOT NULL AND y IS NOT NULL' : 's IS NOT NULL AND d IS NOT NULL';
   return (
     `SELECT u, g, v FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${hr}) AS rn, DENSE_RANK() OVER (PARTITION BY u ORDER BY hg, g) AS gr` +

@@ -57,7 +57,7 @@ function pairHashSql(key: HashKey, t: HashKeyType, final = true, u = 's', g = 'd
 /** The one-pass window formulation with the same hashes (the reference the candidate plan must equal). */
 function onePassSql(p: { key: HashKey; t: HashKeyType; maxPartitions: number; maxRows: number; from: string; final?: boolean }, select: string): string {
   const k = keyHex(p.key);
-  const hr = `md5('${k}' || '|r|' || CAST(u AS VARCHAR) || '|' || CAST(g AS VARCHAR) || '|' || (CASE WHEN v = trunc(v) AND abs(v) < 9007199254740992 THEN CAST(CAST(v AS BIGINT) AS VARCHAR) ELSE CAST(v AS VARCHAR) END))`;
+  const hr = `md5('${k}' || '|r|' || CAST(u AS VARCHAR) || '|' || CAST(g AS VARCHAR) || '|' || (CASE WHEN isnan(v) THEN 'nan' WHEN v = 0 THEN '0' ELSE CAST(CAST(CAST(CAST(v AS DOUBLE) AS BIT) AS UBIGINT) AS VARCHAR) END))`;
   const hg = pairHashSql(p.key, p.t, p.final ?? true);
   return `SELECT ${select} FROM (SELECT u, g, v, ROW_NUMBER() OVER (PARTITION BY u, g ORDER BY ${hr}) AS rn, DENSE_RANK() OVER (PARTITION BY u ORDER BY hg, g) AS gr FROM (SELECT s AS u, d AS g, y AS v, ${hg} AS hg FROM ${p.from}) AS src) AS ranked WHERE rn <= ${p.maxRows} AND gr <= ${p.maxPartitions}`;
 }

@@ -92,14 +92,14 @@ describe('contribution bounding in SQL (DuckDB, InstEval: student s, lecturer d)
     const key = hashKeyFromBytes(Array.from({ length: 16 }, (_, i) => i));
     expect(keyHex(key)).toBe('03020100070605040b0a09080f0e0d0c');
     const sql = boundedPerUnitSql({ from: 'db.ratings', unit: 's', by: 'd', value: 'y', lower: 1, upper: 5, maxPartitions: 2, maxRows: 3, key }, 'clickhouse');
-    expect(sql).toContain("hex(MD5(concat('03020100070605040b0a09080f0e0d0c', '|', 'r', '|', toString(u), '|', toString(g), '|', toString(v))))");
+    expect(sql).toContain("hex(MD5(concat('03020100070605040b0a09080f0e0d0c', '|', 'r', '|', toString(u), '|', toString(g), '|', multiIf(isNaN(v), 'nan', v = 0, '0', toString(reinterpretAsUInt64(reinterpretAsString(v)))))))");
     expect(sql).toContain('arraySlice(arrayMap(t -> t.2, arraySort(t -> t.1, groupArray((hr, v)))), 1, 3) AS vs');
     expect(sql).toContain('arraySlice(arraySort(groupArray((hg, g))), 1, 2) AS top');
     expect(sql).toContain('WHERE has(top, (hg, g))');
     expect(sql).toContain('`s` IS NOT NULL AND `d` IS NOT NULL AND toFloat64OrNull(toString(`y`)) IS NOT NULL AND NOT isNaN(toFloat64OrNull(toString(`y`)))');
     // Exact sums: each kept value clamped and put on the grid (k = 8: 5 10^8 <= 3e9), summed in Decimal128, converted once.
     // s(x) = round(clamp(x) 10^k), then always clamped to the integers [lo, hi] of the grid points.
-    expect(sql).toContain("arrayMap(x -> least(greatest(toInt64(trunc((least(greatest(x, 1), 5) * 100000000))");
+    expect(sql).toContain("arrayMap(x -> least(greatest(toInt64(trunc((least(greatest(x, toFloat64(1)), toFloat64(5)) * 100000000))");
     expect(sql).toContain(', toInt64(100000000)), toInt64(500000000)), vs) AS ia');
     expect(sql).toContain("arrayReduce('sum', arrayMap(y -> toDecimal128(y, 0), ia)) AS si");
     expect(sql).toContain('(toFloat64(si) / toFloat64(100000000)) AS s');
