@@ -97,7 +97,11 @@ function planBoundedLaplaceVariance(opts: VarianceOptions, size: number | undefi
       // >= the exact (u - l)^2/m (the lattice shift ceil(Delta/g) bounds the exact variance's change).
       const wu = Number.isFinite(u - l) ? widthUp(l, u) : u - l;
       const sens = quotientUp([wu, wu], m);
-      const vmax = ((u - l) * (u - l) * m) / (4 * (m - 1));
+      // The output range [0, vmax] must hold the largest variance w^2 m/(4(m - 1)); at m = 2 that equals
+      // the sensitivity w^2/2, so vmax is rounded up like it (a rounded-down vmax one ulp below the
+      // rounded-up sensitivity refused e.g. [0, 0.1 + 0.2] with n = 2).
+      const v0 = ((u - l) * (u - l) * m) / (4 * (m - 1));
+      const vmax = Number.isFinite(v0) && v0 > 0 && Number.isSafeInteger(4 * (m - 1)) ? Math.max(v0, quotientUp([wu, wu, m], 4 * (m - 1))) : v0;
       if (!(sens > 0) || !Number.isFinite(vmax)) throw new InvalidArgumentError('lower/upper', `give a variance range (upper - lower)^2 that is not a finite number > 0`, `${l}, ${u}`);
       const guarantee = { eps, delta, neighbors: relation };
       let scale: number;
