@@ -138,6 +138,5 @@ describe('snapped releases: adversarial neighbours never exceed the stated sensi
     expect(checked).toBe(BOUNDS.length * 12);
     // the subnormal and tiny ranges are refused at planning (sensitivity 0 or a product underflowing), not the rest
     expect(refused).toBeLessThan(checked * 18 * 0.5);
-    console.log('refused', refused, 'of', checked * 18);
   });
 });
