@@ -28,7 +28,7 @@ type Row = { s: string; d: string; y: number };
 
 function run(rows: Row[], o: Record<string, unknown>): { vectors: number[][]; l1: number[] } {
   calls.length = 0;
-  const r = groupByDP(rows, { ...(o as never), rng: seededRng(1), details: true }) as unknown as { parts: { name: string; l1: number }[] };
+  const r = groupByDP(rows, { ...o, rng: seededRng(1), details: true } as never) as unknown as { parts: { name: string; l1: number }[] };
   const l1 = r.parts.map((p) => p.l1);
   expect(calls).toHaveLength(l1.length);
   return { vectors: calls.map((c) => c.slice()), l1 };
