@@ -51,7 +51,7 @@ describe('fitInfo: public quantities only (review finding 1)', () => {
             const m = make().fit(d.X, d.y, { ...bounds, rng: seededRng(seed) });
             const keys = Object.keys(m.fitInfo!).sort();
             // output perturbation releases on the lattice by default: its grid exponent and applied scale are public too
-            expect(keys).toEqual(perturbation === 'objective' ? ['Delta', 'dimension', 'epsPrime', 'mechanism', 'outputRate', 'outputSensitivity', 'rate'] : ['dimension', 'gridExponent', 'mechanism', 'rate', 'scale', 'sensitivity']);
+            expect(keys).toEqual(perturbation === 'objective' ? ['Delta', 'dimension', 'epsObjective', 'epsOutput', 'epsPrime', 'mechanism', 'outputRate', 'outputSensitivity', 'rate', 'solverTolerance'] : ['dimension', 'gridExponent', 'mechanism', 'rate', 'scale', 'sensitivity']);
             infos.push(JSON.stringify(m.fitInfo));
           }
         }

@@ -93,6 +93,12 @@ describe('model release records (details)', () => {
     expect(d.constants.epsPrime).toBeCloseTo(epsPrime, 14);
     expect(d.constants.outputSensitivity).toBeCloseTo(2e-7, 20);
     expect(d.constants.outputRate).toBeCloseTo(0.01 / 2e-7, 6);
+    // the split the noise used: 0.99 eps for b, 0.01 eps for the output noise, at tau_F = 1e-7 on grad (n J_b)
+    expect(d.constants.epsObjective).toBeCloseTo(0.99, 14);
+    expect(d.constants.epsOutput).toBeCloseTo(0.01, 14);
+    expect(d.constants.epsObjective! + d.constants.epsOutput!).toBeCloseTo(d.guarantee.eps, 14);
+    expect(d.constants.solverTolerance).toBe(1e-7);
+    expect(d.constants.outputSensitivity).toBeCloseTo((2 * d.constants.solverTolerance!) / 1, 20);
     expect(d.assumption).toBeUndefined();
 
     const f = new LogisticRegressionDP({ eps: 1, gamma: 2, perturbation: 'output', noise: 'float' }).fit(X, y01, { lower: [0, 0], upper: [1, 1], addBias: true, rng: seededRng(5) });

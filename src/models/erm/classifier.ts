@@ -11,7 +11,7 @@ import { runRelease } from '../../release.js';
 import { resolveRng, type Rng } from '../../random/rng.js';
 import { checkEpsilon, checkPositive } from '../../validation.js';
 import { checkMatrixShape, checkVectorShape, matrixShape, type MatrixInput } from '../matrix.js';
-import { cmsObjectiveConvergenceMessage, cmsObjectivePerturbation, cmsOutputConvergenceMessage, cmsOutputPerturbation } from './cms.js';
+import { CMS_OBJECTIVE_TOLERANCE, cmsObjectiveConvergenceMessage, cmsObjectivePerturbation, cmsOutputConvergenceMessage, cmsOutputPerturbation } from './cms.js';
 import { cmsOutputPerturbationLattice } from './output-lattice.js';
 import type { LossKind } from './losses.js';
 import { checkRegularizer, type ErmProblem, type Regularizer } from './objective.js';
@@ -90,6 +90,10 @@ export interface ErmFitInfo {
    */
   outputSensitivity?: number;
   outputRate?: number;
+  /** Objective perturbation: the split of eps, 0.99 eps for b (CMS) and 0.01 eps for the output noise, and tau_F. */
+  epsObjective?: number;
+  epsOutput?: number;
+  solverTolerance?: number;
   /** Dimension of the coefficient vector the noise was drawn in. */
   dimension: number;
   /** noise 'safe': the applied per-coordinate Laplace scale (rounding counted) and the grid exponent k (spacing 2^k). */
@@ -162,8 +166,8 @@ export abstract class CmsClassifier {
         sensitivity: 2,
         sensitivityOf: "l2 bound on the difference of two rows' loss gradients (|l'| <= 1, ||x|| <= 1) that b is calibrated to; objective perturbation has no output sensitivity (density-ratio proof); the solver's point has l2 sensitivity outputSensitivity under the proof's coupling (constants)",
         scale: info.rate,
-        scaleOf: "rate eps'/2 of the Gamma(d) norm of b (uniform direction)",
-        constants: { c: this.curvature(), gamma: this.gamma, epsPrime: info.epsPrime, Delta: info.Delta!, outputSensitivity: info.outputSensitivity!, outputRate: info.outputRate!, dimension: info.dimension },
+        scaleOf: "rate eps'/2 of the Gamma(d) norm of b (uniform direction), eps' of CMS Algorithm 2 at epsObjective = 0.99 eps; the output noise's norm has rate outputRate = epsOutput / outputSensitivity (constants)",
+        constants: { c: this.curvature(), gamma: this.gamma, epsObjective: info.epsObjective!, epsPrime: info.epsPrime, Delta: info.Delta!, epsOutput: info.epsOutput!, solverTolerance: info.solverTolerance!, outputSensitivity: info.outputSensitivity!, outputRate: info.outputRate!, dimension: info.dimension },
         derivation: "Chaudhuri, Monteleoni & Sarwate (2011) Algorithm 2 at 0.99 eps (eps' = 0.99 eps - ln(1 + 2c/gamma + c^2/gamma^2) or the Delta branch) + approximate minima perturbation (Iyengar et al. 2019) with 0.01 eps",
       };
     }
@@ -275,7 +279,7 @@ export abstract class CmsClassifier {
         const fit = cmsObjectivePerturbation(problem, this.eps, this.curvature(), r);
         if (!fit.converged) return undefined;
         prep.finish(fit.theta);
-        return { theta: fit.theta, info: { mechanism, rate: fit.rate, epsPrime: fit.epsPrime, Delta: fit.Delta, outputSensitivity: fit.outputSensitivity, outputRate: fit.outputRate, dimension: prep.d } as ErmFitInfo };
+        return { theta: fit.theta, info: { mechanism, rate: fit.rate, epsObjective: fit.epsObjective, epsPrime: fit.epsPrime, Delta: fit.Delta, epsOutput: fit.epsOutput, solverTolerance: CMS_OBJECTIVE_TOLERANCE, outputSensitivity: fit.outputSensitivity, outputRate: fit.outputRate, dimension: prep.d } as ErmFitInfo };
       }
       if (this.noise === 'safe') {
         const safe = cmsOutputPerturbationLattice(problem, this.eps, r, wub);
