@@ -813,17 +813,25 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
   // Opened lazily (a view, not parsed into memory): before the budget check only the sniffer's sample
   // (header and types) is read; the whole file is parsed after the first release is charged (execute),
   // so a cell that does not parse as its sniffed type fails a charged release, never a free refusal.
-  const engine = await DataEngine.open(spec, { materializeBelowBytes: 0, textColumns: textColumns(schema), numericColumns: [...schema.columns.values()].filter((c) => c.type === 'numeric').map((c) => c.name) }).catch(withheld);
+  // With a schema (and no --header), describe can plan from the schema alone: an open that fails on
+  // the data (DuckDB's sniffer stops on one record of its sample: invalid UTF-8, a lone CRLF line
+  // ending) is then not a free refusal (a bit of the data before the budget check) but left to the
+  // run, which opens the file again after the check and fails its first release, charged.
+  const bySchemaOnly = o.schema !== undefined && !o.header && schema.columns.size > 0;
+  const engine = await DataEngine.open(spec, { materializeBelowBytes: 0, textColumns: textColumns(schema), numericColumns: [...schema.columns.values()].filter((c) => c.type === 'numeric').map((c) => c.name) }).catch((e: unknown) => {
+    if (bySchemaOnly && (e instanceof DataSourceError || !(e instanceof DpkitError))) return undefined;
+    return withheld(e);
+  });
   let columns: { name: string; kind: 'numeric' | 'categorical' }[];
   let bounds: DescribeBounds;
   try {
-    const all = await engine.columns().catch(withheld);
+    const all = engine === undefined ? [] : await engine.columns().catch(withheld);
     // The first line is taken as the column names only when it is known to be a header (--header,
     // or typed columns the sniffer checked it against); --columns does not confirm it (its names would
     // be checked against the first line). Otherwise, with a schema, only the schema's columns are
     // described, by their schema names, and none is looked up in the file before the budget check (a
     // missing one fails its charged releases, as in run). Before anything is spent.
-    const mode = await requireHeader(engine, spec, data, { header: o.header, schemaNames: [...schema.columns.keys()], hint: ', or declare its columns in a --schema (describe then reads only the schema\'s columns, by their names)' });
+    const mode = engine === undefined ? 'schema' : await requireHeader(engine, spec, data, { header: o.header, schemaNames: [...schema.columns.keys()], hint: ', or declare its columns in a --schema (describe then reads only the schema\'s columns, by their names)' });
     const known = mode === 'header' ? all.map((c) => c.name) : [...schema.columns.keys()];
     const wanted = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : known;
     // A column named twice would be described (and charged) twice, under the same release names.
@@ -847,7 +855,8 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
     if (o.dryRun) return describeDryRun(data, columns.filter((c) => schema.columns.get(c.name)?.type !== 'id'), missing, bounds, schema, o, io);
     if (o.eps === undefined) throw new InvalidArgumentError('--eps', 'is required (the total epsilon of the description, split over columns and statistics); --dry-run shows the plan without it');
     for (const [name, be] of bounds.eps) schema.columns.set(name, pendingBoundsColumn(name, bounds.method, be, `${name}: bounds`, bounds.range));
-    if (missing.length > 0 && o.boundsFromData) {
+    // (Without an engine, mode is 'schema': every described column is the schema's, none is missing.)
+    if (missing.length > 0 && o.boundsFromData && engine !== undefined) {
       const msg = `--bounds-from-data: bounds/levels of ${missing.map((c) => c.name).join(', ')} were computed from the data; results for these columns are NOT differentially private`;
       warnings.push(msg);
       io.err(`dpkit: WARNING: ${msg}`);
@@ -867,7 +876,7 @@ async function describe(dataArg: string | undefined, o: DescribeOptions, io: Cli
       }
     }
   } finally {
-    engine.close();
+    engine?.close();
   }
   const eps = o.eps!;
   // Identifier columns (schema type id: a privacy unit, private keys) have no per-row statistic to describe.
