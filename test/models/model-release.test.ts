@@ -15,7 +15,7 @@ import { LogisticRegressionDP } from '../../src/models/logistic.js';
 import { NaiveBayesDP } from '../../src/models/naive-bayes.js';
 import type { ModelRelease } from '../../src/models/model-release.js';
 import { tuneClassificationModel, tuneLinearRegressionModel } from '../../src/models/tuning.js';
-import { planLaplaceGrid } from '../../src/random/lattice.js';
+import { planGaussianGrid, planLaplaceGrid } from '../../src/random/lattice.js';
 import { seededRng } from '../../src/random/rng.js';
 
 /** Every field is present: the guarantee with its privacy unit, sensitivity, scale, their descriptions, the source. */
@@ -123,6 +123,12 @@ describe('model release records (details)', () => {
     expect(d.sensitivity).toBe(2);
     expect(d.scale).toBeCloseTo(2.2, 14);
     expect(d.constants).toMatchObject({ noiseMultiplier: 1.1, q: 0.5, steps: 4, normalizer: 20 });
+    // the standard deviation the lattice noise really applied (d = 2 coordinates, rounding counted): >= sigma C
+    const applied = planGaussianGrid(2.2, 2, 2).effectiveScale;
+    expect(d.constants.appliedNoiseStd).toBe(applied);
+    expect(applied).toBeGreaterThanOrEqual(2.2);
+    const f = new DpSgdClassifier({ loss: 'logistic', q: 0.5, steps: 4, sigma: 1.1, delta: 1e-5, clip: 2, learningRate: 0.1, expectedBatchSize: 20, noise: 'float' }).fit(X, y01, { rng: seededRng(7) });
+    expect(complete(f.details).constants.appliedNoiseStd).toBeUndefined();
   });
 
   it('Laplace-SGD: sensitivity 2C, scale c gamma_{N-1} theta_N of the released step, eps a_N', () => {

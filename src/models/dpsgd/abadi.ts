@@ -49,7 +49,7 @@ import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options
 import { calibrateDpSgdSigma, DEFAULT_RDP_ORDERS, dpSgdEpsilon, RdpAccountant, type RdpConversion } from '../../accounting/rdp.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import { requireFitted } from '../fitted.js';
-import { addGaussianNoise } from '../../mechanisms/noise.js';
+import { addGaussianNoise, effectiveNoiseScales } from '../../mechanisms/noise.js';
 import { fillNormal } from '../../random/continuous.js';
 import { gridSampler, planGaussianGrid } from '../../random/lattice.js';
 import type { Rng } from '../../random/rng.js';
@@ -146,15 +146,17 @@ export interface DpSgdPrivacy {
 }
 
 /** The release record of a DP-SGD run from the calibration its steps used (see {@link DpSgdClassifier.details}). */
-function dpSgdDetails(p: DpSgdPrivacy, clip: number, normalizer: number, mechanism: string): ModelRelease {
+function dpSgdDetails(p: DpSgdPrivacy, clip: number, normalizer: number, mechanism: string, d: number, safe: boolean): ModelRelease {
+  // The standard deviation the safe lattice noise really applies per coordinate (addGaussianNoise's grid plan, rounding counted).
+  const applied = safe ? { appliedNoiseStd: effectiveNoiseScales('gaussian', { scale: p.noiseStd, sensitivity: clip }, d, 'safe')[0]! } : {};
   return {
     mechanism,
     guarantee: rowGuarantee(p.eps, p.delta, 'unbounded'),
     sensitivity: clip,
     sensitivityOf: "l2 norm C of one row's clipped gradient in each step's noisy sum (per-example clipping; one row added or removed)",
     scale: p.noiseStd,
-    scaleOf: "Gaussian standard deviation sigma C of each step's noise (the safe lattice noise applies at least this, rounding counted)",
-    constants: { noiseMultiplier: p.sigma, q: p.q, steps: p.steps, rdpOrder: p.order, normalizer },
+    scaleOf: "Gaussian standard deviation sigma C of each step's noise, the value the RDP accounting uses (the safe lattice noise applies at least this: constants.appliedNoiseStd, rounding counted)",
+    constants: { noiseMultiplier: p.sigma, q: p.q, steps: p.steps, rdpOrder: p.order, normalizer, ...applied },
     derivation: `Abadi et al. (2016) DP-SGD; RDP of the Poisson-subsampled Gaussian (Mironov, Talwar & Zhang 2019), composed over the steps and converted to (eps, delta) ('${p.conversion}')`,
   };
 }
@@ -357,7 +359,7 @@ export class DpSgdClassifier {
     this.coeff = Array.from(theta);
     this.addBias = options.addBias ?? false;
     this.dIn = design!.dIn;
-    this.details = dpSgdDetails(this.privacy, this.clip, m, mechanism);
+    this.details = dpSgdDetails(this.privacy, this.clip, m, mechanism, d, this.noise === 'safe');
     return this;
   }
 
