@@ -148,7 +148,7 @@ export interface DpSgdPrivacy {
 /** The release record of a DP-SGD run from the calibration its steps used (see {@link DpSgdClassifier.details}). */
 function dpSgdDetails(p: DpSgdPrivacy, clip: number, normalizer: number, mechanism: string, d: number, safe: boolean): ModelRelease {
   // The standard deviation the safe lattice noise really applies per coordinate (addGaussianNoise's grid plan, rounding counted).
-  const applied = safe ? { appliedNoiseStd: effectiveNoiseScales('gaussian', { scale: p.noiseStd, sensitivity: clip }, d, 'safe')[0]! } : {};
+  const applied: Record<string, number> = safe ? { appliedNoiseStd: effectiveNoiseScales('gaussian', { scale: p.noiseStd, sensitivity: clip }, d, 'safe')[0]! } : {};
   return {
     mechanism,
     guarantee: rowGuarantee(p.eps, p.delta, 'unbounded'),
