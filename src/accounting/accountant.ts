@@ -256,7 +256,9 @@ export class PrivacyAccountant implements Accountant {
     }
     if (!this.canSpend({ eps: heldEps + eps, delta: heldDelta + delta })) {
       const left = { eps: Math.max(0, this.budget.eps - this.spentEps - heldEps), delta: Math.max(0, this.budget.delta - this.spentDelta - heldDelta) };
-      throw new BudgetExceededError(`${name} (other checked releases on this budget are still running; their cost is held)`, { eps, delta }, left);
+      // The text is that of check(): whether another run is still in flight (its running time, which
+      // may depend on the data) must not show in a refusal; the held cost is in `left` either way.
+      throw new BudgetExceededError(name, { eps, delta }, left);
     }
   }
 

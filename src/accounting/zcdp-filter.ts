@@ -358,7 +358,9 @@ export class ZcdpFilter implements Accountant {
       const leftRho = Math.max(0, this.rhoBudget - this.spentRho - held);
       const asked = zcdpToDp(total, this.budget.delta).eps;
       const left = zcdpToDp(leftRho, this.budget.delta).eps;
-      throw new BudgetExceededError(`${name} (zCDP filter: rho ${total} of ${leftRho} left; other checked releases on this budget are still running and their rho is held)`, { eps: asked, delta: this.budget.delta }, { eps: left, delta: this.budget.delta });
+      // The text is that of check/checkAll: whether another run is still in flight (its running time,
+      // which may depend on the data) must not show in a refusal; the held rho is in `leftRho` either way.
+      throw new BudgetExceededError(`${name} (zCDP filter: rho ${total} of ${leftRho} left)`, { eps: asked, delta: this.budget.delta }, { eps: left, delta: this.budget.delta });
     }
     requests.forEach((request, i) => {
       this.pending.push({ request, cost: pendingCost(request, this.neighbors), rho: rhos[i]! });

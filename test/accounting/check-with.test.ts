@@ -48,7 +48,7 @@ describe('ZcdpFilter.checkWith', () => {
     const fits = Math.sqrt(2 * (B - 0.02)) * (1 - 1e-9); // an eps-DP release whose eps^2 / 2 just fits
     z.checkWith([{ name: 'r', eps: fits, delta: 0, neighbors: 'bounded' }], held, 'r');
     expect(() => z.checkWith([{ name: 'r', eps: fits * 1.001, delta: 0, neighbors: 'bounded' }], held, 'r')).toThrow(BudgetExceededError);
-    expect(() => z.checkWith([{ name: 'r', eps: fits * 1.001, delta: 0, neighbors: 'bounded' }], held, 'r')).toThrow(/other checked releases on this budget are still running/);
+    expect(() => z.checkWith([{ name: 'r', eps: fits * 1.001, delta: 0, neighbors: 'bounded' }], held, 'r')).toThrow(/^release "r \(zCDP filter: rho [0-9.e-]+ of [0-9.e-]+ left\)" needs/);
     expect(z.spentRhoTotal()).toBe(0);
   });
 
