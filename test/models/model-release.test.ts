@@ -140,6 +140,10 @@ describe('model release records (details)', () => {
     expect(d.guarantee).toEqual({ eps: 1, delta: 0, neighbors: 'bounded', privacyUnit: 'row' });
     expect(d.sensitivity).toBe(2);
     expect(d.scale).toBeCloseTo(g[2]! * theta3, 13);
+    // the scale the lattice Laplace noise of the released step really applied (d = 2, l1 shift eps * scale): >= the nominal one
+    const applied = planLaplaceGrid(d.scale as number, d.scale as number, 2).effectiveScale;
+    expect(d.constants.appliedScale).toBe(applied);
+    expect(applied).toBeGreaterThanOrEqual(d.scale as number);
   });
 
   it('K-norm logistic regression: Delta_K = 2 sqrt(m) (l2), lambda = m/4, gamma = lambda/(e^{eps(1-q)} - 1), rate q eps/Delta_K; the exact-minimiser assumption', () => {

@@ -42,7 +42,7 @@
 import { checkOptionKeys, optionSpec, RELEASE_OPTION_RULES } from '../../options.js';
 import { ConvergenceError, InvalidArgumentError } from '../../errors.js';
 import { requireFitted } from '../fitted.js';
-import { addLaplaceNoise } from '../../mechanisms/noise.js';
+import { addLaplaceNoise, effectiveNoiseScales } from '../../mechanisms/noise.js';
 import { fillLaplace } from '../../random/continuous.js';
 import { planLaplaceGrid } from '../../random/lattice.js';
 import { runRelease, type Guarantee, type NoiseMode, type ReleaseOptions } from '../../release.js';
@@ -280,14 +280,16 @@ export class LaplaceSgdDP {
     this.coeff = Array.from(beta);
     this.addBias = options.addBias ?? false;
     this.dIn = design!.dIn;
+    // The per-coordinate scale the released step's noise really applied (addLaplaceNoise's plan; the nominal one for 'float').
+    const applied: Record<string, number> = this.noiseMode === 'safe' ? { appliedScale: effectiveNoiseScales('laplace', { scale: lastScale, sensitivity: this.privacy.eps * lastScale }, d, 'safe')[0]! } : {};
     this.details = {
       mechanism: 'laplace-sgd',
       guarantee: rowGuarantee(this.privacy.eps, 0, 'bounded'),
       sensitivity: this.privacy.sensitivity,
       sensitivityOf: 'l1 bound Delta = 2C on the difference of two per-example gradients (each clipped to l1 norm C), over all parameters',
       scale: lastScale,
-      scaleOf: 'Laplace scale c gamma_{N-1} theta_N of the released last step (per coordinate)',
-      constants: { clip: this.clip, steps: N, rho: this.rho, learningRateScale: c, releasedShift: this.privacy.eps * lastScale },
+      scaleOf: "Laplace scale c gamma_{N-1} theta_N of the released last step (per coordinate; noise 'safe' applies at least this on its lattice: constants.appliedScale, rounding counted)",
+      constants: { clip: this.clip, steps: N, rho: this.rho, learningRateScale: c, releasedShift: this.privacy.eps * lastScale, ...applied },
       derivation: "Theorem 36 of the lecture notes 'Advances in Differential Privacy' (MAT 4376): the final iterate is (eps a_N)-DP; Laplace mechanism for the l1 shift eps a_N c gamma_{N-1} theta_N",
     };
     return this;
