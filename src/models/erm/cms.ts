@@ -145,7 +145,12 @@ export function cmsObjectiveSolve(p: ErmProblem, cal: CmsObjectiveCalibration, r
  * the exact minimiser (the change of b keeping the same minimiser, ||b - b'|| <= 2 since |l'| <= 1,
  * ||x|| <= 1, and the Jacobian ratio <= (1 + c/(gamma + n Delta))^2, absorbed by the log term of
  * eps'), and the output noise for the solver's distance to it. Nothing is released (no noise drawn)
- * when the solver misses tau_F.
+ * when the solver misses tau_F; the caller charges and throws. That failure EVENT is outside the proof
+ * (its probability is a function of the data and b, not bounded by the coupling): it has not been seen
+ * at ordinary settings, but a problem as ill-conditioned as n c / (gamma + n Delta) ~ 1e16 (e.g. Huber
+ * h = 1e-3, gamma = 1e-9, eps = 60, separable data) can miss tau_F after the 20000 iterations. The
+ * test uses the floating-point gradient; its summation error (measured ~1e-13 at n = 1e6, rows sorted
+ * by label) is far below tau_F but is not bounded rigorously.
  */
 export function cmsObjectivePerturbation(p: ErmProblem, eps: number, c: number, rng: Rng): PerturbedFit & CmsObjectiveCalibration {
   const cal = cmsObjectiveCalibration(eps, p.gamma, c, p.n);
