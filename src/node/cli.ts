@@ -1168,7 +1168,8 @@ async function onlyBlankLinesSkipped(engine: DataEngine, file: string, skip: num
   if (!Number.isSafeInteger(skip) || skip < 0) return false;
   try {
     const raw = `read_csv(${literal(file)}, header = false, auto_detect = false, delim = chr(1), quote = '', escape = '', columns = {'l': 'VARCHAR'}, skip = 0, null_padding = true)`;
-    const r = await engine.sql(`SELECT count(*) FILTER (WHERE l IS NOT NULL AND trim(l) <> ''), count(*) FROM (SELECT l FROM ${raw} LIMIT ${skip})`);
+    // Blank: only spaces, tabs, CR, FF, VT (csvLayout's rule; DuckDB's trim() removes spaces only).
+    const r = await engine.sql(`SELECT count(*) FILTER (WHERE l IS NOT NULL AND NOT regexp_full_match(l, '[ \\t\\r\\f\\v]*')), count(*) FROM (SELECT l FROM ${raw} LIMIT ${skip})`);
     return Number(r[0]?.[0]) === 0 && Number(r[0]?.[1]) === skip;
   } catch {
     return false;

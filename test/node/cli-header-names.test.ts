@@ -211,6 +211,20 @@ describe('run: a CSV line with another number of fields', () => {
     expect(d.out).toMatch(/age: mean/);
   });
 
+  it('a blank line holding a tab is blank too (the reader skipped it, the check took it for text: run failed, describe refused)', async () => {
+    const dir = tmp();
+    const f = path.join(dir, 'tab.csv');
+    const rows = ['\t', ' \t ', 'age,sex'];
+    for (let i = 0; i < 100; i++) rows.push('30,F');
+    fs.writeFileSync(f, `${rows.join('\n')}\n`);
+    const r = await cli('run', analysis(dir, f), '--json');
+    expect(r.code, r.err).toBe(EXIT.ok);
+    expect(Math.abs((JSON.parse(r.out) as { results: { value: number }[] }).results[0]!.value - 100)).toBeLessThan(30);
+    const d = await cli('describe', f, '--header', '--eps', '1', '--dry-run');
+    expect(d.code, d.err).toBe(EXIT.ok);
+    expect(d.out).toMatch(/age: mean/);
+  });
+
   it('one such line (the last record replaced) fails the run after the check, charged, instead of reading that line as the header and counting 0 records', async () => {
     const dir = tmp();
     const ok = await cli('run', analysis(dir, data(dir, false)), '--json');

@@ -461,7 +461,8 @@ export async function csvLayout(con: DuckDBConnection, file: string): Promise<Cs
   if (sniffedSkip > 0) {
     const raw = `read_csv(${p}, header = false, auto_detect = false, delim = chr(1), quote = '', escape = '', comment = '', columns = {'l': 'VARCHAR'}, skip = 0, null_padding = true, strict_mode = false)`;
     const lines = (await con.runAndReadAll(`SELECT l FROM ${raw} LIMIT ${sniffedSkip}`)).getRows();
-    while (skip < lines.length && (lines[skip]![0] === null || String(lines[skip]![0]).trim() === '')) skip++;
+    // Blank: only spaces, tabs, CR, FF, VT (the CLI's check of the skipped lines uses the same rule).
+    while (skip < lines.length && (lines[skip]![0] === null || /^[ \t\r\f\v]*$/.test(String(lines[skip]![0])))) skip++;
   }
   return { skip };
 }
