@@ -309,6 +309,10 @@ function checkRun(accountant: Accountant, label: string, requests: SpendRequest[
 function runRequests<T>(accountant: Accountant | undefined, rng: Rng, label: string, requests: SpendRequest[], spec: Pick<RunSpec<T>, 'failureMark' | 'failedMechanism' | 'resultMark'>, compute: (rng: Rng) => T): T {
   if (accountant) {
     checkRun(accountant, label, requests);
+    // The entries' time is the check's (before the data are read), not the spend's: a time taken
+    // at the spend would show how long the computation took, which depends on the data.
+    const time = new Date().toISOString();
+    for (const r of requests) r.time = time;
     reserve(accountant, requests);
   }
   let out: T;

@@ -44,10 +44,16 @@ export interface SpendRequest extends PrivacyCost {
    * student). An accountant with a `privacyUnit` refuses a release for another unit.
    */
   privacyUnit?: string;
+  /**
+   * The entry's time (ISO 8601); default: the time of the spend. The release runner passes the time
+   * of the release's budget check, so that an entry's time does not show how long its computation
+   * (which reads the data) took.
+   */
+  time?: string;
 }
 
 export interface LedgerEntry extends SpendRequest {
-  /** ISO time of the spend. */
+  /** ISO time of the entry (the release's check when spent by the runner, else the spend). */
   time: string;
   /**
    * The release's own guarantee when it was stated for the other neighbour relation and converted
@@ -75,6 +81,17 @@ export interface AccountantOptions {
 }
 
 const ACCOUNTANT_OPTIONS = optionSpec<AccountantOptions>({ sink: 'function', history: true, neighbors: true, privacyUnit: 'string' });
+
+/**
+ * The time of an entry: the request's `time` when given (a string; the runner's check time), else now.
+ *
+ * @throws {@link InvalidArgumentError} when `time` is given and is not a string.
+ */
+export function entryTime(time: unknown): string {
+  if (time === undefined) return new Date().toISOString();
+  if (typeof time !== 'string') throw new InvalidArgumentError('time', 'must be an ISO 8601 time string', time);
+  return time;
+}
 
 /** Relative slack for floating-point sums of budgets (0.1 * 10 must fit a budget of 1). */
 const SLACK = 1e-12;
@@ -275,9 +292,10 @@ export class PrivacyAccountant implements Accountant {
     this.check(request);
     const cost = this.costOf(request);
     const converted = request.neighbors !== this.neighbors;
+    const time = entryTime(request.time);
     const entry: LedgerEntry = converted
-      ? { ...request, ...cost, neighbors: this.neighbors, time: new Date().toISOString(), claimed: { eps: request.eps, delta: request.delta, neighbors: request.neighbors } }
-      : { ...request, time: new Date().toISOString() };
+      ? { ...request, ...cost, neighbors: this.neighbors, time, claimed: { eps: request.eps, delta: request.delta, neighbors: request.neighbors } }
+      : { ...request, time };
     this.sink?.(entry);
     this.record(entry);
     return entry;

@@ -36,7 +36,7 @@ import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
 import { checkOptions, optionSpec } from '../options.js';
 import { checkPrivacyUnit } from '../privacy-unit.js';
 import { checkDelta, checkEpsilon, checkNeighbors, checkNonNegative } from '../validation.js';
-import type { Neighbors, PrivacyCost } from './accountant.js';
+import { entryTime, type Neighbors, type PrivacyCost } from './accountant.js';
 import type { Accountant } from './accountant-interface.js';
 import { gaussianSigmaFloor } from './gaussian-sigma-floor.js';
 import { zcdpToDp } from './zcdp.js';
@@ -51,6 +51,8 @@ export interface ZcdpSpendRequest extends PrivacyCost {
   mechanism?: string;
   /** The release's zCDP parameter, when known (preferred). */
   rho?: number;
+  /** The entry's time (ISO 8601); default: the spend's. The release runner passes its check's time. */
+  time?: string;
 }
 
 /** The fields of a checked request that a failed run's spend request keeps (all but `mechanism`). */
@@ -80,7 +82,7 @@ const MAX_PENDING = 10_000;
 export interface ZcdpFilterEntry extends ZcdpSpendRequest {
   /** The rho charged (in the filter's relation). */
   rho: number;
-  /** ISO time of the spend. */
+  /** ISO time of the entry (the release's check when spent by the runner, else the spend). */
   time: string;
 }
 
@@ -432,7 +434,7 @@ export class ZcdpFilter implements Accountant {
       if (done >= 0) this.pending.splice(done, 1);
     }
     if (!this.canSpendRho(rho)) this.check({ rho, name: request.name });
-    const entry: ZcdpFilterEntry = { ...request, rho, neighbors: this.neighbors, time: new Date().toISOString() };
+    const entry: ZcdpFilterEntry = { ...request, rho, neighbors: this.neighbors, time: entryTime(request.time) };
     this.sink?.(entry);
     this.record(entry);
     return entry;
