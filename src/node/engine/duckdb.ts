@@ -140,6 +140,9 @@ export interface CsvLayout {
  * must be a column of the file; see {@link DuckDbEngine.open}). Before any data are read, a file
  * must exist and a Parquet file must be framed as one (src/node/parquet-magic.ts).
  *
+ * `jsonColumns`: every column of a JSON file with its type (name, DuckDB type), in the file's
+ * order, given to `read_json_auto` instead of the types it detects (see {@link DuckDbEngine.open}).
+ *
  * A CSV file is read with its first line that is not blank (after `layout.skip` blank lines,
  * {@link csvLayout}, which {@link DuckDbEngine.open} uses) as the header and every later line as a
  * record: `skip` and `header` are pinned, so the sniffer cannot skip lines (when one line of its
@@ -155,7 +158,7 @@ export interface CsvLayout {
  * way every record is read or the read fails. The dialect is not pinned to the unpinned sniffer's,
  * which would fail the open itself, before a caller's budget check, on a bit of the data.
  */
-export function sourceSql(spec: FileSourceSpec | SqlSourceSpec, textColumns: readonly string[] = [], layout?: CsvLayout): string {
+export function sourceSql(spec: FileSourceSpec | SqlSourceSpec, textColumns: readonly string[] = [], layout?: CsvLayout, jsonColumns?: readonly (readonly [string, string])[]): string {
   if ('sql' in spec) return `(\n${checkSqlText(spec)}\n)`;
   if (typeof spec.path !== 'string' || spec.path === '') throw new InvalidArgumentError('data.path', 'must be a file path');
   const fmt = spec.format ?? detectFormat(spec.path);
@@ -171,7 +174,8 @@ export function sourceSql(spec: FileSourceSpec | SqlSourceSpec, textColumns: rea
     checkParquetMagic(spec.path);
     return `read_parquet(${p})`;
   }
-  return `read_json_auto(${p})`;
+  if (jsonColumns === undefined || jsonColumns.length === 0) return `read_json_auto(${p})`;
+  return `read_json_auto(${p}, columns = {${jsonColumns.map(([c, t]) => `${literal(c)}: ${literal(t)}`).join(', ')}})`;
 }
 
 function firstLine(e: unknown): string {
@@ -265,6 +269,17 @@ export class DuckDbEngine extends SqlEngine {
    * rounded to an integer (BIGINT). A number reads as the same double either way (DuckDB parses the
    * text as the typed reader does; NaN stays NaN, which the queries treat as missing, and inf stays
    * inf, which they clamp). Columns the sniffer types otherwise (BOOLEAN, DATE, ...) keep their type.
+   *
+   * The same holds for a JSON file: its `numericColumns` that DuckDB's detection (a sample of
+   * records) types as numbers or as JSON (mixed values, e.g. a number and a string) are read as
+   * VARCHAR, every other column with its detected type (`columns` of `read_json_auto`). With the
+   * detected types, a string in such a field was a JSON value inside the sample (a column no query
+   * reads as a number: the first release failed, whatever it read) and a failed query below it. A
+   * JSON value reads as its text, so `TRY_CAST` gives exactly what a CSV cell with that text gives:
+   * a number (`30`, `1e400` as inf, which is clamped) or a numeric string (`"30"`, `"NaN"`,
+   * `"Infinity"`) is that number, anything else (`true`, `false`, other strings, objects, arrays) is
+   * missing. The explicit read is used only when it binds the same columns with the same types (the
+   * numeric ones VARCHAR); otherwise the detected types stand, as before.
    */
   static async open(spec: FileSourceSpec | SqlSourceSpec, opts: { progress?: ProgressSink; threads?: number; materializeBelowBytes?: number; textColumns?: readonly string[]; numericColumns?: readonly string[] } = {}): Promise<DuckDbEngine> {
     sourceSql(spec); // checks the spec before an instance is made
@@ -294,6 +309,9 @@ export class DuckDbEngine extends SqlEngine {
           const numeric = [...new Set(opts.numericColumns ?? [])].filter((c) => NUMERIC.test(sniffed.get(c) ?? '') && !text.includes(c));
           from = sourceSql(spec, [...text, ...numeric], layout);
         }
+      }
+      if (!('sql' in spec) && (spec.format ?? detectFormat(spec.path)) === 'json' && (opts.numericColumns ?? []).length > 0) {
+        from = await jsonSource(con, spec, from, opts.numericColumns ?? []);
       }
       if ('sql' in spec) {
         // Seal first: only the listed files, no network, no extensions, configuration locked.
@@ -439,6 +457,28 @@ async function materializeOrView(con: DuckDBConnection, from: string): Promise<v
     }
     if (!same) throw parseFailure;
   }
+}
+
+/**
+ * The FROM expression for a JSON file whose `numeric` columns (those DuckDB detects as numbers or
+ * JSON) are read as VARCHAR, every other column with its detected type; `detected` (the plain
+ * `read_json_auto`) when no column changes or when the explicit read does not bind the same column
+ * names and types (see {@link DuckDbEngine.open}). Reads only DuckDB's detection sample.
+ */
+async function jsonSource(con: DuckDBConnection, spec: FileSourceSpec, detected: string, numeric: readonly string[]): Promise<string> {
+  const describe = async (from: string) => (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRows().map((r) => [String(r[0]), String(r[1])] as const);
+  const sniffed = await describe(detected);
+  const wanted = new Set(numeric);
+  const columns = sniffed.map(([c, t]) => [c, wanted.has(c) && (NUMERIC.test(t) || t === 'JSON') ? 'VARCHAR' : t] as const);
+  if (columns.every(([, t], i) => t === sniffed[i]![1])) return detected;
+  const explicit = sourceSql(spec, [], undefined, columns);
+  try {
+    const bound = await describe(explicit);
+    if (bound.length === columns.length && bound.every(([c, t], i) => c === columns[i]![0] && t === columns[i]![1])) return explicit;
+  } catch {
+    // the detected read stands
+  }
+  return detected;
 }
 
 /**
