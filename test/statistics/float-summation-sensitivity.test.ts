@@ -9,26 +9,15 @@
  * most the stated sensitivity, with no tolerance.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as mech from '../../src/mechanisms/noise.js';
+import { clearLaplaceInputs, laplaceInputs as seen } from '../helpers/laplace-input-capture.js';
 import { seededRng } from '../../src/random/rng.js';
 import { groupByDP, sumBounds } from '../../src/statistics/group-by.js';
 import { covDP, meanDP, pooledCovDP, pooledVarDP, sdDP, varDP } from '../../src/statistics/index.js';
 
-/** The values handed to the Laplace noise adder, in call order. */
-const seen: number[] = [];
-vi.mock('../../src/mechanisms/noise.js', async (importOriginal) => {
-  const orig = await importOriginal<typeof mech>();
-  return {
-    ...orig,
-    addLaplaceNoise: (values: ArrayLike<number>, ...rest: unknown[]) => {
-      seen.push(...Array.from(values));
-      return (orig.addLaplaceNoise as (...a: unknown[]) => Float64Array)(values, ...rest);
-    },
-  };
-});
-afterEach(() => {
-  seen.length = 0;
-});
+vi.mock('../../src/mechanisms/noise.js', async (importOriginal) =>
+  (await import('../helpers/laplace-input-capture.js')).capturingLaplaceInputs(await importOriginal()),
+);
+afterEach(clearLaplaceInputs);
 
 const L = 1e9;
 const N = 2 ** 22;

@@ -5,24 +5,14 @@
  * part's stated L1 sensitivity (no tolerance), for sum, mean, variance, with and without perUnitClamp.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as mech from '../../src/mechanisms/noise.js';
+import { clearLaplaceInputs, laplaceCalls as calls } from '../helpers/laplace-input-capture.js';
 import { seededRng } from '../../src/random/rng.js';
 import { groupByDP } from '../../src/statistics/group-by.js';
 
-const calls: number[][] = [];
-vi.mock('../../src/mechanisms/noise.js', async (importOriginal) => {
-  const orig = await importOriginal<typeof mech>();
-  return {
-    ...orig,
-    addLaplaceNoise: (values: ArrayLike<number>, ...rest: unknown[]) => {
-      calls.push(Array.from(values));
-      return (orig.addLaplaceNoise as (...a: unknown[]) => Float64Array)(values, ...rest);
-    },
-  };
-});
-afterEach(() => {
-  calls.length = 0;
-});
+vi.mock('../../src/mechanisms/noise.js', async (importOriginal) =>
+  (await import('../helpers/laplace-input-capture.js')).capturingLaplaceInputs(await importOriginal()),
+);
+afterEach(clearLaplaceInputs);
 
 type Row = { s: string; d: string; y: number };
 

@@ -6,25 +6,15 @@
  * stated sensitivity (no tolerance), and the mean's pre-noise deviation stays within the range.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as mech from '../../src/mechanisms/noise.js';
+import { clearLaplaceInputs, laplaceInputs as seen } from '../helpers/laplace-input-capture.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { seededRng } from '../../src/random/rng.js';
 import { covDP, meanDP, pooledCovDP, pooledVarDP, sdDP, varDP } from '../../src/statistics/index.js';
 
-const seen: number[] = [];
-vi.mock('../../src/mechanisms/noise.js', async (importOriginal) => {
-  const orig = await importOriginal<typeof mech>();
-  return {
-    ...orig,
-    addLaplaceNoise: (values: ArrayLike<number>, ...rest: unknown[]) => {
-      seen.push(...Array.from(values));
-      return (orig.addLaplaceNoise as (...a: unknown[]) => Float64Array)(values, ...rest);
-    },
-  };
-});
-afterEach(() => {
-  seen.length = 0;
-});
+vi.mock('../../src/mechanisms/noise.js', async (importOriginal) =>
+  (await import('../helpers/laplace-input-capture.js')).capturingLaplaceInputs(await importOriginal()),
+);
+afterEach(clearLaplaceInputs);
 
 /** The pre-noise value and stated sensitivity; a planning refusal (typed, data-free) gives v = NaN. */
 function pre(run: () => { sensitivity?: unknown }): { v: number; s: number } {

@@ -8,7 +8,7 @@
  * ulp(1e9) = 1.2e-7 between neighbours whose exact means differ by 1/n (1e-8 at n = 1e8).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as mech from '../../../src/mechanisms/noise.js';
+import { clearLaplaceInputs, laplaceInputs as seen } from '../../helpers/laplace-input-capture.js';
 import { ratioToNumber, momentsFromSums, type Moments } from '../../../src/node/engine/engine.js';
 import type { DataEngine } from '../../../src/node/data.js';
 import { planRelease } from '../../../src/node/spec-plans.js';
@@ -17,21 +17,10 @@ import { seededRng } from '../../../src/random/rng.js';
 import { midpoint } from '../../../src/statistics/size-padding.js';
 import { toDyadic } from '../../../src/math/dyadic.js';
 
-/** The values handed to the noise adders (the released pre-noise values), in call order. */
-const seen: number[] = [];
-vi.mock('../../../src/mechanisms/noise.js', async (importOriginal) => {
-  const orig = await importOriginal<typeof mech>();
-  return {
-    ...orig,
-    addLaplaceNoise: (values: ArrayLike<number>, ...rest: unknown[]) => {
-      seen.push(...Array.from(values));
-      return (orig.addLaplaceNoise as (...a: unknown[]) => Float64Array)(values, ...rest);
-    },
-  };
-});
-afterEach(() => {
-  seen.length = 0;
-});
+vi.mock('../../../src/mechanisms/noise.js', async (importOriginal) =>
+  (await import('../../helpers/laplace-input-capture.js')).capturingLaplaceInputs(await importOriginal()),
+);
+afterEach(clearLaplaceInputs);
 
 const L = 1e9;
 /** A column on [1e9, 1e9 + w]: k = fixedPointScale = 0, the grid values are the integers 1e9 (and 1e9 + 1 when w = 1). */
