@@ -17,9 +17,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EXIT, main } from '../../src/node/cli.js';
+import { EXIT } from '../../src/node/cli.js';
 import { DataEngine } from '../../src/node/data.js';
-import { readLedger } from '../../src/node/ledger.js';
+import { runCollectingOutputs, writeCountMeansAnalysis } from '../helpers/cli-run-outputs.js';
 
 // The same noise in every run (the CLI draws from cryptoRng), so two runs' outputs can be compared whole.
 vi.mock('../../src/random/rng.js', async (importOriginal) => {
@@ -37,16 +37,7 @@ function setup(): { dir: string; file: string } {
   rows.push(`7,1,${SECRET}`); // far below DuckDB's sniffer sample: z is sniffed as a BOOLEAN column
   for (let i = 0; i < 10; i++) rows.push(`${i},${i % 3},${i % 2 === 0}`);
   fs.writeFileSync(path.join(dir, 'd.csv'), `${rows.join('\n')}\n`);
-  fs.writeFileSync(
-    path.join(dir, 's.schema.yaml'),
-    'columns:\n  a: { type: numeric, lower: 0, upper: 100, missing: drop }\n  b: { type: numeric, lower: 0, upper: 10, missing: drop }\n  z: { type: numeric, lower: 0, upper: 100, missing: drop }\n',
-  );
-  const file = path.join(dir, 'a.analysis.yaml');
-  fs.writeFileSync(
-    file,
-    'title: t\ndata:\n  path: d.csv\nschema: s.schema.yaml\nbudget:\n  eps: 5\nledger: ledger\noutput:\n  dir: out\nreleases:\n' +
-      '  - { stat: count, eps: 0.1 }\n  - { stat: mean, column: a, eps: 0.2 }\n  - { stat: mean, column: z, eps: 0.3 }\n  - { stat: mean, column: b, eps: 0.4 }\n',
-  );
+  const file = writeCountMeansAnalysis(dir);
   return { dir, file };
 }
 
@@ -80,27 +71,8 @@ function lazyOpen(skipPrefetch: boolean): { queries: string[][] } {
   return { queries };
 }
 
-/** Runs the analysis; returns the exit code and everything the run wrote, with the run's time, its directory and the ledger's random id replaced. */
-async function run(dir: string, file: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(['run', file], { out: (s) => out.push(s), err: (s) => err.push(s) });
-  const json = fs.readFileSync(path.join(dir, 'out', 'results.json'), 'utf8');
-  const doc = JSON.parse(json) as { generated: string; ledgerAnchor: string };
-  const norm = (s: string) => s.split(doc.generated).join('<time>').split(doc.ledgerAnchor).join('<anchor>').split(path.basename(dir)).join('<dir>');
-  const ledger = readLedger(path.join(dir, 'ledger'));
-  return {
-    code,
-    stdout: norm(out.join('\n')),
-    stderr: norm(err.join('\n')),
-    json: norm(json),
-    html: norm(fs.readFileSync(path.join(dir, 'out', 'report.html'), 'utf8')),
-    csv: norm(fs.readFileSync(path.join(dir, 'out', 'results.csv'), 'utf8')),
-    ledgerText: fs.readFileSync(path.join(dir, 'ledger'), 'utf8'),
-    entries: ledger.entries.map(({ time: _t, ...e }) => e),
-    doc: JSON.parse(json) as { completed: number; failed: { name: string; status: string; error: string; charged: unknown } | null; results: { name: string }[] },
-  };
-}
+/** Runs the analysis: the exit code and every output, masked (test/helpers/cli-run-outputs.ts). */
+const run = (dir: string, file: string) => runCollectingOutputs(dir, file);
 
 describe('run: a failure of the shared prefetch is not the first release\'s', () => {
   afterEach(() => {

@@ -14,9 +14,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EXIT, main } from '../../../src/node/cli.js';
+import { EXIT } from '../../../src/node/cli.js';
 import { DataEngine, DataSourceError, QUERY_FAILED } from '../../../src/node/data.js';
-import { readLedger } from '../../../src/node/ledger.js';
+import { runCollectingOutputs, writeCountMeansAnalysis } from '../../helpers/cli-run-outputs.js';
 
 // The same noise in every run (the CLI draws from cryptoRng), so two runs' outputs can be compared whole.
 vi.mock('../../../src/random/rng.js', async (importOriginal) => {
@@ -46,16 +46,7 @@ function csvText(bad: boolean, bool = false): string {
 function setup(bad = true): { dir: string; file: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-open-fallback-'));
   fs.writeFileSync(path.join(dir, 'd.csv'), csvText(bad, true));
-  fs.writeFileSync(
-    path.join(dir, 's.schema.yaml'),
-    'columns:\n  a: { type: numeric, lower: 0, upper: 100, missing: drop }\n  b: { type: numeric, lower: 0, upper: 10, missing: drop }\n  z: { type: numeric, lower: 0, upper: 100, missing: drop }\n',
-  );
-  const file = path.join(dir, 'a.analysis.yaml');
-  fs.writeFileSync(
-    file,
-    'title: t\ndata:\n  path: d.csv\nschema: s.schema.yaml\nbudget:\n  eps: 5\nledger: ledger\noutput:\n  dir: out\nreleases:\n' +
-      '  - { stat: count, eps: 0.1 }\n  - { stat: mean, column: a, eps: 0.2 }\n  - { stat: mean, column: z, eps: 0.3 }\n  - { stat: mean, column: b, eps: 0.4 }\n',
-  );
+  const file = writeCountMeansAnalysis(dir);
   return { dir, file };
 }
 
@@ -65,26 +56,8 @@ function openLazily(): void {
   vi.spyOn(DataEngine, 'open').mockImplementation((spec, opts) => open(spec, { ...opts, materializeBelowBytes: 0 }));
 }
 
-/** Runs the analysis (with --debug); the exit code and everything the run wrote, with the run's time, its directory and the ledger's random id replaced. */
-async function run(dir: string, file: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(['--debug', 'run', file], { out: (s) => out.push(s), err: (s) => err.push(s) });
-  const json = fs.readFileSync(path.join(dir, 'out', 'results.json'), 'utf8');
-  const doc = JSON.parse(json) as { generated: string; ledgerAnchor: string };
-  const norm = (s: string) => s.split(doc.generated).join('<time>').split(doc.ledgerAnchor).join('<anchor>').split(path.basename(dir)).join('<dir>');
-  return {
-    code,
-    stdout: norm(out.join('\n')),
-    stderr: norm(err.join('\n')),
-    json: norm(json),
-    html: norm(fs.readFileSync(path.join(dir, 'out', 'report.html'), 'utf8')),
-    csv: norm(fs.readFileSync(path.join(dir, 'out', 'results.csv'), 'utf8')),
-    ledgerText: fs.readFileSync(path.join(dir, 'ledger'), 'utf8'),
-    entries: readLedger(path.join(dir, 'ledger')).entries.map(({ time: _t, ...e }) => e),
-    doc: JSON.parse(json) as { completed: number; failed: { name: string; status: string; error: string; charged: unknown } | null; results: { name: string; value: unknown }[] },
-  };
-}
+/** Runs the analysis (with --debug): the exit code and every output, masked (test/helpers/cli-run-outputs.ts). */
+const run = (dir: string, file: string) => runCollectingOutputs(dir, file, ['--debug']);
 
 describe('DuckDbEngine.open: a small text file whose in-memory parse fails is read lazily', () => {
   afterEach(() => {
