@@ -3,6 +3,7 @@ import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { BudgetExceededError, InvalidArgumentError } from '../../src/errors.js';
 import { boundedLaplaceDeltaC, boundedLaplaceMechanism, boundedLaplaceScale, safeBoundedLaplacePlan, type SafeBoundedLaplacePlan, sampleSafeBoundedLaplace } from '../../src/mechanisms/bounded-laplace.js';
 import { seededRng } from '../../src/random/rng.js';
+import { twoAdicValuation } from '../audit/harness.js';
 import { discreteChiSquare, ksTest } from '../helpers/gof.js';
 
 /** CDF of Laplace(q, b) restricted to [l, u] (independent closed form). */
@@ -120,17 +121,6 @@ function bruteLoss(p: SafeBoundedLaplacePlan, t = p.gridScale): number {
   return worst;
 }
 
-/** 2-adic exponent of a double: the largest e with x a multiple of 2^e. */
-function twoAdic(x: number): number {
-  let e = 0;
-  let y = x;
-  while (!Number.isInteger(y)) {
-    y *= 2;
-    e--;
-  }
-  return e;
-}
-
 describe('safe bounded Laplace (lattice)', () => {
   it('plan: golden lattice and scale on a small grid (eps 1, Delta 1, [0, 2], gridBits 3), derived here by direct summation', () => {
     const p = safeBoundedLaplacePlan(1, 1, 0, 2, 3);
@@ -203,8 +193,8 @@ describe('safe bounded Laplace (lattice)', () => {
     const k = safeBoundedLaplacePlan(1, 1, 0, 10).k;
     let fine = 0;
     for (let i = 0; i < 4000; i++) {
-      for (const q of [0, 1]) expect(twoAdic(boundedLaplaceMechanism(q, 1, 0, 1, { lower: 0, upper: 10, rng: seededRng(`${q}:${i}`) }))).toBeGreaterThanOrEqual(k);
-      if (twoAdic(boundedLaplaceMechanism(0, 1, 0, 1, { lower: 0, upper: 10, noise: 'float', rng: seededRng(`f:${i}`) })) < -53) fine++;
+      for (const q of [0, 1]) expect(twoAdicValuation(boundedLaplaceMechanism(q, 1, 0, 1, { lower: 0, upper: 10, rng: seededRng(`${q}:${i}`) }))).toBeGreaterThanOrEqual(k);
+      if (twoAdicValuation(boundedLaplaceMechanism(0, 1, 0, 1, { lower: 0, upper: 10, noise: 'float', rng: seededRng(`f:${i}`) })) < -53) fine++;
     }
     expect(fine).toBeGreaterThan(400);
   });

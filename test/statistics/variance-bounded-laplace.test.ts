@@ -9,6 +9,7 @@ import { PrivacyAccountant } from '../../src/accounting/accountant.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { seededRng } from '../../src/random/rng.js';
 import { planVariance, sdDP, varDP } from '../../src/statistics/index.js';
+import { twoAdicValuation } from '../audit/harness.js';
 import { ksTest } from '../helpers/gof.js';
 import { SpyAccountant } from '../helpers/spy-accountant.js';
 import { quotientUp } from '../../src/statistics/size-padding.js';
@@ -62,17 +63,6 @@ function lattice(eps: number, D: number, vmax: number) {
 function sampleVariance(x: number[]): number {
   const m = x.reduce((s, v) => s + v, 0) / x.length;
   return x.reduce((s, v) => s + (v - m) ** 2, 0) / (x.length - 1);
-}
-
-/** The 2-adic valuation of a nonzero double: the largest e with x / 2^e an integer. */
-function twoAdic(x: number): number {
-  let e = 0;
-  let y = x;
-  while (!Number.isInteger(y)) {
-    y *= 2;
-    e--;
-  }
-  return e;
 }
 
 describe("varDP/sdDP, mechanism 'bounded-laplace', noise 'safe' (default): calibration", () => {
@@ -194,8 +184,8 @@ describe("varDP/sdDP, mechanism 'bounded-laplace', noise 'safe': law and granula
       // (0.2 +- d is rounded to the grid of its binade, and 0.2 - d for d in [0.1, 0.2] is exact).
       const f0 = varDP(nb[0]!, { ...o, noise: 'float', rng: seededRng(`f0:${i}`) });
       const f1 = varDP(nb[1]!, { ...o, noise: 'float', rng: seededRng(`f1:${i}`) });
-      if (f0 !== 0 && twoAdic(f0) <= -57) fine++;
-      expect(f1 === 0 || twoAdic(f1) >= -56).toBe(true);
+      if (f0 !== 0 && twoAdicValuation(f0) <= -57) fine++;
+      expect(f1 === 0 || twoAdicValuation(f1) >= -56).toBe(true);
     }
     expect(fine).toBeGreaterThan(100);
   });
