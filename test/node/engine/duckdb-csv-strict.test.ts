@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataEngine, DataSourceError, sourceSql, type NumericRequest } from '../../../src/node/data.js';
+import { inMemoryAndLazily } from '../../helpers/open-in-memory-and-lazily.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-csv-strict-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -22,18 +23,6 @@ function file(text: string): string {
   const f = path.join(dir, `f${n++}.csv`);
   fs.writeFileSync(f, text);
   return f;
-}
-
-/** Opens `f` parsed into memory and lazily (a view); runs `check` on both. */
-async function both(f: string, check: (e: DataEngine) => Promise<void>, opts: { numericColumns?: string[] } = {}): Promise<void> {
-  for (const materializeBelowBytes of [undefined, 0]) {
-    const e = await DataEngine.open({ path: f }, { ...opts, ...(materializeBelowBytes === undefined ? {} : { materializeBelowBytes }) });
-    try {
-      await check(e);
-    } finally {
-      e.close();
-    }
-  }
 }
 
 const SAMPLE = 30_000; // rows: beyond DuckDB's sniffer sample (20480 lines)
@@ -47,7 +36,7 @@ describe('the first line is the header; no line is skipped', () => {
   it('a last record with one field more: all 100 records are read, and no record value becomes a column name', async () => {
     // The sniffer alone skips the 100 lines above that record and takes it as the header (0 records).
     const f = file(`age,sex\n${'30,F\n'.repeat(99)}31,M,x\n`);
-    await both(f, async (e) => {
+    await inMemoryAndLazily(f, async (e) => {
       expect(await e.rowCount()).toBe(100);
       const names = (await e.columns()).map((c) => c.name);
       expect(names).toEqual(['age,sex']); // no delimiter splits every line alike: one column, the first line
@@ -61,7 +50,7 @@ describe('the first line is the header; no line is skipped', () => {
     for (let i = 0; i < 30; i++) rows.push(`p${i},${20 + i},${i}`);
     rows.push('secret,cancer,hiv,x');
     for (let i = 0; i < 30; i++) rows.push(`q${i},${40 + i},${i}`);
-    await both(file(`${rows.join('\n')}\n`), async (e) => {
+    await inMemoryAndLazily(file(`${rows.join('\n')}\n`), async (e) => {
       expect(await e.rowCount()).toBe(61);
       expect((await e.columns()).map((c) => c.name)).toEqual(['name,age,score']);
     });
@@ -69,14 +58,14 @@ describe('the first line is the header; no line is skipped', () => {
 
   it('a line with one field more below the sniffer sample fails every query: never a partial count', async () => {
     const f = file(`a,b\n${Array.from({ length: SAMPLE }, (_, i) => `${i},x`).join('\n')}\n5,y,z\n`);
-    await both(f, async (e) => {
+    await inMemoryAndLazily(f, async (e) => {
       await expect(e.rowCount()).rejects.toThrow(DataSourceError);
       await expect(e.moments([{ column: 'a', lower: 0, upper: 1e5, missing: 'drop' }])).rejects.toThrow(DataSourceError);
     });
   });
 
   it('a record whose first cell starts with # is a record, not a comment', async () => {
-    await both(file('a,b\n1,2\n#c,3\n4,5\n'), async (e) => {
+    await inMemoryAndLazily(file('a,b\n1,2\n#c,3\n4,5\n'), async (e) => {
       expect(await e.rowCount()).toBe(3);
       expect(await e.sql("SELECT count(*) FROM src WHERE a = '#c'")).toEqual([[1n]]);
     });
@@ -84,7 +73,7 @@ describe('the first line is the header; no line is skipped', () => {
 
   it('blank lines above the header: the header is read once, as the names, typed or all text', async () => {
     for (const text of ['\nname,city\nalice,paris\nbob,rome\n', '  \n\nname,city\nalice,paris\nbob,rome\n', '\nage,n\n30,1\n31,2\n']) {
-      await both(file(text), async (e) => {
+      await inMemoryAndLazily(file(text), async (e) => {
         expect(await e.rowCount()).toBe(2);
         const names = (await e.columns()).map((c) => c.name);
         expect(names.length).toBe(2);
@@ -102,13 +91,13 @@ describe('the first line is the header; no line is skipped', () => {
     for (const [name, text, rows] of cases) {
       const f = path.join(dir, name);
       fs.writeFileSync(f, text);
-      await both(f, async (e) => {
+      await inMemoryAndLazily(f, async (e) => {
         expect(await e.rowCount()).toBe(rows);
         expect((await e.columns()).map((c) => c.name)).toEqual(['a', 'b']);
       });
     }
     const q = path.join(dir, 'q.csv');
-    await both(q, async (e) => expect(await e.sql("SELECT b FROM src WHERE a = 2")).toEqual([['p "q"']]));
+    await inMemoryAndLazily(q, async (e) => expect(await e.sql("SELECT b FROM src WHERE a = 2")).toEqual([['p "q"']]));
   });
 });
 
@@ -129,15 +118,15 @@ describe('numericColumns: a cell that is not a number is missing wherever it is'
       const want = await ref.moments([req]);
       ref.close();
       expect(want[0]!.n).toBe(SAMPLE - 1);
-      await both(late, async (e) => expect(await e.moments([req])).toEqual(want), { numericColumns: ['x'] });
+      await inMemoryAndLazily(late, async (e) => expect(await e.moments([req])).toEqual(want), { numericColumns: ['x'] });
       // Without numericColumns the sniffed BIGINT column fails the query that reads it.
-      await both(late, async (e) => expect(e.moments([req])).rejects.toThrow(DataSourceError));
+      await inMemoryAndLazily(late, async (e) => expect(e.moments([req])).rejects.toThrow(DataSourceError));
     }
   });
 
   it('a decimal below a sample of integers is read as itself (the typed reader rounded it to an integer)', async () => {
     const f = data('0.25', SAMPLE - 5);
-    await both(f, async (e) => {
+    await inMemoryAndLazily(f, async (e) => {
       const [m] = await e.moments([req]);
       const clean = await DataEngine.open({ path: data(undefined, 0) });
       const [c] = await clean.moments([req]);
@@ -154,7 +143,7 @@ describe('numericColumns: a cell that is not a number is missing wherever it is'
       const want = await ref.moments([req]);
       ref.close();
       expect(want[0]!.n).toBe(cell === 'NaN' ? SAMPLE - 1 : SAMPLE);
-      await both(data(cell, SAMPLE - 95), async (e) => expect(await e.moments([req])).toEqual(want), { numericColumns: ['x'] });
+      await inMemoryAndLazily(data(cell, SAMPLE - 95), async (e) => expect(await e.moments([req])).toEqual(want), { numericColumns: ['x'] });
     }
   });
 

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataEngine, DataSourceError, type NumericRequest } from '../../../src/node/data.js';
+import { inMemoryAndLazily } from '../../helpers/open-in-memory-and-lazily.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dpkit-json-numeric-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -30,18 +31,6 @@ function records(at: ReadonlyMap<number, string>): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Opens `f` parsed into memory and lazily (a view); runs `check` on both. */
-async function both(f: string, check: (e: DataEngine) => Promise<void>, opts: { numericColumns?: string[] } = {}): Promise<void> {
-  for (const materializeBelowBytes of [undefined, 0]) {
-    const e = await DataEngine.open({ path: f }, { ...opts, ...(materializeBelowBytes === undefined ? {} : { materializeBelowBytes }) });
-    try {
-      await check(e);
-    } finally {
-      e.close();
-    }
-  }
-}
-
 const req: NumericRequest = { column: 'x', lower: 0, upper: 100, missing: 'drop' };
 const EARLY = 5; // inside the detection sample
 const LATE = SAMPLE - 95; // below it; the clean file has 5 at both rows
@@ -58,7 +47,7 @@ describe('JSON numericColumns: a value that is not a number is missing wherever 
     const early = file(records(new Map([[EARLY, '"zz-secret"']])));
     const earlyAndLate = file(records(new Map([[EARLY, '"NA"'], [LATE, '"zz-secret"']])));
     for (const [f, missing] of [[late, 1], [early, 1], [earlyAndLate, 2]] as const) {
-      await both(f, async (e) => {
+      await inMemoryAndLazily(f, async (e) => {
         await e.requireColumns(['id', 'x', 'g', 'nest'], ['id', 'x']);
         expect(await e.rowCount()).toBe(SAMPLE);
         const [m] = await e.moments([req]);
@@ -126,7 +115,7 @@ describe('JSON numericColumns: a value that is not a number is missing wherever 
       csv.close();
       expect([value, fromCsv!.n, fromCsv!.sum]).toEqual([value, want.n, want.sum]);
       for (const at of [EARLY, LATE]) {
-        await both(file(records(new Map([[at, value]]))), async (e) => {
+        await inMemoryAndLazily(file(records(new Map([[at, value]]))), async (e) => {
           const [m] = await e.moments([req]);
           expect([value, at, m!.n, m!.sum]).toEqual([value, at, want.n, want.sum]);
         }, { numericColumns: ['x'] });
