@@ -9,7 +9,7 @@
  * calibrated to u - l then does not cover the change of the value it is added to.
  *
  * The fix here. Each record's clipped value is mapped to the public grid g0 = 2^e0 = ulp(max(|l|, |u|)):
- *   r(x) = g0 clamp(round(x/g0), L, U),   L = ceil(l/g0), U = floor(u/g0),
+ *   r(x) = g0 clamp(round(x/g0), L, U),   L = ceil(l/g0), U = floor(u/g0), round: nearest, ties to even,
  * a fixed function of the one record (so every sensitivity argument about clipped values applies to
  * r(x) verbatim: a neighbour changes ONE r(x_i)), with values in [L g0, U g0], a subset of [l, u]
  * (L g0 >= l and U g0 <= u: the rounding never leaves the public range; |r(x) - clip(x)| <= g0/2 for
@@ -68,8 +68,7 @@ export function binaryGrid(l: number, u: number): BinaryGrid {
 
 /** r(x) of the grid: g0 clamp(round(x/g0), L, U) (the value each record contributes). */
 export function gridRound(x: number, g: BinaryGrid): number {
-  let t = Math.round(x * g.s1 * g.s2);
-  t = t < g.lo ? g.lo : t > g.hi ? g.hi : t;
+  const t = roundClamp(x * g.s1 * g.s2, g.lo, g.hi);
   return t * pow2(g.e);
 }
 
@@ -80,6 +79,23 @@ const C26 = 1.5 * 2 ** 78;
 const C36 = 1.5 * 2 ** 88;
 const I18 = 2 ** -18;
 const I36 = 2 ** -36;
+const C0 = 1.5 * 2 ** 52;
+
+/**
+ * The grid integer of y = x/g0: clamp(round(y), L, U), round to nearest with ties to even, for y with
+ * |y| <= 2^53 + 1 (or NaN) and integers L <= U. Rounding is monotone and L, U are integers, so
+ * clamping y first gives the same result. Then y = h + l, h = y rounded to a multiple of 2^26 by
+ * (y + C26) - C26 (exact; |l| <= 2^25 and l carries y's fraction), and l is rounded by (l + C0) - C0
+ * (exact for |l| < 2^51). Math.round (ties up) is avoided: V8 runs it several times slower outside the
+ * int32 range, and the ternary clamp mispredicts. NaN stays NaN (callers detect it separately).
+ */
+function roundClamp(y: number, L: number, U: number): number {
+  const c = Math.min(Math.max(y, L), U);
+  const h = c + C26 - C26;
+  const l = c - h;
+  return h + (l + C0 - C0);
+}
+
 /** Terms between flushes of the limb accumulators (each term <= 3 (2^17 + 1)^2 < 2^35.6). */
 const BLOCK = 1 << 16;
 /** Terms between flushes of the plain sum (hi: multiples of 2^26 below 2^53 + 2^26; lo: |lo| <= 2^25). */
@@ -93,26 +109,39 @@ const SUM_BLOCK = 1 << 25;
  */
 export function exactGridSum(x: ArrayLike<number>, g: BinaryGrid): bigint | undefined {
   const n = x.length;
-  const { lo: L, hi: U, s1, s2 } = g;
   let total = 0n;
-  let bad = 0;
   for (let start = 0; start < n; start += SUM_BLOCK) {
-    const end = Math.min(n, start + SUM_BLOCK);
-    let sh = 0;
-    let sl = 0;
-    for (let i = start; i < end; i++) {
-      const v = x[i]!;
-      bad += v - v; // NaN for NaN and +-Infinity, 0 otherwise
-      let t = Math.round(v * s1 * s2);
-      t = t < L ? L : t > U ? U : t;
-      const h = t + C26 - C26;
-      sh += h;
-      sl += t - h;
-    }
-    if (bad !== 0) return undefined;
-    total += BigInt(sh) + BigInt(sl);
+    if (!sumBlock(x, start, Math.min(n, start + SUM_BLOCK), g.lo, g.hi, g.s1, g.s2)) return undefined;
+    total += BigInt(acc[0]!) + BigInt(acc[1]!);
   }
   return total;
+}
+
+/**
+ * Scratch accumulators of the block kernels. The kernels hold no BigInt (V8 does not optimise a loop
+ * whose function also does BigInt arithmetic, which made them several times slower); the callers
+ * flush these doubles into BigInt after each block.
+ */
+const acc = new Float64Array(8);
+
+/** One block of {@link exactGridSum}: acc[0] = sum of h, acc[1] = sum of the rounded rests; false if a value is not finite. */
+function sumBlock(x: ArrayLike<number>, start: number, end: number, L: number, U: number, s1: number, s2: number): boolean {
+  let sh = 0;
+  let sl = 0;
+  let bad = 0;
+  for (let i = start; i < end; i++) {
+    const v = x[i]!;
+    bad += v - v; // NaN for NaN and +-Infinity, 0 otherwise
+    // roundClamp inlined, keeping its two parts: h (a multiple of 2^26) and the rounded rest.
+    const c = Math.min(Math.max(v * s1 * s2, L), U);
+    const h = c + C26 - C26;
+    const l = c - h;
+    sh += h;
+    sl += l + C0 - C0;
+  }
+  acc[0] = sh;
+  acc[1] = sl;
+  return bad === 0;
 }
 
 /** The exact sums of t and t^2 over a column, t = r(x)/g0. */
@@ -129,44 +158,54 @@ export interface GridMoments {
  */
 export function exactGridMoments(x: ArrayLike<number>, g: BinaryGrid): GridMoments | undefined {
   const n = x.length;
-  const { lo: L, hi: U, s1, s2 } = g;
   let s = 0n;
   let ss = 0n;
-  let bad = 0;
   for (let start = 0; start < n; start += BLOCK) {
-    const end = Math.min(n, start + BLOCK);
-    let sa = 0;
-    let sb = 0;
-    let sc = 0;
-    let q4 = 0;
-    let q3 = 0;
-    let q2 = 0;
-    let q1 = 0;
-    let q0 = 0;
-    for (let i = start; i < end; i++) {
-      const v = x[i]!;
-      bad += v - v;
-      let t = Math.round(v * s1 * s2);
-      t = t < L ? L : t > U ? U : t;
-      const h18 = t + C18 - C18;
-      const c = t - h18;
-      const h36 = h18 + C36 - C36;
-      const b = (h18 - h36) * I18;
-      const a = h36 * I36;
-      sa += a;
-      sb += b;
-      sc += c;
-      q4 += a * a;
-      q3 += a * b;
-      q2 += 2 * a * c + b * b;
-      q1 += b * c;
-      q0 += c * c;
-    }
-    if (bad !== 0) return undefined;
-    s += (BigInt(sa) << 36n) + (BigInt(sb) << 18n) + BigInt(sc);
-    ss += (BigInt(q4) << 72n) + (BigInt(q3) << 55n) + (BigInt(q2) << 36n) + (BigInt(q1) << 19n) + BigInt(q0);
+    if (!momentsBlock(x, start, Math.min(n, start + BLOCK), g.lo, g.hi, g.s1, g.s2)) return undefined;
+    s += (BigInt(acc[0]!) << 36n) + (BigInt(acc[1]!) << 18n) + BigInt(acc[2]!);
+    ss += (BigInt(acc[3]!) << 72n) + (BigInt(acc[4]!) << 55n) + (BigInt(acc[5]!) << 36n) + (BigInt(acc[6]!) << 19n) + BigInt(acc[7]!);
   }
   return { s, ss };
+}
+
+/** One block of {@link exactGridMoments} into acc[0..7] (the limb sums); false if a value is not finite. */
+function momentsBlock(x: ArrayLike<number>, start: number, end: number, L: number, U: number, s1: number, s2: number): boolean {
+  let sa = 0;
+  let sb = 0;
+  let sc = 0;
+  let q4 = 0;
+  let q3 = 0;
+  let q2 = 0;
+  let q1 = 0;
+  let q0 = 0;
+  let bad = 0;
+  for (let i = start; i < end; i++) {
+    const v = x[i]!;
+    bad += v - v;
+    const t = roundClamp(v * s1 * s2, L, U);
+    const h18 = t + C18 - C18;
+    const c = t - h18;
+    const h36 = h18 + C36 - C36;
+    const b = (h18 - h36) * I18;
+    const a = h36 * I36;
+    sa += a;
+    sb += b;
+    sc += c;
+    q4 += a * a;
+    q3 += a * b;
+    q2 += 2 * a * c + b * b;
+    q1 += b * c;
+    q0 += c * c;
+  }
+  acc[0] = sa;
+  acc[1] = sb;
+  acc[2] = sc;
+  acc[3] = q4;
+  acc[4] = q3;
+  acc[5] = q2;
+  acc[6] = q1;
+  acc[7] = q0;
+  return bad === 0;
 }
 
 /** The exact sums of t1, t2 and t1 t2 over a pair of columns. */
@@ -183,61 +222,77 @@ export interface GridCross {
  */
 export function exactGridCross(x1: ArrayLike<number>, x2: ArrayLike<number>, g1: BinaryGrid, g2: BinaryGrid): GridCross | undefined {
   const n = x1.length;
-  const { lo: L1, hi: U1, s1: p1, s2: q1s } = g1;
-  const { lo: L2, hi: U2, s1: p2, s2: q2s } = g2;
   let s1 = 0n;
   let s2 = 0n;
   let s12 = 0n;
-  let bad = 0;
   for (let start = 0; start < n; start += BLOCK) {
-    const end = Math.min(n, start + BLOCK);
-    let a1s = 0;
-    let b1s = 0;
-    let c1s = 0;
-    let a2s = 0;
-    let b2s = 0;
-    let c2s = 0;
-    let r4 = 0;
-    let r3 = 0;
-    let r2 = 0;
-    let r1 = 0;
-    let r0 = 0;
-    for (let i = start; i < end; i++) {
-      const v = x1[i]!;
-      const w = x2[i]!;
-      bad += v - v + (w - w);
-      let t = Math.round(v * p1 * q1s);
-      t = t < L1 ? L1 : t > U1 ? U1 : t;
-      let z = Math.round(w * p2 * q2s);
-      z = z < L2 ? L2 : z > U2 ? U2 : z;
-      const th = t + C18 - C18;
-      const c1 = t - th;
-      const tH = th + C36 - C36;
-      const b1 = (th - tH) * I18;
-      const a1 = tH * I36;
-      const zh = z + C18 - C18;
-      const c2 = z - zh;
-      const zH = zh + C36 - C36;
-      const b2 = (zh - zH) * I18;
-      const a2 = zH * I36;
-      a1s += a1;
-      b1s += b1;
-      c1s += c1;
-      a2s += a2;
-      b2s += b2;
-      c2s += c2;
-      r4 += a1 * a2;
-      r3 += a1 * b2 + b1 * a2;
-      r2 += a1 * c2 + b1 * b2 + c1 * a2;
-      r1 += b1 * c2 + c1 * b2;
-      r0 += c1 * c2;
-    }
-    if (bad !== 0) return undefined;
-    s1 += (BigInt(a1s) << 36n) + (BigInt(b1s) << 18n) + BigInt(c1s);
-    s2 += (BigInt(a2s) << 36n) + (BigInt(b2s) << 18n) + BigInt(c2s);
-    s12 += (BigInt(r4) << 72n) + (BigInt(r3) << 54n) + (BigInt(r2) << 36n) + (BigInt(r1) << 18n) + BigInt(r0);
+    if (!crossBlock(x1, x2, start, Math.min(n, start + BLOCK), g1, g2)) return undefined;
+    s1 += (BigInt(crossAcc[0]!) << 36n) + (BigInt(crossAcc[1]!) << 18n) + BigInt(crossAcc[2]!);
+    s2 += (BigInt(crossAcc[3]!) << 36n) + (BigInt(crossAcc[4]!) << 18n) + BigInt(crossAcc[5]!);
+    s12 += (BigInt(crossAcc[6]!) << 72n) + (BigInt(crossAcc[7]!) << 54n) + (BigInt(crossAcc[8]!) << 36n) + (BigInt(crossAcc[9]!) << 18n) + BigInt(crossAcc[10]!);
   }
   return { s1, s2, s12 };
+}
+
+/** Scratch accumulators of {@link crossBlock} (see `acc`). */
+const crossAcc = new Float64Array(11);
+
+/** One block of {@link exactGridCross} into crossAcc (the limb sums); false if a value is not finite. */
+function crossBlock(x1: ArrayLike<number>, x2: ArrayLike<number>, start: number, end: number, g1: BinaryGrid, g2: BinaryGrid): boolean {
+  const { lo: L1, hi: U1, s1: p1, s2: q1s } = g1;
+  const { lo: L2, hi: U2, s1: p2, s2: q2s } = g2;
+  let a1s = 0;
+  let b1s = 0;
+  let c1s = 0;
+  let a2s = 0;
+  let b2s = 0;
+  let c2s = 0;
+  let r4 = 0;
+  let r3 = 0;
+  let r2 = 0;
+  let r1 = 0;
+  let r0 = 0;
+  let bad = 0;
+  for (let i = start; i < end; i++) {
+    const v = x1[i]!;
+    const w = x2[i]!;
+    bad += v - v + (w - w);
+    const t = roundClamp(v * p1 * q1s, L1, U1);
+    const z = roundClamp(w * p2 * q2s, L2, U2);
+    const th = t + C18 - C18;
+    const c1 = t - th;
+    const tH = th + C36 - C36;
+    const b1 = (th - tH) * I18;
+    const a1 = tH * I36;
+    const zh = z + C18 - C18;
+    const c2 = z - zh;
+    const zH = zh + C36 - C36;
+    const b2 = (zh - zH) * I18;
+    const a2 = zH * I36;
+    a1s += a1;
+    b1s += b1;
+    c1s += c1;
+    a2s += a2;
+    b2s += b2;
+    c2s += c2;
+    r4 += a1 * a2;
+    r3 += a1 * b2 + b1 * a2;
+    r2 += a1 * c2 + b1 * b2 + c1 * a2;
+    r1 += b1 * c2 + c1 * b2;
+    r0 += c1 * c2;
+  }
+  crossAcc[0] = a1s;
+  crossAcc[1] = b1s;
+  crossAcc[2] = c1s;
+  crossAcc[3] = a2s;
+  crossAcc[4] = b2s;
+  crossAcc[5] = c2s;
+  crossAcc[6] = r4;
+  crossAcc[7] = r3;
+  crossAcc[8] = r2;
+  crossAcc[9] = r1;
+  crossAcc[10] = r0;
+  return bad === 0;
 }
 
 /**
@@ -323,6 +378,5 @@ export class KeyedGridSums {
 
 /** The grid integer clamp(round(x/g0), L, U) of a finite x (the per-record map of {@link gridRound}). */
 export function gridInt(x: number, g: BinaryGrid): number {
-  const t = Math.round(x * g.s1 * g.s2);
-  return t < g.lo ? g.lo : t > g.hi ? g.hi : t;
+  return roundClamp(x * g.s1 * g.s2, g.lo, g.hi);
 }

@@ -1,6 +1,6 @@
 /**
  * Exact grid sums against a BigInt reference: each value's grid integer t = clamp(round(x/g0), L, U)
- * is recomputed from the double's exact dyadic value (round half up, as Math.round), and the sums of
+ * is recomputed from the double's exact dyadic value (nearest, ties to even), and the sums of
  * t, t^2 and t1 t2 are summed in BigInt.
  */
 import { describe, expect, it } from 'vitest';
@@ -17,13 +17,18 @@ function floorShift(m: bigint, k: number): bigint {
   return q;
 }
 
-/** The grid integer of x: clamp(floor(x/g0 + 1/2), L, U), exactly. */
+/** The grid integer of x: clamp(round(x/g0), L, U), nearest with ties to even, exactly. */
 function refT(x: number, g: BinaryGrid): bigint {
   const { m, e } = toDyadic(x);
-  // x/g0 + 1/2 = (2m 2^(e - g.e) + 1)/2
-  const k = e - g.e;
-  const twice = k >= 0 ? (m << BigInt(k + 1)) + 1n : floorShift(2n * m + (1n << BigInt(-k)), k - 1);
-  const t = k >= 0 ? floorShift(twice, -1) : twice;
+  const k = e - g.e; // x/g0 = m 2^k
+  let t: bigint;
+  if (k >= 0) t = m << BigInt(k);
+  else {
+    const d = 1n << BigInt(-k);
+    t = floorShift(m, k);
+    const twiceRem = 2n * (m - t * d); // 2 (x/g0 - floor) d, in [0, 2d)
+    if (twiceRem > d || (twiceRem === d && (t & 1n) === 1n)) t += 1n;
+  }
   const L = BigInt(g.lo);
   const U = BigInt(g.hi);
   return t < L ? L : t > U ? U : t;
@@ -209,5 +214,31 @@ describe('KeyedGridSums', () => {
     acc.finish();
     expect(acc.s).toEqual(s);
     expect(acc.ss).toEqual(ss);
+  });
+});
+
+describe('the per-record rounding: one map (nearest, ties to even) in every kernel', () => {
+  it('half-way values round to the even grid integer, the same in gridInt, the sums, the moments and the cross products', () => {
+    const g = binaryGrid(-100, 100); // g0 = 2^-46
+    const g0 = 2 ** g.e;
+    // x/g0 = k + 1/2 for k = -3..3 and just above 2^51 (x in [32, 64): ulp(x) = g0/2 there).
+    const halves = [-3, -2, -1, 0, 1, 2, 3].map((k) => (k + 0.5) * g0);
+    const big = [(2 ** 51 + 0.5) * g0, (2 ** 51 + 1.5) * g0, -(2 ** 51 + 0.5) * g0];
+    const xs = [...halves, ...big];
+    const even = (y: number) => {
+      const f = Math.floor(y);
+      return f % 2 === 0 ? f : f + 1;
+    };
+    for (const x of xs) expect(gridInt(x, g)).toBe(even(x / g0));
+    expect(gridInt(-2.5 * g0, g)).toBe(-2);
+    expect(gridInt(2.5 * g0, g)).toBe(2);
+    expect(gridInt(1.5 * g0, g)).toBe(2);
+    const x = Float64Array.from(xs);
+    const want = xs.reduce((s, v) => s + BigInt(even(v / g0)), 0n);
+    expect(exactGridSum(x, g)).toBe(want);
+    expect(exactGridMoments(x, g)!.s).toBe(want);
+    expect(exactGridMoments(x, g)!.ss).toBe(xs.reduce((s, v) => s + BigInt(even(v / g0)) ** 2n, 0n));
+    expect(exactGridCross(x, x, g, g)!.s12).toBe(xs.reduce((s, v) => s + BigInt(even(v / g0)) ** 2n, 0n));
+    for (const v of xs) expect(refT(v, g)).toBe(BigInt(even(v / g0)));
   });
 });
