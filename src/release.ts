@@ -4,6 +4,7 @@
  */
 import type { Neighbors, SpendRequest } from './accounting/accountant.js';
 import type { Accountant } from './accounting/accountant-interface.js';
+import { totalCost } from './accounting/total-cost.js';
 import { DpkitError, InvalidArgumentError } from './errors.js';
 import { resolveRng, type Rng } from './random/rng.js';
 
@@ -294,13 +295,7 @@ function checkRun(accountant: Accountant, label: string, requests: SpendRequest[
   } else {
     // The total in the accountant's own relation (an add/remove-one release charged to a
     // replace-one budget costs (2 eps, (1 + e^eps) delta)), checked before the data are touched.
-    let eps = 0;
-    let delta = 0;
-    for (const r of requests) {
-      const c = accountant.costOf(r);
-      eps += c.eps;
-      delta += c.delta;
-    }
+    const { eps, delta } = totalCost(accountant, requests);
     accountant.check({ eps, delta, name: label, ...(requests[0]!.privacyUnit !== undefined ? { privacyUnit: requests[0]!.privacyUnit } : {}) });
   }
 }

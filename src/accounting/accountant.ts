@@ -23,6 +23,7 @@ import { BudgetExceededError, InvalidArgumentError } from '../errors.js';
 import { checkDelta, checkEpsilon, checkNeighbors, checkNonNegative } from '../validation.js';
 import { checkPrivacyUnit } from '../privacy-unit.js';
 import type { Accountant } from './accountant-interface.js';
+import { totalCost } from './total-cost.js';
 
 /** Neighbouring relation of a guarantee: replace one record (bounded) or add/remove one (unbounded). */
 export type Neighbors = 'bounded' | 'unbounded';
@@ -257,22 +258,10 @@ export class PrivacyAccountant implements Accountant {
    * ```
    */
   checkWith(requests: readonly SpendRequest[], reserved: readonly SpendRequest[], name: string): void {
-    let heldEps = 0;
-    let heldDelta = 0;
-    for (const r of reserved) {
-      const c = this.costOf(r);
-      heldEps += c.eps;
-      heldDelta += c.delta;
-    }
-    let eps = 0;
-    let delta = 0;
-    for (const r of requests) {
-      const c = this.costOf(r);
-      eps += c.eps;
-      delta += c.delta;
-    }
-    if (!this.canSpend({ eps: heldEps + eps, delta: heldDelta + delta })) {
-      const left = { eps: Math.max(0, this.budget.eps - this.spentEps - heldEps), delta: Math.max(0, this.budget.delta - this.spentDelta - heldDelta) };
+    const held = totalCost(this, reserved);
+    const { eps, delta } = totalCost(this, requests);
+    if (!this.canSpend({ eps: held.eps + eps, delta: held.delta + delta })) {
+      const left = { eps: Math.max(0, this.budget.eps - this.spentEps - held.eps), delta: Math.max(0, this.budget.delta - this.spentDelta - held.delta) };
       // The text is that of check(): whether another run is still in flight (its running time, which
       // may depend on the data) must not show in a refusal; the held cost is in `left` either way.
       throw new BudgetExceededError(name, { eps, delta }, left);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { DpkitError, InvalidArgumentError } from '../errors.js';
 import { PrivacyAccountant, type Neighbors, type PrivacyCost } from '../accounting/accountant.js';
+import { totalCost } from '../accounting/total-cost.js';
 import type { ClickHouseSourceSpec, DataSourceSpec, MissingPolicy } from './data.js';
 import { checkClickHouseSpec } from './engine/clickhouse.js';
 import { checkSqlText } from './engine/duckdb.js';
@@ -813,15 +814,7 @@ export function releaseCost(r: ReleaseSpec, ledger: Neighbors = 'bounded'): Priv
 
 /** Total cost of a plan under sequential composition, in the ledger's relation (converted costs). */
 export function planCost(releases: readonly ReleaseSpec[], ledger: Neighbors = 'bounded'): PrivacyCost {
-  const acc = new PrivacyAccountant({ eps: 1 }, { neighbors: ledger });
-  let eps = 0;
-  let delta = 0;
-  for (const r of releases) {
-    const c = acc.costOf(releaseClaim(r));
-    eps += c.eps;
-    delta += c.delta;
-  }
-  return { eps, delta };
+  return totalCost(new PrivacyAccountant({ eps: 1 }, { neighbors: ledger }), releases.map((r) => releaseClaim(r)));
 }
 
 /**

@@ -10,6 +10,7 @@
  * developer tools. It guards the analyst against mistakes, not against the holder of the data.
  */
 import { PrivacyAccountant, type LedgerEntry, type Neighbors, type PrivacyCost, type SpendRequest } from '../../src/accounting/accountant.js';
+import { totalCost } from '../../src/accounting/total-cost.js';
 import { BudgetExceededError } from '../../src/errors.js';
 
 export interface BudgetRecord {
@@ -71,13 +72,7 @@ export async function chargePlan(key: string, initial: { budget: PrivacyCost; ne
         const rec: BudgetRecord = (get.result as BudgetRecord | undefined) ?? { key, budget: initial.budget, neighbors: initial.neighbors, privacyUnit: initial.privacyUnit ?? 'row', entries: [], created: new Date().toISOString() };
         try {
           const acc = accountantOf(rec);
-          let eps = 0;
-          let delta = 0;
-          for (const r of requests) {
-            const c = acc.costOf(r);
-            eps += c.eps;
-            delta += c.delta;
-          }
+          const { eps, delta } = totalCost(acc, requests);
           acc.check({ eps, delta, name: planName, privacyUnit: acc.privacyUnit });
           for (const r of requests) acc.spend(r);
           out = { ...rec, entries: [...acc.ledger()] };

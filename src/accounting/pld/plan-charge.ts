@@ -33,6 +33,7 @@
 import { InvalidArgumentError } from '../../errors.js';
 import { LATTICE_GAUSSIAN_MIN_SCALE, latticeGaussianTv } from '../../random/lattice-gaussian-tv.js';
 import { PrivacyAccountant, type Neighbors } from '../accountant.js';
+import { totalCost } from '../total-cost.js';
 import { ZcdpFilter } from '../zcdp-filter.js';
 import { gaussianSigmaFloor } from '../gaussian-sigma-floor.js';
 import { planPrivacyCost, type PlanRelease } from './plan-privacy-cost.js';
@@ -211,14 +212,8 @@ export function planCharge(claims: readonly ReleaseClaim[], ledger: { accounting
   if (!Array.isArray(claims) || claims.length === 0) throw new InvalidArgumentError('claims', 'must be a non-empty array of release claims', claims);
   if (ledger.accounting !== 'basic' && ledger.accounting !== 'zcdp-filter') throw new InvalidArgumentError('accounting', "must be 'basic' or 'zcdp-filter'", ledger.accounting);
   const acc = new PrivacyAccountant({ eps: 1 }, { neighbors: ledger.neighbors });
-  let eps = 0;
-  let delta = 0;
-  for (const c of claims) {
-    const cost = acc.costOf(c);
-    eps += cost.eps;
-    delta += cost.delta;
-  }
-  const basic = { eps, delta };
+  const basic = totalCost(acc, claims);
+  const { eps, delta } = basic;
   if (ledger.accounting === 'zcdp-filter') {
     const filter = new ZcdpFilter({ eps: 1, delta: 0.5 }, { neighbors: ledger.neighbors });
     let rho = 0;
