@@ -7,7 +7,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { main } from '../../src/node/cli.js';
+import { expect } from 'vitest';
+import { EXIT, main } from '../../src/node/cli.js';
 import { readLedger } from '../../src/node/ledger.js';
 
 /**
@@ -52,4 +53,25 @@ export async function runCollectingOutputs(dir: string, file: string, flags: str
     entries: readLedger(path.join(dir, 'ledger')).entries.map(({ time: _t, ...e }) => e),
     doc: JSON.parse(json) as { completed: number; failed: { name: string; status: string; error: string; charged: unknown } | null; results: { name: string; value: unknown }[] },
   };
+}
+
+/**
+ * The checks of a run of {@link writeCountMeansAnalysis}'s analysis whose third release (mean(z))
+ * fails reading its column: exit code EXIT.failed; count(*) and mean(a) released; mean(z) failed,
+ * charged at its own eps 0.3; one ledger entry per release that ran (the fourth never ran); no output
+ * (stdout, stderr, results, report, ledger) contains `secret` (the bad cell).
+ */
+export function expectThirdReleaseFailedCharged(r: Awaited<ReturnType<typeof runCollectingOutputs>>, secret: string): void {
+  expect(r.code, r.stderr).toBe(EXIT.failed);
+  expect(r.doc.completed).toBe(2);
+  expect(r.doc.results.map((x) => x.name)).toEqual(['count(*)', 'mean(a)']);
+  expect(r.doc.failed).toMatchObject({ name: 'mean(z)', status: 'failed (charged)', charged: { eps: 0.3, delta: 0 } });
+  expect(r.stderr).toMatch(/release "mean\(z\)" failed \(charged\)/);
+  expect(r.stderr).not.toMatch(/count\(\*\)" failed/);
+  expect(r.entries.map((e) => [e.name, e.eps, e.mechanism])).toEqual([
+    ['count(*)', 0.1, 'laplace'],
+    ['mean(a)', 0.2, 'laplace'],
+    ['mean(z)', 0.3, 'laplace'],
+  ]);
+  for (const text of [r.stdout, r.stderr, r.json, r.html, r.csv, r.ledgerText]) expect(text).not.toContain(secret);
 }
