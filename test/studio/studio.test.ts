@@ -32,7 +32,7 @@ import { planMean } from '../../src/statistics/mean.js';
 import { planHistogram } from '../../src/statistics/histogram.js';
 import { planTable } from '../../src/statistics/table.js';
 import { DEPTS, exactMeans, instevalLike, LECTURERS, toCsv, withinWidened } from './insteval-like.js';
-import { nextDown } from '../../src/math/dyadic.js';
+import { mulUp, nextDown } from '../../src/math/dyadic.js';
 
 // The callbacks of page.evaluate run in the page (serialised by playwright); the Node test program
 // has no DOM types, so the few page globals they use are declared here, module-scoped.
@@ -590,9 +590,9 @@ describe('dpkit studio in chromium', () => {
     // The sensitivities from the bounds (the CLI's per-unit plan): count k = 1 ungrouped, L1 = m = 3;
     // grouped count L1 = k m = 9 and centred sum L1 = k m h = 18.0176 with h = nextUp(nextUp((u - l)/2) (1 + 2^-10))
     // (the exact sums' grid bound and conversion allowance, src/statistics/group-by.ts sumBounds); a (key x bin)
-    // histogram L1 = k m = 9.
+    // histogram L1 = k m = 9. The products are rounded up (mulUp: never below the real k m h).
     const h = -nextDown(-(-nextDown(-2) * (1 + 2 ** -10)));
-    const sumL1 = 3 * (3 * h);
+    const sumL1 = mulUp(3, mulUp(3, h));
     expect(sumL1).toBeCloseTo(18 * (1 + 2 ** -10), 12);
     expect(mech.map((m) => JSON.parse(m.sensitivity!))).toEqual([3, [9, sumL1], [9, sumL1], 9, 9]);
     expect(mech[2]!.detail).toContain('k=3, m=3: count L1 9, L2 5.19615; centred sum L1 18.0176, L2 10.4025; keys: optimal partition selection');
