@@ -25,7 +25,6 @@ export {
   binEdges, magnitudeBin, privateBounds, type PrivateBounds, privateBoundsFromCounts, type PrivateBoundsCountOptions, privateBoundsFromValueCounts, type PrivateBoundsOptions,
   type PrivateBoundsRelease, type QuantileBoundsCountOptions,
 } from './private-bounds.js';
-export { quantileFromCounts } from './quantile-counts.js';
 export {
   type ExactSumGrid, type GroupAggregateInput, type GroupAggregateOptions, groupByDP, type GroupByDPOptions, type GroupedRelease, type GroupedValues, type GroupKey,
   type GroupKeySelection, type GroupPart, type GroupStatistic, MAX_BINS, MAX_KEYS, quantilesFromHistogram, releaseGroupAggregates,
